@@ -1,0 +1,44 @@
+/**
+ * The queue table: every SQS work queue of the platform, as data.
+ *
+ * The CDK stack creates each queue with its dead-letter queue and redrive policy (and, once a
+ * consumer exists, an event source mapping with ReportBatchItemFailures); the local runtime
+ * creates the same queues in fauxqs and polls them, calling the same consumer with the same
+ * SQS event shape.
+ *
+ * Attempts are counted in DynamoDB, not by receives (architecture.md, "Asynchronous work"),
+ * so `maxReceiveCount` sits well above attempts + re-hide hops: the DLQ only catches
+ * messages a worker could not handle at all.
+ */
+export interface QueueDefinition {
+  /** Logical name; also the env suffix `CARTWHEEL_QUEUE_URL_<NAME>` and local queue name. */
+  name: string;
+  description: string;
+  /** Seconds a received message stays hidden while its worker runs. */
+  visibilityTimeoutSeconds: number;
+  /** Receives before a message moves to the dead-letter queue. */
+  maxReceiveCount: number;
+  /** Consumer handler module (exporting `handler`), once the capability that drains it exists. */
+  consumer?: { entry: string; batchSize: number; memoryMb: number };
+}
+
+/** Every work queue. Consumers are added by the capabilities that own them. */
+export const queues: readonly QueueDefinition[] = [
+  {
+    name: 'event-notifications',
+    description: 'Event notification deliveries (events.md)',
+    visibilityTimeoutSeconds: 120,
+    maxReceiveCount: 50,
+  },
+  {
+    name: 'license-requests',
+    description: 'Outbound license requests (licenses.md)',
+    visibilityTimeoutSeconds: 120,
+    maxReceiveCount: 50,
+  },
+];
+
+/** The environment variable that carries a queue's URL to handlers. */
+export function queueUrlVariable(name: string): string {
+  return `CARTWHEEL_QUEUE_URL_${name.toUpperCase().replace(/-/g, '_')}`;
+}

@@ -1,0 +1,106 @@
+/**
+ * The route table: every HTTP route of the platform, as data.
+ *
+ * Both runtimes read this one list. The CDK stack creates one API Gateway route per entry,
+ * integrated with the Lambda function of the entry's family; the local gateway matches the
+ * same entries and calls the same family handler with the same API Gateway v2 event.
+ * A family is a group of routes served by one Lambda function (one bundle).
+ */
+import type { PermissionMethod, PermissionResource } from '../shared/auth/permission-names';
+
+/** HTTP methods used by routes. */
+export type RouteMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
+
+/**
+ * Who may call a route.
+ * - `permission`: a token whose permissions allow `resource:method` (auth.md section 8).
+ * - `any-token`: any valid token (`/auths/me`).
+ * - `public`: no token needed; the per-IP rate limit applies unless a valid token is sent.
+ */
+export type RouteAccess =
+  | { kind: 'permission'; resource: PermissionResource; method: PermissionMethod }
+  | { kind: 'any-token' }
+  | { kind: 'public' };
+
+/** One route: method, API Gateway path template, serving family, and access rule. */
+export interface RouteDefinition {
+  method: RouteMethod;
+  /** API Gateway v2 path template, e.g. `/api/v1/auths/{auth_id}`. */
+  path: string;
+  family: FamilyName;
+  access: RouteAccess;
+}
+
+/**
+ * What a family's Lambda function may touch; the CDK stack grants exactly this and nothing
+ * more (least privilege per function).
+ */
+export interface FamilyGrants {
+  /** Access to the single table. */
+  table: 'none' | 'read' | 'readWrite';
+  /** Use of the secrets KMS key. */
+  secrets: 'none' | 'encrypt' | 'decrypt' | 'encryptDecrypt';
+  /** May send email through SES. */
+  email: boolean;
+  /** Queues (by logical name, infra/queues.ts) the family sends messages to. */
+  sendsTo: readonly string[];
+}
+
+/** A route family: one Lambda function (one bundle) in the cloud, one module locally. */
+export interface FamilyDefinition {
+  /** The handler module both runtimes load; it exports `handler`. */
+  entry: string;
+  memoryMb: number;
+  description: string;
+  grants: FamilyGrants;
+}
+
+/** Lambda function groups. `entry` is the handler module both runtimes load. */
+export const families = {
+  auths: {
+    entry: 'handlers/http/auths.ts',
+    memoryMb: 256,
+    description: 'Tokens: /auths',
+    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
+  },
+  fallback: {
+    entry: 'handlers/http/fallback.ts',
+    memoryMb: 128,
+    description: 'Unmatched paths (404), wrong methods (405) and CORS preflight',
+    grants: { table: 'none', secrets: 'none', email: false, sendsTo: [] },
+  },
+} as const satisfies Record<string, FamilyDefinition>;
+
+/** Name of a route family (one Lambda function in the cloud). */
+export type FamilyName = keyof typeof families;
+
+/** The family that answers everything no route matches (API Gateway `$default`). */
+export const fallbackFamily: FamilyName = 'fallback';
+
+const allow = (resource: PermissionResource, method: PermissionMethod): RouteAccess => ({
+  kind: 'permission',
+  resource,
+  method,
+});
+
+/** Every route of the platform. Order does not matter: literal segments beat `{params}`. */
+export const routes: readonly RouteDefinition[] = [
+  { method: 'GET', path: '/api/v1/auths', family: 'auths', access: allow('auths', 'read') },
+  { method: 'POST', path: '/api/v1/auths/secret', family: 'auths', access: allow('auths', 'create') },
+  { method: 'GET', path: '/api/v1/auths/options', family: 'auths', access: { kind: 'any-token' } },
+  { method: 'GET', path: '/api/v1/auths/me', family: 'auths', access: { kind: 'any-token' } },
+  { method: 'DELETE', path: '/api/v1/auths/me', family: 'auths', access: { kind: 'any-token' } },
+  { method: 'GET', path: '/api/v1/auths/{auth_id}', family: 'auths', access: allow('auths', 'read') },
+  { method: 'POST', path: '/api/v1/auths/{auth_id}', family: 'auths', access: allow('auths', 'update') },
+  { method: 'DELETE', path: '/api/v1/auths/{auth_id}', family: 'auths', access: allow('auths', 'delete') },
+];
+
+/** The API Gateway route key of a route, e.g. `GET /api/v1/auths/{auth_id}`. */
+export function routeKey(route: Pick<RouteDefinition, 'method' | 'path'>): string {
+  return `${route.method} ${route.path}`;
+}
+
+/** Routes served by one family. */
+export function routesOf(family: FamilyName): RouteDefinition[] {
+  return routes.filter((route) => route.family === family);
+}
