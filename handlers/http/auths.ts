@@ -1,2 +1,23 @@
-// Placeholder while the HTTP core is being written; replaced in the same change.
-export const handler = async (): Promise<{ statusCode: number }> => ({ statusCode: 500 });
+/** Lambda entry point of the `auths` route family: token management (auth.md section 7). */
+import {
+  authOptions,
+  createSecretAuth,
+  deleteAuth,
+  deleteOwnAuth,
+  getAuth,
+  getOwnAuth,
+  listAuths,
+  updateAuth,
+} from '../../shared/auth/auth-actions';
+import { apiHandler } from '../../shared/http/pipeline';
+
+export const handler = apiHandler('auths', {
+  'GET /api/v1/auths': listAuths,
+  'POST /api/v1/auths/secret': createSecretAuth,
+  'GET /api/v1/auths/options': authOptions,
+  'GET /api/v1/auths/me': getOwnAuth,
+  'DELETE /api/v1/auths/me': deleteOwnAuth,
+  'GET /api/v1/auths/{auth_id}': getAuth,
+  'POST /api/v1/auths/{auth_id}': updateAuth,
+  'DELETE /api/v1/auths/{auth_id}': deleteAuth,
+});

@@ -1,2 +1,5 @@
-// Placeholder while the HTTP core is being written; replaced in the same change.
-export const handler = async (): Promise<{ statusCode: number }> => ({ statusCode: 500 });
+/** Lambda entry point of the fallback family (API Gateway `$default`): 404, 405 and CORS preflight. */
+import middy from '@middy/core';
+import { fallback } from '../../shared/http/fallback';
+
+export const handler = middy(fallback);

@@ -1,0 +1,109 @@
+/**
+ * Operator command (auth.md section 10):
+ *
+ *   npm run account:create -- --company "Acme Ltd" --email owner@acme.example \
+ *       [--user-id owner] [--password <pw>] [--target local|cloud] [--stage <name>]
+ *
+ * `--target local` (default) writes into CARTWHEEL_DATA_DIR (the local server must be
+ * stopped); `--target cloud` writes into the deployed stage's table with the operator's own
+ * AWS credentials, reading names from the stack outputs of `Cartwheel-<stage>`.
+ * Prints one JSON document on stdout and exits 0; on failure writes to stderr and exits 1.
+ */
+import { parseArgs } from 'node:util';
+import { createAccount } from '../../shared/accounts/create-account';
+import { resetConfig } from '../../shared/config';
+import { ApiError } from '../../shared/http/errors';
+import { resetDb } from '../../shared/store/client';
+
+/** Parsed command-line options. */
+export interface CreateAccountArgs {
+  company: string;
+  email: string;
+  userId?: string;
+  password?: string;
+  target: 'local' | 'cloud';
+  stage: string;
+}
+
+/** Parses and checks the command line; throws a readable message on misuse. */
+export function parseCreateAccountArgs(argv: string[]): CreateAccountArgs {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      company: { type: 'string' },
+      email: { type: 'string' },
+      'user-id': { type: 'string' },
+      password: { type: 'string' },
+      target: { type: 'string', default: 'local' },
+      stage: { type: 'string', default: 'dev' },
+    },
+    strict: true,
+  });
+  if (!values.company) throw new Error('--company is required');
+  if (!values.email) throw new Error('--email is required');
+  if (values.target !== 'local' && values.target !== 'cloud') throw new Error('--target must be local or cloud');
+  return {
+    company: values.company,
+    email: values.email,
+    ...(values['user-id'] ? { userId: values['user-id'] } : {}),
+    ...(values.password !== undefined ? { password: values.password } : {}),
+    target: values.target,
+    stage: values.stage!,
+  };
+}
+
+async function configureCloud(stage: string): Promise<void> {
+  const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
+  const stackName = `Cartwheel-${stage}`;
+  const client = new CloudFormationClient({});
+  const described = await client.send(new DescribeStacksCommand({ StackName: stackName }));
+  const outputs = Object.fromEntries((described.Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
+  const need = (key: string): string => {
+    const value = outputs[key];
+    if (!value) throw new Error(`Stack ${stackName} has no output ${key}; deploy it first with npx cdk deploy`);
+    return value;
+  };
+  const api = need('ApiUrl');
+  Object.assign(process.env, {
+    CARTWHEEL_TABLE: need('TableName'),
+    CARTWHEEL_SECRETS: 'kms',
+    CARTWHEEL_KMS_KEY_ID: need('SecretsKeyId'),
+    CARTWHEEL_PUBLIC_API_URL: api,
+    CARTWHEEL_PUBLIC_FUNCTIONS_URL: outputs.FunctionsUrl ?? api.replace(/\/api\/v1\/$/, ''),
+    CARTWHEEL_PUBLIC_SIGNIN_URL: outputs.SigninUrl ?? api.replace(/\/api\/v1\/$/, '/signin/'),
+    CARTWHEEL_PUBLIC_APPS_URL: `https://{account_id}.${outputs.AppsDomain || outputs.AppsDistributionDomain || 'apps.example.com'}`,
+  });
+}
+
+async function main(): Promise<void> {
+  const args = parseCreateAccountArgs(process.argv.slice(2));
+  let stopLocal: (() => Promise<void>) | undefined;
+  if (args.target === 'cloud') {
+    await configureCloud(args.stage);
+  } else {
+    const { openLocalStore } = await import('../local/offline-store');
+    stopLocal = await openLocalStore(process.env.CARTWHEEL_DATA_DIR || './.data', Number(process.env.PORT || 4000));
+  }
+  resetConfig();
+  resetDb();
+  try {
+    const result = await createAccount({
+      company: args.company,
+      email: args.email,
+      ...(args.userId ? { userId: args.userId } : {}),
+      ...(args.password !== undefined ? { password: args.password } : {}),
+    });
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    await stopLocal?.();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    const message = error instanceof ApiError ? `${error.code}: ${error.message}` : (error as Error).message;
+    process.stderr.write(`account:create failed: ${message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,100 @@
+/**
+ * Start-up of the emulated AWS services for one data directory: DynamoDB (dynalite with the
+ * local additions), SQS and S3 (fauxqs, persisted), and the platform's table, queues and
+ * buckets inside them, created exactly as the CDK stack describes them.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { startFauxqs, type FauxqsServer } from 'fauxqs';
+import { queues, queueUrlVariable } from '../queues';
+import { tableDefinition } from '../../shared/store/table';
+import { localClientOptions } from '../../shared/store/client';
+import { ensureTable, startDynamoEmulator, type DynamoEmulator } from './dynamo-emulator';
+import { dataPaths } from './data-dir';
+
+/** Names of the local resources. */
+export const LOCAL_TABLE = 'cartwheel';
+export const LOCAL_REGION = 'us-east-1';
+export const LOCAL_BUCKETS = { functions: 'cartwheel-functions', apps: 'cartwheel-apps' };
+
+/** Running emulators and the environment that points the platform at them. */
+export interface Emulators {
+  dynamo: DynamoEmulator;
+  fauxqs: FauxqsServer;
+  sqs: SQSClient;
+  queues: Array<{ name: string; url: string; arn: string }>;
+  /** Environment variables for `shared/config` (endpoints, names, queue URLs). */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** Starts the emulators on `dataDir` and makes sure the table, queues and buckets exist. */
+export async function startEmulators(dataDir: string): Promise<Emulators> {
+  const paths = dataPaths(dataDir);
+  const dynamo = await startDynamoEmulator({ dataDir: paths.dynamodb, port: 0 });
+  const fauxqs = await startFauxqs({
+    port: 0,
+    host: '127.0.0.1',
+    logger: false,
+    dataDir: paths.queues,
+    s3StorageDir: paths.objects,
+    defaultRegion: LOCAL_REGION,
+  });
+  const dynamoClient = new DynamoDBClient({ region: LOCAL_REGION, ...localClientOptions(dynamo.endpoint) });
+  await ensureTable(dynamoClient, LOCAL_TABLE, tableDefinition);
+  dynamoClient.destroy();
+
+  const sqs = new SQSClient({ region: LOCAL_REGION, ...localClientOptions(fauxqs.address) });
+  const created: Emulators['queues'] = [];
+  const env: Record<string, string> = {
+    CARTWHEEL_TABLE: LOCAL_TABLE,
+    AWS_REGION: LOCAL_REGION,
+    CARTWHEEL_DYNAMODB_ENDPOINT: dynamo.endpoint,
+    CARTWHEEL_SQS_ENDPOINT: fauxqs.address,
+    CARTWHEEL_S3_ENDPOINT: fauxqs.address,
+    CARTWHEEL_FUNCTIONS_BUCKET: LOCAL_BUCKETS.functions,
+    CARTWHEEL_APPS_BUCKET: LOCAL_BUCKETS.apps,
+  };
+  for (const queue of queues) {
+    const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${queue.name}-dlq` }));
+    const dlqArn = await queueArn(sqs, dlq.QueueUrl!);
+    const main = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: queue.name,
+        Attributes: {
+          VisibilityTimeout: String(queue.visibilityTimeoutSeconds),
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: queue.maxReceiveCount }),
+        },
+      }),
+    );
+    created.push({ name: queue.name, url: main.QueueUrl!, arn: await queueArn(sqs, main.QueueUrl!) });
+    env[queueUrlVariable(queue.name)] = main.QueueUrl!;
+  }
+  const s3 = new S3Client({ region: LOCAL_REGION, forcePathStyle: true, ...localClientOptions(fauxqs.address) });
+  for (const bucket of Object.values(LOCAL_BUCKETS)) {
+    try {
+      await s3.send(new HeadBucketCommand({ Bucket: bucket }));
+    } catch {
+      await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    }
+  }
+  s3.destroy();
+  return {
+    dynamo,
+    fauxqs,
+    sqs,
+    queues: created,
+    env,
+    stop: async () => {
+      sqs.destroy();
+      await fauxqs.stop();
+      await dynamo.stop();
+    },
+  };
+}
+
+async function queueArn(sqs: SQSClient, url: string): Promise<string> {
+  const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
+  return attributes.Attributes!.QueueArn!;
+}

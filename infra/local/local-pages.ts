@@ -1,0 +1,124 @@
+/**
+ * The local-only pages under `/_local/` (local-runtime.md): outbox, health and the manual
+ * clock. Served only to loopback clients; never part of the cloud deployment.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { clockMode, now, setManualTime } from '../../shared/clock';
+import type { OutboxEntry } from '../../shared/email';
+import { isLoopback } from '../../shared/http/transport';
+
+/** What the local pages need from the runtime. */
+export interface LocalPagesOptions {
+  outboxDir: string;
+  isReady: () => boolean;
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function localError(res: ServerResponse, status: number, code: string, message: string): void {
+  json(res, status, { error: { type: status === 404 ? 'not_found' : 'bad_request', code, message, reference: null, status, meta: null } });
+}
+
+const escapeHtml = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** Lists outbox entries, newest first. */
+export async function listOutbox(outboxDir: string): Promise<OutboxEntry[]> {
+  let names: string[];
+  try {
+    names = await readdir(outboxDir);
+  } catch {
+    return [];
+  }
+  const ids = names.filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -5)).sort().reverse();
+  return Promise.all(ids.map(async (id) => JSON.parse(await readFile(join(outboxDir, `${id}.json`), 'utf8')) as OutboxEntry));
+}
+
+/** Handles a `/_local/...` request. */
+export async function handleLocalPage(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+  sourceIp: string,
+  options: LocalPagesOptions,
+): Promise<void> {
+  if (!isLoopback(sourceIp)) return localError(res, 404, 'resource_not_found', 'Local pages are only served to loopback clients.');
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const path = url.pathname;
+  const method = req.method ?? 'GET';
+  const base = `http://${req.headers.host ?? 'localhost'}`;
+
+  if (path === '/_local/health' && method === 'GET') {
+    return options.isReady() ? json(res, 200, { status: 'ok' }) : json(res, 503, { status: 'starting' });
+  }
+  if (path === '/_local/clock') {
+    if (method === 'GET') return json(res, 200, { now: isoSeconds(now()), mode: clockMode() });
+    if (method === 'POST') return moveClock(res, body);
+  }
+  if (path === '/_local/outbox' && method === 'GET') {
+    const entries = await listOutbox(options.outboxDir);
+    const data = entries.map((entry) => ({
+      ...entry,
+      text_url: `${base}/_local/outbox/${entry.message_id}.txt`,
+      html_url: `${base}/_local/outbox/${entry.message_id}.html`,
+    }));
+    if ((req.headers.accept ?? '').includes('text/html')) {
+      const rows = data
+        .map(
+          (m) =>
+            `<tr><td>${escapeHtml(m.date)}</td><td>${escapeHtml(m.to)}</td><td><a href="${escapeHtml(m.html_url)}">${escapeHtml(m.subject)}</a></td><td>${escapeHtml(m.kind)}</td><td><a href="${escapeHtml(m.text_url)}">text</a> · <a href="${escapeHtml(`${base}/_local/outbox/${m.message_id}.eml`)}">eml</a></td></tr>`,
+        )
+        .join('');
+      const page = `<!doctype html><html><head><meta charset="utf-8"><title>Cartwheel outbox</title></head><body><h1>Outbox (${data.length})</h1><table><thead><tr><th>Date</th><th>To</th><th>Subject</th><th>Kind</th><th>Raw</th></tr></thead><tbody>${rows}</tbody></table></body></html>`;
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      return void res.end(page);
+    }
+    return json(res, 200, { data });
+  }
+  const message = /^\/_local\/outbox\/([0-9A-Z-]+)\.(html|txt|eml)$/.exec(path);
+  if (message && method === 'GET') {
+    const [, id, extension] = message;
+    try {
+      const content = await readFile(join(options.outboxDir, `${id}.${extension}`));
+      const type = extension === 'html' ? 'text/html; charset=utf-8' : extension === 'txt' ? 'text/plain; charset=utf-8' : 'message/rfc822';
+      res.writeHead(200, { 'Content-Type': type, 'Content-Length': content.length });
+      return void res.end(content);
+    } catch {
+      return localError(res, 404, 'resource_not_found', 'No such message in the outbox.');
+    }
+  }
+  return localError(res, 404, 'resource_not_found', 'No such local page.');
+}
+
+function isoSeconds(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function moveClock(res: ServerResponse, body: Buffer): void {
+  if (clockMode() !== 'manual') {
+    return localError(res, 409, 'invalid_state', 'The clock is in system mode; start with CARTWHEEL_CLOCK=manual to control it.');
+  }
+  let input: unknown;
+  try {
+    input = JSON.parse(body.toString('utf8') || '{}');
+  } catch {
+    return localError(res, 400, 'invalid_syntax', 'The request body is not valid JSON.');
+  }
+  const { advance_seconds: advance, set } = (input ?? {}) as { advance_seconds?: unknown; set?: unknown };
+  let target: number;
+  if (typeof advance === 'number' && Number.isFinite(advance) && advance >= 0 && set === undefined) {
+    target = now().getTime() + advance * 1000;
+  } else if (typeof set === 'string' && advance === undefined && !Number.isNaN(Date.parse(set))) {
+    target = Date.parse(set);
+    if (target < now().getTime()) return localError(res, 400, 'invalid_input', 'The clock cannot move backwards.');
+  } else {
+    return localError(res, 400, 'invalid_input', 'Send {"advance_seconds": N} with N >= 0, or {"set": "<ISO timestamp>"}.');
+  }
+  json(res, 200, { now: isoSeconds(setManualTime(target)), mode: 'manual' });
+}

@@ -1,0 +1,27 @@
+/**
+ * Opens a local data directory for an operator command while the runtime is stopped: takes
+ * the directory lock, starts the emulators on it and points the shared code at them, the
+ * same way the runtime does. Returns the function that closes everything again.
+ */
+import { resetDb } from '../../shared/store/client';
+import { dataPaths, lockDataDir } from './data-dir';
+import { startEmulators } from './emulators';
+import { useLocalPlatform } from './local-env';
+
+/** Opens `dataDir` for direct use; `port` only shapes the printed URLs. */
+export async function openLocalStore(dataDir: string, port: number): Promise<() => Promise<void>> {
+  const paths = dataPaths(dataDir);
+  const release = lockDataDir(paths.root, 'account:create');
+  try {
+    const emulators = await startEmulators(paths.root);
+    useLocalPlatform(paths, emulators, port);
+    return async () => {
+      resetDb();
+      await emulators.stop();
+      release();
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The local stand-in for Lambda's SQS event source mapping: receives from a queue, calls
+ * the consumer handler with the SQS event shape, deletes what succeeded and leaves the
+ * `batchItemFailures` (or the whole batch, when the handler throws) to reappear after the
+ * visibility timeout, exactly as ReportBatchItemFailures does in the cloud.
+ */
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { lambdaContext } from './api-event';
+
+/** A queue consumer: the handler export of a queue worker module. */
+export type QueueHandler = (event: SQSEvent, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse | void>;
+
+/** What a poller needs. */
+export interface PollerOptions {
+  sqs: SQSClient;
+  queueName: string;
+  queueUrl: string;
+  queueArn: string;
+  region: string;
+  handler: QueueHandler;
+  batchSize: number;
+  /** Long-poll wait per receive, seconds (short, so shutdown is prompt). */
+  waitSeconds?: number;
+  onError?: (error: unknown) => void;
+}
+
+/** A running poller. */
+export interface Poller {
+  /** Runs one receive-and-handle round now; resolves to the number of messages handled. */
+  pollOnce(waitSeconds?: number): Promise<number>;
+  /** Stops after the round in progress (in-flight deliveries finish). */
+  stop(): Promise<void>;
+}
+
+/** Converts received SQS messages into the Lambda event shape. */
+export function toSqsEvent(
+  messages: Array<{ MessageId?: string; ReceiptHandle?: string; Body?: string; MD5OfBody?: string; Attributes?: Record<string, string>; MessageAttributes?: Record<string, { DataType?: string; StringValue?: string; BinaryValue?: Uint8Array }> }>,
+  queueArn: string,
+  region: string,
+): SQSEvent {
+  return {
+    Records: messages.map(
+      (message): SQSRecord => ({
+        messageId: message.MessageId!,
+        receiptHandle: message.ReceiptHandle!,
+        body: message.Body ?? '',
+        attributes: {
+          ApproximateReceiveCount: message.Attributes?.ApproximateReceiveCount ?? '1',
+          SentTimestamp: message.Attributes?.SentTimestamp ?? String(Date.now()),
+          SenderId: message.Attributes?.SenderId ?? 'local',
+          ApproximateFirstReceiveTimestamp: message.Attributes?.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+        },
+        messageAttributes: Object.fromEntries(
+          Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+            name,
+            {
+              dataType: value.DataType ?? 'String',
+              ...(value.StringValue !== undefined ? { stringValue: value.StringValue } : {}),
+              ...(value.BinaryValue !== undefined ? { binaryValue: Buffer.from(value.BinaryValue).toString('base64') } : {}),
+            },
+          ]),
+        ),
+        md5OfBody: message.MD5OfBody ?? '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: queueArn,
+        awsRegion: region,
+      }),
+    ),
+  };
+}
+
+/** Starts polling a queue in the background. */
+export function startPoller(options: PollerOptions): Poller {
+  let stopped = false;
+  let current: Promise<number> = Promise.resolve(0);
+
+  const round = async (waitSeconds: number): Promise<number> => {
+    const received = await options.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: options.queueUrl,
+        MaxNumberOfMessages: options.batchSize,
+        WaitTimeSeconds: waitSeconds,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    const messages = received.Messages ?? [];
+    if (!messages.length) return 0;
+    const event = toSqsEvent(messages, options.queueArn, options.region);
+    let failed: Set<string>;
+    try {
+      const response = await options.handler(event, lambdaContext(`queue-${options.queueName}`, 120_000));
+      failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+    } catch (error) {
+      options.onError?.(error);
+      return messages.length; // the whole batch returns after its visibility timeout
+    }
+    const done = messages.filter((message) => !failed.has(message.MessageId!));
+    if (done.length) {
+      await options.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: options.queueUrl,
+          Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle! })),
+        }),
+      );
+    }
+    return messages.length;
+  };
+
+  const loop = async () => {
+    while (!stopped) {
+      current = round(options.waitSeconds ?? 1).catch((error) => {
+        options.onError?.(error);
+        return 0;
+      });
+      const handled = await current;
+      if (!handled && !stopped) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const running = loop();
+
+  return {
+    pollOnce: async (waitSeconds = 0) => {
+      await current;
+      return round(waitSeconds);
+    },
+    stop: async () => {
+      stopped = true;
+      await running;
+    },
+  };
+}

@@ -1,0 +1,174 @@
+/**
+ * The embedded default: the whole platform in one Node process (local-runtime.md).
+ *
+ * Start-up order: lock the data dir → emulators (table, queues, buckets) → configuration
+ * for the shared code (endpoints and the three local ports) → handlers → seed or reload the
+ * bootstrap account → write bootstrap.json → serve. Shutdown reverses it and lets in-flight
+ * requests and deliveries finish (at most 10 s).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync, renameSync, chmodSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAccount, type AccountBootstrap } from '../../shared/accounts/create-account';
+import { clockMode, nowMs, nowSeconds, onClockMoved, useManualClock } from '../../shared/clock';
+import { resetDb } from '../../shared/store/client';
+import { dataPaths, lockDataDir } from './data-dir';
+import { startEmulators, type Emulators } from './emulators';
+import { createGateway, loadFamilyHandlers } from './gateway';
+import { useLocalPlatform } from './local-env';
+
+/** How to start a runtime (defaults follow local-runtime.md). */
+export interface RuntimeOptions {
+  port: number;
+  host: string;
+  dataDir: string;
+  clock: 'system' | 'manual';
+  /** Print progress and the bootstrap facts. */
+  log?: (line: string) => void;
+}
+
+/** A running runtime. */
+export interface LocalRuntime {
+  url: string;
+  port: number;
+  bootstrap: AccountBootstrap;
+  emulators: Emulators;
+  stop(): Promise<void>;
+}
+
+/** Reads the runtime options from the environment (PORT, HOST, CARTWHEEL_DATA_DIR, CARTWHEEL_CLOCK). */
+export function optionsFromEnv(env: NodeJS.ProcessEnv): RuntimeOptions {
+  const port = env.PORT === undefined || env.PORT === '' ? 4000 : Number(env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid PORT "${env.PORT}"`);
+  const clock = env.CARTWHEEL_CLOCK ?? 'system';
+  if (clock !== 'system' && clock !== 'manual') throw new Error(`Invalid CARTWHEEL_CLOCK "${clock}": use system or manual`);
+  return { port, host: env.HOST || '127.0.0.1', dataDir: env.CARTWHEEL_DATA_DIR || './.data', clock };
+}
+
+/** Starts the local runtime. */
+export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalRuntime> {
+  const log = options.log ?? (() => undefined);
+  const paths = dataPaths(options.dataDir);
+  const release = lockDataDir(paths.root, 'local runtime');
+  let emulators: Emulators | undefined;
+  try {
+    if (options.clock === 'manual') {
+      const saved = existsSync(paths.clock) ? (JSON.parse(readFileSync(paths.clock, 'utf8')) as { now_ms?: number }).now_ms : undefined;
+      useManualClock(saved ?? Date.now());
+      onClockMoved(() => writeFileSync(paths.clock, JSON.stringify({ now_ms: nowMs() })));
+    }
+    if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
+      log(`Warning: binding ${options.host}, not loopback. Plain HTTP from other machines is refused with tls_required.`);
+    }
+
+    // Listen first so the real port (PORT=0 picks one) is known to the URLs; requests wait for `ready`.
+    let markReady!: () => void;
+    let ready = false;
+    const readyPromise = new Promise<void>((resolve) => (markReady = resolve));
+    const edgeSecret = randomBytes(24).toString('hex');
+    let gateway: ReturnType<typeof createGateway> | undefined;
+    const server: Server = createServer((req, res) => void gateway!.listener(req, res));
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => resolve());
+    });
+    const port = (server.address() as AddressInfo).port;
+    const origin = `http://localhost:${port}`;
+
+    log('Starting emulators (DynamoDB, SQS, S3)...');
+    emulators = await startEmulators(paths.root);
+    useLocalPlatform(paths, emulators, port, edgeSecret);
+
+    gateway = createGateway({
+      handlers: await loadFamilyHandlers(),
+      localPages: { outboxDir: paths.outbox, isReady: () => ready },
+      edgeSecret,
+      port: () => port,
+      ready: readyPromise,
+    });
+
+    const bootstrap = await seedOrReload(paths.bootstrap, port, log);
+    writeBootstrap(paths.bootstrap, bootstrap);
+
+    // dynalite has no TTL expiry: sweep on a timer and whenever the manual clock moves.
+    const sweep = () => void emulators!.dynamo.sweepExpired(nowSeconds()).catch((error: unknown) => log(`TTL sweep failed: ${String(error)}`));
+    const sweepTimer = setInterval(sweep, 5_000);
+    sweepTimer.unref();
+    const stopSweepOnClock = onClockMoved(sweep);
+
+    ready = true;
+    markReady();
+    log(`Cartwheel listening on ${origin}`);
+
+    let stopping: Promise<void> | undefined;
+    const stop = () =>
+      (stopping ??= (async () => {
+        clearInterval(sweepTimer);
+        stopSweepOnClock();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await gateway!.drain(10_000);
+        server.closeAllConnections();
+        await emulators!.stop();
+        resetDb();
+        release();
+      })());
+    return { url: origin, port, bootstrap, emulators, stop };
+  } catch (error) {
+    await emulators?.stop().catch(() => undefined);
+    release();
+    throw error;
+  }
+}
+
+/** First start seeds the account; later starts reload its facts and refresh the URLs. */
+async function seedOrReload(file: string, port: number, log: (line: string) => void): Promise<AccountBootstrap> {
+  const origin = `http://localhost:${port}`;
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as AccountBootstrap;
+    return {
+      ...saved,
+      api_url: `${origin}/api/v1/`,
+      functions_url: origin,
+      signin_url: `${origin}/signin/`,
+      apps_url: `http://${saved.account_id}.apps.localhost:${port}`,
+    };
+  }
+  log('Empty data directory: seeding an account...');
+  return createAccount({ company: 'Local Merchant', email: 'owner@example.test' });
+}
+
+/** Writes bootstrap.json atomically with mode 0600 (it holds tokens and a password). */
+function writeBootstrap(file: string, bootstrap: AccountBootstrap): void {
+  const ordered = {
+    account_id: bootstrap.account_id,
+    api_url: bootstrap.api_url,
+    functions_url: bootstrap.functions_url,
+    signin_url: bootstrap.signin_url,
+    apps_url: bootstrap.apps_url,
+    owner: { email: bootstrap.owner.email, password: bootstrap.owner.password },
+    tokens: bootstrap.tokens,
+  };
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(ordered, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(`${file}.tmp`, 0o600);
+  renameSync(`${file}.tmp`, file);
+}
+
+/** The bootstrap facts in readable form, as printed after the listening line. */
+export function describeBootstrap(bootstrap: AccountBootstrap): string {
+  return [
+    `  Account:        ${bootstrap.account_id}`,
+    `  API:            ${bootstrap.api_url}`,
+    `  Functions:      ${bootstrap.functions_url}`,
+    `  Sign-in:        ${bootstrap.signin_url}`,
+    `  Apps:           ${bootstrap.apps_url}`,
+    `  Owner:          ${bootstrap.owner.email} / ${bootstrap.owner.password}`,
+    `  Live secret:    ${bootstrap.tokens.live_secret}`,
+    `  Test secret:    ${bootstrap.tokens.test_secret}`,
+    `  Clock:          ${clockMode()}`,
+  ].join('\n');
+}

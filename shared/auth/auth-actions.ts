@@ -1,0 +1,203 @@
+/** The `/auths` endpoints (auth.md section 7), as actions of the API pipeline. */
+import { nowMs } from '../clock';
+import { InvalidInputError } from '../http/errors';
+import { booleanParameter } from '../http/request';
+import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
+import { parseTimestampInput } from '../rest/dates';
+import { offsetList, offsetPage, pageUrlBuilder } from '../rest/offset-list';
+import {
+  authResource,
+  countAuths,
+  getAuthRecord,
+  getAuthRecordByHash,
+  issueToken,
+  parseComments,
+  queryAuths,
+  revokeAuth,
+  updateSecretToken,
+  type SecretTokenChanges,
+} from './auths';
+import { InsufficientPermissionsError, TokenTypeMismatchError } from './errors';
+import { deniedGrants, FULL_ACCESS, grantablePermissions, isAllowed, parsePermissions } from './permissions';
+import type { Principal } from './principal';
+import type { TokenRecord } from './token-records';
+import type { Mode, TokenKind } from './tokens';
+
+const LIST_TYPES = new Set(['secret', 'limited', 'trusted', 'all']);
+const SORT_FIELDS = new Set(['date_created', 'date_last_used', 'expires']);
+/** Filtering or sorting on other fields reads the whole partition; beyond this many it refuses. */
+const IN_MEMORY_LIST_LIMIT = 5000;
+
+function holderPermissions(principal: Principal) {
+  return principal.isOwner ? FULL_ACCESS : principal.permissions;
+}
+
+/** The mode named by the `test` parameter, or the caller's. */
+function modeParameter(context: ApiContext, principal: Principal): Mode {
+  const test = booleanParameter(context.query, 'test');
+  return test === undefined ? principal.mode : test ? 'test' : 'live';
+}
+
+function parseExpires(value: unknown): number | null {
+  if (value === null || value === '') return null;
+  const ms = parseTimestampInput(value, 'expires');
+  if (ms <= nowMs()) {
+    throw new InvalidInputError('The property expires must lie in the future.', { property: 'expires', reason: 'out_of_range' });
+  }
+  return ms;
+}
+
+/** Rejects a requested permission list that grants more than the caller holds. */
+function checkEscalation(principal: Principal, requested: ReturnType<typeof parsePermissions>): void {
+  const denied = deniedGrants(requested, holderPermissions(principal));
+  if (denied.length) {
+    throw new InsufficientPermissionsError('You cannot grant permissions you do not hold.', { denied });
+  }
+}
+
+/** `POST /auths/secret`: issues a secret token; the full token appears only in this answer. */
+export async function createSecretAuth(context: ApiContext): Promise<ApiResult> {
+  const principal = requirePrincipal(context);
+  const mode = modeParameter(context, principal);
+  if (principal.mode === 'test' && mode === 'live') {
+    throw new TokenTypeMismatchError('A test token cannot create a live token.');
+  }
+  if (principal.kind !== 'secret' && principal.kind !== 'trusted') throw new InsufficientPermissionsError();
+  const body = context.body ?? {};
+  const comments = parseComments(body.comments ?? null);
+  const expiresAtMs = parseExpires(body.expires ?? null);
+  if (body.permissions === undefined || body.permissions === null) {
+    throw new InvalidInputError('The property permissions is required.', { property: 'permissions', reason: 'required' });
+  }
+  const permissions = parsePermissions(body.permissions);
+  checkEscalation(principal, permissions);
+  const { record, token } = await issueToken({
+    accountId: principal.accountId,
+    mode,
+    kind: 'secret',
+    permissions,
+    comments,
+    expiresAtMs,
+  });
+  const resource = authResource(record, context.baseUrl, token);
+  return { status: 201, body: resource, location: resource.url };
+}
+
+/** `GET /auths`: an offset list of the account's tokens of one mode. */
+export async function listAuths(context: ApiContext): Promise<ApiResult> {
+  const principal = requirePrincipal(context);
+  const mode = modeParameter(context, principal);
+  const page = offsetPage(context.query);
+  const type = context.query.type || 'secret';
+  if (!LIST_TYPES.has(type)) {
+    throw new InvalidInputError('The parameter type must be secret, limited, trusted or all.', { parameter: 'type', reason: 'invalid' });
+  }
+  const sortBy = context.query.sort_by || 'date_created';
+  if (!SORT_FIELDS.has(sortBy)) {
+    throw new InvalidInputError('The parameter sort_by must be date_created, date_last_used or expires.', {
+      parameter: 'sort_by',
+      reason: 'invalid',
+    });
+  }
+  const descending = booleanParameter(context.query, 'desc') ?? false;
+  const search = context.query.q?.trim().toLowerCase() || undefined;
+  const kinds: TokenKind[] = type === 'all' ? ['secret', 'limited', 'trusted'] : [type as TokenKind];
+
+  let records: TokenRecord[];
+  let total: number;
+  if (sortBy === 'date_created' && !search) {
+    // Index order: read only as far as the page reaches; the total comes from the counters.
+    const wanted = page.offset + page.limit;
+    const parts = await Promise.all(kinds.map((kind) => queryAuths(principal.accountId, mode, kind, wanted, descending)));
+    records = parts.flat();
+    total = (await Promise.all(kinds.map((kind) => countAuths(principal.accountId, mode, kind)))).reduce((a, b) => a + b, 0);
+  } else {
+    const parts = await Promise.all(
+      kinds.map((kind) => queryAuths(principal.accountId, mode, kind, IN_MEMORY_LIST_LIMIT + 1, descending)),
+    );
+    records = parts.flat();
+    if (records.length > IN_MEMORY_LIST_LIMIT) {
+      throw new InvalidInputError(
+        `Searching or sorting by ${sortBy} is limited to ${IN_MEMORY_LIST_LIMIT} tokens; use type= to narrow the list.`,
+        { parameter: search ? 'q' : 'sort_by', reason: 'out_of_range' },
+      );
+    }
+    if (search) records = records.filter((record) => record.comments?.toLowerCase().includes(search));
+    total = records.length;
+  }
+  records.sort(compareBy(sortBy, descending));
+  const data = records.slice(page.offset, page.offset + page.limit).map((record) => authResource(record, context.baseUrl));
+  return { status: 200, body: offsetList(data, page, total, pageUrlBuilder(`${context.baseUrl}auths`, context.query, 'offset')) };
+}
+
+function compareBy(sortBy: string, descending: boolean) {
+  const value = (record: TokenRecord): number =>
+    sortBy === 'date_last_used'
+      ? (record.last_used_ms ?? 0)
+      : sortBy === 'expires'
+        ? (record.expires_at_ms ?? Number.MAX_SAFE_INTEGER)
+        : record.created_ms;
+  const direction = descending ? -1 : 1;
+  return (a: TokenRecord, b: TokenRecord) =>
+    direction * (value(a) - value(b) || (a.auth_id < b.auth_id ? -1 : a.auth_id > b.auth_id ? 1 : 0));
+}
+
+/** `GET /auths/{auth_id}`. */
+export async function getAuth(context: ApiContext): Promise<ApiResult> {
+  const principal = requirePrincipal(context);
+  const record = await getAuthRecord(principal.accountId, context.params.auth_id!);
+  return { status: 200, body: authResource(record, context.baseUrl) };
+}
+
+/** `POST /auths/{auth_id}`: changes comments, expires and permissions of a secret token. */
+export async function updateAuth(context: ApiContext): Promise<ApiResult> {
+  const principal = requirePrincipal(context);
+  const record = await getAuthRecord(principal.accountId, context.params.auth_id!);
+  const body = context.body ?? {};
+  const changes: SecretTokenChanges = {};
+  if ('comments' in body) changes.comments = parseComments(body.comments);
+  if ('expires' in body) changes.expiresAtMs = parseExpires(body.expires);
+  if ('permissions' in body) {
+    changes.permissions = parsePermissions(body.permissions);
+    checkEscalation(principal, changes.permissions);
+  }
+  if (Object.keys(changes).length === 0) return { status: 200, body: authResource(record, context.baseUrl) };
+  if (record.kind !== 'secret') {
+    throw new InvalidInputError('Only secret tokens can be changed.', { property: Object.keys(body)[0], reason: 'not_allowed' });
+  }
+  const updated = await updateSecretToken(record, changes);
+  return { status: 200, body: authResource(updated, context.baseUrl) };
+}
+
+/** `DELETE /auths/{auth_id}`: revokes any token of the account at once. */
+export async function deleteAuth(context: ApiContext): Promise<ApiResult> {
+  const principal = requirePrincipal(context);
+  await revokeAuth(await getAuthRecord(principal.accountId, context.params.auth_id!));
+  return { status: 204 };
+}
+
+/** `GET /auths/me`: the caller's own auth. */
+export async function getOwnAuth(context: ApiContext): Promise<ApiResult> {
+  const record = await getAuthRecordByHash(requirePrincipal(context).tokenHash);
+  return { status: 200, body: authResource(record, context.baseUrl) };
+}
+
+/** `DELETE /auths/me`: revokes the caller's token. */
+export async function deleteOwnAuth(context: ApiContext): Promise<ApiResult> {
+  await revokeAuth(await getAuthRecordByHash(requirePrincipal(context).tokenHash));
+  return { status: 204 };
+}
+
+/** `GET /auths/options`: the grantable permissions (trusted tokens, or secret ones with auths:read). */
+export async function authOptions(context: ApiContext): Promise<ApiResult> {
+  const principal = requirePrincipal(context);
+  const allowed =
+    principal.kind === 'trusted' ||
+    (principal.kind === 'secret' && (principal.isOwner || isAllowed(principal.permissions, 'auths', 'read')));
+  if (!allowed) throw new InsufficientPermissionsError();
+  const type = context.query.type || 'secret';
+  if (!['secret', 'trusted', 'user'].includes(type)) {
+    throw new InvalidInputError('The parameter type must be secret, trusted or user.', { parameter: 'type', reason: 'invalid' });
+  }
+  return { status: 200, body: { object: 'auth_options', type, permissions: grantablePermissions() } };
+}

@@ -1,0 +1,273 @@
+/**
+ * The auth resource: issuing, reading, listing, changing and revoking tokens
+ * (auth.md sections 2, 4 and 7). Tokens are stored only as their SHA-256 (one item per
+ * token, keyed by the hash); an account-wide pointer finds a token by `auth_id`.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+
+/** One entry of a TransactWriteItems call. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+import { nowMs } from '../clock';
+import { InvalidInputError, NotFoundError } from '../http/errors';
+import { newId } from '../ids';
+import { timestamp } from '../rest/dates';
+import { db, table } from '../store/client';
+import { authIdKey, counterKey, listSortKey, scope, tokenKey } from '../store/keys';
+import { effectivePermissions, FULL_ACCESS, type PermissionEntry } from './permissions';
+import { authListPartition, IDLE_LIFETIME_MS, TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from './token-records';
+import { hashToken, newToken, redactToken, type Mode, type TokenKind, type TokenPrefix } from './tokens';
+
+const PREFIX_OF: Record<Exclude<TokenKind, 'refresh'>, TokenPrefix> = { secret: 'sk', limited: 'lt', trusted: 'tt' };
+
+/** What a new token is made of. */
+export interface NewTokenInput {
+  accountId: string;
+  mode: Mode;
+  kind: Exclude<TokenKind, 'refresh'>;
+  permissions?: PermissionEntry[];
+  isOwner?: boolean;
+  comments?: string | null;
+  /** Secret tokens: absolute expiry (epoch ms) or null for never. */
+  expiresAtMs?: number | null;
+  userId?: string;
+  customerId?: string;
+}
+
+/** The writes that store a new token: its record, its id pointer and its count. */
+export function tokenWrites(input: NewTokenInput): { record: TokenRecord; token: string; writes: TransactItem[] } {
+  const now = nowMs();
+  const token = newToken(PREFIX_OF[input.kind], input.mode);
+  const authId = newId();
+  const idle = IDLE_LIFETIME_MS[input.kind];
+  const expiresAtMs = idle ? now + idle : (input.expiresAtMs ?? undefined);
+  const sortKey = listSortKey(now, authId);
+  const record: TokenRecord = {
+    ...tokenKey(hashToken(token)),
+    auth_id: authId,
+    account_id: input.accountId,
+    mode: input.mode,
+    kind: input.kind,
+    prefix: PREFIX_OF[input.kind],
+    last4: token.slice(-4),
+    permissions: input.permissions,
+    is_owner: input.isOwner || undefined,
+    comments: input.comments ?? undefined,
+    user_id: input.userId,
+    customer_id: input.customerId,
+    expires_at_ms: expiresAtMs,
+    created_ms: now,
+    modified_ms: now,
+    ttl: expiresAtMs === undefined ? undefined : Math.ceil(expiresAtMs / 1000) + TOKEN_TTL_GRACE_SECONDS,
+    gsi1pk: authListPartition(input.accountId, input.mode, input.kind),
+    gsi1sk: sortKey,
+    gsi2pk: authListPartition(input.accountId, input.mode, input.kind),
+    gsi2sk: sortKey,
+  };
+  const writes: TransactItem[] = [
+    { Put: { TableName: table(), Item: record, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: table(),
+        Item: { ...authIdKey(input.accountId, authId), token_pk: record.pk },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    counterUpdate(input.accountId, input.mode, input.kind, 1),
+  ];
+  return { record, token, writes };
+}
+
+/** Stores a new token and returns its record and the full token string (shown exactly once). */
+export async function issueToken(input: NewTokenInput): Promise<{ record: TokenRecord; token: string }> {
+  const { record, token, writes } = tokenWrites(input);
+  await db().send(new TransactWriteCommand({ TransactItems: writes }));
+  return { record, token };
+}
+
+function counterUpdate(accountId: string, mode: Mode, kind: TokenKind, delta: number): TransactItem {
+  return {
+    Update: {
+      TableName: table(),
+      Key: counterKey(scope(accountId, mode), `auths#${kind}`),
+      UpdateExpression: 'ADD n :delta',
+      ExpressionAttributeValues: { ':delta': delta },
+    },
+  };
+}
+
+/** Reads a token record by `auth_id` within an account (either mode); 404 when absent. */
+export async function getAuthRecord(accountId: string, authId: string): Promise<TokenRecord> {
+  const pointer = await db().send(new GetCommand({ TableName: table(), Key: authIdKey(accountId, authId) }));
+  const tokenPk = pointer.Item?.token_pk as string | undefined;
+  if (tokenPk) {
+    const result = await db().send(
+      new GetCommand({ TableName: table(), Key: { pk: tokenPk, sk: 'token' }, ConsistentRead: true }),
+    );
+    if (result.Item) return result.Item as TokenRecord;
+  }
+  throw new NotFoundError('The auth does not exist.', { parameter: 'auth_id' });
+}
+
+/** Reads the record of a token by its hash (the caller's own auth). */
+export async function getAuthRecordByHash(tokenHash: string): Promise<TokenRecord> {
+  const result = await db().send(new GetCommand({ TableName: table(), Key: tokenKey(tokenHash), ConsistentRead: true }));
+  if (!result.Item) throw new NotFoundError('The auth does not exist.');
+  return result.Item as TokenRecord;
+}
+
+/** Revokes a token at once: its record, its id pointer and its count go in one transaction. */
+export async function revokeAuth(record: TokenRecord): Promise<void> {
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: table(),
+              Key: { pk: record.pk, sk: record.sk },
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          { Delete: { TableName: table(), Key: authIdKey(record.account_id, record.auth_id) } },
+          counterUpdate(record.account_id, record.mode, record.kind, -1),
+        ],
+      }),
+    );
+  } catch (error) {
+    // Revoked concurrently by someone else: the outcome the caller wanted.
+    if (error instanceof TransactionCanceledException) throw new NotFoundError('The auth does not exist.');
+    throw error;
+  }
+}
+
+/** Changes of a secret token (auth.md section 4.2). */
+export interface SecretTokenChanges {
+  comments?: string | null;
+  expiresAtMs?: number | null;
+  permissions?: PermissionEntry[];
+}
+
+/** Applies changes to a secret token; they take effect from its next request. */
+export async function updateSecretToken(record: TokenRecord, changes: SecretTokenChanges): Promise<TokenRecord> {
+  const sets = ['modified_ms = :now'];
+  const removes: string[] = [];
+  const values: Record<string, unknown> = { ':now': nowMs() };
+  const names: Record<string, string> = {};
+  if (changes.comments !== undefined) {
+    if (changes.comments === null) removes.push('comments');
+    else {
+      sets.push('comments = :comments');
+      values[':comments'] = changes.comments;
+    }
+  }
+  if (changes.expiresAtMs !== undefined) {
+    names['#ttl'] = 'ttl';
+    if (changes.expiresAtMs === null) removes.push('expires_at_ms', '#ttl');
+    else {
+      sets.push('expires_at_ms = :expires', '#ttl = :ttl');
+      values[':expires'] = changes.expiresAtMs;
+      values[':ttl'] = Math.ceil(changes.expiresAtMs / 1000) + TOKEN_TTL_GRACE_SECONDS;
+    }
+  }
+  if (changes.permissions !== undefined) {
+    sets.push('permissions = :permissions');
+    values[':permissions'] = changes.permissions;
+  }
+  try {
+    const result = await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: record.pk, sk: record.sk },
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: values,
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return result.Attributes as TokenRecord;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') throw new NotFoundError('The auth does not exist.');
+    throw error;
+  }
+}
+
+/** The stored count of an account's tokens of one mode and kind. */
+export async function countAuths(accountId: string, mode: Mode, kind: TokenKind): Promise<number> {
+  const result = await db().send(
+    new GetCommand({ TableName: table(), Key: counterKey(scope(accountId, mode), `auths#${kind}`) }),
+  );
+  return Math.max(0, Number(result.Item?.n ?? 0));
+}
+
+/** Reads up to `max` token records of a listing partition in `date_created` order. */
+export async function queryAuths(
+  accountId: string,
+  mode: Mode,
+  kind: TokenKind,
+  max: number,
+  descending: boolean,
+): Promise<TokenRecord[]> {
+  const items: TokenRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': authListPartition(accountId, mode, kind) },
+        ScanIndexForward: !descending,
+        Limit: Math.min(1000, max - items.length),
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...((page.Items ?? []) as TokenRecord[]));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && items.length < max);
+  return items;
+}
+
+/** The auth resource as the API shows it (token redacted). */
+export function authResource(record: TokenRecord, baseUrl: string, fullToken?: string) {
+  const now = nowMs();
+  const expires = record.expires_at_ms ?? null;
+  return {
+    object: 'auth',
+    auth_id: record.auth_id,
+    url: `${baseUrl}auths/${record.auth_id}`,
+    type: record.kind,
+    token: fullToken ?? redactToken(record.prefix, record.mode, record.last4),
+    test: record.mode === 'test',
+    account_id: record.account_id,
+    user: record.user_id ? `${baseUrl}users/${encodeURIComponent(record.user_id)}` : null,
+    customer: record.customer_id ? `${baseUrl}customers/${encodeURIComponent(record.customer_id)}` : null,
+    oauth_app: record.oauth_app_id ? `${baseUrl}oauth_apps/${record.oauth_app_id}` : null,
+    comments: record.comments ?? null,
+    expires: timestamp(expires),
+    expires_in_seconds: expires === null ? null : Math.max(0, Math.floor((expires - now) / 1000)),
+    permissions: record.kind === 'secret' ? (record.permissions ?? []) : null,
+    effective_permissions: effectivePermissions(record.is_owner ? FULL_ACCESS : (record.permissions ?? [])),
+    bindings: (record.bindings ?? []).map((path) => `${baseUrl}${path}`),
+    bindings_count: record.bindings?.length ?? 0,
+    date_last_used: timestamp(record.last_used_ms),
+    date_created: timestamp(record.created_ms),
+    date_modified: timestamp(record.modified_ms),
+  };
+}
+
+/** Validates the `comments` property: a string of at most 1,000 characters, or null. */
+export function parseComments(value: unknown): string | null {
+  if (value === null || value === '') return null;
+  if (typeof value !== 'string') {
+    throw new InvalidInputError('The property comments must be a string.', { property: 'comments', reason: 'invalid' });
+  }
+  if (value.length > 1000) {
+    throw new InvalidInputError('The property comments must be at most 1000 characters.', {
+      property: 'comments',
+      reason: 'too_long',
+    });
+  }
+  return value;
+}

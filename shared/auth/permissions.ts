@@ -1,0 +1,129 @@
+/** The permission model: write format, evaluation and read format (auth.md section 8). */
+import { InvalidInputError } from '../http/errors';
+import {
+  grantableMethods,
+  permissionMethods,
+  permissionResources,
+  type PermissionMethod,
+  type PermissionResource,
+} from './permission-names';
+
+/** One entry of the write format. */
+export interface PermissionEntry {
+  resource: PermissionResource | '*';
+  methods: Array<PermissionMethod | '*'>;
+  allow: boolean;
+}
+
+/** The read format: every resource with a boolean per method. */
+export type EffectivePermissions = Record<PermissionResource, Record<PermissionMethod, boolean>>;
+
+const resourceSet = new Set<string>(permissionResources);
+const methodSet = new Set<string>(permissionMethods);
+
+/** Every right: the permission list of bootstrap tokens. */
+export const FULL_ACCESS: PermissionEntry[] = [{ resource: '*', methods: ['*'], allow: true }];
+
+/**
+ * Validates and normalizes a write-format list from a request body. Unknown resources or
+ * methods fail with 400 invalid_input naming the property, e.g. `permissions[2].resource`.
+ */
+export function parsePermissions(value: unknown, property = 'permissions'): PermissionEntry[] {
+  if (!Array.isArray(value)) {
+    throw new InvalidInputError(`The property ${property} must be an array of permission entries.`, {
+      property,
+      reason: 'invalid',
+    });
+  }
+  if (value.length === 0) {
+    throw new InvalidInputError(`The property ${property} must not be empty.`, { property, reason: 'required' });
+  }
+  if (value.length > 200) {
+    throw new InvalidInputError(`The property ${property} has too many entries (at most 200).`, {
+      property,
+      reason: 'too_long',
+    });
+  }
+  return value.map((entry, index) => {
+    const at = `${property}[${index}]`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      throw new InvalidInputError(`The property ${at} must be an object.`, { property: at, reason: 'invalid' });
+    }
+    const { resource, methods, allow } = entry as Record<string, unknown>;
+    if (typeof resource !== 'string' || (resource !== '*' && !resourceSet.has(resource))) {
+      throw new InvalidInputError(`The property ${at}.resource must name a known resource or "*".`, {
+        property: `${at}.resource`,
+        reason: 'invalid',
+      });
+    }
+    if (!Array.isArray(methods) || methods.length === 0) {
+      throw new InvalidInputError(`The property ${at}.methods must be a non-empty array.`, {
+        property: `${at}.methods`,
+        reason: 'invalid',
+      });
+    }
+    methods.forEach((method, methodIndex) => {
+      if (typeof method !== 'string' || (method !== '*' && !methodSet.has(method))) {
+        throw new InvalidInputError(
+          `The property ${at}.methods[${methodIndex}] must be read, create, update, delete or "*".`,
+          { property: `${at}.methods[${methodIndex}]`, reason: 'invalid' },
+        );
+      }
+    });
+    if (allow !== undefined && typeof allow !== 'boolean') {
+      throw new InvalidInputError(`The property ${at}.allow must be a boolean.`, {
+        property: `${at}.allow`,
+        reason: 'invalid',
+      });
+    }
+    return {
+      resource: resource as PermissionEntry['resource'],
+      methods: [...new Set(methods as PermissionEntry['methods'])],
+      allow: allow ?? true,
+    };
+  });
+}
+
+/** Whether a write-format list allows `(resource, method)`: deny wins, no entry means no right. */
+export function isAllowed(entries: readonly PermissionEntry[], resource: PermissionResource, method: PermissionMethod): boolean {
+  let allowed = false;
+  for (const entry of entries) {
+    if (entry.resource !== '*' && entry.resource !== resource) continue;
+    if (!entry.methods.includes('*') && !entry.methods.includes(method)) continue;
+    if (!entry.allow) return false;
+    allowed = true;
+  }
+  return allowed;
+}
+
+/** The read format of a list (every resource, every method). */
+export function effectivePermissions(entries: readonly PermissionEntry[]): EffectivePermissions {
+  const out = {} as EffectivePermissions;
+  for (const resource of permissionResources) {
+    const methods = {} as Record<PermissionMethod, boolean>;
+    for (const method of permissionMethods) methods[method] = isAllowed(entries, resource, method);
+    out[resource] = methods;
+  }
+  return out;
+}
+
+/**
+ * The `resource:method` pairs that `requested` allows but `holder` does not: an escalation
+ * attempt when non-empty (auth.md section 4.1). Only methods with an effect are compared.
+ */
+export function deniedGrants(requested: readonly PermissionEntry[], holder: readonly PermissionEntry[]): string[] {
+  const denied: string[] = [];
+  for (const resource of permissionResources) {
+    for (const method of grantableMethods[resource]) {
+      if (isAllowed(requested, resource, method) && !isAllowed(holder, resource, method)) {
+        denied.push(`${resource}:${method}`);
+      }
+    }
+  }
+  return denied;
+}
+
+/** The grantable permissions, as `/auths/options` lists them. */
+export function grantablePermissions(): Array<{ resource: PermissionResource; methods: PermissionMethod[] }> {
+  return permissionResources.map((resource) => ({ resource, methods: [...grantableMethods[resource]] }));
+}

@@ -1,0 +1,51 @@
+/**
+ * The stored form of a token (one item per token, keyed by the token's hash) and the
+ * constants of its lifetime rules (auth.md sections 1.2 and 1.5).
+ */
+import type { PermissionEntry } from './permissions';
+import type { Mode, TokenKind, TokenPrefix } from './tokens';
+
+/** Sliding idle lifetimes in milliseconds. */
+export const IDLE_LIFETIME_MS: Partial<Record<TokenKind, number>> = {
+  limited: 14 * 24 * 3600 * 1000,
+  trusted: 60 * 60 * 1000,
+};
+
+/** How long after expiry DynamoDB TTL may remove a token record. */
+export const TOKEN_TTL_GRACE_SECONDS = 30 * 24 * 3600;
+
+/** A token record as stored in the table. */
+export interface TokenRecord {
+  pk: string;
+  sk: string;
+  auth_id: string;
+  account_id: string;
+  mode: Mode;
+  kind: TokenKind;
+  prefix: TokenPrefix;
+  last4: string;
+  permissions?: PermissionEntry[];
+  is_owner?: boolean;
+  comments?: string;
+  user_id?: string;
+  customer_id?: string;
+  oauth_app_id?: string;
+  bindings?: string[];
+  /** Absolute expiry (secret) or end of the idle window (limited, trusted), epoch ms. */
+  expires_at_ms?: number;
+  last_used_ms?: number;
+  created_ms: number;
+  modified_ms: number;
+  /** Rate-limit bucket: the GCRA theoretical arrival time, epoch ms. */
+  rl_tat?: number;
+  ttl?: number;
+  gsi1pk: string;
+  gsi1sk: string;
+  gsi2pk: string;
+  gsi2sk: string;
+}
+
+/** The listing partition of an account's tokens of one mode and kind (`all` for every kind). */
+export function authListPartition(accountId: string, mode: Mode, kind: TokenKind | 'all'): string {
+  return `${accountId}#${mode}#auths#${kind}`;
+}

@@ -1,0 +1,36 @@
+/**
+ * Answers every request no route matches (API Gateway's `$default` route, and the local
+ * gateway's miss): CORS preflights (204, no token check), 405 with `Allow` when the path
+ * exists with other methods, and 404 `resource_not_found` otherwise, including every API
+ * version other than v1.
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { routes } from '../../infra/routes';
+import { newId } from '../ids';
+import { PREFLIGHT_HEADERS } from './cors';
+import { MethodNotAllowedError, NotFoundError, TlsRequiredError } from './errors';
+import { errorResult, toResponse } from './pipeline';
+import { compileRoutes } from './route-matcher';
+import { transportOf } from './transport';
+
+const matcher = compileRoutes(routes);
+
+/** The fallback answer for an unmatched request. */
+export async function fallback(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+  const requestId = newId();
+  const method = event.requestContext.http.method;
+  const origin = event.headers?.origin;
+  if (method === 'OPTIONS') {
+    return {
+      statusCode: 204,
+      headers: { ...PREFLIGHT_HEADERS, ...(origin ? { 'Access-Control-Allow-Origin': origin } : {}), 'X-Request-Id': requestId },
+    };
+  }
+  let error: Error;
+  if (transportOf(event).insecure) error = new TlsRequiredError();
+  else {
+    const allowed = matcher.allowedMethods(event.rawPath);
+    error = allowed.length ? new MethodNotAllowedError(method, allowed) : new NotFoundError('No such path exists in this API.');
+  }
+  return toResponse(errorResult(error, requestId), requestId, origin, undefined);
+}

@@ -1,0 +1,78 @@
+/** Parsing of query strings and JSON bodies (conventions.md section 4). */
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { AccountLimitExceededError, InvalidInputError, InvalidSyntaxError } from './errors';
+
+/** Largest accepted JSON body, in bytes. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Parses a raw query string; a repeated parameter keeps its last value. */
+export function parseQuery(raw: string | undefined): Record<string, string> {
+  const query: Record<string, string> = {};
+  if (!raw) return query;
+  for (const [name, value] of new URLSearchParams(raw)) query[name] = value;
+  return query;
+}
+
+/** The raw body bytes of an event (API Gateway may base64-encode them). */
+export function rawBody(event: APIGatewayProxyEventV2): Buffer | undefined {
+  if (event.body === undefined || event.body === null || event.body === '') return undefined;
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+}
+
+/**
+ * Parses a JSON request body. A body needs `Content-Type: application/json` (charset, if
+ * given, utf-8); it must be at most 1 MiB, valid JSON, and an object.
+ * Returns undefined for a bodiless request.
+ */
+export function parseJsonBody(event: APIGatewayProxyEventV2): Record<string, unknown> | undefined {
+  const bytes = rawBody(event);
+  if (!bytes || bytes.length === 0) return undefined;
+  const contentType = event.headers?.['content-type'];
+  if (!isJsonContentType(contentType)) {
+    throw new InvalidSyntaxError('A request body must be sent with Content-Type: application/json.', {
+      header: 'Content-Type',
+      expected: 'application/json',
+    });
+  }
+  if (bytes.length > MAX_BODY_BYTES) {
+    throw new AccountLimitExceededError('The request body is larger than 1 MiB.', { limit_bytes: MAX_BODY_BYTES });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    throw new InvalidSyntaxError('The request body is not valid JSON.');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InvalidInputError('The request body must be a JSON object.', { reason: 'invalid' });
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Whether a Content-Type header names JSON (`application/json`, optional `charset=utf-8`). */
+export function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const [type, ...parameters] = header.split(';');
+  if (type!.trim().toLowerCase() !== 'application/json') return false;
+  for (const parameter of parameters) {
+    const [name, value] = parameter.split('=');
+    if (name?.trim().toLowerCase() === 'charset') {
+      const charset = value?.trim().replace(/^"|"$/g, '').toLowerCase();
+      if (charset !== 'utf-8' && charset !== 'utf8') return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Reads a boolean query parameter: `true`, `false`, `1`, `0` (any case); empty counts as
+ * absent; anything else is 400 invalid_input naming the parameter.
+ */
+export function booleanParameter(query: Record<string, string>, name: string): boolean | undefined {
+  const raw = query[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = raw.toLowerCase();
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new InvalidInputError(`The parameter ${name} must be true or false.`, { parameter: name, reason: 'invalid' });
+}

@@ -1,0 +1,43 @@
+/** Types shared by the HTTP layer and the actions it calls. */
+import type { Context } from 'aws-lambda';
+import type { RouteDefinition } from '../../infra/routes';
+import type { Principal } from '../auth/principal';
+
+/** One API request, parsed once by the pipeline and handed to an action. */
+export interface ApiContext {
+  requestId: string;
+  method: string;
+  route: RouteDefinition;
+  /** Path parameters of the route template, e.g. `{ auth_id: '5HDN3BV2SSNY' }`. */
+  params: Record<string, string>;
+  /** Query parameters; when one is repeated the last occurrence wins. */
+  query: Record<string, string>;
+  /** Request headers with lowercase names. */
+  headers: Record<string, string>;
+  /** The JSON body object, when the request carried one. */
+  body: Record<string, unknown> | undefined;
+  /** The authenticated caller (absent only on public routes called without a token). */
+  principal: Principal | undefined;
+  /** Absolute API root for links, from the scheme and host the request arrived on. */
+  baseUrl: string;
+  sourceIp: string;
+  lambdaContext: Context | undefined;
+}
+
+/** What an action answers; the pipeline adds the standard headers and serializes the body. */
+export interface ApiResult {
+  status: number;
+  body?: unknown;
+  /** Absolute URL of a created resource (sent as `Location` on 201). */
+  location?: string;
+  headers?: Record<string, string>;
+}
+
+/** An action: the domain call behind one route. */
+export type Action = (context: ApiContext) => Promise<ApiResult>;
+
+/** A principal that must be present (for routes that require a token). */
+export function requirePrincipal(context: ApiContext): Principal {
+  if (!context.principal) throw new Error(`Route ${context.route.path} needs a principal`);
+  return context.principal;
+}

@@ -1,0 +1,72 @@
+/** The offset list envelope and its parameters (conventions.md section 12). */
+import { InvalidInputError } from '../http/errors';
+
+/** Parsed `limit` and `offset`. */
+export interface OffsetPage {
+  limit: number;
+  offset: number;
+}
+
+/** Largest page. */
+export const MAX_LIMIT = 100;
+
+/** Reads `limit` (1–100, default 100, larger values reduced) and `offset` (>= 0, default 0). */
+export function offsetPage(query: Record<string, string>): OffsetPage {
+  return { limit: limitParameter(query), offset: nonNegativeInteger(query, 'offset', 0) };
+}
+
+/** Reads `limit`: 1–100, default 100; values above 100 become 100; zero, negative or non-integers fail. */
+export function limitParameter(query: Record<string, string>): number {
+  const raw = query.limit;
+  if (raw === undefined || raw === '') return MAX_LIMIT;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) {
+    throw new InvalidInputError('The parameter limit must be an integer from 1 to 100.', {
+      parameter: 'limit',
+      reason: 'invalid',
+    });
+  }
+  return Math.min(Number(raw), MAX_LIMIT);
+}
+
+function nonNegativeInteger(query: Record<string, string>, name: string, fallback: number): number {
+  const raw = query[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    throw new InvalidInputError(`The parameter ${name} must be a non-negative integer.`, {
+      parameter: name,
+      reason: 'invalid',
+    });
+  }
+  return Number(raw);
+}
+
+/**
+ * The offset envelope. `pageUrl(offset)` builds an absolute URL that repeats every original
+ * query parameter with only `offset` replaced.
+ */
+export function offsetList<T>(data: T[], page: OffsetPage, totalItems: number, pageUrl: (offset: number) => string) {
+  const { limit, offset } = page;
+  const nextOffset = offset + limit < totalItems ? offset + limit : null;
+  const previousOffset = offset > 0 ? Math.max(0, offset - limit) : null;
+  return {
+    object: 'list',
+    total_items: totalItems,
+    total_pages: Math.ceil(totalItems / limit),
+    current_page: Math.floor(offset / limit) + 1,
+    next_page_url: nextOffset === null ? null : pageUrl(nextOffset),
+    next_page_offset: nextOffset,
+    previous_page_url: previousOffset === null ? null : pageUrl(previousOffset),
+    previous_page_offset: previousOffset,
+    current_page_url: pageUrl(offset),
+    data,
+  };
+}
+
+/** A page URL builder: the collection URL with the original query and `name` set to the value. */
+export function pageUrlBuilder(collectionUrl: string, query: Record<string, string>, name: string) {
+  return (value: number | string): string => {
+    const params = new URLSearchParams(query);
+    params.set(name, String(value));
+    return `${collectionUrl}?${params.toString()}`;
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * The DynamoDB client every module uses. Built once per process from the configuration:
+ * in the cloud it is a plain SDK v3 client; locally only the endpoint (and dummy
+ * credentials for the emulator) differ.
+ */
+import { Agent } from 'node:http';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { config } from '../config';
+
+let baseClient: DynamoDBClient | undefined;
+let documentClient: DynamoDBDocumentClient | undefined;
+
+/** Settings shared by every SDK client pointed at a local emulator endpoint. */
+export function localClientOptions(endpoint: string | undefined): Record<string, unknown> {
+  if (!endpoint) return {};
+  return {
+    endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    // Keep-alive matters locally: a new TCP connection per call would double request latency.
+    requestHandler: new NodeHttpHandler({ httpAgent: new Agent({ keepAlive: true, maxSockets: 64 }) }),
+  };
+}
+
+/** The shared DynamoDB document client (native JS values in and out, undefined values dropped). */
+export function db(): DynamoDBDocumentClient {
+  if (!documentClient) {
+    const { region, endpoints } = config();
+    baseClient = new DynamoDBClient({ region, maxAttempts: 3, ...localClientOptions(endpoints.dynamodb) });
+    documentClient = DynamoDBDocumentClient.from(baseClient, {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    });
+  }
+  return documentClient;
+}
+
+/** The low-level client under `db()` (for libraries that want one, such as Powertools). */
+export function baseDb(): DynamoDBClient {
+  db();
+  return baseClient!;
+}
+
+/** The table name. */
+export function table(): string {
+  return config().tableName;
+}
+
+/** Drops the cached client (tests that switch configuration). */
+export function resetDb(): void {
+  documentClient?.destroy();
+  documentClient = undefined;
+  baseClient = undefined;
+}
