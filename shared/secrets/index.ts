@@ -37,6 +37,7 @@ export async function sealSecret(plaintext: string, purpose: string): Promise<st
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return `local:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
   }
+  if (!secrets.keyId) throw new Error('CARTWHEEL_KMS_KEY_ID is not set: this function was not granted the secrets key');
   kms ??= new KMSClient({ region: config().region });
   const result = await kms.send(
     new EncryptCommand({

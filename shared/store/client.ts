@@ -43,7 +43,9 @@ export function baseDb(): DynamoDBClient {
 
 /** The table name. */
 export function table(): string {
-  return config().tableName;
+  const name = config().tableName;
+  if (!name) throw new Error('CARTWHEEL_TABLE is not set: this function was not granted table access');
+  return name;
 }
 
 /** Drops the cached client (tests that switch configuration). */

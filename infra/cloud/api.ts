@@ -1,0 +1,110 @@
+/**
+ * The HTTP API: one Lambda function per route family, one API Gateway route per entry of
+ * the route table, and the fallback family on `$default` (404, 405 and CORS preflight).
+ * API Gateway's own CORS stays off: the handlers answer CORS themselves, the same way the
+ * local gateway does.
+ */
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Construct } from 'constructs';
+import type { FamilyDefinition, RouteDefinition } from '../routes';
+import { pascalCase } from './outputs';
+import type { PlatformResources } from './platform-function';
+import { PlatformFunction } from './platform-function';
+
+/** A route as the API needs it; `family` is a plain string so tests can pass their own families. */
+export type ApiRoute = Pick<RouteDefinition, 'method' | 'path'> & { family: string };
+
+/** Stage-wide throttling, a ceiling above the per-token and per-IP limits handlers enforce. */
+export interface ApiThrottle {
+  rateLimit: number;
+  burstLimit: number;
+}
+
+/** Options of the API: the route table, its families and the resources they may use. */
+export interface PlatformApiProps {
+  families: Readonly<Record<string, FamilyDefinition>>;
+  routes: readonly ApiRoute[];
+  /** Family that serves `$default`; it gets no route of its own. */
+  fallbackFamily: string;
+  resources: PlatformResources;
+  /** Stage name used in the API's name. */
+  stage: string;
+  throttle: ApiThrottle;
+}
+
+/** The HTTP API and the family functions behind it. */
+export class PlatformApi extends Construct {
+  readonly httpApi: apigw.HttpApi;
+  readonly stage: apigw.HttpStage;
+  /** Family functions by family name (the fallback family included). */
+  readonly functions: ReadonlyMap<string, PlatformFunction>;
+
+  constructor(scope: Construct, id: string, props: PlatformApiProps) {
+    super(scope, id);
+    validateRouteTable(props);
+
+    this.httpApi = new apigw.HttpApi(this, 'HttpApi', {
+      apiName: `cartwheel-${props.stage}`,
+      description: 'Cartwheel platform API',
+      // The default stage is added below so it can carry throttling settings.
+      createDefaultStage: false,
+    });
+    this.stage = this.httpApi.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: props.throttle,
+    });
+
+    const functions = new Map<string, PlatformFunction>();
+    const integrations = new Map<string, HttpLambdaIntegration>();
+    for (const [name, family] of Object.entries(props.families)) {
+      const fn = new PlatformFunction(this, `${pascalCase(name)}Family`, {
+        entry: family.entry,
+        memoryMb: family.memoryMb,
+        description: family.description,
+        grants: family.grants,
+        resources: props.resources,
+        role: `family:${name}`,
+      });
+      functions.set(name, fn);
+      // One API-wide invoke permission per function instead of one per route keeps the
+      // Lambda resource policy far below its 20 KB limit as families gain routes.
+      integrations.set(
+        name,
+        new HttpLambdaIntegration(`${pascalCase(name)}Integration`, fn.function, { scopePermissionToRoute: false }),
+      );
+    }
+    this.functions = functions;
+
+    const integrationOf = (family: string): HttpLambdaIntegration => integrations.get(family)!;
+    for (const route of props.routes) {
+      new apigw.HttpRoute(this, `Route ${route.method} ${route.path}`, {
+        httpApi: this.httpApi,
+        routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
+        integration: integrationOf(route.family),
+      });
+    }
+    new apigw.HttpRoute(this, 'DefaultRoute', {
+      httpApi: this.httpApi,
+      routeKey: apigw.HttpRouteKey.DEFAULT,
+      integration: integrationOf(props.fallbackFamily),
+    });
+  }
+}
+
+/** Fails synthesis on a route table that would deploy a broken or ambiguous API. */
+export function validateRouteTable(props: Pick<PlatformApiProps, 'families' | 'routes' | 'fallbackFamily'>): void {
+  const known = Object.keys(props.families);
+  if (!known.includes(props.fallbackFamily)) {
+    throw new Error(`Fallback family "${props.fallbackFamily}" is not a family (known: ${known.join(', ')})`);
+  }
+  const seen = new Set<string>();
+  for (const route of props.routes) {
+    const key = `${route.method} ${route.path}`;
+    if (!known.includes(route.family)) throw new Error(`Route "${key}" names unknown family "${route.family}"`);
+    if (route.family === props.fallbackFamily) throw new Error(`Route "${key}" uses the fallback family, which only serves $default`);
+    if (seen.has(key)) throw new Error(`Duplicate route "${key}"`);
+    seen.add(key);
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Names of the stack outputs, as data.
+ *
+ * The account bootstrap command reads a deployed stack's outputs by these names, so this
+ * module stays free of aws-cdk-lib: a script can import it without loading the CDK.
+ */
+
+/** Output names of the Cartwheel stack (queue URLs are named by `queueUrlOutput`). */
+export const outputNames = {
+  apiUrl: 'ApiUrl',
+  functionsUrl: 'FunctionsUrl',
+  signinUrl: 'SigninUrl',
+  appsDistributionDomain: 'AppsDistributionDomain',
+  tableName: 'TableName',
+  functionsBucketName: 'FunctionsBucketName',
+  appsBucketName: 'AppsBucketName',
+  secretsKeyId: 'SecretsKeyId',
+} as const;
+
+/** PascalCase of a kebab-case logical name, e.g. `event-notifications` → `EventNotifications`. */
+export function pascalCase(name: string): string {
+  return name
+    .split(/[^A-Za-z0-9]+/)
+    .filter((part) => part.length > 0)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+}
+
+/** Output name carrying a queue's URL, e.g. `event-notifications` → `EventNotificationsQueueUrl`. */
+export function queueUrlOutput(queueName: string): string {
+  return `${pascalCase(queueName)}QueueUrl`;
+}

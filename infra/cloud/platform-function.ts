@@ -1,0 +1,178 @@
+/**
+ * One Lambda function of the platform (a route family or a queue consumer): the shared
+ * bundling settings, the environment handlers read (shared/config) and the IAM grants,
+ * all derived from one `FamilyGrants` value so what a function may touch and what it is
+ * told about can never disagree.
+ */
+import { fileURLToPath } from 'node:url';
+import * as path from 'node:path';
+import { Duration, Stack, Tags } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { FamilyGrants } from '../routes';
+import { queueUrlVariable } from '../queues';
+
+/** The repository root: family `entry` paths in infra/routes.ts are relative to it. */
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Tag on every platform function naming what it serves, e.g. `family:auths`. */
+export const roleTagKey = 'cartwheel:role';
+
+/** Settings every function shares that only the stack knows (parameters, secrets). */
+export interface SharedEnvironment {
+  emailFrom: string;
+  ratePerToken: string;
+  ratePerIp: string;
+  appsDomain: string;
+  /** Value CloudFront sends as `x-cartwheel-edge`; proves X-Forwarded-Host came from the edge. */
+  edgeSecret: string;
+  /** Public base URLs (shared/config `publicUrls`) used where a request has no host. */
+  publicApiUrl: string;
+  publicFunctionsUrl: string;
+  publicSigninUrl: string;
+}
+
+/** The resources a function may be granted, by the names `FamilyGrants` uses. */
+export interface PlatformResources {
+  table: dynamodb.ITable;
+  secretsKey: kms.IKey;
+  functionsBucket: s3.IBucket;
+  appsBucket: s3.IBucket;
+  /** Work queues by logical name (infra/queues.ts). */
+  queues: ReadonlyMap<string, sqs.IQueue>;
+  shared: SharedEnvironment;
+}
+
+/** What to build: a handler module and the grants it needs. */
+export interface PlatformFunctionProps {
+  /** Handler module relative to the repository root; it exports `handler`. */
+  entry: string;
+  memoryMb: number;
+  description: string;
+  grants: FamilyGrants;
+  resources: PlatformResources;
+  /** Tag value for `cartwheel:role`, e.g. `family:auths` or `consumer:license-requests`. */
+  role: string;
+  /** @default 29 s, just under the HTTP API's 30 s integration limit */
+  timeout?: Duration;
+  /** Variables beyond those derived from the grants (a consumer's own queue URL). */
+  extraEnvironment?: Record<string, string>;
+}
+
+/** A bundled Node.js 22 function whose environment and IAM come from its grants. */
+export class PlatformFunction extends Construct {
+  readonly function: nodejs.NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: PlatformFunctionProps) {
+    super(scope, id);
+    const { grants, resources } = props;
+
+    // An explicit log group keeps retention bounded without the LogRetention custom
+    // resource (which would add a Lambda of another runtime to the stack).
+    const logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH });
+
+    this.function = new nodejs.NodejsFunction(this, 'Function', {
+      entry: path.join(repoRoot, props.entry),
+      handler: 'handler',
+      projectRoot: repoRoot,
+      depsLockFilePath: path.join(repoRoot, 'package-lock.json'),
+      description: props.description,
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memoryMb,
+      timeout: props.timeout ?? Duration.seconds(29),
+      logGroup,
+      environment: { ...environmentFor(grants, resources), ...props.extraEnvironment },
+      bundling: bundlingOptions,
+    });
+    Tags.of(this.function).add(roleTagKey, props.role);
+
+    grantAccess(this.function, grants, resources);
+  }
+}
+
+/**
+ * esbuild settings shared by every bundle. ESM output needs a `require` for the CommonJS
+ * dependencies esbuild inlines (they call `require('node:...')` at run time).
+ */
+const bundlingOptions: nodejs.BundlingOptions = {
+  minify: true,
+  sourceMap: true,
+  // Stack traces only need file/line mappings; embedding sources would double the asset.
+  sourcesContent: false,
+  target: 'node22',
+  format: nodejs.OutputFormat.ESM,
+  mainFields: ['module', 'main'],
+  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+  // The nodejs22.x runtime ships AWS SDK v3; bundling it would only grow cold starts.
+  externalModules: ['@aws-sdk/*'],
+  forceDockerBundling: false,
+};
+
+/** The environment variables (shared/config) a function with these grants receives. */
+export function environmentFor(grants: FamilyGrants, resources: PlatformResources): Record<string, string> {
+  const { shared } = resources;
+  const environment: Record<string, string> = {
+    CARTWHEEL_FUNCTIONS_BUCKET: resources.functionsBucket.bucketName,
+    CARTWHEEL_APPS_BUCKET: resources.appsBucket.bucketName,
+    CARTWHEEL_EMAIL: 'ses',
+    CARTWHEEL_EMAIL_FROM: shared.emailFrom,
+    CARTWHEEL_RATE_PER_TOKEN: shared.ratePerToken,
+    CARTWHEEL_RATE_PER_IP: shared.ratePerIp,
+    CARTWHEEL_APPS_DOMAIN: shared.appsDomain,
+    CARTWHEEL_EDGE_SECRET: shared.edgeSecret,
+    CARTWHEEL_PUBLIC_API_URL: shared.publicApiUrl,
+    CARTWHEEL_PUBLIC_FUNCTIONS_URL: shared.publicFunctionsUrl,
+    CARTWHEEL_PUBLIC_SIGNIN_URL: shared.publicSigninUrl,
+    NODE_OPTIONS: '--enable-source-maps',
+    POWERTOOLS_SERVICE_NAME: 'cartwheel',
+  };
+  if (grants.table !== 'none') environment.CARTWHEEL_TABLE = resources.table.tableName;
+  if (grants.secrets !== 'none') {
+    environment.CARTWHEEL_SECRETS = 'kms';
+    environment.CARTWHEEL_KMS_KEY_ID = resources.secretsKey.keyId;
+  }
+  for (const name of grants.sendsTo) {
+    environment[queueUrlVariable(name)] = queueNamed(resources, name).queueUrl;
+  }
+  return environment;
+}
+
+/** Grants exactly what `grants` names: nothing for `none`, `false` or an empty list. */
+export function grantAccess(grantee: lambda.IFunction, grants: FamilyGrants, resources: PlatformResources): void {
+  if (grants.table === 'read') resources.table.grantReadData(grantee);
+  if (grants.table === 'readWrite') resources.table.grantReadWriteData(grantee);
+
+  if (grants.secrets === 'encrypt') resources.secretsKey.grantEncrypt(grantee);
+  if (grants.secrets === 'decrypt') resources.secretsKey.grantDecrypt(grantee);
+  if (grants.secrets === 'encryptDecrypt') resources.secretsKey.grantEncryptDecrypt(grantee);
+
+  if (grants.email) {
+    // SES authorizes sends against the sending identity; scope to this account's identities.
+    grantee.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+        resources: [Stack.of(resources.table).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
+      }),
+    );
+  }
+
+  // SendMessage alone: handlers get the URL from the environment, so no GetQueueUrl.
+  for (const name of grants.sendsTo) queueNamed(resources, name).grant(grantee, 'sqs:SendMessage');
+}
+
+/** The queue with this logical name, or a synth-time error naming the bad reference. */
+function queueNamed(resources: PlatformResources, name: string): sqs.IQueue {
+  const queue = resources.queues.get(name);
+  if (!queue) {
+    throw new Error(`Unknown queue "${name}" in grants.sendsTo (known: ${[...resources.queues.keys()].join(', ') || 'none'})`);
+  }
+  return queue;
+}

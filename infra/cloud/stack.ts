@@ -1,0 +1,154 @@
+/**
+ * The Cartwheel stack: data (table, buckets, key), work queues, the HTTP API with its
+ * family functions, and the CloudFront distribution for hosted apps.
+ *
+ * The queue table, families and routes are props so tests can synthesize variants
+ * (a queue with a consumer, a read-only family); app.ts passes the real tables.
+ */
+import { CfnOutput, CfnParameter, Lazy, Stack, Tags } from 'aws-cdk-lib';
+import type { StackProps } from 'aws-cdk-lib';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import type { QueueDefinition } from '../queues';
+import type { FamilyDefinition } from '../routes';
+import type { ApiRoute, ApiThrottle } from './api';
+import { PlatformApi } from './api';
+import { DataStore } from './data';
+import type { AppsCustomDomain } from './hosting';
+import { AppsHosting } from './hosting';
+import { outputNames, pascalCase, queueUrlOutput } from './outputs';
+import type { PlatformResources } from './platform-function';
+import { QueueConsumer, WorkQueues } from './work-queues';
+
+/** What varies between Cartwheel stacks: the stage and the tables the stack is built from. */
+export interface CartwheelStackProps extends StackProps {
+  /** Stage name (`dev`, `prod`, ...), used in resource names and tags. */
+  stage: string;
+  queues: readonly QueueDefinition[];
+  families: Readonly<Record<string, FamilyDefinition>>;
+  routes: readonly ApiRoute[];
+  /** Family serving the API's `$default` route. */
+  fallbackFamily: string;
+  /** @default 1000 requests/s, burst 2000 */
+  throttle?: ApiThrottle;
+  /** @default none: apps are reachable on the distribution's own domain only */
+  appsCustomDomain?: AppsCustomDomain;
+}
+
+/** Stage-wide API throttling default: a cost ceiling far above any single client's limit. */
+export const defaultThrottle: ApiThrottle = { rateLimit: 1000, burstLimit: 2000 };
+
+/** Rate limit format that shared/config parseRateLimit accepts, e.g. `100/200`. */
+const rateLimitPattern = '^\\d+(\\.\\d+)?/\\d+$';
+
+/** Every AWS resource of one Cartwheel stage. */
+export class CartwheelStack extends Stack {
+  readonly data: DataStore;
+  readonly workQueues: WorkQueues;
+  readonly api: PlatformApi;
+  readonly hosting: AppsHosting;
+
+  constructor(scope: Construct, id: string, props: CartwheelStackProps) {
+    super(scope, id, props);
+    Tags.of(this).add('cartwheel:stage', props.stage);
+
+    const emailFrom = new CfnParameter(this, 'EmailFrom', {
+      type: 'String',
+      default: 'no-reply@example.com',
+      description: 'Sender address of platform email (must be a verified SES identity)',
+    });
+    const ratePerToken = new CfnParameter(this, 'RatePerToken', {
+      type: 'String',
+      default: '100/200',
+      allowedPattern: rateLimitPattern,
+      description: 'Per-token rate limit as <per second>/<burst>',
+    });
+    const ratePerIp = new CfnParameter(this, 'RatePerIp', {
+      type: 'String',
+      default: '10/20',
+      allowedPattern: rateLimitPattern,
+      description: 'Per-IP rate limit for unauthenticated calls as <per second>/<burst>',
+    });
+    const appsDomain = new CfnParameter(this, 'AppsDomain', {
+      type: 'String',
+      // The distribution's own domain is only known after deploy; set this on update.
+      default: props.appsCustomDomain?.domainName ?? '',
+      description: 'Domain under which hosted apps live, as <account_id>.<AppsDomain>',
+    });
+
+    this.data = new DataStore(this, 'Data', { stage: props.stage });
+    this.workQueues = new WorkQueues(this, 'Queues', { queues: props.queues });
+
+    // Shared by CloudFront (origin header) and the functions (expected value), so handlers
+    // trust X-Forwarded-Host only on requests that really came through the distribution.
+    const edgeSecret = new secretsmanager.Secret(this, 'EdgeSecret', {
+      description: `Cartwheel ${props.stage}: value of the x-cartwheel-edge origin header`,
+      generateSecretString: { excludePunctuation: true, passwordLength: 48 },
+    });
+    const edgeSecretValue = edgeSecret.secretValue.unsafeUnwrap();
+
+    // Functions learn the API's public URLs from its endpoint, but the API construct creates
+    // those functions; a lazy value breaks the cycle and resolves once the API exists.
+    let api: PlatformApi | undefined;
+    const endpoint = Lazy.string({
+      produce: () => {
+        if (!api) throw new Error('API endpoint read before the API was created');
+        return api.httpApi.apiEndpoint;
+      },
+    });
+    const resources: PlatformResources = {
+      table: this.data.table,
+      secretsKey: this.data.secretsKey,
+      functionsBucket: this.data.functionsBucket,
+      appsBucket: this.data.appsBucket,
+      queues: this.workQueues.queues(),
+      shared: {
+        emailFrom: emailFrom.valueAsString,
+        ratePerToken: ratePerToken.valueAsString,
+        ratePerIp: ratePerIp.valueAsString,
+        appsDomain: appsDomain.valueAsString,
+        edgeSecret: edgeSecretValue,
+        publicApiUrl: `${endpoint}/api/v1/`,
+        publicFunctionsUrl: endpoint,
+        publicSigninUrl: `${endpoint}/signin/`,
+      },
+    };
+    api = new PlatformApi(this, 'Api', {
+      families: props.families,
+      routes: props.routes,
+      fallbackFamily: props.fallbackFamily,
+      resources,
+      stage: props.stage,
+      throttle: props.throttle ?? defaultThrottle,
+    });
+    this.api = api;
+
+    for (const work of this.workQueues.byName.values()) {
+      if (work.definition.consumer) {
+        new QueueConsumer(this, `${pascalCase(work.definition.name)}Consumer`, { work, resources });
+      }
+    }
+
+    this.hosting = new AppsHosting(this, 'Hosting', {
+      appsBucket: this.data.appsBucket,
+      httpApi: this.api.httpApi,
+      edgeSecret: edgeSecretValue,
+      customDomain: props.appsCustomDomain,
+    });
+
+    const output = (name: string, value: string, description: string): void => {
+      new CfnOutput(this, name, { value, description });
+    };
+    output(outputNames.apiUrl, `${endpoint}/api/v1/`, 'Base URL of the platform API');
+    output(outputNames.functionsUrl, endpoint, 'Base URL of hosted functions (/func/v1/<id>)');
+    output(outputNames.signinUrl, `${endpoint}/signin/`, 'Sign-in page');
+    output(outputNames.appsDistributionDomain, this.hosting.distribution.distributionDomainName, 'CloudFront domain serving hosted apps');
+    output(outputNames.tableName, this.data.table.tableName, 'DynamoDB table');
+    output(outputNames.functionsBucketName, this.data.functionsBucket.bucketName, 'Hosted-function code bucket');
+    output(outputNames.appsBucketName, this.data.appsBucket.bucketName, 'Hosted-app bucket');
+    output(outputNames.secretsKeyId, this.data.secretsKey.keyId, 'KMS key sealing secrets');
+    for (const [name, work] of this.workQueues.byName) {
+      output(queueUrlOutput(name), work.queue.queueUrl, `Queue: ${work.definition.description}`);
+    }
+  }
+}

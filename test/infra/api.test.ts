@@ -1,0 +1,151 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fallbackFamily, families, routeKey, routes } from '../../infra/routes';
+import { queueUrlVariable } from '../../infra/queues';
+import type { Synthesized } from './synthesize';
+import { functionWithRole, referencedId, resourcesOfType, synthesize, synthTimeout } from './synthesize';
+
+describe('HTTP API from infra/routes.ts', () => {
+  let synth: Synthesized;
+  beforeAll(() => {
+    synth = synthesize();
+  }, synthTimeout);
+
+  /** Logical id of the function an API route's integration invokes. */
+  const functionBehindRoute = (key: string): string => {
+    const routeId = resourcesOfType(synth.json, 'AWS::ApiGatewayV2::Route').find(
+      (id) => synth.json.Resources[id]!.Properties!.RouteKey === key,
+    );
+    if (!routeId) throw new Error(`No route ${key}`);
+    const target = synth.json.Resources[routeId]!.Properties!.Target as { 'Fn::Join': [string, unknown[]] };
+    const integrationId = referencedId(target['Fn::Join'][1][1])!;
+    const integration = synth.json.Resources[integrationId]!;
+    expect(integration.Type).toBe('AWS::ApiGatewayV2::Integration');
+    expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+    return referencedId(integration.Properties!.IntegrationUri)!;
+  };
+
+  it('is one HTTP API without API Gateway CORS (handlers answer CORS)', () => {
+    synth.template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    const api = synth.json.Resources[resourcesOfType(synth.json, 'AWS::ApiGatewayV2::Api')[0]!]!;
+    expect(api.Properties).toMatchObject({ ProtocolType: 'HTTP' });
+    expect(api.Properties!.CorsConfiguration).toBeUndefined();
+  });
+
+  it('has one route per route table entry plus $default', () => {
+    synth.template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1);
+  });
+
+  it.each(routes.map((route) => [routeKey(route), route.family] as const))(
+    '%s is served by the %s family function',
+    (key, family) => {
+      expect(functionBehindRoute(key)).toBe(functionWithRole(synth.json, `family:${family}`));
+    },
+  );
+
+  it('sends $default to the fallback family', () => {
+    expect(functionBehindRoute('$default')).toBe(functionWithRole(synth.json, `family:${fallbackFamily}`));
+  });
+
+  it('creates one function per family, described by the family', () => {
+    synth.template.resourceCountIs('AWS::Lambda::Function', Object.keys(families).length);
+    for (const [name, family] of Object.entries(families)) {
+      const fn = synth.json.Resources[functionWithRole(synth.json, `family:${name}`)]!.Properties!;
+      expect(fn).toMatchObject({
+        Description: family.description,
+        MemorySize: family.memoryMb,
+        Handler: 'index.handler',
+        Timeout: 29,
+        Architectures: ['arm64'],
+      });
+    }
+  });
+
+  it('runs every function on nodejs22.x', () => {
+    for (const id of resourcesOfType(synth.json, 'AWS::Lambda::Function')) {
+      expect(synth.json.Resources[id]!.Properties!.Runtime).toBe('nodejs22.x');
+    }
+  });
+
+  it('allows API Gateway to invoke each family function from this API only', () => {
+    for (const name of Object.keys(families)) {
+      const fnId = functionWithRole(synth.json, `family:${name}`);
+      const permissions = resourcesOfType(synth.json, 'AWS::Lambda::Permission')
+        .map((id) => synth.json.Resources[id]!.Properties!)
+        .filter((permission) => referencedId(permission.FunctionName) === fnId);
+      expect(permissions).toHaveLength(1);
+      expect(permissions[0]).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
+      expect(JSON.stringify(permissions[0]!.SourceArn)).toContain(resourcesOfType(synth.json, 'AWS::ApiGatewayV2::Api')[0]);
+    }
+  });
+
+  it('throttles the $default stage', () => {
+    synth.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 },
+    });
+  });
+
+  it('gives every function the shared environment', () => {
+    for (const name of Object.keys(families)) {
+      const env = synth.json.Resources[functionWithRole(synth.json, `family:${name}`)]!.Properties!.Environment.Variables;
+      expect(env).toMatchObject({
+        CARTWHEEL_FUNCTIONS_BUCKET: { Ref: expect.stringMatching(/^DataFunctionsBucket/) },
+        CARTWHEEL_APPS_BUCKET: { Ref: expect.stringMatching(/^DataAppsBucket/) },
+        CARTWHEEL_EMAIL: 'ses',
+        CARTWHEEL_EMAIL_FROM: { Ref: 'EmailFrom' },
+        CARTWHEEL_RATE_PER_TOKEN: { Ref: 'RatePerToken' },
+        CARTWHEEL_RATE_PER_IP: { Ref: 'RatePerIp' },
+        CARTWHEEL_APPS_DOMAIN: { Ref: 'AppsDomain' },
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'cartwheel',
+      });
+      expect(JSON.stringify(env.CARTWHEEL_EDGE_SECRET)).toContain('{{resolve:secretsmanager:');
+    }
+  });
+
+  it('derives the table, key and queue variables from the grants', () => {
+    for (const [name, family] of Object.entries(families)) {
+      const env = synth.json.Resources[functionWithRole(synth.json, `family:${name}`)]!.Properties!.Environment.Variables;
+      expect('CARTWHEEL_TABLE' in env).toBe(family.grants.table !== 'none');
+      expect('CARTWHEEL_KMS_KEY_ID' in env).toBe(family.grants.secrets !== 'none');
+      expect('CARTWHEEL_SECRETS' in env).toBe(family.grants.secrets !== 'none');
+      const queueVariables = Object.keys(env).filter((key) => key.startsWith('CARTWHEEL_QUEUE_URL_'));
+      expect(queueVariables.sort()).toEqual(family.grants.sendsTo.map(queueUrlVariable).sort());
+    }
+  });
+
+  it('declares the parameters with their defaults', () => {
+    expect(synth.json.Parameters).toMatchObject({
+      EmailFrom: { Default: 'no-reply@example.com' },
+      RatePerToken: { Default: '100/200' },
+      RatePerIp: { Default: '10/20' },
+      AppsDomain: { Default: '' },
+    });
+  });
+
+  it('outputs the API, functions and sign-in URLs from the API endpoint', () => {
+    const apiId = resourcesOfType(synth.json, 'AWS::ApiGatewayV2::Api')[0]!;
+    const endpoint = { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] };
+    expect(synth.json.Outputs?.ApiUrl?.Value).toEqual({ 'Fn::Join': ['', [endpoint, '/api/v1/']] });
+    expect(synth.json.Outputs?.SigninUrl?.Value).toEqual({ 'Fn::Join': ['', [endpoint, '/signin/']] });
+    expect(synth.json.Outputs?.FunctionsUrl?.Value).toEqual(endpoint);
+  });
+});
+
+describe('route table validation', () => {
+  it('rejects a route whose family does not exist', () => {
+    expect(() =>
+      synthesize({ routes: [{ method: 'GET', path: '/api/v1/nowhere', family: 'nobody' }] }),
+    ).toThrow(/unknown family "nobody"/);
+  });
+
+  it('rejects duplicate route keys', () => {
+    const route = { method: 'GET', path: '/api/v1/auths', family: 'auths' } as const;
+    expect(() => synthesize({ routes: [route, route] })).toThrow(/Duplicate route "GET \/api\/v1\/auths"/);
+  });
+
+  it('rejects a fallback family that is not a family', () => {
+    expect(() => synthesize({ fallbackFamily: 'missing' })).toThrow(/Fallback family "missing"/);
+  });
+});

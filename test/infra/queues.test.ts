@@ -1,0 +1,141 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { QueueDefinition } from '../../infra/queues';
+import { queues, queueUrlVariable } from '../../infra/queues';
+import { queueUrlOutput } from '../../infra/cloud/outputs';
+import type { Synthesized, TemplateJson } from './synthesize';
+import { functionWithRole, referencedId, resourcesOfType, roleStatements, synthesize, synthTimeout } from './synthesize';
+
+/** Work queues (those with a redrive policy) with the logical id of their DLQ. */
+function workQueues(json: TemplateJson): { id: string; dlqId: string; props: Record<string, any> }[] {
+  return resourcesOfType(json, 'AWS::SQS::Queue')
+    .map((id) => ({ id, props: json.Resources[id]!.Properties ?? {} }))
+    .filter((queue) => queue.props.RedrivePolicy !== undefined)
+    .map((queue) => ({ ...queue, dlqId: referencedId(queue.props.RedrivePolicy.deadLetterTargetArn)! }));
+}
+
+/** The work queue built for a queue name, found through its URL output. */
+function queueFor(json: TemplateJson, name: string): { id: string; dlqId: string; props: Record<string, any> } {
+  const id = referencedId(json.Outputs?.[queueUrlOutput(name)]?.Value);
+  const queue = workQueues(json).find((candidate) => candidate.id === id);
+  if (!queue) throw new Error(`No work queue for ${name}`);
+  return queue;
+}
+
+describe('work queues from infra/queues.ts', () => {
+  let synth: Synthesized;
+  beforeAll(() => {
+    synth = synthesize();
+  }, synthTimeout);
+
+  it('creates a queue and a dead-letter queue per entry', () => {
+    synth.template.resourceCountIs('AWS::SQS::Queue', queues.length * 2);
+    expect(workQueues(synth.json)).toHaveLength(queues.length);
+  });
+
+  it.each(queues.map((q) => [q.name, q] as const))('%s: redrive, visibility timeout and SSE', (name, definition) => {
+    const queue = queueFor(synth.json, name);
+    expect(queue.props.RedrivePolicy.maxReceiveCount).toBe(definition.maxReceiveCount);
+    expect(queue.props.VisibilityTimeout).toBe(definition.visibilityTimeoutSeconds);
+    expect(queue.props.SqsManagedSseEnabled).toBe(true);
+    const dlq = synth.json.Resources[queue.dlqId]!;
+    expect(dlq.Type).toBe('AWS::SQS::Queue');
+    expect(dlq.Properties?.SqsManagedSseEnabled).toBe(true);
+  });
+
+  it.each(queues.map((q) => [q.name] as const))('%s: queue and DLQ deny non-TLS access', (name) => {
+    const queue = queueFor(synth.json, name);
+    for (const id of [queue.id, queue.dlqId]) {
+      synth.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: id }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 'sqs:*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it.each(queues.map((q) => [q.name] as const))('%s: alarm on any visible DLQ message', (name) => {
+    const queue = queueFor(synth.json, name);
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue.dlqId, 'QueueName'] } }],
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+  });
+
+  it('creates no consumer while no entry has one', () => {
+    expect(queues.every((q) => q.consumer === undefined)).toBe(true);
+    synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
+  });
+
+  it('outputs every queue URL', () => {
+    for (const definition of queues) {
+      expect(referencedId(synth.json.Outputs?.[queueUrlOutput(definition.name)]?.Value)).toBe(
+        queueFor(synth.json, definition.name).id,
+      );
+    }
+  });
+});
+
+describe('a queue with a consumer', () => {
+  const withConsumer: QueueDefinition[] = [
+    {
+      name: 'event-notifications',
+      description: 'test queue with a consumer',
+      visibilityTimeoutSeconds: 180,
+      maxReceiveCount: 7,
+      consumer: { entry: 'test/infra/fixtures/handler.ts', batchSize: 5, memoryMb: 512 },
+    },
+    { name: 'license-requests', description: 'test queue without a consumer', visibilityTimeoutSeconds: 60, maxReceiveCount: 3 },
+  ];
+  let synth: Synthesized;
+  beforeAll(() => {
+    synth = synthesize({ queues: withConsumer });
+  }, synthTimeout);
+
+  it('maps exactly the queue that has a consumer, reporting batch item failures', () => {
+    synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    const consumerId = functionWithRole(synth.json, 'consumer:event-notifications');
+    const queue = queueFor(synth.json, 'event-notifications');
+    synth.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: consumerId },
+      EventSourceArn: { 'Fn::GetAtt': [queue.id, 'Arn'] },
+      BatchSize: 5,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(queue.props.RedrivePolicy.maxReceiveCount).toBe(7);
+  });
+
+  it('builds the consumer like the family functions, with a timeout well inside the visibility timeout', () => {
+    const consumer = synth.json.Resources[functionWithRole(synth.json, 'consumer:event-notifications')]!.Properties!;
+    expect(consumer).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: 512, Handler: 'index.handler' });
+    expect(consumer.Timeout).toBeLessThanOrEqual(180 / 6);
+    expect(consumer.Environment.Variables[queueUrlVariable('event-notifications')]).toEqual({
+      Ref: queueFor(synth.json, 'event-notifications').id,
+    });
+  });
+
+  it('lets the consumer receive and delete only from its own queue', () => {
+    const consumerId = functionWithRole(synth.json, 'consumer:event-notifications');
+    const sqsStatements = roleStatements(synth.json, consumerId).filter((statement) =>
+      [statement.Action].flat().some((action) => action.startsWith('sqs:')),
+    );
+    expect(sqsStatements.length).toBeGreaterThan(0);
+    const ownQueue = queueFor(synth.json, 'event-notifications').id;
+    for (const statement of sqsStatements) {
+      expect(statement.Resource).toEqual({ 'Fn::GetAtt': [ownQueue, 'Arn'] });
+    }
+    expect(sqsStatements.flatMap((statement) => [statement.Action].flat())).toEqual(
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']),
+    );
+  });
+});

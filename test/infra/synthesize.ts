@@ -1,0 +1,93 @@
+/**
+ * Synthesizes Cartwheel stacks for the infra tests and reads their templates: which
+ * function serves a family, and what its role may do.
+ */
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { queues } from '../../infra/queues';
+import { fallbackFamily, families, routes } from '../../infra/routes';
+import type { CartwheelStackProps } from '../../infra/cloud/stack';
+import { CartwheelStack } from '../../infra/cloud/stack';
+import { roleTagKey } from '../../infra/cloud/platform-function';
+
+/** Bundling runs esbuild once per function, so a synthesis takes a few seconds. */
+export const synthTimeout = 120_000;
+
+/** A synthesized stack and its template. */
+export interface Synthesized {
+  stack: CartwheelStack;
+  template: Template;
+  /** The template as plain JSON, for walks the assertions API does not offer. */
+  json: TemplateJson;
+}
+
+/** The parts of a CloudFormation template the tests read. */
+export interface TemplateJson {
+  Resources: Record<string, { Type: string; Properties?: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string }>;
+  Outputs?: Record<string, { Value: unknown }>;
+  Parameters?: Record<string, { Default?: unknown }>;
+}
+
+/** Synthesizes a `Cartwheel-test` stack from the real tables, with any of them replaced. */
+export function synthesize(overrides: Partial<CartwheelStackProps> = {}): Synthesized {
+  const app = new App();
+  const stack = new CartwheelStack(app, 'Cartwheel-test', {
+    stage: 'test',
+    queues,
+    families,
+    routes,
+    fallbackFamily,
+    ...overrides,
+  });
+  const template = Template.fromStack(stack);
+  return { stack, template, json: template.toJSON() as TemplateJson };
+}
+
+/** Logical ids of every resource of one type. */
+export function resourcesOfType(json: TemplateJson, type: string): string[] {
+  return Object.entries(json.Resources)
+    .filter(([, resource]) => resource.Type === type)
+    .map(([id]) => id);
+}
+
+/** Logical id of the Lambda function tagged `cartwheel:role` = `role` (e.g. `family:auths`). */
+export function functionWithRole(json: TemplateJson, role: string): string {
+  const matches = resourcesOfType(json, 'AWS::Lambda::Function').filter((id) => {
+    const tags = (json.Resources[id]!.Properties?.Tags ?? []) as { Key: string; Value: string }[];
+    return tags.some((tag) => tag.Key === roleTagKey && tag.Value === role);
+  });
+  if (matches.length !== 1) throw new Error(`Expected one function with role ${role}, found ${matches.length}`);
+  return matches[0]!;
+}
+
+/** Every IAM statement that applies to a function's execution role (inline and attached). */
+export function roleStatements(json: TemplateJson, functionId: string): { Action: string | string[]; Resource: unknown; Effect: string }[] {
+  const roleArn = json.Resources[functionId]!.Properties!.Role as { 'Fn::GetAtt': [string, string] };
+  const roleId = roleArn['Fn::GetAtt'][0];
+  const statements = [];
+  for (const resource of Object.values(json.Resources)) {
+    if (resource.Type !== 'AWS::IAM::Policy') continue;
+    const roles = (resource.Properties!.Roles ?? []) as { Ref: string }[];
+    if (roles.some((role) => role.Ref === roleId)) statements.push(...resource.Properties!.PolicyDocument.Statement);
+  }
+  const inline = (json.Resources[roleId]!.Properties!.Policies ?? []) as { PolicyDocument: { Statement: [] } }[];
+  for (const policy of inline) statements.push(...policy.PolicyDocument.Statement);
+  return statements;
+}
+
+/** All actions a function's role is allowed, flattened. */
+export function allowedActions(json: TemplateJson, functionId: string): string[] {
+  return roleStatements(json, functionId)
+    .filter((statement) => statement.Effect === 'Allow')
+    .flatMap((statement) => (Array.isArray(statement.Action) ? statement.Action : [statement.Action]));
+}
+
+/** Logical id referenced by `{ Ref }` or `{ Fn::GetAtt: [id, ...] }`, else undefined. */
+export function referencedId(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  if (typeof record.Ref === 'string') return record.Ref;
+  const getAtt = record['Fn::GetAtt'];
+  if (Array.isArray(getAtt) && typeof getAtt[0] === 'string') return getAtt[0];
+  return undefined;
+}
