@@ -6,8 +6,10 @@ const runtime = await startLocalRuntime({ ...options, log: (line) => console.log
   console.error(`Cartwheel failed to start: ${error.message}`);
   process.exit(1);
 });
-console.log(describeBootstrap(runtime.bootstrap));
-console.log(`  Data:           ${options.dataDir} (bootstrap.json holds these facts)`);
+// One write: the listening line and the facts arrive together for tools that wait for the line.
+console.log(
+  `Cartwheel listening on ${runtime.url}\n${describeBootstrap(runtime.bootstrap)}\n  Data:           ${options.dataDir} (bootstrap.json holds these facts)`,
+);
 
 let signals = 0;
 const shutdown = (signal: string) => {

@@ -100,7 +100,6 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
 
     ready = true;
     markReady();
-    log(`Cartwheel listening on ${origin}`);
 
     let stopping: Promise<void> | undefined;
     const stop = () =>

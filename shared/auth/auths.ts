@@ -171,7 +171,8 @@ export async function updateSecretToken(record: TokenRecord, changes: SecretToke
     }
   }
   if (changes.permissions !== undefined) {
-    sets.push('permissions = :permissions');
+    sets.push('#permissions = :permissions');
+    names['#permissions'] = 'permissions';
     values[':permissions'] = changes.permissions;
   }
   try {

@@ -39,7 +39,7 @@ export function tempDataDir(): string {
 /** Starts `infra/local/main.ts` and waits for its listening line. */
 export async function startRuntime(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<RuntimeProcess> {
   const dataDir = options.dataDir ?? tempDataDir();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'infra/local/main.ts')], {
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', join(ROOT, 'infra/local/main.ts')], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', CARTWHEEL_DATA_DIR: dataDir, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
