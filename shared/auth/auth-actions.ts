@@ -9,7 +9,6 @@ import {
   authResource,
   countAuths,
   getAuthRecord,
-  getAuthRecordByHash,
   issueToken,
   parseComments,
   queryAuths,
@@ -176,15 +175,14 @@ export async function deleteAuth(context: ApiContext): Promise<ApiResult> {
   return { status: 204 };
 }
 
-/** `GET /auths/me`: the caller's own auth. */
+/** `GET /auths/me`: the caller's own auth (authentication already read its record). */
 export async function getOwnAuth(context: ApiContext): Promise<ApiResult> {
-  const record = await getAuthRecordByHash(requirePrincipal(context).tokenHash);
-  return { status: 200, body: authResource(record, context.baseUrl) };
+  return { status: 200, body: authResource(requirePrincipal(context).record, context.baseUrl) };
 }
 
 /** `DELETE /auths/me`: revokes the caller's token. */
 export async function deleteOwnAuth(context: ApiContext): Promise<ApiResult> {
-  await revokeAuth(await getAuthRecordByHash(requirePrincipal(context).tokenHash));
+  await revokeAuth(requirePrincipal(context).record);
   return { status: 204 };
 }
 

@@ -1,22 +1,61 @@
 /**
- * Authentication of bearer tokens, fused with expiry, sliding lifetimes and the per-token
- * rate limit: one conditional UpdateItem on the token record does all four, so an
- * authenticated request costs one DynamoDB call. Only contention (a burst) or a failure
- * needs a second one.
+ * Authentication of bearer tokens, with expiry, sliding lifetimes and the per-token rate
+ * limit (auth.md 1.3–1.5, conventions.md 18).
+ *
+ * The hot path must not cost a DynamoDB write per request, nor even a read when a token is
+ * busy, so each process keeps two small things per token:
+ * - the token record, re-read (consistently) when older than one second. Revoking or
+ *   changing a token in this process forgets it at once; other processes see the change
+ *   within that second, and the next lease write (below) fails for a revoked token.
+ * - a rate-limit lease: a number of requests taken from the token's shared GCRA bucket in
+ *   one conditional write. Leases start at one request and double while they are used up
+ *   within their second (up to a quarter of the burst), so a busy token writes rarely and a
+ *   quiet one exactly as often as it is used. Slots a lease leaves unused lapse with it, so
+ *   several processes together never exceed the limit; they may only refuse a little early.
+ * The stored last-use time (and with it the end of a sliding token's idle window) is
+ * refreshed at most once a minute, as auth.md 1.5 allows, in the same write.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { nowMs } from '../clock';
-import { config } from '../config';
+import { config, type RateLimit } from '../config';
 import { RequestLimitExceededError } from '../http/errors';
 import { db, table } from '../store/client';
 import { tokenKey } from '../store/keys';
 import { ExpiredTokenError, InvalidTokenError } from './errors';
 import type { Principal } from './principal';
-import { gcra } from './rate-limit';
+import { bucketClauses, MAX_BUCKET_ATTEMPTS, nextStep, slotsFit } from './rate-limit';
 import { IDLE_LIFETIME_MS, TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from './token-records';
 import { hashToken, parseToken } from './tokens';
+
+/** How long a cached token record is trusted (real time). */
+const RECORD_FRESH_MS = 1000;
+/** How long a lease's unused slots stay usable (real time). */
+const LEASE_LIFETIME_MS = 1000;
+/** The stored last use is refreshed when older than this (platform clock). */
+const LAST_USE_REFRESH_MS = 60_000;
+/** Bound on cached tokens per process. */
+const MAX_CACHED = 10_000;
+
+interface Lease {
+  remaining: number;
+  size: number;
+  takenAt: number;
+}
+
+interface CachedToken {
+  record: TokenRecord;
+  fetchedAt: number;
+  lease?: Lease;
+}
+
+const cache = new Map<string, CachedToken>();
+
+/** Forgets what this process knows of a token (after revoking or changing it). */
+export function forgetToken(tokenHash: string): void {
+  cache.delete(tokenHash);
+}
 
 /**
  * Authenticates `token` and takes one request from its rate-limit bucket. Throws 401
@@ -28,64 +67,27 @@ export async function authenticate(token: string | undefined): Promise<Principal
   // Refresh tokens are never bearer tokens; malformed strings never reach the table.
   if (!parsed || parsed.kind === 'refresh') throw new InvalidTokenError();
   const tokenHash = hashToken(token);
-  const key = tokenKey(tokenHash);
   const idle = IDLE_LIFETIME_MS[parsed.kind];
-  const limit = config().rateLimits.perToken;
 
-  let knownTat: number | undefined;
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const now = nowMs();
-    const decision = gcra(knownTat, now, limit);
-    if (!decision.allowed) throw new RequestLimitExceededError(decision.retryAfterMs / 1000);
-    const sets = ['rl_tat = :next', 'last_used_ms = :now'];
-    const values: Record<string, unknown> = { ':next': decision.nextTat, ':now': now };
-    const names: Record<string, string> = {};
-    let expiryCondition: string;
-    if (idle) {
-      sets.push('expires_at_ms = :slide', '#ttl = :ttl');
-      values[':slide'] = now + idle;
-      values[':ttl'] = Math.ceil((now + idle) / 1000) + TOKEN_TTL_GRACE_SECONDS;
-      names['#ttl'] = 'ttl';
-      expiryCondition = 'expires_at_ms > :now';
-    } else {
-      expiryCondition = '(attribute_not_exists(expires_at_ms) OR expires_at_ms > :now)';
+  let entry = cache.get(tokenHash);
+  if (!entry || performance.now() - entry.fetchedAt > RECORD_FRESH_MS) {
+    const record = await readRecord(tokenHash);
+    if (!record) {
+      cache.delete(tokenHash);
+      throw new InvalidTokenError();
     }
-    const bucketCondition =
-      knownTat === undefined ? '(attribute_not_exists(rl_tat) OR rl_tat <= :now)' : 'rl_tat = :known';
-    if (knownTat !== undefined) values[':known'] = knownTat;
-    try {
-      const result = await db().send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: key,
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: `attribute_exists(pk) AND ${expiryCondition} AND ${bucketCondition}`,
-          ExpressionAttributeValues: values,
-          ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return toPrincipal(result.Attributes as TokenRecord, tokenHash);
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const record = error.Item ? (unmarshall(error.Item) as TokenRecord) : await readRecord(key);
-      if (!record) throw new InvalidTokenError();
-      if (record.expires_at_ms !== undefined && record.expires_at_ms <= now) throw new ExpiredTokenError();
-      // The bucket moved (a burst, or another instance): retry against the stored TAT.
-      knownTat = record.rl_tat;
-    }
+    entry = remember(tokenHash, record, entry?.lease);
   }
-  throw new RequestLimitExceededError(1);
-}
+  const now = nowMs();
+  if (isExpired(entry.record, now)) throw new ExpiredTokenError();
 
-async function readRecord(key: { pk: string; sk: string }): Promise<TokenRecord | undefined> {
-  const result = await db().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }));
-  return result.Item as TokenRecord | undefined;
-}
+  const lease = entry.lease;
+  const leaseUsable = lease !== undefined && lease.remaining > 0 && performance.now() - lease.takenAt <= LEASE_LIFETIME_MS;
+  const useIsStale = now - (entry.record.last_used_ms ?? 0) >= LAST_USE_REFRESH_MS;
+  if (!leaseUsable || useIsStale) entry = await writeUse(tokenHash, entry, !leaseUsable, idle);
+  entry.lease!.remaining--;
 
-/** The principal of a stored token record. */
-export function toPrincipal(record: TokenRecord, tokenHash: string): Principal {
+  const record = entry.record;
   return {
     authId: record.auth_id,
     accountId: record.account_id,
@@ -95,10 +97,90 @@ export function toPrincipal(record: TokenRecord, tokenHash: string): Principal {
     tokenHash,
     permissions: record.permissions ?? [],
     isOwner: record.is_owner === true,
-    expiresAtMs: record.expires_at_ms ?? null,
+    // A sliding token's window restarts with every use, whatever the stored value lags.
+    expiresAtMs: idle ? now + idle : (record.expires_at_ms ?? null),
     ...(record.user_id ? { userId: record.user_id } : {}),
     ...(record.customer_id ? { customerId: record.customer_id } : {}),
+    record,
   };
+}
+
+function isExpired(record: TokenRecord, now: number): boolean {
+  return record.expires_at_ms !== undefined && record.expires_at_ms <= now;
+}
+
+function remember(tokenHash: string, record: TokenRecord, lease: Lease | undefined): CachedToken {
+  const entry: CachedToken = { record, fetchedAt: performance.now(), ...(lease ? { lease } : {}) };
+  cache.delete(tokenHash);
+  cache.set(tokenHash, entry);
+  if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
+  return entry;
+}
+
+async function readRecord(tokenHash: string): Promise<TokenRecord | undefined> {
+  const result = await db().send(new GetCommand({ TableName: table(), Key: tokenKey(tokenHash), ConsistentRead: true }));
+  return result.Item as TokenRecord | undefined;
+}
+
+/** The size of the next lease: double while leases are used up within their lifetime. */
+function nextLeaseSize(lease: Lease | undefined, limit: RateLimit): number {
+  const cap = Math.max(1, Math.floor(limit.burst / 4));
+  if (!lease || lease.remaining > 0 || performance.now() - lease.takenAt > LEASE_LIFETIME_MS) return 1;
+  return Math.min(cap, lease.size * 2);
+}
+
+/**
+ * One conditional write on the token record: takes a lease (when `takeLease`) and records the
+ * use. It fails for a revoked or expired token, and when the bucket cannot give the lease.
+ */
+async function writeUse(tokenHash: string, entry: CachedToken, takeLease: boolean, idle: number | undefined): Promise<CachedToken> {
+  const limit = config().rateLimits.perToken;
+  let knownTat = entry.record.rl_tat;
+  let slots = takeLease ? nextLeaseSize(entry.lease, limit) : 0;
+  for (let attempt = 0; attempt < MAX_BUCKET_ATTEMPTS; attempt++) {
+    const now = nowMs();
+    if (slots > 1 && !slotsFit(knownTat, now, limit, slots)) slots = 1;
+    const bucket = slots ? bucketClauses(nextStep(knownTat, now, limit, slots), now, limit, slots) : undefined;
+    const sets = ['last_used_ms = :now'];
+    const values: Record<string, unknown> = { ':now': now, ...bucket?.values };
+    const names: Record<string, string> = {};
+    if (bucket) sets.unshift(bucket.set);
+    let expiryCondition = '(attribute_not_exists(expires_at_ms) OR expires_at_ms > :now)';
+    if (idle) {
+      sets.push('expires_at_ms = :slide', '#ttl = :ttl');
+      values[':slide'] = now + idle;
+      values[':ttl'] = Math.ceil((now + idle) / 1000) + TOKEN_TTL_GRACE_SECONDS;
+      names['#ttl'] = 'ttl';
+      expiryCondition = 'expires_at_ms > :now';
+    }
+    try {
+      const result = await db().send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: tokenKey(tokenHash),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: `attribute_exists(pk) AND ${expiryCondition}${bucket ? ` AND ${bucket.condition}` : ''}`,
+          ExpressionAttributeValues: values,
+          ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      const lease = slots ? { remaining: slots, size: slots, takenAt: performance.now() } : entry.lease;
+      return remember(tokenHash, result.Attributes as TokenRecord, lease);
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const record = error.Item ? (unmarshall(error.Item) as TokenRecord) : await readRecord(tokenHash);
+      if (!record) {
+        forgetToken(tokenHash);
+        throw new InvalidTokenError();
+      }
+      if (isExpired(record, now)) throw new ExpiredTokenError();
+      // The bucket was not where we guessed: decide again from its stored TAT.
+      knownTat = record.rl_tat;
+    }
+  }
+  throw new RequestLimitExceededError(1);
 }
 
 /** Seconds until the principal's token lapses (X-Token-Expires-In-Seconds), or undefined for never. */

@@ -14,6 +14,7 @@ import { newId } from '../ids';
 import { timestamp } from '../rest/dates';
 import { db, table } from '../store/client';
 import { authIdKey, counterKey, listSortKey, scope, tokenKey } from '../store/keys';
+import { forgetToken } from './authenticate';
 import { effectivePermissions, FULL_ACCESS, type PermissionEntry } from './permissions';
 import { authListPartition, IDLE_LIFETIME_MS, TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from './token-records';
 import { hashToken, newToken, redactToken, type Mode, type TokenKind, type TokenPrefix } from './tokens';
@@ -109,15 +110,10 @@ export async function getAuthRecord(accountId: string, authId: string): Promise<
   throw new NotFoundError('The auth does not exist.', { parameter: 'auth_id' });
 }
 
-/** Reads the record of a token by its hash (the caller's own auth). */
-export async function getAuthRecordByHash(tokenHash: string): Promise<TokenRecord> {
-  const result = await db().send(new GetCommand({ TableName: table(), Key: tokenKey(tokenHash), ConsistentRead: true }));
-  if (!result.Item) throw new NotFoundError('The auth does not exist.');
-  return result.Item as TokenRecord;
-}
 
 /** Revokes a token at once: its record, its id pointer and its count go in one transaction. */
 export async function revokeAuth(record: TokenRecord): Promise<void> {
+  forgetToken(record.pk.slice('token#'.length));
   try {
     await db().send(
       new TransactWriteCommand({
@@ -187,6 +183,7 @@ export async function updateSecretToken(record: TokenRecord, changes: SecretToke
         ReturnValues: 'ALL_NEW',
       }),
     );
+    forgetToken(record.pk.slice('token#'.length));
     return result.Attributes as TokenRecord;
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') throw new NotFoundError('The auth does not exist.');

@@ -1,5 +1,6 @@
 /** Who is calling: the authenticated token and what it may do. */
 import type { PermissionEntry } from './permissions';
+import type { TokenRecord } from './token-records';
 import type { Mode, TokenKind, TokenPrefix } from './tokens';
 
 /** The caller of an authenticated request. */
@@ -18,4 +19,6 @@ export interface Principal {
   expiresAtMs: number | null;
   userId?: string;
   customerId?: string;
+  /** The token record as authentication left it (after this request's use). */
+  record: TokenRecord;
 }

@@ -3,9 +3,16 @@
  * number per bucket, the theoretical arrival time (TAT). A request at `now` is allowed when
  * `TAT - now <= (burst - 1) * interval`; it then moves TAT to `max(TAT, now) + interval`.
  *
- * The bucket lives in DynamoDB so every Lambda instance shares it. For tokens it is stored
- * on the token record itself and updated by the same call that authenticates (see
- * authenticate.ts): one write per request does lookup, expiry, sliding and limiting.
+ * The bucket lives in DynamoDB so every Lambda instance shares it. `max()` cannot be written
+ * in an UpdateExpression, so a step is one of two conditional updates, chosen from what we
+ * last knew of the bucket:
+ * - `fresh` (TAT is in the past or absent): `SET rl_tat = :now + interval`;
+ * - `increment` (TAT is ahead of now, within the tolerance): `SET rl_tat = rl_tat + interval`.
+ * The increment is atomic and commutative, so concurrent requests of one token never fail
+ * each other; a condition fails only when the bucket really is empty or the guess was wrong.
+ *
+ * For tokens the bucket is stored on the token record and updated by the same call that
+ * authenticates (authenticate.ts); public endpoints use per-IP bucket items (`takeFromBucket`).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -29,16 +36,55 @@ export function intervalMs(limit: RateLimit): number {
   return 1000 / limit.rate;
 }
 
+/** The largest TAT at which a request at `now` is still allowed. */
+function latestAllowedTat(now: number, limit: RateLimit): number {
+  return now + (limit.burst - 1) * intervalMs(limit);
+}
+
 /** One GCRA decision for a bucket whose stored TAT is `tat` (undefined: never used). */
 export function gcra(tat: number | undefined, now: number, limit: RateLimit): GcraDecision {
-  const interval = intervalMs(limit);
-  const tolerance = (limit.burst - 1) * interval;
   const current = Math.max(tat ?? now, now);
-  if (current - now > tolerance) {
-    return { allowed: false, nextTat: current, retryAfterMs: current - tolerance - now };
-  }
-  return { allowed: true, nextTat: current + interval, retryAfterMs: 0 };
+  const latest = latestAllowedTat(now, limit);
+  if (current > latest) return { allowed: false, nextTat: current, retryAfterMs: current - latest };
+  return { allowed: true, nextTat: current + intervalMs(limit), retryAfterMs: 0 };
 }
+
+/** Which conditional update to try next for a bucket whose TAT was last seen as `tat`. */
+export type BucketStep = 'fresh' | 'increment';
+
+/**
+ * The step that takes `slots` requests at once from a bucket last seen at `tat`; throws 429
+ * (with the wait for one slot) when not even one request fits.
+ */
+export function nextStep(tat: number | undefined, now: number, limit: RateLimit, slots = 1): BucketStep {
+  const decision = gcra(tat, now, limit);
+  if (!decision.allowed) throw new RequestLimitExceededError(decision.retryAfterMs / 1000);
+  return tat === undefined || tat <= now ? 'fresh' : 'increment';
+}
+
+/** Whether `slots` requests fit at once into a bucket last seen at `tat`. */
+export function slotsFit(tat: number | undefined, now: number, limit: RateLimit, slots: number): boolean {
+  return Math.max(tat ?? now, now) + (slots - 1) * intervalMs(limit) <= latestAllowedTat(now, limit);
+}
+
+/** The update and condition clauses that take `slots` requests, with their placeholder values. */
+export function bucketClauses(step: BucketStep, now: number, limit: RateLimit, slots = 1) {
+  const interval = intervalMs(limit);
+  return step === 'fresh'
+    ? {
+        set: 'rl_tat = :rl_next',
+        condition: '(attribute_not_exists(rl_tat) OR rl_tat <= :rl_now)',
+        values: { ':rl_next': now + slots * interval, ':rl_now': now },
+      }
+    : {
+        set: 'rl_tat = rl_tat + :rl_add',
+        condition: '(rl_tat > :rl_now AND rl_tat <= :rl_latest)',
+        values: { ':rl_add': slots * interval, ':rl_now': now, ':rl_latest': latestAllowedTat(now, limit) - (slots - 1) * interval },
+      };
+}
+
+/** Attempts before giving up; each failed attempt means the bucket moved under us. */
+export const MAX_BUCKET_ATTEMPTS = 6;
 
 /**
  * Takes one request from the bucket at `key`, creating it on first use; throws 429 with
@@ -46,24 +92,18 @@ export function gcra(tat: number | undefined, now: number, limit: RateLimit): Gc
  */
 export async function takeFromBucket(key: ItemKey, limit: RateLimit): Promise<void> {
   let known: number | undefined;
-  for (let attempt = 0; attempt < 8; attempt++) {
+  for (let attempt = 0; attempt < MAX_BUCKET_ATTEMPTS; attempt++) {
     const now = nowMs();
-    const decision = gcra(known, now, limit);
-    if (!decision.allowed) throw new RequestLimitExceededError(decision.retryAfterMs / 1000);
+    const clauses = bucketClauses(nextStep(known, now, limit), now, limit);
     try {
       await db().send(
         new UpdateCommand({
           TableName: table(),
           Key: key,
-          UpdateExpression: 'SET rl_tat = :next, #ttl = :ttl',
-          ConditionExpression:
-            known === undefined ? 'attribute_not_exists(rl_tat) OR rl_tat <= :now' : 'rl_tat = :known',
+          UpdateExpression: `SET ${clauses.set}, #ttl = :ttl`,
+          ConditionExpression: clauses.condition,
           ExpressionAttributeNames: { '#ttl': 'ttl' },
-          ExpressionAttributeValues: {
-            ':next': decision.nextTat,
-            ':ttl': Math.ceil(decision.nextTat / 1000) + 3600,
-            ...(known === undefined ? { ':now': now } : { ':known': known }),
-          },
+          ExpressionAttributeValues: { ...clauses.values, ':ttl': Math.ceil(now / 1000) + 3600 },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
@@ -74,6 +114,5 @@ export async function takeFromBucket(key: ItemKey, limit: RateLimit): Promise<vo
       known = stored === undefined ? undefined : Number(stored);
     }
   }
-  // Heavy contention on one bucket: refuse rather than spin.
   throw new RequestLimitExceededError(1);
 }

@@ -1,0 +1,110 @@
+/**
+ * The DynamoDB calls authentication makes are the behaviour here (cost per request, how a
+ * revoked or exhausted token is noticed), so these tests count them with aws-sdk-client-mock.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { authenticate, forgetToken } from '../../shared/auth/authenticate';
+import type { TokenRecord } from '../../shared/auth/token-records';
+import { hashToken, newToken } from '../../shared/auth/tokens';
+import { setManualTime, useManualClock, useSystemClock } from '../../shared/clock';
+import { resetConfig } from '../../shared/config';
+
+process.env.CARTWHEEL_TABLE = 'cartwheel';
+process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
+
+const ddb = mockClient(DynamoDBDocumentClient);
+const T0 = Date.parse('2026-11-21T12:00:00Z');
+
+function record(token: string, extra: Partial<TokenRecord> = {}): TokenRecord {
+  return {
+    pk: `token#${hashToken(token)}`, sk: 'token', auth_id: 'AUTH1', account_id: 'ACCT1', mode: 'live', kind: 'secret', prefix: 'sk',
+    last4: token.slice(-4), permissions: [], created_ms: T0, modified_ms: T0, gsi1pk: 'x', gsi1sk: 'y', gsi2pk: 'x', gsi2sk: 'y', ...extra,
+  };
+}
+
+function calls() {
+  return { gets: ddb.commandCalls(GetCommand).length, updates: ddb.commandCalls(UpdateCommand).length };
+}
+
+beforeEach(() => {
+  ddb.reset();
+  useManualClock(T0);
+  process.env.CARTWHEEL_RATE_PER_TOKEN = '100/200';
+  resetConfig();
+});
+afterEach(() => useSystemClock());
+
+describe('authenticate', () => {
+  it('refuses malformed and refresh tokens without touching the table', async () => {
+    await expect(authenticate(undefined)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate('nope')).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(newToken('rt', 'live'))).rejects.toMatchObject({ code: 'invalid_token' });
+    expect(calls()).toEqual({ gets: 0, updates: 0 });
+  });
+
+  it('refuses an unknown token after one consistent read', async () => {
+    ddb.on(GetCommand).resolves({});
+    await expect(authenticate(newToken('sk', 'live'))).rejects.toMatchObject({ code: 'invalid_token' });
+    expect(ddb.commandCalls(GetCommand)[0]!.args[0].input.ConsistentRead).toBe(true);
+  });
+
+  it('costs one read and a few lease writes for many requests of a busy token', async () => {
+    const token = newToken('sk', 'live');
+    const stored = record(token);
+    ddb.on(GetCommand).resolves({ Item: stored });
+    ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, rl_tat: input.ExpressionAttributeValues[':rl_next'] ?? 0, last_used_ms: T0 } }));
+    for (let i = 0; i < 40; i++) await authenticate(token);
+    const { gets, updates } = calls();
+    expect(gets).toBe(1);
+    // Leases of 1, 2, 4, 8, 16, 32 slots cover 40 requests.
+    expect(updates).toBe(6);
+    forgetToken(hashToken(token));
+  });
+
+  it('reports an expired token, by the platform clock', async () => {
+    const token = newToken('sk', 'live');
+    ddb.on(GetCommand).resolves({ Item: record(token, { expires_at_ms: T0 + 1000 }) });
+    ddb.on(UpdateCommand).resolves({ Attributes: record(token, { expires_at_ms: T0 + 1000, last_used_ms: T0 }) });
+    const principal = await authenticate(token);
+    expect(principal.expiresAtMs).toBe(T0 + 1000);
+    setManualTime(T0 + 1000);
+    await expect(authenticate(token)).rejects.toMatchObject({ code: 'invalid_token', message: 'The token has expired.' });
+    forgetToken(hashToken(token));
+  });
+
+  it('slides limited tokens: the window restarts with each use', async () => {
+    const token = newToken('lt', 'test');
+    const stored = record(token, { kind: 'limited', prefix: 'lt', mode: 'test', expires_at_ms: T0 + 1000 });
+    ddb.on(GetCommand).resolves({ Item: stored });
+    ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, expires_at_ms: input.ExpressionAttributeValues[':slide'], last_used_ms: T0 } }));
+    const principal = await authenticate(token);
+    expect(principal.expiresAtMs).toBe(T0 + 14 * 24 * 3600 * 1000);
+    const update = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
+    expect(update.UpdateExpression).toContain('expires_at_ms = :slide');
+    expect(update.ConditionExpression).toContain('expires_at_ms > :now');
+    forgetToken(hashToken(token));
+  });
+
+  it('notices a revocation made elsewhere at the next lease write, and forgets the token', async () => {
+    const token = newToken('sk', 'live');
+    ddb.on(GetCommand).resolvesOnce({ Item: record(token) }).resolves({});
+    ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }));
+    await expect(authenticate(token)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(token)).rejects.toMatchObject({ code: 'invalid_token' });
+    expect(calls().gets).toBe(3);
+  });
+
+  it('answers 429 with the wait until a slot frees when the shared bucket is empty', async () => {
+    const token = newToken('sk', 'live');
+    // The bucket is 1.5 s past its tolerance (burst 200 at 100/s = 1.99 s ahead of now).
+    const full = record(token, { rl_tat: T0 + 1990 + 1500 });
+    ddb.on(GetCommand).resolves({ Item: full });
+    ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall(full) }));
+    await expect(authenticate(token)).rejects.toMatchObject({ code: 'request_limit_exceeded', headers: { 'Retry-After': '2' } });
+    forgetToken(hashToken(token));
+  });
+});
