@@ -10,7 +10,8 @@
  * Prints one JSON document on stdout and exits 0; on failure writes to stderr and exits 1.
  */
 import { parseArgs } from 'node:util';
-import { createAccount } from '../../shared/accounts/create-account';
+import { pathToFileURL } from 'node:url';
+import { createAccount, type AccountBootstrap } from '../../shared/accounts/create-account';
 import { resetConfig } from '../../shared/config';
 import { ApiError } from '../../shared/http/errors';
 import { resetDb } from '../../shared/store/client';
@@ -75,8 +76,9 @@ async function configureCloud(stage: string): Promise<void> {
   });
 }
 
-async function main(): Promise<void> {
-  const args = parseCreateAccountArgs(process.argv.slice(2));
+/** Runs the command for `argv` (without node and script) and returns the bootstrap facts. */
+export async function runCreateAccount(argv: string[]): Promise<AccountBootstrap> {
+  const args = parseCreateAccountArgs(argv);
   let stopLocal: (() => Promise<void>) | undefined;
   if (args.target === 'cloud') {
     await configureCloud(args.stage);
@@ -93,17 +95,23 @@ async function main(): Promise<void> {
       ...(args.userId ? { userId: args.userId } : {}),
       ...(args.password !== undefined ? { password: args.password } : {}),
     });
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return result;
   } finally {
     await stopLocal?.();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    const message = error instanceof ApiError ? `${error.code}: ${error.message}` : (error as Error).message;
-    process.stderr.write(`account:create failed: ${message}\n`);
-    process.exit(1);
-  },
-);
+// Run only when executed as a script, so tests can import the functions above.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runCreateAccount(process.argv.slice(2)).then(
+    (result) => {
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      const message = error instanceof ApiError ? `${error.code}: ${error.message}` : (error as Error).message;
+      process.stderr.write(`account:create failed: ${message}\n`);
+      process.exit(1);
+    },
+  );
+}

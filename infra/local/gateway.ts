@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { families, fallbackFamily, routes, type FamilyName } from '../routes';
 import { compileRoutes } from '../../shared/http/route-matcher';
+import { logger } from '../../shared/logging';
 import { lambdaContext, toApiGatewayEvent, writeResult, type EdgeFacts } from './api-event';
 import { handleLocalPage, type LocalPagesOptions } from './local-pages';
 
@@ -76,7 +77,7 @@ export function createGateway(options: GatewayOptions) {
       const result = await options.handlers[family](event, lambdaContext(family, TIMEOUT_MS));
       writeResult(res, result);
     } catch (error) {
-      console.error('Gateway error', error);
+      logger.error('Gateway error', { error: error as Error });
       if (!res.headersSent) {
         res.writeHead(500, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify({ message: 'Internal Server Error' }));

@@ -14,8 +14,12 @@ import { createAccount, type AccountBootstrap } from '../../shared/accounts/crea
 import { clockMode, nowMs, nowSeconds, onClockMoved, useManualClock } from '../../shared/clock';
 import { resetDb } from '../../shared/store/client';
 import { dataPaths, lockDataDir } from './data-dir';
-import { startEmulators, type Emulators } from './emulators';
-import { createGateway, loadFamilyHandlers } from './gateway';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { queues } from '../queues';
+import { LOCAL_REGION, startEmulators, type Emulators } from './emulators';
+import { createGateway, loadFamilyHandlers, REPO_ROOT } from './gateway';
+import { startPoller, type Poller, type QueueHandler } from './queue-poller';
 import { useLocalPlatform } from './local-env';
 
 /** How to start a runtime (defaults follow local-runtime.md). */
@@ -89,6 +93,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
       ready: readyPromise,
     });
 
+    const pollers = await startQueuePollers(emulators, log);
     const bootstrap = await seedOrReload(paths.bootstrap, port, log);
     writeBootstrap(paths.bootstrap, bootstrap);
 
@@ -112,6 +117,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
         });
         await gateway!.drain(10_000);
         server.closeAllConnections();
+        await Promise.all(pollers.map((poller) => poller.stop()));
         await emulators!.stop();
         resetDb();
         release();
@@ -122,6 +128,29 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     release();
     throw error;
   }
+}
+
+/** Polls every queue that has a consumer, calling it as the cloud's event source mapping would. */
+async function startQueuePollers(emulators: Emulators, log: (line: string) => void): Promise<Poller[]> {
+  const pollers: Poller[] = [];
+  for (const queue of queues) {
+    if (!queue.consumer) continue;
+    const module = (await import(pathToFileURL(resolve(REPO_ROOT, queue.consumer.entry)).href)) as { handler: QueueHandler };
+    const created = emulators.queues.find((candidate) => candidate.name === queue.name)!;
+    pollers.push(
+      startPoller({
+        sqs: emulators.sqs,
+        queueName: queue.name,
+        queueUrl: created.url,
+        queueArn: created.arn,
+        region: LOCAL_REGION,
+        handler: module.handler,
+        batchSize: queue.consumer.batchSize,
+        onError: (error) => log(`Queue ${queue.name}: ${String(error)}`),
+      }),
+    );
+  }
+  return pollers;
 }
 
 /** First start seeds the account; later starts reload its facts and refresh the URLs. */

@@ -20,6 +20,7 @@ import { bearerToken } from '../auth/tokens';
 import { readTechnicalSettings } from '../accounts/settings';
 import { config } from '../config';
 import { newId } from '../ids';
+import { logger } from '../logging';
 import { ipBucketKey } from '../store/keys';
 import { isOriginAllowed, EXPOSE_HEADERS } from './cors';
 import { asApiError, errorEnvelope } from './envelope';
@@ -60,9 +61,7 @@ export function toResponse(
 /** The error envelope of any thrown value, as an action result. */
 export function errorResult(error: unknown, requestId: string): ApiResult {
   const apiError = asApiError(error);
-  if (apiError !== error) {
-    console.error(JSON.stringify({ level: 'ERROR', message: 'Unhandled error', requestId, error: String(error), stack: (error as Error)?.stack }));
-  }
+  if (apiError !== error) logger.error('Unhandled error', { requestId, error: error as Error });
   return { status: apiError.status, body: errorEnvelope(apiError, requestId), headers: apiError.headers };
 }
 

@@ -108,3 +108,30 @@ describe('authenticate', () => {
     forgetToken(hashToken(token));
   });
 });
+
+describe('per-IP buckets of public endpoints', () => {
+  it('creates the bucket on first use, increments it under load and refuses when empty', async () => {
+    const { takeFromBucket } = await import('../../shared/auth/rate-limit');
+    const limit = { rate: 10, burst: 20 };
+    const key = { pk: 'ratelimit#ip#10.0.0.1', sk: 'bucket' };
+    ddb.on(UpdateCommand).resolves({});
+    await takeFromBucket(key, limit);
+    const first = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
+    expect(first.ConditionExpression).toBe('(attribute_not_exists(rl_tat) OR rl_tat <= :rl_now)');
+    expect(first.ExpressionAttributeValues![':rl_next']).toBe(T0 + 100);
+
+    // Another request raced ahead: the stored TAT is in the future but within the tolerance.
+    ddb.reset();
+    ddb.on(UpdateCommand)
+      .rejectsOnce(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall({ rl_tat: T0 + 500 }) }))
+      .resolves({});
+    await takeFromBucket(key, limit);
+    const second = ddb.commandCalls(UpdateCommand)[1]!.args[0].input;
+    expect(second.UpdateExpression).toContain('rl_tat = rl_tat + :rl_add');
+
+    ddb.reset();
+    ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall({ rl_tat: T0 + 1900 + 3000 }) }));
+    await expect(takeFromBucket(key, limit)).rejects.toMatchObject({ status: 429, headers: { 'Retry-After': '3' } });
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(1);
+  });
+});
