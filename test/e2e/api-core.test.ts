@@ -300,6 +300,21 @@ describe('Idempotency-Key (conventions.md 19)', () => {
     expect(fixed.headers.get('idempotent-replayed')).toBeNull();
   });
 
+  it('executes concurrent requests with one key once: the others replay or are told it is in progress', async () => {
+    const key = `race-${Date.now()}`;
+    const raceBody = { comments: `race ${key}`, permissions: body.permissions };
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => api(`${base}auths/secret`, { method: 'POST', token: live, body: raceBody, headers: { 'Idempotency-Key': key } })),
+    );
+    const executed = answers.filter((a) => a.status === 201 && a.headers.get('idempotent-replayed') === null);
+    expect(executed).toHaveLength(1);
+    for (const answer of answers) {
+      if (answer.status === 201) expect(answer.body.token).toBe(executed[0]!.body.token);
+      else expect(answer.body.error.meta).toEqual({ parameter: 'Idempotency-Key', reason: 'in_progress' });
+    }
+    expect((await api(`${base}auths?q=${encodeURIComponent(raceBody.comments)}`, { token: live })).body.total_items).toBe(1);
+  });
+
   it('scopes keys to the calling token and rejects invalid keys', async () => {
     const key = `scoped-${Date.now()}`;
     const a = await api(`${base}auths/secret`, { method: 'POST', token: live, body, headers: { 'Idempotency-Key': key } });

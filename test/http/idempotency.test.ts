@@ -1,0 +1,54 @@
+/** Idempotency-Key while the first request is still running (conventions.md 19, concurrency). */
+import { createHash } from 'node:crypto';
+import { ConditionalCheckFailedException, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { describe, expect, it } from 'vitest';
+import { resetConfig } from '../../shared/config';
+import { canonicalJson, runIdempotent } from '../../shared/http/idempotency';
+
+process.env.CARTWHEEL_TABLE = 'cartwheel';
+process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
+resetConfig();
+const ddb = mockClient(DynamoDBClient);
+
+describe('runIdempotent', () => {
+  it('answers 409 in_use (in_progress) while the first request with the key runs, without executing', async () => {
+    const body = { comments: 'x' };
+    const fingerprint = createHash('sha256').update(`POST /api/v1/auths/secret\n${canonicalJson(body)}`).digest('hex');
+    const validation = createHash('md5').update(JSON.stringify(fingerprint)).digest('base64');
+    ddb.on(PutItemCommand).rejects(
+      new ConditionalCheckFailedException({
+        message: 'exists',
+        $metadata: {},
+        Item: marshall({
+          pk: 'idempotency#hash',
+          sk: 'api#x',
+          status: 'INPROGRESS',
+          ttl: Math.floor(Date.now() / 1000) + 3600,
+          in_progress_expiration: Date.now() + 20_000,
+          validation,
+        }),
+      }),
+    );
+    let executed = false;
+    const attempt = runIdempotent({
+      tokenHash: 'hash',
+      key: 'k1',
+      method: 'POST',
+      path: '/api/v1/auths/secret',
+      body,
+      requestId: 'R1',
+      lambdaContext: { getRemainingTimeInMillis: () => 20_000, functionName: 'auths', awsRequestId: 'R1' } as never,
+      execute: async () => {
+        executed = true;
+        return { status: 201 };
+      },
+      errorResult: () => ({ status: 500 }),
+    });
+    await expect(attempt).rejects.toMatchObject({ status: 409, code: 'in_use', meta: { parameter: 'Idempotency-Key', reason: 'in_progress' } });
+    expect(executed).toBe(false);
+    const put = ddb.commandCalls(PutItemCommand)[0]!.args[0].input;
+    expect(put.Item!.pk!.S).toBe('idempotency#hash');
+  });
+});
