@@ -15,6 +15,7 @@ import { createAccount, type AccountBootstrap } from '../../shared/accounts/crea
 import { resetConfig } from '../../shared/config';
 import { ApiError } from '../../shared/http/errors';
 import { resetDb } from '../../shared/store/client';
+import { outputNames } from '../cloud/outputs';
 
 /** Parsed command-line options. */
 export interface CreateAccountArgs {
@@ -58,21 +59,27 @@ async function configureCloud(stage: string): Promise<void> {
   const stackName = `Cartwheel-${stage}`;
   const client = new CloudFormationClient({});
   const described = await client.send(new DescribeStacksCommand({ StackName: stackName }));
+  // Write where the stack was read: KMS and DynamoDB take their region from shared/config,
+  // which falls back to us-east-1 when only the AWS profile names a region.
+  const region = await client.config.region();
   const outputs = Object.fromEntries((described.Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
   const need = (key: string): string => {
     const value = outputs[key];
     if (!value) throw new Error(`Stack ${stackName} has no output ${key}; deploy it first with npx cdk deploy`);
     return value;
   };
-  const api = need('ApiUrl');
+  const api = need(outputNames.apiUrl);
+  // A shell that ran the local runtime may still point at its emulators.
+  for (const name of ['CARTWHEEL_DYNAMODB_ENDPOINT', 'CARTWHEEL_SQS_ENDPOINT', 'CARTWHEEL_S3_ENDPOINT']) delete process.env[name];
   Object.assign(process.env, {
-    CARTWHEEL_TABLE: need('TableName'),
+    AWS_REGION: region,
+    CARTWHEEL_TABLE: need(outputNames.tableName),
     CARTWHEEL_SECRETS: 'kms',
-    CARTWHEEL_KMS_KEY_ID: need('SecretsKeyId'),
+    CARTWHEEL_KMS_KEY_ID: need(outputNames.secretsKeyId),
     CARTWHEEL_PUBLIC_API_URL: api,
-    CARTWHEEL_PUBLIC_FUNCTIONS_URL: outputs.FunctionsUrl ?? api.replace(/\/api\/v1\/$/, ''),
-    CARTWHEEL_PUBLIC_SIGNIN_URL: outputs.SigninUrl ?? api.replace(/\/api\/v1\/$/, '/signin/'),
-    CARTWHEEL_PUBLIC_APPS_URL: `https://{account_id}.${outputs.AppsDomain || outputs.AppsDistributionDomain || 'apps.example.com'}`,
+    CARTWHEEL_PUBLIC_FUNCTIONS_URL: outputs[outputNames.functionsUrl] ?? api.replace(/\/api\/v1\/$/, ''),
+    CARTWHEEL_PUBLIC_SIGNIN_URL: outputs[outputNames.signinUrl] ?? api.replace(/\/api\/v1\/$/, '/signin/'),
+    CARTWHEEL_PUBLIC_APPS_URL: `https://{account_id}.${outputs[outputNames.appsDomain] || outputs[outputNames.appsDistributionDomain] || 'apps.example.com'}`,
   });
 }
 

@@ -11,6 +11,8 @@ export const outputNames = {
   functionsUrl: 'FunctionsUrl',
   signinUrl: 'SigninUrl',
   appsDistributionDomain: 'AppsDistributionDomain',
+  /** Only with a custom apps domain: apps live at `<account_id>.<AppsDomain>`. */
+  appsDomain: 'AppsDomain',
   tableName: 'TableName',
   functionsBucketName: 'FunctionsBucketName',
   appsBucketName: 'AppsBucketName',

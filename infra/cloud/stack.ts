@@ -136,13 +136,15 @@ export class CartwheelStack extends Stack {
       customDomain: props.appsCustomDomain,
     });
 
+    // The construct id gets a suffix (a parameter may share the name); `key` is the output name.
     const output = (name: string, value: string, description: string): void => {
-      new CfnOutput(this, name, { value, description });
+      new CfnOutput(this, `${name}Output`, { key: name, value, description });
     };
     output(outputNames.apiUrl, `${endpoint}/api/v1/`, 'Base URL of the platform API');
     output(outputNames.functionsUrl, endpoint, 'Base URL of hosted functions (/func/v1/<id>)');
     output(outputNames.signinUrl, `${endpoint}/signin/`, 'Sign-in page');
     output(outputNames.appsDistributionDomain, this.hosting.distribution.distributionDomainName, 'CloudFront domain serving hosted apps');
+    if (props.appsCustomDomain) output(outputNames.appsDomain, appsDomain.valueAsString, 'Domain under which hosted apps live');
     output(outputNames.tableName, this.data.table.tableName, 'DynamoDB table');
     output(outputNames.functionsBucketName, this.data.functionsBucket.bucketName, 'Hosted-function code bucket');
     output(outputNames.appsBucketName, this.data.appsBucket.bucketName, 'Hosted-app bucket');

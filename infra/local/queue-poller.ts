@@ -22,6 +22,8 @@ export interface PollerOptions {
   batchSize: number;
   /** Long-poll wait per receive, seconds (short, so shutdown is prompt). */
   waitSeconds?: number;
+  /** Start the background loop (default). `false`: rounds run only on `pollOnce` (tests). */
+  autoStart?: boolean;
   onError?: (error: unknown) => void;
 }
 
@@ -56,6 +58,9 @@ export function toSqsEvent(
             name,
             {
               dataType: value.DataType ?? 'String',
+              // Lambda always sends these two (reserved, empty).
+              stringListValues: [],
+              binaryListValues: [],
               ...(value.StringValue !== undefined ? { stringValue: value.StringValue } : {}),
               ...(value.BinaryValue !== undefined ? { binaryValue: Buffer.from(value.BinaryValue).toString('base64') } : {}),
             },
@@ -79,7 +84,8 @@ export function startPoller(options: PollerOptions): Poller {
     const received = await options.sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: options.queueUrl,
-        MaxNumberOfMessages: options.batchSize,
+        // SQS hands out at most 10 per receive (Lambda batches more with a batching window).
+        MaxNumberOfMessages: Math.min(options.batchSize, 10),
         WaitTimeSeconds: waitSeconds,
         MessageSystemAttributeNames: ['All'],
         MessageAttributeNames: ['All'],
@@ -91,25 +97,32 @@ export function startPoller(options: PollerOptions): Poller {
     let failed: Set<string>;
     try {
       const response = await options.handler(event, lambdaContext(`queue-${options.queueName}`, 120_000));
-      failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+      const ids = new Set(messages.map((message) => message.MessageId!));
+      const named = (response?.batchItemFailures ?? []).map((failure) => failure?.itemIdentifier);
+      // As Lambda: an empty, null or unknown itemIdentifier fails the whole batch.
+      failed = named.every((id) => typeof id === 'string' && ids.has(id)) ? new Set(named as string[]) : ids;
     } catch (error) {
       options.onError?.(error);
       return messages.length; // the whole batch returns after its visibility timeout
     }
     const done = messages.filter((message) => !failed.has(message.MessageId!));
     if (done.length) {
-      await options.sqs.send(
+      const deleted = await options.sqs.send(
         new DeleteMessageBatchCommand({
           QueueUrl: options.queueUrl,
           Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle! })),
         }),
       );
+      // A partial failure is an HTTP 200: those messages will be delivered again.
+      if (deleted.Failed?.length) {
+        options.onError?.(new Error(`DeleteMessageBatch failed for ${deleted.Failed.length} message(s) of ${options.queueName}: ${deleted.Failed.map((entry) => entry.Code).join(', ')}`));
+      }
     }
     return messages.length;
   };
 
   const loop = async () => {
-    while (!stopped) {
+    while (!stopped && options.autoStart !== false) {
       current = round(options.waitSeconds ?? 1).catch((error) => {
         options.onError?.(error);
         return 0;

@@ -11,6 +11,17 @@ import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { config } from '../config';
 
 let kms: KMSClient | undefined;
+let kmsRegion: string | undefined;
+
+/** The KMS client for the configured region (rebuilt when the configuration changes region). */
+function kmsClient(): KMSClient {
+  const region = config().region;
+  if (!kms || kmsRegion !== region) {
+    kms = new KMSClient({ region });
+    kmsRegion = region;
+  }
+  return kms;
+}
 let localKey: Buffer | undefined;
 
 /** Creates the local key file (32 random bytes, mode 0600) unless it exists. */
@@ -38,8 +49,7 @@ export async function sealSecret(plaintext: string, purpose: string): Promise<st
     return `local:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
   }
   if (!secrets.keyId) throw new Error('CARTWHEEL_KMS_KEY_ID is not set: this function was not granted the secrets key');
-  kms ??= new KMSClient({ region: config().region });
-  const result = await kms.send(
+  const result = await kmsClient().send(
     new EncryptCommand({
       KeyId: secrets.keyId,
       Plaintext: Buffer.from(plaintext, 'utf8'),
@@ -61,8 +71,7 @@ export async function openSecret(sealed: string, purpose: string): Promise<strin
     return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
   }
   if (kind === 'kms' && secrets.kind === 'kms') {
-    kms ??= new KMSClient({ region: config().region });
-    const result = await kms.send(new DecryptCommand({ CiphertextBlob: bytes, EncryptionContext: { purpose } }));
+    const result = await kmsClient().send(new DecryptCommand({ CiphertextBlob: bytes, EncryptionContext: { purpose } }));
     return Buffer.from(result.Plaintext!).toString('utf8');
   }
   throw new Error(`A secret sealed with "${kind}" cannot be opened by the ${secrets.kind} adapter`);

@@ -3,7 +3,7 @@
  * infra/local/main.ts) on a fresh data dir and a random port, for end-to-end tests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -31,9 +31,17 @@ export interface RuntimeProcess {
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/** A new empty data directory under the OS temp dir. */
+const created: string[] = [];
+// Temp data dirs go when the test worker exits (runtimes are stopped by then).
+process.once('exit', () => {
+  for (const dir of created) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new empty data directory under the OS temp dir, removed when the process exits. */
 export function tempDataDir(): string {
-  return mkdtempSync(join(tmpdir(), 'cartwheel-'));
+  const dir = mkdtempSync(join(tmpdir(), 'cartwheel-'));
+  created.push(dir);
+  return dir;
 }
 
 /** Starts `infra/local/main.ts` and waits for its listening line. */
