@@ -63,6 +63,24 @@ export const families = {
     description: 'Tokens: /auths',
     grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
   },
+  catalog: {
+    entry: 'handlers/http/catalog.ts',
+    memoryMb: 256,
+    description: 'Products: /products',
+    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
+  },
+  customers: {
+    entry: 'handlers/http/customers.ts',
+    memoryMb: 256,
+    description: 'Customers: /customers',
+    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
+  },
+  settings: {
+    entry: 'handlers/http/settings.ts',
+    memoryMb: 256,
+    description: 'Account settings: /settings/*',
+    grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: false, sendsTo: [] },
+  },
   fallback: {
     entry: 'handlers/http/fallback.ts',
     memoryMb: 128,
@@ -93,6 +111,21 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/v1/auths/{auth_id}', family: 'auths', access: allow('auths', 'read') },
   { method: 'POST', path: '/api/v1/auths/{auth_id}', family: 'auths', access: allow('auths', 'update') },
   { method: 'DELETE', path: '/api/v1/auths/{auth_id}', family: 'auths', access: allow('auths', 'delete') },
+
+  { method: 'GET', path: '/api/v1/products', family: 'catalog', access: allow('products', 'read') },
+  { method: 'POST', path: '/api/v1/products', family: 'catalog', access: allow('products', 'create') },
+  { method: 'GET', path: '/api/v1/products/{product_id}', family: 'catalog', access: allow('products', 'read') },
+  { method: 'POST', path: '/api/v1/products/{product_id}', family: 'catalog', access: allow('products', 'update') },
+  { method: 'DELETE', path: '/api/v1/products/{product_id}', family: 'catalog', access: allow('products', 'delete') },
+
+  { method: 'GET', path: '/api/v1/customers', family: 'customers', access: allow('customers', 'read') },
+  { method: 'POST', path: '/api/v1/customers', family: 'customers', access: allow('customers', 'create') },
+  { method: 'GET', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allow('customers', 'read') },
+  { method: 'POST', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allow('customers', 'update') },
+  { method: 'DELETE', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allow('customers', 'delete') },
+
+  { method: 'GET', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'read') },
+  { method: 'POST', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'update') },
 ];
 
 /** The API Gateway route key of a route, e.g. `GET /api/v1/auths/{auth_id}`. */

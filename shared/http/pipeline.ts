@@ -17,7 +17,7 @@ import { isAllowed } from '../auth/permissions';
 import type { Principal } from '../auth/principal';
 import { takeFromBucket } from '../auth/rate-limit';
 import { bearerToken } from '../auth/tokens';
-import { readTechnicalSettings } from '../accounts/settings';
+import { readTechnicalSettingsCached } from '../accounts/settings-cache';
 import { config } from '../config';
 import { newId } from '../ids';
 import { logger } from '../logging';
@@ -138,7 +138,7 @@ async function checkOrigin(origin: string, scheme: string, host: string, account
     scheme,
     host,
     accountId,
-    allowList: async () => (await readTechnicalSettings(accountId))?.cors_allowed_origins ?? [],
+    allowList: async () => (await readTechnicalSettingsCached(accountId))?.cors_allowed_origins ?? [],
   });
   if (!allowed) throw new InvalidOriginError(origin);
 }

@@ -44,7 +44,7 @@ function nonNegativeInteger(query: Record<string, string>, name: string, fallbac
  * The offset envelope. `pageUrl(offset)` builds an absolute URL that repeats every original
  * query parameter with only `offset` replaced.
  */
-export function offsetList<T>(data: T[], page: OffsetPage, totalItems: number, pageUrl: (offset: number) => string) {
+export function offsetList<T>(data: T[], page: OffsetPage, totalItems: number, pageUrl: PageUrlBuilder) {
   const { limit, offset } = page;
   const nextOffset = offset + limit < totalItems ? offset + limit : null;
   const previousOffset = offset > 0 ? Math.max(0, offset - limit) : null;
@@ -57,16 +57,21 @@ export function offsetList<T>(data: T[], page: OffsetPage, totalItems: number, p
     next_page_offset: nextOffset,
     previous_page_url: previousOffset === null ? null : pageUrl(previousOffset),
     previous_page_offset: previousOffset,
-    current_page_url: pageUrl(offset),
+    current_page_url: pageUrl.current,
     data,
   };
 }
 
+/** Page URLs of a list: `(value)` replaces the paging parameter; `current` is the request's own URL. */
+export type PageUrlBuilder = ((value: number | string) => string) & { current: string };
+
 /** A page URL builder: the collection URL with the original query and `name` set to the value. */
-export function pageUrlBuilder(collectionUrl: string, query: Record<string, string>, name: string) {
-  return (value: number | string): string => {
+export function pageUrlBuilder(collectionUrl: string, query: Record<string, string>, name: string): PageUrlBuilder {
+  const build = (value: number | string): string => {
     const params = new URLSearchParams(query);
     params.set(name, String(value));
     return `${collectionUrl}?${params.toString()}`;
   };
+  const own = new URLSearchParams(query).toString();
+  return Object.assign(build, { current: own ? `${collectionUrl}?${own}` : collectionUrl });
 }

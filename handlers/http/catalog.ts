@@ -1,0 +1,17 @@
+/** Lambda entry point of the `catalog` route family: products (commerce.md §2). */
+import {
+  createProductAction,
+  deleteProductAction,
+  getProductAction,
+  listProductsAction,
+  updateProductAction,
+} from '../../shared/catalog/product-actions';
+import { apiHandler } from '../../shared/http/pipeline';
+
+export const handler = apiHandler('catalog', {
+  'GET /api/v1/products': listProductsAction,
+  'POST /api/v1/products': createProductAction,
+  'GET /api/v1/products/{product_id}': getProductAction,
+  'POST /api/v1/products/{product_id}': updateProductAction,
+  'DELETE /api/v1/products/{product_id}': deleteProductAction,
+});

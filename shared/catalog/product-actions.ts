@@ -1,0 +1,124 @@
+/** The `/products` endpoints (commerce.md §2), as actions of the API pipeline. */
+import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
+import { InvalidInputError } from '../http/errors';
+import { booleanParameter } from '../http/request';
+import { offsetList, offsetPage, pageUrlBuilder } from '../rest/offset-list';
+import { renderElements, renderResource } from '../rest/render';
+import { renderContext, type RenderContext } from '../rest/render-context';
+import { readOffsetPage, readWholeListing } from '../store/offset-index';
+import { collectionPartition, findRecord, getRecord, type RecordScope } from '../store/records';
+import { requestCurrency } from './pricing';
+import { createProduct, productDeclaration, productFields, saveProduct, type ProductRecord } from './products';
+
+const SORT_FIELDS = ['name', 'product_id', 'date_created', 'date_modified'] as const;
+
+async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
+  const principal = requirePrincipal(context);
+  const scope = { accountId: principal.accountId, mode: principal.mode };
+  const render = await renderContext(context, scope.accountId, scope.mode);
+  requestCurrency(context.query, render.payment);
+  return { scope, render };
+}
+
+/**
+ * Reads a product by id. In test mode an id ending in `.test` that does not exist is tried
+ * once more without the suffix (conventions.md §7: existing storefront clients add it).
+ */
+async function readProduct(scope: RecordScope, id: string): Promise<ProductRecord> {
+  if (scope.mode === 'test' && id.endsWith('.test') && id.length > 5) {
+    const exact = await findRecord(productDeclaration, scope, id);
+    if (exact) return exact;
+    return getRecord(productDeclaration, scope, id.slice(0, -5));
+  }
+  return getRecord(productDeclaration, scope, id);
+}
+
+/** `POST /products`. */
+export async function createProductAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const record = await createProduct(scope, context.body ?? {}, render.payment);
+  const body = await renderResource(productDeclaration, record, render);
+  return { status: 201, body, location: render.url(`products/${encodeURIComponent(record.product_id)}`) };
+}
+
+/** `GET /products/{product_id}`. */
+export async function getProductAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const record = await readProduct(scope, context.params.product_id!);
+  return { status: 200, body: await renderResource(productDeclaration, record, render) };
+}
+
+/** `POST /products/{product_id}`: partial update; `{"deleted": false}` restores. */
+export async function updateProductAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const body = context.body ?? {};
+  const current = await readProduct(scope, context.params.product_id!);
+  const fields = productFields(body, current, render.payment, scope.mode);
+  const restore = body.deleted === false;
+  const saved = await saveProduct(current, fields, restore ? false : current.deleted);
+  return { status: 200, body: await renderResource(productDeclaration, saved, render) };
+}
+
+/** `DELETE /products/{product_id}`: a soft delete (orders keep their lines). */
+export async function deleteProductAction(context: ApiContext): Promise<ApiResult> {
+  const { scope } = await prepare(context);
+  const current = await readProduct(scope, context.params.product_id!);
+  if (!current.deleted) await saveProduct(current, current, true);
+  return { status: 204 };
+}
+
+/** `GET /products`: offset list with filters and sort orders. */
+export async function listProductsAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const query = context.query;
+  const page = offsetPage(query);
+  const sortBy = query.sort_by || 'date_created';
+  if (!(SORT_FIELDS as readonly string[]).includes(sortBy)) {
+    throw new InvalidInputError(`The parameter sort_by must be one of ${SORT_FIELDS.join(', ')}.`, { parameter: 'sort_by', reason: 'invalid' });
+  }
+  const descending = booleanParameter(query, 'desc') ?? false;
+  const deleted = booleanParameter(query, 'deleted') ?? false;
+  const active = booleanParameter(query, 'active');
+  const hidden = booleanParameter(query, 'hidden');
+  const type = query.type || undefined;
+  if (type && !['digital', 'physical', 'service'].includes(type)) {
+    throw new InvalidInputError('The parameter type must be digital, physical or service.', { parameter: 'type', reason: 'invalid' });
+  }
+  const search = query.q?.trim().toLowerCase() || undefined;
+  const partition = collectionPartition(productDeclaration, scope);
+
+  let items: ProductRecord[];
+  let total: number;
+  const filtered = search !== undefined || active !== undefined || hidden !== undefined || type !== undefined;
+  if (!deleted && !filtered && sortBy === 'date_created') {
+    const result = await readOffsetPage(partition, page.offset, page.limit, descending);
+    items = result.items as unknown as ProductRecord[];
+    total = result.total;
+  } else {
+    // Filters and other orders read the whole listing; the default list never does.
+    let all = (await readWholeListing(deleted ? `${partition}#deleted` : partition)) as unknown as ProductRecord[];
+    all = all.filter(
+      (product) =>
+        (active === undefined || product.active === active) &&
+        (hidden === undefined || product.hidden === hidden) &&
+        (type === undefined || product.type === type) &&
+        (search === undefined || product.name.toLowerCase().includes(search) || product.product_id.toLowerCase().includes(search)),
+    );
+    all.sort(compareProducts(sortBy, descending));
+    total = all.length;
+    items = all.slice(page.offset, page.offset + page.limit);
+  }
+  const data = await renderElements(productDeclaration, items, render);
+  return { status: 200, body: offsetList(data, page, total, pageUrlBuilder(render.url('products'), query, 'offset')) };
+}
+
+function compareProducts(sortBy: string, descending: boolean) {
+  const key = (product: ProductRecord): string | number =>
+    sortBy === 'name' ? product.name.toLowerCase() : sortBy === 'product_id' ? product.product_id : sortBy === 'date_modified' ? product.modified_ms : product.seq;
+  const direction = descending ? -1 : 1;
+  return (a: ProductRecord, b: ProductRecord) => {
+    const [x, y] = [key(a), key(b)];
+    const primary = x < y ? -1 : x > y ? 1 : 0;
+    return direction * (primary || (a.product_id < b.product_id ? -1 : a.product_id > b.product_id ? 1 : 0));
+  };
+}

@@ -1,0 +1,238 @@
+/**
+ * Products (commerce.md §2): declaration, validation and storage. Products are an offset
+ * collection listed in creation order through the bucketed offset index; soft-deleted
+ * products move to a separate listing so the default list (and its total) excludes them.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { PaymentSettings } from '../accounts/settings';
+import { nowMs } from '../clock';
+import { InUseError } from '../http/errors';
+import { newId } from '../ids';
+import { declareResource } from '../rest/declarations';
+import { booleanValue, clientId, invalid, metaValue, numberValue, objectValue, optionalString, requiredString, sends } from '../rest/input';
+import type { RenderContext } from '../rest/render-context';
+import { db, table } from '../store/client';
+import { bucketCounterWrite, listingKeys, reserveSequence } from '../store/offset-index';
+import { collectionPartition, recordKey, type RecordScope } from '../store/records';
+import { unitPrice, type PriceEntry } from './pricing';
+
+/** Product types. */
+export const PRODUCT_TYPES = ['digital', 'physical', 'service'] as const;
+
+/** The inline subscription plan of a subscription product. */
+export interface SubscriptionPlan {
+  billing_interval: number;
+  billing_interval_unit: 'hour' | 'day' | 'week' | 'month' | 'year';
+  end_at_billing_count: number | null;
+}
+
+/** A stored product. */
+export interface ProductRecord {
+  pk: string;
+  sk: string;
+  product_id: string;
+  account_id: string;
+  mode: 'live' | 'test';
+  name: string;
+  headline: string | null;
+  description: string | null;
+  type: (typeof PRODUCT_TYPES)[number];
+  active: boolean;
+  hidden: boolean;
+  deleted: boolean;
+  prices: PriceEntry[];
+  tax_code: string | null;
+  subscription_plan: SubscriptionPlan | null;
+  license_service_id: string | null;
+  meta: unknown;
+  created_ms: number;
+  modified_ms: number;
+  seq: number;
+  gsi1pk: string;
+  gsi1sk: string;
+}
+
+/** The writable properties of a product, validated. */
+type ProductFields = Pick<
+  ProductRecord,
+  'name' | 'headline' | 'description' | 'type' | 'active' | 'hidden' | 'prices' | 'tax_code' | 'subscription_plan' | 'license_service_id' | 'meta'
+>;
+
+function planDescription(plan: SubscriptionPlan): string {
+  const unit = plan.billing_interval === 1 ? plan.billing_interval_unit : `${plan.billing_interval_unit}s`;
+  const every = `Every ${plan.billing_interval} ${unit}`;
+  return plan.end_at_billing_count === null ? every : `${every}, ${plan.end_at_billing_count} times`;
+}
+
+/** The product declaration (REST conventions engine). */
+export const productDeclaration = declareResource<ProductRecord>({
+  name: 'product',
+  collection: 'products',
+  idField: 'product_id',
+  permission: 'products',
+  scope: 'mode',
+  links: { license_service: 'license_service' },
+  formatted: {
+    money: { price: 'currency' },
+    dates: ['date_created', 'date_modified'],
+    nested: { prices: { money: { price: 'currency' } } },
+  },
+  idOf: (stored) => stored.product_id,
+  toJson(stored, context: RenderContext) {
+    const url = context.url(`products/${encodeURIComponent(stored.product_id)}`);
+    const currency = context.currency;
+    return {
+      object: 'product',
+      url,
+      product_id: stored.product_id,
+      name: stored.name,
+      headline: stored.headline,
+      description: stored.description,
+      type: stored.type,
+      active: stored.active,
+      hidden: stored.hidden,
+      deleted: stored.deleted,
+      prices: stored.prices.map((entry) => ({ ...entry })),
+      price: unitPrice(stored.prices, currency, context.payment),
+      currency,
+      tax_code: stored.tax_code,
+      subscription_plan: stored.subscription_plan ? { ...stored.subscription_plan, description: planDescription(stored.subscription_plan) } : null,
+      license_service: stored.license_service_id ? context.url(`license_services/${stored.license_service_id}`) : null,
+      has_license_service: stored.license_service_id !== null,
+      test: stored.mode === 'test',
+      account_id: stored.account_id,
+      meta: stored.meta ?? null,
+      date_created: context.date(stored.created_ms),
+      date_modified: context.date(stored.modified_ms),
+    };
+  },
+});
+
+function parsePrices(value: unknown, payment: PaymentSettings): PriceEntry[] {
+  if (!Array.isArray(value) || value.length === 0) invalid('prices', 'The property prices must list at least one price.', 'required');
+  const seen = new Set<string>();
+  return value.map((entry, index) => {
+    const at = `prices[${index}]`;
+    const object = objectValue(entry, at);
+    if (!object) invalid(at, `The property ${at} must be an object.`);
+    if (typeof object.currency !== 'string') invalid(`${at}.currency`, `The property ${at}.currency is required.`, 'required');
+    const currency = object.currency.toUpperCase();
+    if (!payment.currencies.includes(currency)) invalid(`${at}.currency`, `The currency ${object.currency} is not enabled for this account.`);
+    if (seen.has(currency)) invalid(`${at}.currency`, `The currency ${currency} is listed twice.`, 'conflict');
+    seen.add(currency);
+    return { currency, price: numberValue(object.price, `${at}.price`, { min: 0 }) };
+  });
+}
+
+function parsePlan(value: unknown, mode: 'live' | 'test'): SubscriptionPlan | null {
+  const plan = objectValue(value, 'subscription_plan');
+  if (!plan) return null;
+  const units = mode === 'test' ? ['hour', 'day', 'week', 'month', 'year'] : ['day', 'week', 'month', 'year'];
+  if (typeof plan.billing_interval_unit !== 'string' || !units.includes(plan.billing_interval_unit)) {
+    invalid('subscription_plan.billing_interval_unit', `The property subscription_plan.billing_interval_unit must be one of ${units.join(', ')}.`);
+  }
+  const count = plan.end_at_billing_count;
+  return {
+    billing_interval: numberValue(plan.billing_interval, 'subscription_plan.billing_interval', { integer: true, min: 1, max: 365 }),
+    billing_interval_unit: plan.billing_interval_unit as SubscriptionPlan['billing_interval_unit'],
+    end_at_billing_count:
+      count === null || count === undefined ? null : numberValue(count, 'subscription_plan.end_at_billing_count', { integer: true, min: 1 }),
+  };
+}
+
+/**
+ * Validates a create body or a partial update against the current fields: sent properties
+ * change, null clears where allowed, read-only and unknown ones are ignored.
+ */
+export function productFields(body: Record<string, unknown>, current: ProductFields | undefined, payment: PaymentSettings, mode: 'live' | 'test'): ProductFields {
+  const has = (property: string) => sends(body, property) || !current;
+  const type = has('type') ? body.type : current!.type;
+  if (typeof type !== 'string' || !(PRODUCT_TYPES as readonly string[]).includes(type)) {
+    invalid('type', 'The property type must be digital, physical or service.', type === undefined ? 'required' : 'invalid');
+  }
+  if (sends(body, 'license_service_id') && body.license_service_id !== null && body.license_service_id !== '') {
+    // License services arrive with their own capability; until then no id can exist.
+    invalid('license_service_id', `The license service ${String(body.license_service_id)} does not exist.`, 'not_found');
+  }
+  return {
+    name: has('name') ? requiredString(body.name, 'name', 200) : current!.name,
+    headline: sends(body, 'headline') ? optionalString(body.headline, 'headline', 500) : (current?.headline ?? null),
+    description: sends(body, 'description') ? optionalString(body.description, 'description', 100_000) : (current?.description ?? null),
+    type: type as ProductFields['type'],
+    active: sends(body, 'active') ? booleanValue(body.active, 'active') : (current?.active ?? true),
+    hidden: sends(body, 'hidden') ? booleanValue(body.hidden, 'hidden') : (current?.hidden ?? false),
+    prices: has('prices') ? parsePrices(body.prices, payment) : current!.prices,
+    tax_code: sends(body, 'tax_code') ? optionalString(body.tax_code, 'tax_code', 100) : (current?.tax_code ?? null),
+    subscription_plan: sends(body, 'subscription_plan') ? parsePlan(body.subscription_plan, mode) : (current?.subscription_plan ?? null),
+    license_service_id: current?.license_service_id ?? null,
+    meta: sends(body, 'meta') ? metaValue(body.meta) : (current?.meta ?? null),
+  };
+}
+
+/** Creates a product: reserve its listing position, then write record and counter together. */
+export async function createProduct(scope: RecordScope, body: Record<string, unknown>, payment: PaymentSettings): Promise<ProductRecord> {
+  const productId = sends(body, 'product_id') && body.product_id !== null && body.product_id !== '' ? clientId(body.product_id, 'product_id', []) : newId();
+  const fields = productFields(body, undefined, payment, scope.mode);
+  const partition = collectionPartition(productDeclaration, scope);
+  const seq = await reserveSequence(partition);
+  const now = nowMs();
+  const record: ProductRecord = {
+    ...recordKey(productDeclaration, scope, productId),
+    product_id: productId,
+    account_id: scope.accountId,
+    mode: scope.mode,
+    ...fields,
+    deleted: false,
+    created_ms: now,
+    modified_ms: now,
+    seq,
+    ...listingKeys(partition, seq),
+  };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: table(), Item: record, ConditionExpression: 'attribute_not_exists(pk)' } },
+          bucketCounterWrite(partition, seq, 1),
+        ],
+      }),
+    );
+  } catch (error) {
+    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
+      throw new InUseError(`The product id ${productId} is already in use.`, { property: 'product_id', reason: 'conflict' });
+    }
+    throw error;
+  }
+  return record;
+}
+
+/**
+ * Writes changed fields of a product, and moves it in or out of the listing when `deleted`
+ * changes; the write is conditional on the version read, so concurrent changes never mix.
+ */
+export async function saveProduct(current: ProductRecord, fields: ProductFields, deleted: boolean): Promise<ProductRecord> {
+  const partition = collectionPartition(productDeclaration, { accountId: current.account_id, mode: current.mode });
+  const listing = deleted ? `${partition}#deleted` : partition;
+  const next: ProductRecord = { ...current, ...fields, deleted, modified_ms: Math.max(nowMs(), current.modified_ms + 1), gsi1pk: listing };
+  const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+    {
+      Put: {
+        TableName: table(),
+        Item: next,
+        ConditionExpression: 'modified_ms = :version',
+        ExpressionAttributeValues: { ':version': current.modified_ms },
+      },
+    },
+  ];
+  if (deleted !== current.deleted) items.push(bucketCounterWrite(partition, current.seq, deleted ? -1 : 1));
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) {
+      throw new InUseError('The product was changed by another request at the same time; retry.', { reason: 'conflict' });
+    }
+    throw error;
+  }
+  return next;
+}

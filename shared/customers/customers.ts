@@ -1,0 +1,258 @@
+/**
+ * Customers (commerce.md §6.1): declaration, validation and storage. Customers are a cursor
+ * collection (gsi1 by date_created, gsi2 by date_modified). A username is unique per account
+ * and mode, case-insensitively, through a claim item written in the same transaction.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactItem } from '../auth/auths';
+import { hashPassword } from '../auth/passwords';
+import { nowMs } from '../clock';
+import { InUseError, InvalidStateError } from '../http/errors';
+import { newId } from '../ids';
+import { addressJson, mergeAddress, type Address } from '../rest/addresses';
+import { declareResource } from '../rest/declarations';
+import { booleanValue, clientId, invalid, metaValue, optionalEmail, optionalString, sends } from '../rest/input';
+import { db, table } from '../store/client';
+import { listSortKey } from '../store/keys';
+import { collectionPartition, recordKey, type RecordScope } from '../store/records';
+
+/** A stored customer. */
+export interface CustomerRecord {
+  pk: string;
+  sk: string;
+  customer_id: string;
+  account_id: string;
+  mode: 'live' | 'test';
+  name: string | null;
+  email: string | null;
+  company_name: string | null;
+  phone: string | null;
+  tax_number: string | null;
+  username: string | null;
+  password_hash: string | null;
+  billing_address: Address;
+  shipping_address: Address;
+  tax_exempt: boolean;
+  has_payments: boolean;
+  locale: string | null;
+  meta: unknown;
+  /** Lowercase name, email and username, for `q`. */
+  search_text: string;
+  created_ms: number;
+  modified_ms: number;
+  gsi1pk: string;
+  gsi1sk: string;
+  gsi2pk: string;
+  gsi2sk: string;
+}
+
+const SUB_COLLECTIONS = ['payment_methods', 'payments', 'refunds', 'orders', 'subscriptions', 'invoices'] as const;
+const ADDRESS_SHAPE = { countries: ['country'] } as const;
+
+/** The customer declaration (REST conventions engine). */
+export const customerDeclaration = declareResource<CustomerRecord>({
+  name: 'customer',
+  collection: 'customers',
+  idField: 'customer_id',
+  permission: 'customers',
+  scope: 'mode',
+  // The listed resources arrive with their own capabilities; until then these stay URLs.
+  subCollections: {
+    payment_methods: { resource: 'payment_method' },
+    payments: { resource: 'payment' },
+    refunds: { resource: 'refund' },
+    orders: { resource: 'order' },
+    subscriptions: { resource: 'subscription' },
+    invoices: { resource: 'invoice' },
+  },
+  formatted: {
+    dates: ['date_created', 'date_modified'],
+    nested: { billing_address: ADDRESS_SHAPE, shipping_address: ADDRESS_SHAPE },
+  },
+  idOf: (stored) => stored.customer_id,
+  toJson(stored, context) {
+    const url = context.url(`customers/${encodeURIComponent(stored.customer_id)}`);
+    const json: Record<string, unknown> = {
+      object: 'customer',
+      url,
+      customer_id: stored.customer_id,
+      account_id: stored.account_id,
+      test: stored.mode === 'test',
+      date_created: context.date(stored.created_ms),
+      date_modified: context.date(stored.modified_ms),
+      company_name: stored.company_name,
+      name: stored.name,
+      email: stored.email,
+      phone: stored.phone,
+      username: stored.username,
+      tax_number: stored.tax_number,
+      billing_address: addressJson(stored.billing_address),
+      shipping_address: addressJson(stored.shipping_address),
+      tax_exempt: stored.tax_exempt,
+      has_payments: stored.has_payments,
+      locale: stored.locale,
+      meta: stored.meta ?? null,
+    };
+    for (const name of SUB_COLLECTIONS) json[name] = `${url}/${name}`;
+    return json;
+  },
+});
+
+/** The validated writable fields of a customer. */
+type CustomerFields = Pick<
+  CustomerRecord,
+  'name' | 'email' | 'company_name' | 'phone' | 'tax_number' | 'username' | 'billing_address' | 'shipping_address' | 'tax_exempt' | 'locale' | 'meta'
+> & { password?: string };
+
+const USERNAME = /^[^\s]{1,100}$/;
+
+/** Validates a create body or a partial update against the current customer. */
+export function customerFields(body: Record<string, unknown>, current: CustomerRecord | undefined): CustomerFields {
+  const text = (property: string, max = 200) =>
+    sends(body, property) ? optionalString(body[property], property, max) : ((current?.[property as keyof CustomerRecord] as string | null | undefined) ?? null);
+  const username = text('username', 100);
+  if (username !== null && !USERNAME.test(username)) invalid('username', 'The property username must be 1 to 100 characters without spaces.');
+  let locale = text('locale', 35);
+  if (locale !== null) {
+    try {
+      locale = Intl.getCanonicalLocales(locale)[0] ?? null;
+    } catch {
+      invalid('locale', 'The property locale must be a language tag such as fr-CA.');
+    }
+  }
+  let password: string | undefined;
+  if (sends(body, 'password') && body.password !== null) {
+    if (typeof body.password !== 'string' || [...body.password].length < 8) invalid('password', 'The password must be at least 8 characters long.', 'too_short');
+    if ([...body.password].length > 128) invalid('password', 'The password must be at most 128 characters long.', 'too_long');
+    password = body.password;
+  }
+  return {
+    name: text('name'),
+    email: sends(body, 'email') ? optionalEmail(body.email, 'email') : (current?.email ?? null),
+    company_name: text('company_name'),
+    phone: text('phone', 50),
+    tax_number: text('tax_number', 50),
+    username,
+    billing_address: sends(body, 'billing_address') ? mergeAddress(current?.billing_address, body.billing_address, 'billing_address') : mergeAddress(current?.billing_address, undefined, 'billing_address'),
+    shipping_address: sends(body, 'shipping_address') ? mergeAddress(current?.shipping_address, body.shipping_address, 'shipping_address') : mergeAddress(current?.shipping_address, undefined, 'shipping_address'),
+    tax_exempt: sends(body, 'tax_exempt') ? booleanValue(body.tax_exempt, 'tax_exempt') : (current?.tax_exempt ?? false),
+    locale,
+    meta: sends(body, 'meta') ? metaValue(body.meta) : (current?.meta ?? null),
+    ...(password !== undefined ? { password } : {}),
+  };
+}
+
+function usernameClaimKey(scope: RecordScope, username: string) {
+  return { pk: `${scope.accountId}#${scope.mode}#customer-username#${username.toLowerCase()}`, sk: 'claim' };
+}
+
+function searchText(fields: CustomerFields): string {
+  return [fields.name, fields.email, fields.username].filter(Boolean).join(' ').toLowerCase();
+}
+
+function claimWrites(scope: RecordScope, customerId: string, before: string | null, after: string | null): TransactItem[] {
+  if ((before ?? '').toLowerCase() === (after ?? '').toLowerCase()) return [];
+  const writes: TransactItem[] = [];
+  if (after) {
+    writes.push({ Put: { TableName: table(), Item: { ...usernameClaimKey(scope, after), customer_id: customerId }, ConditionExpression: 'attribute_not_exists(pk)' } });
+  }
+  if (before) writes.push({ Delete: { TableName: table(), Key: usernameClaimKey(scope, before) } });
+  return writes;
+}
+
+async function write(items: TransactItem[], usernameIndex: number | undefined, idTaken?: string): Promise<void> {
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) {
+      const reasons = error.CancellationReasons ?? [];
+      if (idTaken && reasons[0]?.Code === 'ConditionalCheckFailed') {
+        throw new InUseError(`The customer id ${idTaken} is already in use.`, { property: 'customer_id', reason: 'conflict' });
+      }
+      if (usernameIndex !== undefined && reasons[usernameIndex]?.Code === 'ConditionalCheckFailed') {
+        throw new InUseError('The username is already taken.', { property: 'username', reason: 'conflict' });
+      }
+      if (reasons[0]?.Code === 'ConditionalCheckFailed') {
+        throw new InUseError('The customer was changed by another request at the same time; retry.', { reason: 'conflict' });
+      }
+    }
+    throw error;
+  }
+}
+
+/** Creates a customer (client-chosen or generated id). */
+export async function createCustomer(scope: RecordScope, body: Record<string, unknown>): Promise<CustomerRecord> {
+  const customerId =
+    sends(body, 'customer_id') && body.customer_id !== null && body.customer_id !== '' ? clientId(body.customer_id, 'customer_id', ['me', 'login']) : newId();
+  const { password, ...fields } = customerFields(body, undefined);
+  const now = nowMs();
+  const partition = collectionPartition(customerDeclaration, scope);
+  const record: CustomerRecord = {
+    ...recordKey(customerDeclaration, scope, customerId),
+    customer_id: customerId,
+    account_id: scope.accountId,
+    mode: scope.mode,
+    ...fields,
+    password_hash: password === undefined ? null : await hashPassword(password),
+    has_payments: false,
+    search_text: searchText(fields),
+    created_ms: now,
+    modified_ms: now,
+    gsi1pk: partition,
+    gsi1sk: listSortKey(now, customerId),
+    gsi2pk: partition,
+    gsi2sk: listSortKey(now, customerId),
+  };
+  const claims = claimWrites(scope, customerId, null, record.username);
+  await write(
+    [{ Put: { TableName: table(), Item: record, ConditionExpression: 'attribute_not_exists(pk)' } }, ...claims],
+    claims.length ? 1 : undefined,
+    customerId,
+  );
+  return record;
+}
+
+/** Applies a partial update (conditional on the version read). */
+export async function updateCustomer(current: CustomerRecord, body: Record<string, unknown>): Promise<CustomerRecord> {
+  const { password, ...fields } = customerFields(body, current);
+  const scope = { accountId: current.account_id, mode: current.mode };
+  const now = Math.max(nowMs(), current.modified_ms + 1);
+  const next: CustomerRecord = {
+    ...current,
+    ...fields,
+    password_hash: password === undefined ? current.password_hash : await hashPassword(password),
+    search_text: searchText(fields),
+    modified_ms: now,
+    gsi2sk: listSortKey(now, current.customer_id),
+  };
+  const claims = claimWrites(scope, current.customer_id, current.username, next.username);
+  await write(
+    [
+      { Put: { TableName: table(), Item: next, ConditionExpression: 'modified_ms = :version', ExpressionAttributeValues: { ':version': current.modified_ms } } },
+      ...claims,
+    ],
+    claims.length && next.username ? 1 : undefined,
+  );
+  return next;
+}
+
+/** Deletes a customer without payments, and frees its username. */
+export async function deleteCustomer(current: CustomerRecord): Promise<void> {
+  if (current.has_payments) throw new InvalidStateError('A customer with payments cannot be deleted.', { reason: 'has_payments' });
+  const scope = { accountId: current.account_id, mode: current.mode };
+  await write(
+    [
+      {
+        Delete: {
+          TableName: table(),
+          Key: { pk: current.pk, sk: current.sk },
+          ConditionExpression: 'has_payments = :false',
+          ExpressionAttributeValues: { ':false': false },
+        },
+      },
+      ...claimWrites(scope, current.customer_id, current.username, null),
+    ],
+    undefined,
+  );
+}

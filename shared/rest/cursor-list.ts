@@ -1,0 +1,151 @@
+/**
+ * Cursor lists (conventions.md §12): order by `date_created` (gsi1) or `date_modified`
+ * (gsi2) with the id as tie-breaker, `after_item` / `before_item`, `date_start` / `date_end`
+ * on the ordering field, `desc`, `limit`, and optional filters. Each page is one Query from
+ * the cursor item's position, plus one tiny Query to learn whether the other direction has
+ * items; nothing walks the items before the cursor.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { InvalidInputError } from '../http/errors';
+import { booleanParameter } from '../http/request';
+import { db, table } from '../store/client';
+import { edgeFor, parseDateInput } from './dates';
+import { limitParameter, pageUrlBuilder } from './offset-list';
+import type { RenderContext } from './render-context';
+
+/** What a cursor list request asks for. */
+export interface CursorQuery {
+  limit: number;
+  descending: boolean;
+  dateType: 'date_created' | 'date_modified';
+  after?: string;
+  before?: string;
+  dateStart?: number;
+  dateEnd?: number;
+}
+
+/** Parses and validates the cursor list parameters. */
+export function cursorQuery(query: Record<string, string>, context: Pick<RenderContext, 'zone' | 'now'>): CursorQuery {
+  const dateType = query.date_type || 'date_created';
+  if (dateType !== 'date_created' && dateType !== 'date_modified') {
+    throw new InvalidInputError('The parameter date_type must be date_created or date_modified.', { parameter: 'date_type', reason: 'invalid' });
+  }
+  const after = query.after_item || undefined;
+  const before = query.before_item || undefined;
+  if (after && before) {
+    throw new InvalidInputError('Send after_item or before_item, not both.', { parameter: 'before_item', reason: 'conflict' });
+  }
+  const date = (name: 'date_start' | 'date_end') =>
+    query[name] ? parseDateInput(query[name]!, { edge: edgeFor(name), zone: context.zone, now: context.now, name, kind: 'parameter' }) : undefined;
+  const dateStart = date('date_start');
+  const dateEnd = date('date_end');
+  return {
+    limit: limitParameter(query),
+    descending: booleanParameter(query, 'desc') ?? false,
+    dateType,
+    ...(after ? { after } : {}),
+    ...(before ? { before } : {}),
+    ...(dateStart !== undefined ? { dateStart } : {}),
+    ...(dateEnd !== undefined ? { dateEnd } : {}),
+  };
+}
+
+/** Where a collection's items are listed, and how to read an item's id and sort key. */
+export interface CursorSource {
+  partition: string;
+  idOf(item: Record<string, unknown>): string;
+  /** Reads one item by id within the collection (undefined when absent). */
+  find(id: string): Promise<Record<string, unknown> | undefined>;
+  /** Optional DynamoDB filter over items (e.g. a search), applied after the key condition. */
+  filter?: { expression: string; values: Record<string, unknown>; names?: Record<string, string> };
+}
+
+const INDEX = { date_created: { name: 'gsi1', pk: 'gsi1pk', sk: 'gsi1sk' }, date_modified: { name: 'gsi2', pk: 'gsi2pk', sk: 'gsi2sk' } } as const;
+
+/** One page of a cursor list: the items in display order and the neighbours' existence. */
+export async function readCursorPage(source: CursorSource, request: CursorQuery) {
+  const index = INDEX[request.dateType];
+  let cursorItem: Record<string, unknown> | undefined;
+  const cursorId = request.after ?? request.before;
+  if (cursorId) {
+    cursorItem = await source.find(cursorId);
+    if (!cursorItem) {
+      const parameter = request.after ? 'after_item' : 'before_item';
+      throw new InvalidInputError(`The parameter ${parameter} names no item of this list.`, { parameter, reason: 'not_found' });
+    }
+  }
+  // Reading forward follows the display order; `before_item` reads backwards from the cursor.
+  const forward = request.before ? request.descending : !request.descending;
+  const low = request.dateStart !== undefined ? new Date(request.dateStart).toISOString() : '';
+  const high = request.dateEnd !== undefined ? `${new Date(request.dateEnd).toISOString()}#~` : '~';
+  const read = async (ascending: boolean, from: Record<string, unknown> | undefined, limit: number) => {
+    const items: Record<string, unknown>[] = [];
+    let startKey = from ? { pk: from.pk, sk: from.sk, [index.pk]: from[index.pk], [index.sk]: from[index.sk] } : undefined;
+    do {
+      const page = await db().send(
+        new QueryCommand({
+          TableName: table(),
+          IndexName: index.name,
+          KeyConditionExpression: `#ipk = :pk AND #isk BETWEEN :low AND :high`,
+          ExpressionAttributeNames: { '#ipk': index.pk, '#isk': index.sk, ...source.filter?.names },
+          ExpressionAttributeValues: { ':pk': source.partition, ':low': low, ':high': high, ...source.filter?.values },
+          ...(source.filter ? { FilterExpression: source.filter.expression } : {}),
+          ScanIndexForward: ascending,
+          Limit: source.filter ? Math.max(limit * 2, 50) : limit,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      startKey = page.LastEvaluatedKey as typeof startKey;
+    } while (startKey && items.length < limit);
+    return items.slice(0, limit);
+  };
+  const fetched = await read(forward, cursorItem, request.limit + 1);
+  const more = fetched.length > request.limit;
+  let items = fetched.slice(0, request.limit);
+  if (request.before) items = items.reverse();
+  // Items on the other side of the page: the cursor itself (when given) proves they exist.
+  const first = items[0];
+  const last = items[items.length - 1];
+  let hasPrevious: boolean;
+  let hasNext: boolean;
+  if (request.before) {
+    hasPrevious = more;
+    hasNext = true;
+  } else if (request.after) {
+    hasNext = more;
+    hasPrevious = true;
+  } else {
+    hasNext = more;
+    hasPrevious = false;
+  }
+  if (!items.length) {
+    hasPrevious = request.after !== undefined;
+    hasNext = request.before !== undefined;
+  }
+  return {
+    items,
+    previousBefore: hasPrevious && first ? source.idOf(first) : null,
+    nextAfter: hasNext && last ? source.idOf(last) : null,
+  };
+}
+
+/** The cursor list envelope, with page URLs repeating the query with only the cursor replaced. */
+export function cursorList<T>(
+  data: T[],
+  page: { previousBefore: string | null; nextAfter: string | null },
+  collectionUrl: string,
+  query: Record<string, string>,
+) {
+  const withoutCursor = Object.fromEntries(Object.entries(query).filter(([name]) => name !== 'after_item' && name !== 'before_item'));
+  const queryString = new URLSearchParams(query).toString();
+  return {
+    object: 'list',
+    next_page_url: page.nextAfter === null ? null : pageUrlBuilder(collectionUrl, withoutCursor, 'after_item')(page.nextAfter),
+    next_page_after_item: page.nextAfter,
+    previous_page_url: page.previousBefore === null ? null : pageUrlBuilder(collectionUrl, withoutCursor, 'before_item')(page.previousBefore),
+    previous_page_before_item: page.previousBefore,
+    current_page_url: queryString ? `${collectionUrl}?${queryString}` : collectionUrl,
+    data,
+  };
+}

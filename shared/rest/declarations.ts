@@ -1,0 +1,67 @@
+/**
+ * Resource declarations: what the REST conventions engine needs to know about a resource to
+ * serialize it (links, sub-collections, formattable properties, nested objects), list it
+ * and expand into it. A resource module declares itself once; expand, show/hide, formatted,
+ * dates and lists then work for it without code of its own.
+ */
+import type { PermissionResource } from '../auth/permission-names';
+import type { RenderContext } from './render-context';
+
+/** Formattable properties of one JSON object shape (conventions.md §14). */
+export interface FormattedShape {
+  /** Money property → the property holding its currency (e.g. `price` → `currency`). */
+  money?: Record<string, string>;
+  /** Timestamp properties (ISO strings in the output). */
+  dates?: readonly string[];
+  /** Rate properties stored as fractions (`tax_rate`). */
+  percents?: readonly string[];
+  /** ISO 3166 country codes (addresses). */
+  countries?: readonly string[];
+  /** Nested object properties and their own shapes (addresses, items). Arrays apply per element. */
+  nested?: Record<string, FormattedShape>;
+}
+
+/** A sub-collection of a resource: an offset list under `<resource url>/<property>`. */
+export interface SubCollection {
+  /** The listed resource's declaration name. */
+  resource: string;
+  /** Reads the first page (default order, default limit) for `expand`; undefined while the resource does not exist yet. */
+  firstPage?: (parentId: string, context: RenderContext) => Promise<unknown>;
+}
+
+/** Everything the engine knows about one resource kind. */
+export interface ResourceDeclaration<Stored = any> {
+  /** `object` value, e.g. `product`. */
+  name: string;
+  /** Path segment of the collection under /api/v1, e.g. `products`. */
+  collection: string;
+  /** The id property, e.g. `product_id`. */
+  idField: string;
+  /** Permission resource read access is checked against when expanding into it. */
+  permission: PermissionResource;
+  /** Partitioning: `mode` (test and live apart) or `account` (shared by both modes). */
+  scope: 'mode' | 'account';
+  /** Single links: property → target declaration name (a URL in output, expandable). */
+  links?: Record<string, string>;
+  /** Sub-collections: property → declaration (a URL in output, expandable on single resources). */
+  subCollections?: Record<string, SubCollection>;
+  /** Formattable properties of the resource object itself. */
+  formatted?: FormattedShape;
+  /** The id of a stored record. */
+  idOf(stored: Stored): string;
+  /** The JSON representation with links as absolute URL strings (before expand/formatted/show). */
+  toJson(stored: Stored, context: RenderContext): Record<string, unknown>;
+}
+
+const registry = new Map<string, ResourceDeclaration>();
+
+/** Registers a declaration (resource modules call this once at load). */
+export function declareResource<Stored>(declaration: ResourceDeclaration<Stored>): ResourceDeclaration<Stored> {
+  registry.set(declaration.name, declaration as ResourceDeclaration);
+  return declaration;
+}
+
+/** A registered declaration by name, or undefined. */
+export function declarationOf(name: string): ResourceDeclaration | undefined {
+  return registry.get(name);
+}

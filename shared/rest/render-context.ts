@@ -1,0 +1,71 @@
+/**
+ * What rendering a response needs besides the data: where links point, the zone and locale
+ * in effect, whether `formatted` twins are wanted, and who is asking (expansion only follows
+ * links the caller may read). Built once per request.
+ */
+import { readPaymentSettings, type PaymentSettings } from '../accounts/settings';
+import { readTechnicalSettingsCached } from '../accounts/settings-cache';
+import type { Principal } from '../auth/principal';
+import { nowMs } from '../clock';
+import { booleanParameter } from '../http/request';
+import type { ApiContext } from '../http/types';
+import { formatTimestamp, zoneInEffect } from './dates';
+import { resolveLocale } from './formatted';
+import type { PathTree } from './paths';
+import { parseShowHide } from './show-hide';
+
+/** Rendering settings of one request. */
+export interface RenderContext {
+  baseUrl: string;
+  zone: string;
+  locale: string;
+  formatted: boolean;
+  now: number;
+  accountId: string;
+  mode: 'live' | 'test';
+  principal: Principal | undefined;
+  query: Record<string, string>;
+  /** The account's payment settings (currencies and rates). */
+  payment: PaymentSettings;
+  /** The currency prices are shown in: a valid `currency` parameter, else the default. */
+  currency: string;
+  /** Parsed `show`/`hide` (validated up front, so a conflict fails before any write). */
+  showHide: { show?: PathTree; hide?: PathTree };
+  /** Absolute URL of a resource or path below the API root. */
+  url(path: string): string;
+  /** A stored epoch-ms instant in the zone in effect, or null. */
+  date(epochMs: number | null | undefined): string | null;
+}
+
+/** Builds the render context of a request (reads the account's zone and locale defaults). */
+export async function renderContext(context: ApiContext, accountId: string, mode: 'live' | 'test'): Promise<RenderContext> {
+  const [settings, payment] = await Promise.all([readTechnicalSettingsCached(accountId), readPaymentSettings(accountId)]);
+  const asked = context.query.currency?.toUpperCase();
+  const zone = zoneInEffect(context.query, settings?.timezone ?? 'UTC');
+  const wantsFormatted = booleanParameter(context.query, 'formatted') ?? false;
+  const locale = wantsFormatted
+    ? resolveLocale({
+        ...(context.query.user_locale ? { userLocale: context.query.user_locale } : {}),
+        ...(context.headers['accept-language'] ? { acceptLanguage: context.headers['accept-language'] } : {}),
+        accountDefault: settings?.locale ?? 'en-US',
+      })
+    : (settings?.locale ?? 'en-US');
+  const baseUrl = context.baseUrl;
+  const showHide = parseShowHide(context.query);
+  return {
+    payment,
+    currency: asked && payment.currencies.includes(asked) ? asked : payment.default_payment_currency,
+    showHide,
+    baseUrl,
+    zone,
+    locale,
+    formatted: wantsFormatted,
+    now: nowMs(),
+    accountId,
+    mode,
+    principal: context.principal,
+    query: context.query,
+    url: (path) => `${baseUrl}${path}`,
+    date: (epochMs) => (epochMs === null || epochMs === undefined ? null : formatTimestamp(epochMs, zone)),
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * Offset pagination that stays cheap at deep offsets (conventions.md §12, architecture.md
+ * "Offset lists need total_items").
+ *
+ * Each listed record gets a sequence number from its collection when it is created; records
+ * are listed in sequence order (creation order) under `gsi1`, with sort key
+ * `<bucket>#<sequence>` where a bucket holds 100 consecutive sequence numbers. A counter per
+ * bucket is kept in the same transaction as every write that adds or removes a record from
+ * the listing. Reading page `offset` then costs: one Query of the bucket counters (one small
+ * item per 100 records), and one Query of at most two buckets. The total is the sum of the
+ * counters. Nothing ever walks the records in front of the page.
+ */
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactItem } from '../auth/auths';
+import { db, table } from './client';
+
+/** Sequence numbers per bucket. */
+export const BUCKET_SIZE = 100;
+
+const pad = (value: number, width: number) => String(value).padStart(width, '0');
+
+/** The bucket of a sequence number. */
+export function bucketOf(sequence: number): number {
+  return Math.floor(sequence / BUCKET_SIZE);
+}
+
+/** Listing attributes for a record with sequence `sequence` in `partition`. */
+export function listingKeys(partition: string, sequence: number): { gsi1pk: string; gsi1sk: string } {
+  return { gsi1pk: partition, gsi1sk: `${pad(bucketOf(sequence), 10)}#${pad(sequence, 14)}` };
+}
+
+/**
+ * Reserves the next sequence number of a partition (one atomic counter update). A reserved
+ * number whose record is never written leaves a harmless gap.
+ */
+export async function reserveSequence(partition: string): Promise<number> {
+  const result = await db().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: { pk: `${partition}#sequence`, sk: 'sequence' },
+      UpdateExpression: 'ADD n :one',
+      ExpressionAttributeValues: { ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Number(result.Attributes!.n);
+}
+
+/** The transaction entry that counts a record in (`+1`) or out (`-1`) of its bucket. */
+export function bucketCounterWrite(partition: string, sequence: number, delta: 1 | -1): TransactItem {
+  return {
+    Update: {
+      TableName: table(),
+      Key: { pk: `${partition}#buckets`, sk: pad(bucketOf(sequence), 10) },
+      UpdateExpression: 'ADD n :delta',
+      ExpressionAttributeValues: { ':delta': delta },
+    },
+  };
+}
+
+async function queryAll(input: ConstructorParameters<typeof QueryCommand>[0]): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+/** Bucket counts of a partition in bucket order. */
+async function bucketCounts(partition: string): Promise<Array<{ bucket: string; n: number }>> {
+  const items = await queryAll({
+    TableName: table(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': `${partition}#buckets` },
+  });
+  return items.map((item) => ({ bucket: item.sk as string, n: Math.max(0, Number(item.n ?? 0)) })).filter((b) => b.n > 0);
+}
+
+/** One page of an offset list in creation order, and the total. */
+export async function readOffsetPage(
+  partition: string,
+  offset: number,
+  limit: number,
+  descending: boolean,
+): Promise<{ items: Record<string, unknown>[]; total: number }> {
+  const buckets = await bucketCounts(partition);
+  const total = buckets.reduce((sum, bucket) => sum + bucket.n, 0);
+  if (offset >= total) return { items: [], total };
+  // Walk the counters (not the records) to the bucket holding the first wanted position.
+  const ordered = descending ? [...buckets].reverse() : buckets;
+  let before = 0;
+  let index = 0;
+  while (index < ordered.length && before + ordered[index]!.n <= offset) before += ordered[index++]!.n;
+  const start = ordered[index]!;
+  const skip = offset - before;
+  const wanted = skip + Math.min(limit, total - offset);
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: descending ? 'gsi1pk = :pk AND gsi1sk < :edge' : 'gsi1pk = :pk AND gsi1sk >= :edge',
+        ExpressionAttributeValues: { ':pk': partition, ':edge': descending ? `${start.bucket}#~` : `${start.bucket}#` },
+        ScanIndexForward: !descending,
+        Limit: wanted - items.length,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && items.length < wanted);
+  return { items: items.slice(skip, wanted), total };
+}
+
+/** Every item of a listing partition in creation order (for filters and other sort orders). */
+export async function readWholeListing(partition: string): Promise<Record<string, unknown>[]> {
+  return queryAll({
+    TableName: table(),
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': partition },
+  });
+}
