@@ -61,7 +61,8 @@ export const families = {
     entry: 'handlers/http/auths.ts',
     memoryMb: 256,
     description: 'Tokens: /auths',
-    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
+    // Idempotent replays of answers that carry a new token are stored sealed.
+    grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: false, sendsTo: [] },
   },
   catalog: {
     entry: 'handlers/http/catalog.ts',

@@ -331,5 +331,7 @@ export async function getSettings(context: ApiContext): Promise<ApiResult> {
 export async function updateSettings(context: ApiContext): Promise<ApiResult> {
   const principal = requirePrincipal(context);
   const state = await changeSettings(principal.accountId, groupOf(context), context.body ?? {});
-  return { status: 200, body: await settingsResource(state, context.baseUrl, maySeeSignatureKey(principal)) };
+  const showKey = maySeeSignatureKey(principal);
+  // An idempotent replay copy must not keep the signature key in clear.
+  return { status: 200, body: await settingsResource(state, context.baseUrl, showKey), sensitive: showKey && state.group === 'technical' };
 }

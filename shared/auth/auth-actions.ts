@@ -79,7 +79,7 @@ export async function createSecretAuth(context: ApiContext): Promise<ApiResult> 
     expiresAtMs,
   });
   const resource = authResource(record, context.baseUrl, token);
-  return { status: 201, body: resource, location: resource.url };
+  return { status: 201, body: resource, location: resource.url, sensitive: true };
 }
 
 /** `GET /auths`: an offset list of the account's tokens of one mode. */

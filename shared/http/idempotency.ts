@@ -19,6 +19,7 @@ import {
   makeIdempotent,
 } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import { openSecret, sealSecret } from '../secrets';
 import { baseDb, table } from '../store/client';
 import { ApiError, InUseError, InvalidInputError } from './errors';
 import type { ApiResult } from './types';
@@ -61,10 +62,11 @@ class UnstoredAnswer extends Error {
   }
 }
 
-/** A stored answer: the result plus the id of the request that produced it. */
+/** A stored answer: the result (sealed when it holds a secret) and the id of the request that produced it. */
 interface StoredAnswer {
   requestId: string;
-  result: ApiResult;
+  result?: ApiResult;
+  sealed?: string;
   replayed?: boolean;
 }
 
@@ -103,6 +105,9 @@ export async function runIdempotent(run: IdempotentRun): Promise<ApiResult> {
     responseHook: (response) => ({ ...(response as object), replayed: true }),
     ...(run.lambdaContext ? { lambdaContext: run.lambdaContext } : {}),
   });
+  const purpose = `idempotency:${run.tokenHash}`;
+  // The answer of this execution, as sent (Powertools returns only what it stored).
+  let fresh: ApiResult | undefined;
   const once = makeIdempotent(
     async (_event: { key: string; fingerprint: string }): Promise<StoredAnswer> => {
       let result: ApiResult;
@@ -112,6 +117,9 @@ export async function runIdempotent(run: IdempotentRun): Promise<ApiResult> {
         if (error instanceof ApiError && NOT_STORED.has(error.status)) throw new UnstoredAnswer(error);
         result = run.errorResult(error);
       }
+      // A replay copy of a secret (a new token) is kept only sealed, never in clear.
+      fresh = result;
+      if (result.sensitive) return { requestId: run.requestId, sealed: await sealSecret(JSON.stringify(result), purpose) };
       return { requestId: run.requestId, result };
     },
     { persistenceStore, config: idempotencyConfig, keyPrefix: 'api' },
@@ -121,8 +129,9 @@ export async function runIdempotent(run: IdempotentRun): Promise<ApiResult> {
     .digest('hex');
   try {
     const answer = (await once({ key: run.key, fingerprint })) as StoredAnswer;
-    if (!answer.replayed) return answer.result;
-    return { ...answer.result, headers: { ...answer.result.headers, 'Idempotent-Replayed': 'true' } };
+    if (!answer.replayed) return fresh ?? answer.result!;
+    const result = answer.sealed ? (JSON.parse(await openSecret(answer.sealed, purpose)) as ApiResult) : answer.result!;
+    return { ...result, headers: { ...result.headers, 'Idempotent-Replayed': 'true' } };
   } catch (error) {
     if (error instanceof UnstoredAnswer) throw error.error;
     if (error instanceof IdempotencyValidationError) {

@@ -31,6 +31,8 @@ export interface ApiResult {
   /** Absolute URL of a created resource (sent as `Location` on 201). */
   location?: string;
   headers?: Record<string, string>;
+  /** The body holds a secret (a new token, a signature key): an idempotent replay copy is stored sealed. */
+  sensitive?: boolean;
 }
 
 /** An action: the domain call behind one route. */

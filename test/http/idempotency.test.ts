@@ -1,6 +1,10 @@
 /** Idempotency-Key while the first request is still running (conventions.md 19, concurrency). */
 import { createHash } from 'node:crypto';
-import { ConditionalCheckFailedException, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureLocalKey } from '../../shared/secrets';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +13,9 @@ import { canonicalJson, runIdempotent } from '../../shared/http/idempotency';
 
 process.env.CARTWHEEL_TABLE = 'cartwheel';
 process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
+process.env.CARTWHEEL_SECRETS = 'local';
+process.env.CARTWHEEL_LOCAL_KEY_FILE = join(mkdtempSync(join(tmpdir(), 'cartwheel-key-')), 'local.key');
+ensureLocalKey(process.env.CARTWHEEL_LOCAL_KEY_FILE);
 resetConfig();
 const ddb = mockClient(DynamoDBClient);
 
@@ -50,5 +57,29 @@ describe('runIdempotent', () => {
     expect(executed).toBe(false);
     const put = ddb.commandCalls(PutItemCommand)[0]!.args[0].input;
     expect(put.Item!.pk!.S).toBe('idempotency#hash');
+  });
+});
+
+describe('stored answers that hold secrets', () => {
+  it('keeps the replay copy of a sensitive answer sealed, and sends the fresh answer in clear', async () => {
+    ddb.reset();
+    ddb.on(PutItemCommand).resolves({});
+    ddb.on(UpdateItemCommand).resolves({});
+    const token = 'sk.live.ThisIsTheNewSecretTokenValue0123456789ab';
+    const answer = await runIdempotent({
+      tokenHash: 'hash2',
+      key: 'k2',
+      method: 'POST',
+      path: '/api/v1/auths/secret',
+      body: {},
+      requestId: 'R2',
+      lambdaContext: { getRemainingTimeInMillis: () => 20_000, functionName: 'auths', awsRequestId: 'R2' } as never,
+      execute: async () => ({ status: 201, body: { token }, sensitive: true }),
+      errorResult: () => ({ status: 500 }),
+    });
+    expect(answer.body).toEqual({ token });
+    const stored = JSON.stringify(ddb.commandCalls(UpdateItemCommand).map((call) => call.args[0].input));
+    expect(stored).toContain('local:');
+    expect(stored).not.toContain(token);
   });
 });
