@@ -3,10 +3,13 @@ import { nowMs } from '../clock';
 import { InvalidInputError } from '../http/errors';
 import { booleanParameter } from '../http/request';
 import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
-import { parseTimestampInput } from '../rest/dates';
+import { readTechnicalSettingsCached } from '../accounts/settings-cache';
+import { parseDateInput, parseTimestampInput, zoneInEffect } from '../rest/dates';
 import { offsetList, offsetPage, pageUrlBuilder } from '../rest/offset-list';
+import { renderElements, renderResource } from '../rest/render';
+import { renderContext, type RenderContext } from '../rest/render-context';
 import {
-  authResource,
+  authDeclaration,
   countAuths,
   getAuthRecord,
   issueToken,
@@ -37,9 +40,12 @@ function modeParameter(context: ApiContext, principal: Principal): Mode {
   return test === undefined ? principal.mode : test ? 'test' : 'live';
 }
 
-function parseExpires(value: unknown): number | null {
+/** `expires`: a timestamp or date shorthand (its last moment) in the zone in effect; must lie ahead. */
+async function parseExpires(value: unknown, context: ApiContext, accountId: string): Promise<number | null> {
   if (value === null || value === '') return null;
-  const ms = parseTimestampInput(value, 'expires');
+  if (typeof value !== 'string') parseTimestampInput(value, 'expires');
+  const zone = zoneInEffect(context.query, (await readTechnicalSettingsCached(accountId))?.timezone ?? 'UTC');
+  const ms = parseDateInput(value as string, { edge: 'last', zone, now: nowMs(), name: 'expires', kind: 'property' });
   if (ms <= nowMs()) {
     throw new InvalidInputError('The property expires must lie in the future.', { property: 'expires', reason: 'out_of_range' });
   }
@@ -54,9 +60,15 @@ function checkEscalation(principal: Principal, requested: ReturnType<typeof pars
   }
 }
 
+/** The render context of an /auths answer (validates show/hide, zone and locale up front). */
+function authRender(context: ApiContext, principal: Principal): Promise<RenderContext> {
+  return renderContext(context, principal.accountId, principal.mode);
+}
+
 /** `POST /auths/secret`: issues a secret token; the full token appears only in this answer. */
 export async function createSecretAuth(context: ApiContext): Promise<ApiResult> {
   const principal = requirePrincipal(context);
+  const render = await authRender(context, principal);
   const mode = modeParameter(context, principal);
   if (principal.mode === 'test' && mode === 'live') {
     throw new TokenTypeMismatchError('A test token cannot create a live token.');
@@ -64,7 +76,7 @@ export async function createSecretAuth(context: ApiContext): Promise<ApiResult> 
   if (principal.kind !== 'secret' && principal.kind !== 'trusted') throw new InsufficientPermissionsError();
   const body = context.body ?? {};
   const comments = parseComments(body.comments ?? null);
-  const expiresAtMs = parseExpires(body.expires ?? null);
+  const expiresAtMs = await parseExpires(body.expires ?? null, context, principal.accountId);
   if (body.permissions === undefined || body.permissions === null) {
     throw new InvalidInputError('The property permissions is required.', { property: 'permissions', reason: 'required' });
   }
@@ -78,13 +90,14 @@ export async function createSecretAuth(context: ApiContext): Promise<ApiResult> 
     comments,
     expiresAtMs,
   });
-  const resource = authResource(record, context.baseUrl, token);
-  return { status: 201, body: resource, location: resource.url, sensitive: true };
+  const resource = await renderResource(authDeclaration, { ...record, full_token: token }, render);
+  return { status: 201, body: resource, location: render.url(`auths/${record.auth_id}`), sensitive: true };
 }
 
 /** `GET /auths`: an offset list of the account's tokens of one mode. */
 export async function listAuths(context: ApiContext): Promise<ApiResult> {
   const principal = requirePrincipal(context);
+  const render = await authRender(context, principal);
   const mode = modeParameter(context, principal);
   const page = offsetPage(context.query);
   const type = context.query.type || 'secret';
@@ -125,8 +138,8 @@ export async function listAuths(context: ApiContext): Promise<ApiResult> {
     total = records.length;
   }
   records.sort(compareBy(sortBy, descending));
-  const data = records.slice(page.offset, page.offset + page.limit).map((record) => authResource(record, context.baseUrl));
-  return { status: 200, body: offsetList(data, page, total, pageUrlBuilder(`${context.baseUrl}auths`, context.query, 'offset')) };
+  const data = await renderElements(authDeclaration, records.slice(page.offset, page.offset + page.limit), render);
+  return { status: 200, body: offsetList(data, page, total, pageUrlBuilder(render.url('auths'), context.query, 'offset')) };
 }
 
 function compareBy(sortBy: string, descending: boolean) {
@@ -144,28 +157,30 @@ function compareBy(sortBy: string, descending: boolean) {
 /** `GET /auths/{auth_id}`. */
 export async function getAuth(context: ApiContext): Promise<ApiResult> {
   const principal = requirePrincipal(context);
+  const render = await authRender(context, principal);
   const record = await getAuthRecord(principal.accountId, context.params.auth_id!);
-  return { status: 200, body: authResource(record, context.baseUrl) };
+  return { status: 200, body: await renderResource(authDeclaration, record, render) };
 }
 
 /** `POST /auths/{auth_id}`: changes comments, expires and permissions of a secret token. */
 export async function updateAuth(context: ApiContext): Promise<ApiResult> {
   const principal = requirePrincipal(context);
+  const render = await authRender(context, principal);
   const record = await getAuthRecord(principal.accountId, context.params.auth_id!);
   const body = context.body ?? {};
   const changes: SecretTokenChanges = {};
   if ('comments' in body) changes.comments = parseComments(body.comments);
-  if ('expires' in body) changes.expiresAtMs = parseExpires(body.expires);
+  if ('expires' in body) changes.expiresAtMs = await parseExpires(body.expires, context, principal.accountId);
   if ('permissions' in body) {
     changes.permissions = parsePermissions(body.permissions);
     checkEscalation(principal, changes.permissions);
   }
-  if (Object.keys(changes).length === 0) return { status: 200, body: authResource(record, context.baseUrl) };
+  if (Object.keys(changes).length === 0) return { status: 200, body: await renderResource(authDeclaration, record, render) };
   if (record.kind !== 'secret') {
     throw new InvalidInputError('Only secret tokens can be changed.', { property: Object.keys(body)[0], reason: 'not_allowed' });
   }
   const updated = await updateSecretToken(record, changes);
-  return { status: 200, body: authResource(updated, context.baseUrl) };
+  return { status: 200, body: await renderResource(authDeclaration, updated, render) };
 }
 
 /** `DELETE /auths/{auth_id}`: revokes any token of the account at once. */
@@ -177,7 +192,8 @@ export async function deleteAuth(context: ApiContext): Promise<ApiResult> {
 
 /** `GET /auths/me`: the caller's own auth (authentication already read its record). */
 export async function getOwnAuth(context: ApiContext): Promise<ApiResult> {
-  return { status: 200, body: authResource(requirePrincipal(context).record, context.baseUrl) };
+  const principal = requirePrincipal(context);
+  return { status: 200, body: await renderResource(authDeclaration, principal.record, await authRender(context, principal)) };
 }
 
 /** `DELETE /auths/me`: revokes the caller's token. */

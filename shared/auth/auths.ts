@@ -11,7 +11,8 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 import { nowMs } from '../clock';
 import { InvalidInputError, NotFoundError } from '../http/errors';
 import { newId } from '../ids';
-import { timestamp } from '../rest/dates';
+import { declareResource } from '../rest/declarations';
+import type { RenderContext } from '../rest/render-context';
 import { db, table } from '../store/client';
 import { authIdKey, counterKey, listSortKey, scope, tokenKey } from '../store/keys';
 import { forgetToken } from './authenticate';
@@ -227,33 +228,45 @@ export async function queryAuths(
   return items;
 }
 
-/** The auth resource as the API shows it (token redacted). */
-export function authResource(record: TokenRecord, baseUrl: string, fullToken?: string) {
-  const now = nowMs();
-  const expires = record.expires_at_ms ?? null;
-  return {
-    object: 'auth',
-    auth_id: record.auth_id,
-    url: `${baseUrl}auths/${record.auth_id}`,
-    type: record.kind,
-    token: fullToken ?? redactToken(record.prefix, record.mode, record.last4),
-    test: record.mode === 'test',
-    account_id: record.account_id,
-    user: record.user_id ? `${baseUrl}users/${encodeURIComponent(record.user_id)}` : null,
-    customer: record.customer_id ? `${baseUrl}customers/${encodeURIComponent(record.customer_id)}` : null,
-    oauth_app: record.oauth_app_id ? `${baseUrl}oauth_apps/${record.oauth_app_id}` : null,
-    comments: record.comments ?? null,
-    expires: timestamp(expires),
-    expires_in_seconds: expires === null ? null : Math.max(0, Math.floor((expires - now) / 1000)),
-    permissions: record.kind === 'secret' ? (record.permissions ?? []) : null,
-    effective_permissions: effectivePermissions(record.is_owner ? FULL_ACCESS : (record.permissions ?? [])),
-    bindings: (record.bindings ?? []).map((path) => `${baseUrl}${path}`),
-    bindings_count: record.bindings?.length ?? 0,
-    date_last_used: timestamp(record.last_used_ms),
-    date_created: timestamp(record.created_ms),
-    date_modified: timestamp(record.modified_ms),
-  };
-}
+/** A token record as rendered: the full token only in the answer that issues it. */
+export type RenderedAuth = TokenRecord & { full_token?: string };
+
+/** The auth declaration (REST conventions engine): account-wide, token redacted unless just issued. */
+export const authDeclaration = declareResource<RenderedAuth>({
+  name: 'auth',
+  collection: 'auths',
+  idField: 'auth_id',
+  permission: 'auths',
+  scope: 'account',
+  links: { customer: 'customer' },
+  formatted: { dates: ['expires', 'date_last_used', 'date_created', 'date_modified'] },
+  idOf: (record) => record.auth_id,
+  toJson(record, context: RenderContext) {
+    const expires = record.expires_at_ms ?? null;
+    return {
+      object: 'auth',
+      auth_id: record.auth_id,
+      url: context.url(`auths/${record.auth_id}`),
+      type: record.kind,
+      token: record.full_token ?? redactToken(record.prefix, record.mode, record.last4),
+      test: record.mode === 'test',
+      account_id: record.account_id,
+      user: record.user_id ? context.url(`users/${encodeURIComponent(record.user_id)}`) : null,
+      customer: record.customer_id ? context.url(`customers/${encodeURIComponent(record.customer_id)}`) : null,
+      oauth_app: record.oauth_app_id ? context.url(`oauth_apps/${record.oauth_app_id}`) : null,
+      comments: record.comments ?? null,
+      expires: context.date(expires),
+      expires_in_seconds: expires === null ? null : Math.max(0, Math.floor((expires - context.now) / 1000)),
+      permissions: record.kind === 'secret' ? (record.permissions ?? []) : null,
+      effective_permissions: effectivePermissions(record.is_owner ? FULL_ACCESS : (record.permissions ?? [])),
+      bindings: (record.bindings ?? []).map((path) => context.url(path)),
+      bindings_count: record.bindings?.length ?? 0,
+      date_last_used: context.date(record.last_used_ms),
+      date_created: context.date(record.created_ms),
+      date_modified: context.date(record.modified_ms),
+    };
+  },
+});
 
 /** Validates the `comments` property: a string of at most 1,000 characters, or null. */
 export function parseComments(value: unknown): string | null {

@@ -162,6 +162,19 @@ describe('secret tokens (auth.md 4, 7)', () => {
     expect(read.body.token).not.toBe(created.body.token);
   });
 
+  it('shapes the issuing answer with show, as admin clients ask for it (auth.md 4.1)', async () => {
+    const created = await api(`${base}auths/secret?test=false&show=auth_id,token`, { method: 'POST', token: live, body: { permissions: [{ resource: 'orders', methods: ['read'] }] } });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body).sort()).toEqual(['auth_id', 'token', 'url']);
+    expect(created.body.token).toMatch(/^sk\.live\./);
+    const conflict = await api(`${base}auths/secret?show=token&hide=url`, { method: 'POST', token: live, body: { comments: 'never made', permissions: [{ resource: 'orders', methods: ['read'] }] } });
+    expectError(conflict, 400, 'invalid_input');
+    expect((await api(`${base}auths?q=never%20made`, { token: live })).body.total_items).toBe(0);
+    const formatted = await api(`${base}auths/me?formatted=true&user_locale=de-DE&timezone=Europe/Berlin`, { token: live });
+    expect(formatted.body.date_created).toMatch(/\+01:00$/);
+    expect(formatted.body.formatted.date_created).toMatch(/^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/);
+  });
+
   it('refuses a missing or bad permission list and escalation', async () => {
     expectError(await api(`${base}auths/secret`, { method: 'POST', token: live, body: { comments: 'x' } }), 400, 'invalid_input');
     const bad = await api(`${base}auths/secret`, { method: 'POST', token: live, body: { permissions: [{ resource: 'orders', methods: ['read'] }, { resource: 'spaceships', methods: ['read'] }] } });
@@ -229,6 +242,16 @@ describe('secret tokens (auth.md 4, 7)', () => {
     expectError(await api(created.body.url, { method: 'POST', token: live, body: { comments: 'x'.repeat(1001) } }), 400, 'invalid_input');
     const unchanged = await api(created.body.url, { token: live });
     expect(unchanged.body.comments).toBe('renamed');
+  });
+
+  it('accepts a date shorthand for expires: its last moment in the zone in effect', async () => {
+    const created = await api(`${base}auths/secret?timezone=Asia/Kolkata`, { method: 'POST', token: live, body: { expires: '+1', permissions: [{ resource: 'orders', methods: ['read'] }] } });
+    expect(created.status).toBe(201);
+    // The last moment of tomorrow in Kolkata, shown in the zone in effect.
+    expect(created.body.expires).toMatch(/T23:59:59\+05:30$/);
+    expect((await api(`${created.body.url}`, { token: live })).body.expires).toMatch(/T18:29:59Z$/);
+    expectError(await api(`${base}auths/secret`, { method: 'POST', token: live, body: { expires: 'someday', permissions: [{ resource: 'orders', methods: ['read'] }] } }), 400, 'invalid_input');
+    expectError(await api(`${base}auths/secret`, { method: 'POST', token: live, body: { expires: '-1', permissions: [{ resource: 'orders', methods: ['read'] }] } }), 400, 'invalid_input');
   });
 
   it('sends X-Token-Expires-In-Seconds for tokens with an expiry', async () => {
