@@ -3,8 +3,8 @@
  * in effect, whether `formatted` twins are wanted, and who is asking (expansion only follows
  * links the caller may read). Built once per request.
  */
-import { readPaymentSettings, type PaymentSettings } from '../accounts/settings';
-import { readTechnicalSettingsCached } from '../accounts/settings-cache';
+import type { PaymentSettings } from '../accounts/settings';
+import { readPaymentSettingsCached, readTechnicalSettingsCached } from '../accounts/settings-cache';
 import type { Principal } from '../auth/principal';
 import { nowMs } from '../clock';
 import { booleanParameter } from '../http/request';
@@ -39,7 +39,7 @@ export interface RenderContext {
 
 /** Builds the render context of a request (reads the account's zone and locale defaults). */
 export async function renderContext(context: ApiContext, accountId: string, mode: 'live' | 'test'): Promise<RenderContext> {
-  const [settings, payment] = await Promise.all([readTechnicalSettingsCached(accountId), readPaymentSettings(accountId)]);
+  const [settings, payment] = await Promise.all([readTechnicalSettingsCached(accountId), readPaymentSettingsCached(accountId)]);
   const asked = context.query.currency?.toUpperCase();
   const zone = zoneInEffect(context.query, settings?.timezone ?? 'UTC');
   const wantsFormatted = booleanParameter(context.query, 'formatted') ?? false;
