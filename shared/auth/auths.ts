@@ -4,7 +4,7 @@
  * token, keyed by the hash); an account-wide pointer finds a token by `auth_id`.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 
 /** One entry of a TransactWriteItems call. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -14,6 +14,7 @@ import { newId } from '../ids';
 import { declareResource } from '../rest/declarations';
 import type { RenderContext } from '../rest/render-context';
 import { db, table } from '../store/client';
+import { queryItems } from '../store/query';
 import { authIdKey, counterKey, listSortKey, scope, tokenKey } from '../store/keys';
 import { forgetToken } from './authenticate';
 import { effectivePermissions, FULL_ACCESS, type PermissionEntry } from './permissions';
@@ -208,24 +209,18 @@ export async function queryAuths(
   max: number,
   descending: boolean,
 ): Promise<TokenRecord[]> {
-  const items: TokenRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: table(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': authListPartition(accountId, mode, kind) },
-        ScanIndexForward: !descending,
-        Limit: Math.min(1000, max - items.length),
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...((page.Items ?? []) as TokenRecord[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey && items.length < max);
-  return items;
+  const items = await queryItems(
+    {
+      TableName: table(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': authListPartition(accountId, mode, kind) },
+      ScanIndexForward: !descending,
+      Limit: 1000,
+    },
+    max,
+  );
+  return items as unknown as TokenRecord[];
 }
 
 /** A token record as rendered: the full token only in the answer that issues it. */

@@ -13,6 +13,7 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactItem } from '../auth/auths';
 import { db, table } from './client';
+import { queryItems } from './query';
 
 /** Sequence numbers per bucket. */
 export const BUCKET_SIZE = 100;
@@ -58,20 +59,9 @@ export function bucketCounterWrite(partition: string, sequence: number, delta: 1
   };
 }
 
-async function queryAll(input: ConstructorParameters<typeof QueryCommand>[0]): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-}
-
 /** Bucket counts of a partition in bucket order. */
 async function bucketCounts(partition: string): Promise<Array<{ bucket: string; n: number }>> {
-  const items = await queryAll({
+  const items = await queryItems({
     TableName: table(),
     KeyConditionExpression: 'pk = :pk',
     ExpressionAttributeValues: { ':pk': `${partition}#buckets` },
@@ -119,7 +109,7 @@ export async function readOffsetPage(
 
 /** Every item of a listing partition in creation order (for filters and other sort orders). */
 export async function readWholeListing(partition: string): Promise<Record<string, unknown>[]> {
-  return queryAll({
+  return queryItems({
     TableName: table(),
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk',

@@ -1,0 +1,22 @@
+/** Paging through DynamoDB Query results. */
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db } from './client';
+
+/** Runs a Query page after page until it is exhausted or `max` items were read. */
+export async function queryItems(input: QueryCommandInput, max = Number.POSITIVE_INFINITY): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey = input.ExclusiveStartKey;
+  do {
+    const remaining = max - items.length;
+    const page = await db().send(
+      new QueryCommand({
+        ...input,
+        ...(Number.isFinite(remaining) ? { Limit: Math.min(input.Limit ?? 1000, remaining) } : {}),
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && items.length < max);
+  return items.slice(0, max);
+}
