@@ -52,8 +52,14 @@ export function createGateway(options: GatewayOptions) {
   const matcher = compileRoutes(routes);
   let inFlight = 0;
   let idle: (() => void) | undefined;
+  let refusing = false;
 
   const listener = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (refusing) {
+      res.writeHead(503, { 'Content-Type': 'application/json', Connection: 'close', 'Retry-After': '1' });
+      res.end(JSON.stringify({ message: 'Shutting down' }));
+      return;
+    }
     inFlight++;
     try {
       const body = await readBody(req);
@@ -90,6 +96,10 @@ export function createGateway(options: GatewayOptions) {
 
   return {
     listener,
+    /** From now on, answer 503 and close the connection (shutdown). */
+    refuseNewRequests: () => {
+      refusing = true;
+    },
     /** Resolves when no request is in flight (or after `timeoutMs`). */
     drain: (timeoutMs: number) =>
       new Promise<void>((resolveDrain) => {

@@ -111,12 +111,14 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
       (stopping ??= (async () => {
         clearInterval(sweepTimer);
         stopSweepOnClock();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+        // Stop accepting: no new connections, and requests on kept-alive ones get 503 + close.
+        gateway!.refuseNewRequests();
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        // In-flight requests may finish, for at most 10 s; then every connection is cut.
         await gateway!.drain(10_000);
         server.closeAllConnections();
+        await closed;
         await Promise.all(pollers.map((poller) => poller.stop()));
         await emulators!.stop();
         resetDb();

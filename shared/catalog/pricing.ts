@@ -35,7 +35,9 @@ function rate(currency: string, payment: PaymentSettings): number {
 /** Converts an amount between enabled currencies and rounds it in the target currency. */
 export function convert(amount: number, from: string, to: string, payment: PaymentSettings): number {
   if (from === to) return roundMoney(amount, to);
-  return roundMoney((amount / rate(from, payment)) * rate(to, payment), to);
+  // Binary floating point turns 19.99 × 150 into 2998.4999…; 15 significant digits drop that
+  // noise, so the half-away-from-zero rounding of §1.2 sees the decimal value.
+  return roundMoney(Number(((amount / rate(from, payment)) * rate(to, payment)).toPrecision(15)), to);
 }
 
 /** A product's unit price in `currency`. */

@@ -6,7 +6,7 @@ import { offsetList, offsetPage, pageUrlBuilder } from '../rest/offset-list';
 import { renderElements, renderResource } from '../rest/render';
 import { renderContext, type RenderContext } from '../rest/render-context';
 import { readOffsetPage, readWholeListing } from '../store/offset-index';
-import { collectionPartition, findRecord, getRecord, type RecordScope } from '../store/records';
+import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../store/records';
 import { requestCurrency } from './pricing';
 import { createProduct, productDeclaration, productFields, saveProduct, type ProductRecord } from './products';
 
@@ -52,18 +52,21 @@ export async function getProductAction(context: ApiContext): Promise<ApiResult> 
 export async function updateProductAction(context: ApiContext): Promise<ApiResult> {
   const { scope, render } = await prepare(context);
   const body = context.body ?? {};
-  const current = await readProduct(scope, context.params.product_id!);
-  const fields = productFields(body, current, render.payment, scope.mode);
-  const restore = body.deleted === false;
-  const saved = await saveProduct(current, fields, restore ? false : current.deleted);
+  const saved = await retryOnConflict(async () => {
+    const current = await readProduct(scope, context.params.product_id!);
+    const fields = productFields(body, current, render.payment, scope.mode);
+    return saveProduct(current, fields, body.deleted === false ? false : current.deleted);
+  });
   return { status: 200, body: await renderResource(productDeclaration, saved, render) };
 }
 
 /** `DELETE /products/{product_id}`: a soft delete (orders keep their lines). */
 export async function deleteProductAction(context: ApiContext): Promise<ApiResult> {
   const { scope } = await prepare(context);
-  const current = await readProduct(scope, context.params.product_id!);
-  if (!current.deleted) await saveProduct(current, current, true);
+  await retryOnConflict(async () => {
+    const current = await readProduct(scope, context.params.product_id!);
+    if (!current.deleted) await saveProduct(current, current, true);
+  });
   return { status: 204 };
 }
 

@@ -14,7 +14,7 @@ import { booleanValue, clientId, invalid, metaValue, numberValue, objectValue, o
 import type { RenderContext } from '../rest/render-context';
 import { db, table } from '../store/client';
 import { bucketCounterWrite, listingKeys, reserveSequence } from '../store/offset-index';
-import { collectionPartition, recordKey, type RecordScope } from '../store/records';
+import { collectionPartition, recordKey, VersionConflictError, type RecordScope } from '../store/records';
 import { unitPrice, type PriceEntry } from './pricing';
 
 /** Product types. */
@@ -230,7 +230,7 @@ export async function saveProduct(current: ProductRecord, fields: ProductFields,
     await db().send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {
     if (error instanceof TransactionCanceledException) {
-      throw new InUseError('The product was changed by another request at the same time; retry.', { reason: 'conflict' });
+      throw new VersionConflictError(`Product ${current.product_id} changed concurrently`);
     }
     throw error;
   }

@@ -4,7 +4,7 @@ import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types
 import { cursorList, cursorQuery, readCursorPage } from '../rest/cursor-list';
 import { renderElements, renderResource } from '../rest/render';
 import { renderContext, type RenderContext } from '../rest/render-context';
-import { collectionPartition, findRecord, getRecord, type RecordScope } from '../store/records';
+import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../store/records';
 import { createCustomer, customerDeclaration, deleteCustomer, updateCustomer, type CustomerRecord } from './customers';
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
@@ -31,15 +31,16 @@ export async function getCustomerAction(context: ApiContext): Promise<ApiResult>
 /** `POST /customers/{customer_id}`: partial update. */
 export async function updateCustomerAction(context: ApiContext): Promise<ApiResult> {
   const { scope, render } = await prepare(context);
-  const current = await getRecord(customerDeclaration, scope, context.params.customer_id!);
-  const saved = await updateCustomer(current, context.body ?? {});
+  const saved = await retryOnConflict(async () =>
+    updateCustomer(await getRecord(customerDeclaration, scope, context.params.customer_id!), context.body ?? {}),
+  );
   return { status: 200, body: await renderResource(customerDeclaration, saved, render) };
 }
 
 /** `DELETE /customers/{customer_id}`. */
 export async function deleteCustomerAction(context: ApiContext): Promise<ApiResult> {
   const { scope } = await prepare(context);
-  await deleteCustomer(await getRecord(customerDeclaration, scope, context.params.customer_id!));
+  await retryOnConflict(async () => deleteCustomer(await getRecord(customerDeclaration, scope, context.params.customer_id!)));
   return { status: 204 };
 }
 

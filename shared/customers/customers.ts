@@ -15,7 +15,7 @@ import { declareResource } from '../rest/declarations';
 import { booleanValue, clientId, invalid, metaValue, optionalEmail, optionalString, sends } from '../rest/input';
 import { db, table } from '../store/client';
 import { listSortKey } from '../store/keys';
-import { collectionPartition, recordKey, type RecordScope } from '../store/records';
+import { collectionPartition, recordKey, VersionConflictError, type RecordScope } from '../store/records';
 
 /** A stored customer. */
 export interface CustomerRecord {
@@ -173,9 +173,7 @@ async function write(items: TransactItem[], usernameIndex: number | undefined, i
       if (usernameIndex !== undefined && reasons[usernameIndex]?.Code === 'ConditionalCheckFailed') {
         throw new InUseError('The username is already taken.', { property: 'username', reason: 'conflict' });
       }
-      if (reasons[0]?.Code === 'ConditionalCheckFailed') {
-        throw new InUseError('The customer was changed by another request at the same time; retry.', { reason: 'conflict' });
-      }
+      if (reasons[0]?.Code === 'ConditionalCheckFailed') throw new VersionConflictError('Customer changed concurrently');
     }
     throw error;
   }

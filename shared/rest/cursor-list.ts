@@ -5,10 +5,10 @@
  * the cursor item's position, plus one tiny Query to learn whether the other direction has
  * items; nothing walks the items before the cursor.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidInputError } from '../http/errors';
 import { booleanParameter } from '../http/request';
-import { db, table } from '../store/client';
+import { table } from '../store/client';
+import { queryItems } from '../store/query';
 import { edgeFor, parseDateInput } from './dates';
 import { limitParameter, pageUrlBuilder } from './offset-list';
 import type { RenderContext } from './render-context';
@@ -74,54 +74,62 @@ export async function readCursorPage(source: CursorSource, request: CursorQuery)
       throw new InvalidInputError(`The parameter ${parameter} names no item of this list.`, { parameter, reason: 'not_found' });
     }
   }
-  // Reading forward follows the display order; `before_item` reads backwards from the cursor.
-  const forward = request.before ? request.descending : !request.descending;
   const low = request.dateStart !== undefined ? new Date(request.dateStart).toISOString() : '';
   const high = request.dateEnd !== undefined ? `${new Date(request.dateEnd).toISOString()}#~` : '~';
-  const read = async (ascending: boolean, from: Record<string, unknown> | undefined, limit: number) => {
-    const items: Record<string, unknown>[] = [];
-    let startKey = from ? { pk: from.pk, sk: from.sk, [index.pk]: from[index.pk], [index.sk]: from[index.sk] } : undefined;
-    do {
-      const page = await db().send(
-        new QueryCommand({
-          TableName: table(),
-          IndexName: index.name,
-          KeyConditionExpression: `#ipk = :pk AND #isk BETWEEN :low AND :high`,
-          ExpressionAttributeNames: { '#ipk': index.pk, '#isk': index.sk, ...source.filter?.names },
-          ExpressionAttributeValues: { ':pk': source.partition, ':low': low, ':high': high, ...source.filter?.values },
-          ...(source.filter ? { FilterExpression: source.filter.expression } : {}),
-          ScanIndexForward: ascending,
-          Limit: source.filter ? Math.max(limit * 2, 50) : limit,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey as typeof startKey;
-    } while (startKey && items.length < limit);
-    return items.slice(0, limit);
+
+  /**
+   * Up to `limit` items strictly beyond `edge` (a sort key) in one direction, within the date
+   * range. The edge narrows the key condition instead of serving as ExclusiveStartKey, so an
+   * edge outside the range (a cursor item since modified, or from another day) just reads
+   * from the range's own end.
+   */
+  const read = async (ascending: boolean, edge: string | undefined, limit: number) => {
+    let from = low;
+    let to = high;
+    if (edge !== undefined) {
+      if (ascending && edge > from) from = edge;
+      if (!ascending && edge < to) to = edge;
+    }
+    if (from > to) return [];
+    const items = await queryItems(
+      {
+        TableName: table(),
+        IndexName: index.name,
+        KeyConditionExpression: '#ipk = :pk AND #isk BETWEEN :low AND :high',
+        ExpressionAttributeNames: { '#ipk': index.pk, '#isk': index.sk, ...source.filter?.names },
+        ExpressionAttributeValues: { ':pk': source.partition, ':low': from, ':high': to, ...source.filter?.values },
+        ...(source.filter ? { FilterExpression: source.filter.expression } : {}),
+        ScanIndexForward: ascending,
+        Limit: source.filter ? 200 : limit + 1,
+      },
+      limit + 1,
+    );
+    // BETWEEN is inclusive: the edge item itself is not "beyond" it.
+    return items.filter((item) => item[index.sk] !== edge).slice(0, limit);
   };
-  const fetched = await read(forward, cursorItem, request.limit + 1);
+  const sortKey = (item: Record<string, unknown> | undefined) => item?.[index.sk] as string | undefined;
+
+  // Reading forward follows the display order; `before_item` reads backwards from the cursor.
+  const forward = request.before ? request.descending : !request.descending;
+  const fetched = await read(forward === true, sortKey(cursorItem), request.limit + 1);
   const more = fetched.length > request.limit;
   let items = fetched.slice(0, request.limit);
   if (request.before) items = items.reverse();
-  // Items on the other side of the page: the cursor itself (when given) proves they exist.
+
+  // Whether items exist before the first shown (or after the last shown) one, filters included.
+  const ascendingDisplay = !request.descending;
+  const beyond = async (item: Record<string, unknown> | undefined, towardsEnd: boolean) =>
+    (await read(towardsEnd ? ascendingDisplay : !ascendingDisplay, sortKey(item), 1)).length > 0;
   const first = items[0];
   const last = items[items.length - 1];
   let hasPrevious: boolean;
   let hasNext: boolean;
   if (request.before) {
     hasPrevious = more;
-    hasNext = true;
-  } else if (request.after) {
-    hasNext = more;
-    hasPrevious = true;
+    hasNext = items.length ? await beyond(last, true) : false;
   } else {
     hasNext = more;
-    hasPrevious = false;
-  }
-  if (!items.length) {
-    hasPrevious = request.after !== undefined;
-    hasNext = request.before !== undefined;
+    hasPrevious = cursorItem && items.length ? await beyond(first, false) : false;
   }
   return {
     items,

@@ -201,5 +201,6 @@ function hideFormatted(formatted: Record<string, unknown>, node: Node): Record<s
     if (child === undefined) put(result, key, value);
     else if (!child.leaf) put(result, key, walk(value, child, hideNested));
   }
-  return result;
+  // Nothing left to show: drop the object, as `show` does when no twin is kept.
+  return Object.keys(result).length ? result : undefined;
 }

@@ -11,7 +11,8 @@ export async function queryItems(input: QueryCommandInput, max = Number.POSITIVE
     const page = await db().send(
       new QueryCommand({
         ...input,
-        ...(Number.isFinite(remaining) ? { Limit: Math.min(input.Limit ?? 1000, remaining) } : {}),
+        // Limit counts items read before a FilterExpression, so only unfiltered reads may shrink it.
+        ...(Number.isFinite(remaining) && !input.FilterExpression ? { Limit: Math.min(input.Limit ?? 1000, remaining) } : {}),
         ExclusiveStartKey: startKey,
       }),
     );

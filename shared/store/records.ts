@@ -6,7 +6,7 @@
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { TokenTypeMismatchError } from '../auth/errors';
 import type { Mode } from '../auth/tokens';
-import { NotFoundError } from '../http/errors';
+import { ApiError, NotFoundError } from '../http/errors';
 import type { ResourceDeclaration } from '../rest/declarations';
 import { db, table } from './client';
 import type { ItemKey } from './keys';
@@ -70,4 +70,27 @@ export async function batchGetItems(keys: ItemKey[]): Promise<Map<string, Record
     if (request.length) throw new Error('BatchGetItem left keys unprocessed after retries');
   }
   return found;
+}
+
+/** A conditional write lost against a concurrent change of the same record (not an API error). */
+export class VersionConflictError extends Error {
+  override name = 'VersionConflictError';
+}
+
+/**
+ * Runs read-modify-write `attempt` again while it loses against concurrent writers, so every
+ * sent property is applied (conventions.md §15). After `attempts` losses: 422 request_failure.
+ */
+export async function retryOnConflict<T>(attempt: () => Promise<T>, attempts = 6): Promise<T> {
+  for (let round = 1; ; round++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof VersionConflictError)) throw error;
+      if (round >= attempts) {
+        throw new ApiError(422, 'request_failure', 'The resource kept changing while this request applied its changes; retry.');
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * round));
+    }
+  }
 }

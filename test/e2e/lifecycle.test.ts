@@ -231,3 +231,31 @@ describe('email outbox', () => {
     }
   });
 });
+
+describe('shutdown under load', () => {
+  it('exits 0 within the drain bound while a client keeps a connection busy', async () => {
+    const runtime = await startRuntime();
+    const url = `${runtime.bootstrap.api_url}auths/me`;
+    const token = runtime.bootstrap.tokens.live_secret;
+    let running = true;
+    const statuses = new Set<number>();
+    // One client hammering over a kept-alive connection.
+    const client = (async () => {
+      while (running) {
+        try {
+          statuses.add((await api(url, { token })).status);
+        } catch {
+          return; // the connection was closed: the runtime is gone
+        }
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    const code = await runtime.stop('SIGTERM');
+    running = false;
+    await client;
+    expect(code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(statuses.has(200)).toBe(true);
+  });
+});
