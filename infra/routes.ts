@@ -106,6 +106,7 @@ const allow = (resource: PermissionResource, method: PermissionMethod): RouteAcc
 export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/v1/auths', family: 'auths', access: allow('auths', 'read') },
   { method: 'POST', path: '/api/v1/auths/secret', family: 'auths', access: allow('auths', 'create') },
+  { method: 'POST', path: '/api/v1/auths/limited', family: 'auths', access: { kind: 'public' } },
   { method: 'GET', path: '/api/v1/auths/options', family: 'auths', access: { kind: 'any-token' } },
   { method: 'GET', path: '/api/v1/auths/me', family: 'auths', access: { kind: 'any-token' } },
   { method: 'DELETE', path: '/api/v1/auths/me', family: 'auths', access: { kind: 'any-token' } },

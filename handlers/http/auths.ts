@@ -1,6 +1,7 @@
 /** Lambda entry point of the `auths` route family: token management (auth.md section 7). */
 import {
   authOptions,
+  createLimitedAuth,
   createSecretAuth,
   deleteAuth,
   deleteOwnAuth,
@@ -14,6 +15,7 @@ import { apiHandler } from '../../shared/http/pipeline';
 export const handler = apiHandler('auths', {
   'GET /api/v1/auths': listAuths,
   'POST /api/v1/auths/secret': createSecretAuth,
+  'POST /api/v1/auths/limited': createLimitedAuth,
   'GET /api/v1/auths/options': authOptions,
   'GET /api/v1/auths/me': getOwnAuth,
   'DELETE /api/v1/auths/me': deleteOwnAuth,

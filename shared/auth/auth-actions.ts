@@ -1,6 +1,6 @@
 /** The `/auths` endpoints (auth.md section 7), as actions of the API pipeline. */
 import { nowMs } from '../clock';
-import { InvalidInputError } from '../http/errors';
+import { InvalidInputError, NotFoundError } from '../http/errors';
 import { booleanParameter } from '../http/request';
 import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
 import { readTechnicalSettingsCached } from '../accounts/settings-cache';
@@ -22,7 +22,7 @@ import {
 import { InsufficientPermissionsError, TokenTypeMismatchError } from './errors';
 import { deniedGrants, FULL_ACCESS, grantablePermissions, isAllowed, parsePermissions } from './permissions';
 import type { Principal } from './principal';
-import type { TokenRecord } from './token-records';
+import { IDLE_LIFETIME_MS, type TokenRecord } from './token-records';
 import type { Mode, TokenKind } from './tokens';
 
 const LIST_TYPES = new Set(['secret', 'limited', 'trusted', 'all']);
@@ -92,6 +92,43 @@ export async function createSecretAuth(context: ApiContext): Promise<ApiResult> 
   });
   const resource = await renderResource(authDeclaration, { ...record, full_token: token }, render);
   return { status: 201, body: resource, location: render.url(`auths/${record.auth_id}`), sensitive: true };
+}
+
+/**
+ * `POST /auths/limited` (auth.md 3.1): a shopper session token. Live tokens are public; a test
+ * token needs a trusted or secret token of the account with `auths:create`, or the account's
+ * `allow_public_limited_test_tokens`.
+ */
+export async function createLimitedAuth(context: ApiContext): Promise<ApiResult> {
+  const principal = context.principal;
+  const asked = context.query.account_id || undefined;
+  if (principal && asked && asked !== principal.accountId) {
+    throw new InsufficientPermissionsError('The account_id differs from the account of the access token.');
+  }
+  const accountId = asked ?? principal?.accountId;
+  if (!accountId) {
+    throw new InvalidInputError('The parameter account_id is required without an access token.', { parameter: 'account_id', reason: 'required' });
+  }
+  const test = booleanParameter(context.query, 'test') ?? false;
+  const settings = await readTechnicalSettingsCached(accountId);
+  if (!settings) throw new NotFoundError('The account does not exist.', { parameter: 'account_id' });
+  if (test) {
+    const mayMint = principal
+      ? (principal.kind === 'secret' || principal.kind === 'trusted') && (principal.isOwner || isAllowed(principal.permissions, 'auths', 'create'))
+      : settings.allow_public_limited_test_tokens;
+    if (!mayMint) throw new InsufficientPermissionsError('Test limited tokens need a trusted or secret token of the account.');
+  }
+  const render = await renderContext(context, accountId, test ? 'test' : 'live');
+  const { record, token } = await issueToken({ accountId, mode: test ? 'test' : 'live', kind: 'limited' });
+  const resource = await renderResource(authDeclaration, { ...record, full_token: token }, render);
+  return {
+    status: 201,
+    body: resource,
+    location: render.url(`auths/${record.auth_id}`),
+    // The header describes the issued token, not the caller's (conventions.md section 5).
+    headers: { 'X-Token-Expires-In-Seconds': String(IDLE_LIFETIME_MS.limited! / 1000) },
+    sensitive: true,
+  };
 }
 
 /** `GET /auths`: an offset list of the account's tokens of one mode. */

@@ -24,6 +24,7 @@ import { RequestLimitExceededError } from '../http/errors';
 import { db, table } from '../store/client';
 import { tokenKey } from '../store/keys';
 import { ExpiredTokenError, InvalidTokenError } from './errors';
+import { rightsOfToken } from './permissions';
 import type { Principal } from './principal';
 import { bucketClauses, MAX_BUCKET_ATTEMPTS, nextStep, slotsFit } from './rate-limit';
 import { IDLE_LIFETIME_MS, TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from './token-records';
@@ -95,7 +96,7 @@ export async function authenticate(token: string | undefined): Promise<Principal
     kind: record.kind,
     prefix: record.prefix,
     tokenHash,
-    permissions: record.permissions ?? [],
+    permissions: [...rightsOfToken(record)],
     isOwner: record.is_owner === true,
     // A sliding token's window restarts with every use, whatever the stored value lags.
     expiresAtMs: idle ? now + idle : (record.expires_at_ms ?? null),
@@ -185,6 +186,9 @@ async function writeUse(tokenHash: string, entry: CachedToken, takeLease: boolea
 
 /** Seconds until the principal's token lapses (X-Token-Expires-In-Seconds), or undefined for never. */
 export function expiresInSeconds(principal: Principal, now = nowMs()): number | undefined {
+  // A sliding window restarts with this very use: exactly its length (1209600, 3600).
+  const idle = IDLE_LIFETIME_MS[principal.kind];
+  if (idle) return idle / 1000;
   if (principal.expiresAtMs === null) return undefined;
   return Math.max(0, Math.floor((principal.expiresAtMs - now) / 1000));
 }

@@ -17,7 +17,7 @@ import { db, table } from '../store/client';
 import { queryItems } from '../store/query';
 import { authIdKey, counterKey, listSortKey, scope, tokenKey } from '../store/keys';
 import { forgetToken } from './authenticate';
-import { effectivePermissions, FULL_ACCESS, type PermissionEntry } from './permissions';
+import { effectivePermissions, rightsOfToken, type PermissionEntry } from './permissions';
 import { authListPartition, IDLE_LIFETIME_MS, TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from './token-records';
 import { hashToken, newToken, redactToken, type Mode, type TokenKind, type TokenPrefix } from './tokens';
 
@@ -253,7 +253,7 @@ export const authDeclaration = declareResource<RenderedAuth>({
       expires: context.date(expires),
       expires_in_seconds: expires === null ? null : Math.max(0, Math.floor((expires - context.now) / 1000)),
       permissions: record.kind === 'secret' ? (record.permissions ?? []) : null,
-      effective_permissions: effectivePermissions(record.is_owner ? FULL_ACCESS : (record.permissions ?? [])),
+      effective_permissions: effectivePermissions(rightsOfToken(record)),
       bindings: (record.bindings ?? []).map((path) => context.url(path)),
       bindings_count: record.bindings?.length ?? 0,
       date_last_used: context.date(record.last_used_ms),

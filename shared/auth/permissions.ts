@@ -25,6 +25,24 @@ const methodSet = new Set<string>(permissionMethods);
 export const FULL_ACCESS: PermissionEntry[] = [{ resource: '*', methods: ['*'], allow: true }];
 
 /**
+ * The type-level rights of a limited token (auth.md 3.2): read products, create carts and
+ * direct payments. Its rights over single resources come from bindings and reach, not from
+ * this list; `/auths/me`, `/payments/options` and customer login need no permission.
+ */
+export const LIMITED_BASE_RIGHTS: readonly PermissionEntry[] = Object.freeze([
+  { resource: 'products', methods: ['read'], allow: true },
+  { resource: 'carts', methods: ['create'], allow: true },
+  { resource: 'payments', methods: ['create'], allow: true },
+]) as readonly PermissionEntry[];
+
+/** The write-format rights a token record carries: owners everything, limited tokens their base set. */
+export function rightsOfToken(record: { kind: string; is_owner?: boolean; permissions?: PermissionEntry[] }): readonly PermissionEntry[] {
+  if (record.is_owner) return FULL_ACCESS;
+  if (record.kind === 'limited') return LIMITED_BASE_RIGHTS;
+  return record.permissions ?? [];
+}
+
+/**
  * Validates and normalizes a write-format list from a request body. Unknown resources or
  * methods fail with 400 invalid_input naming the property, e.g. `permissions[2].resource`.
  */

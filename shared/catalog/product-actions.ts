@@ -1,6 +1,6 @@
 /** The `/products` endpoints (commerce.md §2), as actions of the API pipeline. */
 import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
-import { InvalidInputError } from '../http/errors';
+import { InvalidInputError, NotFoundError } from '../http/errors';
 import { booleanParameter } from '../http/request';
 import { offsetList, offsetPage, pageUrlBuilder } from '../rest/offset-list';
 import { renderElements, renderResource } from '../rest/render';
@@ -41,10 +41,13 @@ export async function createProductAction(context: ApiContext): Promise<ApiResul
   return { status: 201, body, location: render.url(`products/${encodeURIComponent(record.product_id)}`) };
 }
 
-/** `GET /products/{product_id}`. */
+/** `GET /products/{product_id}`; limited tokens see active products only (hidden ones by id). */
 export async function getProductAction(context: ApiContext): Promise<ApiResult> {
   const { scope, render } = await prepare(context);
   const record = await readProduct(scope, context.params.product_id!);
+  if (render.principal?.kind === 'limited' && (!record.active || record.deleted)) {
+    throw new NotFoundError(`The product ${context.params.product_id} does not exist.`, { parameter: 'product_id' });
+  }
   return { status: 200, body: await renderResource(productDeclaration, record, render) };
 }
 
@@ -80,9 +83,11 @@ export async function listProductsAction(context: ApiContext): Promise<ApiResult
     throw new InvalidInputError(`The parameter sort_by must be one of ${SORT_FIELDS.join(', ')}.`, { parameter: 'sort_by', reason: 'invalid' });
   }
   const descending = booleanParameter(query, 'desc') ?? false;
-  const deleted = booleanParameter(query, 'deleted') ?? false;
-  const active = booleanParameter(query, 'active');
-  const hidden = booleanParameter(query, 'hidden');
+  // Shoppers (limited tokens) list active, visible products only, whatever they ask for.
+  const shopper = render.principal?.kind === 'limited';
+  const deleted = shopper ? false : (booleanParameter(query, 'deleted') ?? false);
+  const active = shopper ? true : booleanParameter(query, 'active');
+  const hidden = shopper ? false : booleanParameter(query, 'hidden');
   const type = query.type || undefined;
   if (type && !['digital', 'physical', 'service'].includes(type)) {
     throw new InvalidInputError('The parameter type must be digital, physical or service.', { parameter: 'type', reason: 'invalid' });

@@ -46,7 +46,8 @@ export function toResponse(
   const headers: Record<string, string> = { 'X-Request-Id': requestId, ...result.headers };
   if (result.body !== undefined && result.status !== 204) headers['Content-Type'] = JSON_TYPE;
   if (result.location) headers.Location = result.location;
-  if (principal) {
+  // An answer that issues a token sets this header for the issued token itself.
+  if (principal && headers['X-Token-Expires-In-Seconds'] === undefined) {
     const seconds = expiresInSeconds(principal);
     if (seconds !== undefined) headers['X-Token-Expires-In-Seconds'] = String(seconds);
   }
@@ -93,7 +94,9 @@ export function apiHandler(family: FamilyName, actions: ActionTable) {
       } else {
         principal = await authenticate(token);
       }
-      if (origin && principal) await checkOrigin(origin, transport.scheme, transport.host, principal.accountId);
+      // Public endpoints check the origin against the account they name (`account_id`).
+      const originAccount = principal?.accountId ?? (route.access.kind === 'public' ? parseQuery(event.rawQueryString).account_id : undefined);
+      if (origin && originAccount) await checkOrigin(origin, transport.scheme, transport.host, originAccount);
       authorize(route, principal);
       const apiContext: ApiContext = {
         requestId,

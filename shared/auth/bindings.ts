@@ -1,0 +1,58 @@
+/**
+ * Bindings of limited tokens (auth.md 3.3): the resources a token's own actions created or
+ * signed in to, at most 20. A binding is written in the same transaction as the action that
+ * creates it, guarded by a condition on the token record, so the 21st fails with no effect.
+ */
+import { ApiError } from '../http/errors';
+import { table } from '../store/client';
+import type { TransactItem } from './auths';
+import { forgetToken } from './authenticate';
+import type { Principal } from './principal';
+
+/** Most direct bindings a limited token may hold. */
+export const MAX_BINDINGS = 20;
+
+/** 422 binding_limit_exceeded: the token would exceed 20 bindings. */
+export class BindingLimitExceededError extends ApiError {
+  override name = 'BindingLimitExceededError';
+  constructor() {
+    super(422, 'binding_limit_exceeded', 'This session is linked to too many records. Start a new session.', { limit: MAX_BINDINGS });
+  }
+}
+
+/** Whether the token is already bound to `path` (e.g. `carts/7KQ2ZP4M8TWX`). */
+export function isBound(principal: Principal, path: string): boolean {
+  return principal.record.bindings?.includes(path) ?? false;
+}
+
+/**
+ * Fails early (before any effect) when binding `path` would exceed the limit. The write's own
+ * condition still decides under concurrency.
+ */
+export function assertBindingCapacity(principal: Principal, path: string): void {
+  if (principal.kind !== 'limited' || isBound(principal, path)) return;
+  if ((principal.record.bindings?.length ?? 0) >= MAX_BINDINGS) throw new BindingLimitExceededError();
+}
+
+/**
+ * The transaction entry that binds `path` to a limited token; undefined when nothing is to
+ * write (another kind of token, or already bound). A cancelled transaction whose reason is
+ * this entry means the limit was reached meanwhile.
+ */
+export function bindingWrite(principal: Principal, path: string): TransactItem | undefined {
+  if (principal.kind !== 'limited' || isBound(principal, path)) return undefined;
+  return {
+    Update: {
+      TableName: table(),
+      Key: { pk: principal.record.pk, sk: principal.record.sk },
+      UpdateExpression: 'SET bindings = list_append(if_not_exists(bindings, :none), :one)',
+      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(bindings) OR size(bindings) < :max)',
+      ExpressionAttributeValues: { ':none': [], ':one': [path], ':max': MAX_BINDINGS },
+    },
+  };
+}
+
+/** After a binding was written: this process re-reads the token on its next use. */
+export function bindingWritten(principal: Principal): void {
+  forgetToken(principal.tokenHash);
+}
