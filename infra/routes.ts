@@ -18,7 +18,17 @@ export type RouteMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
  * - `public`: no token needed; the per-IP rate limit applies unless a valid token is sent.
  */
 export type RouteAccess =
-  | { kind: 'permission'; resource: PermissionResource; method: PermissionMethod }
+  | {
+      kind: 'permission';
+      resource: PermissionResource;
+      method: PermissionMethod;
+      /**
+       * A single resource a limited token may reach through a binding or a paid sale
+       * (auth.md 3.3): limited tokens pass the type-level check and the action decides (404
+       * when out of reach).
+       */
+      reach?: true;
+    }
   | { kind: 'any-token' }
   | { kind: 'public' };
 
@@ -76,6 +86,24 @@ export const families = {
     description: 'Customers: /customers',
     grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
   },
+  carts: {
+    entry: 'handlers/http/carts.ts',
+    memoryMb: 256,
+    description: 'Carts and cart items: /carts',
+    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
+  },
+  payments: {
+    entry: 'handlers/http/payments.ts',
+    memoryMb: 512,
+    description: 'Payments and checkout: /payments, /carts/{id}/payments',
+    grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: true, sendsTo: [] },
+  },
+  orders: {
+    entry: 'handlers/http/orders.ts',
+    memoryMb: 256,
+    description: 'Orders: /orders',
+    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
+  },
   settings: {
     entry: 'handlers/http/settings.ts',
     memoryMb: 256,
@@ -102,6 +130,14 @@ const allow = (resource: PermissionResource, method: PermissionMethod): RouteAcc
   method,
 });
 
+/** Like `allow`, and limited tokens may come through to the action for resources they reach. */
+const allowOrReach = (resource: PermissionResource, method: PermissionMethod): RouteAccess => ({
+  kind: 'permission',
+  resource,
+  method,
+  reach: true,
+});
+
 /** Every route of the platform. Order does not matter: literal segments beat `{params}`. */
 export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/v1/auths', family: 'auths', access: allow('auths', 'read') },
@@ -122,9 +158,31 @@ export const routes: readonly RouteDefinition[] = [
 
   { method: 'GET', path: '/api/v1/customers', family: 'customers', access: allow('customers', 'read') },
   { method: 'POST', path: '/api/v1/customers', family: 'customers', access: allow('customers', 'create') },
-  { method: 'GET', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allow('customers', 'read') },
+  { method: 'GET', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allowOrReach('customers', 'read') },
   { method: 'POST', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allow('customers', 'update') },
   { method: 'DELETE', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allow('customers', 'delete') },
+
+  { method: 'GET', path: '/api/v1/carts', family: 'carts', access: allow('carts', 'read') },
+  { method: 'POST', path: '/api/v1/carts', family: 'carts', access: allow('carts', 'create') },
+  { method: 'GET', path: '/api/v1/carts/{cart_id}', family: 'carts', access: allowOrReach('carts', 'read') },
+  { method: 'POST', path: '/api/v1/carts/{cart_id}', family: 'carts', access: allowOrReach('carts', 'update') },
+  { method: 'GET', path: '/api/v1/carts/{cart_id}/items', family: 'carts', access: allowOrReach('carts', 'read') },
+  { method: 'POST', path: '/api/v1/carts/{cart_id}/items', family: 'carts', access: allowOrReach('carts', 'create') },
+  { method: 'GET', path: '/api/v1/carts/{cart_id}/items/{item_id}', family: 'carts', access: allowOrReach('carts', 'read') },
+  { method: 'POST', path: '/api/v1/carts/{cart_id}/items/{item_id}', family: 'carts', access: allowOrReach('carts', 'update') },
+  { method: 'DELETE', path: '/api/v1/carts/{cart_id}/items/{item_id}', family: 'carts', access: allowOrReach('carts', 'update') },
+
+  { method: 'POST', path: '/api/v1/carts/{cart_id}/payments', family: 'payments', access: allowOrReach('payments', 'create') },
+  { method: 'GET', path: '/api/v1/carts/{cart_id}/payments', family: 'payments', access: allowOrReach('payments', 'read') },
+  { method: 'GET', path: '/api/v1/payments', family: 'payments', access: allow('payments', 'read') },
+  { method: 'GET', path: '/api/v1/payments/options', family: 'payments', access: { kind: 'any-token' } },
+  { method: 'GET', path: '/api/v1/payments/{payment_id}', family: 'payments', access: allowOrReach('payments', 'read') },
+
+  { method: 'GET', path: '/api/v1/orders', family: 'orders', access: allow('orders', 'read') },
+  { method: 'GET', path: '/api/v1/orders/{order_id}', family: 'orders', access: allowOrReach('orders', 'read') },
+  { method: 'POST', path: '/api/v1/orders/{order_id}', family: 'orders', access: allow('orders', 'update') },
+  { method: 'GET', path: '/api/v1/orders/{order_id}/items', family: 'orders', access: allowOrReach('orders', 'read') },
+  { method: 'GET', path: '/api/v1/orders/{order_id}/items/{item_id}', family: 'orders', access: allowOrReach('orders', 'read') },
 
   { method: 'GET', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'read') },
   { method: 'POST', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'update') },

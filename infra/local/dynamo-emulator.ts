@@ -48,6 +48,8 @@ export interface DynamoEmulator {
   port: number;
   /** Deletes items whose TTL (epoch seconds) is <= `nowEpochSeconds`; returns how many. */
   sweepExpired(nowEpochSeconds: number): Promise<number>;
+  /** Calls received so far, by operation (`GetItem`, `TransactWriteItems`, ...): what a request costs. */
+  calls(): Record<string, number>;
   /** Stops accepting requests, lets in-flight ones finish, and closes LevelDB. */
   stop(): Promise<void>;
 }
@@ -155,6 +157,7 @@ class LocalDynamo {
       endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
       port,
       sweepExpired: (now) => this.sweepExpired(now),
+      calls: () => Object.fromEntries(this.callCounts),
       stop: () => (this.stopped ??= this.shutdown()),
     };
   }
@@ -192,9 +195,12 @@ class LocalDynamo {
     });
   }
 
+  private readonly callCounts = new Map<string, number>();
+
   private dispatch(request: IncomingMessage, body: Buffer): Promise<Reply> {
     const target = request.headers['x-amz-target'];
     const operation = typeof target === 'string' && target.startsWith(targetPrefix) ? target.slice(targetPrefix.length) : '';
+    this.callCounts.set(operation, (this.callCounts.get(operation) ?? 0) + 1);
     switch (operation) {
       case 'TransactWriteItems':
         return withRequest(body, (input) => this.lock.exclusive(() => this.transactions.write(input)));

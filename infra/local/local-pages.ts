@@ -13,6 +13,8 @@ import { isLoopback } from '../../shared/http/transport';
 export interface LocalPagesOptions {
   outboxDir: string;
   isReady: () => boolean;
+  /** DynamoDB calls received by the emulator so far, by operation (benchmarks read this). */
+  dynamoCalls: () => Record<string, number>;
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
@@ -56,6 +58,10 @@ export async function handleLocalPage(
 
   if (path === '/_local/health' && method === 'GET') {
     return options.isReady() ? json(res, 200, { status: 'ok' }) : json(res, 503, { status: 'starting' });
+  }
+  if (path === '/_local/metrics' && method === 'GET') {
+    const calls = options.dynamoCalls();
+    return json(res, 200, { dynamodb_calls: calls, dynamodb_calls_total: Object.values(calls).reduce((a, b) => a + b, 0) });
   }
   if (path === '/_local/clock') {
     if (method === 'GET') return json(res, 200, { now: isoSeconds(now()), mode: clockMode() });

@@ -87,7 +87,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
 
     gateway = createGateway({
       handlers: await loadFamilyHandlers(),
-      localPages: { outboxDir: paths.outbox, isReady: () => ready },
+      localPages: { outboxDir: paths.outbox, isReady: () => ready, dynamoCalls: () => emulators!.dynamo.calls() },
       edgeSecret,
       port: () => port,
       ready: readyPromise,

@@ -30,7 +30,10 @@ export interface TokenRecord {
   user_id?: string;
   customer_id?: string;
   oauth_app_id?: string;
+  /** Direct bindings (counted, at most 20), as API paths such as `carts/7KQ2ZP4M8TWX`. */
   bindings?: string[];
+  /** Uncounted reach gained by paying a bound sale: order, payment and customer paths. */
+  reach?: string[];
   /** Absolute expiry (secret) or end of the idle window (limited, trusted), epoch ms. */
   expires_at_ms?: number;
   last_used_ms?: number;

@@ -1,4 +1,5 @@
 /** The `/customers` endpoints (commerce.md §6.1), as actions of the API pipeline. */
+import { assertReach } from '../auth/reach';
 import { booleanParameter } from '../http/request';
 import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
 import { cursorList, cursorQuery, readCursorPage } from '../rest/cursor-list';
@@ -24,6 +25,7 @@ export async function createCustomerAction(context: ApiContext): Promise<ApiResu
 /** `GET /customers/{customer_id}`. */
 export async function getCustomerAction(context: ApiContext): Promise<ApiResult> {
   const { scope, render } = await prepare(context);
+  assertReach(requirePrincipal(context), `customers/${context.params.customer_id}`, 'customer');
   const record = await getRecord(customerDeclaration, scope, context.params.customer_id!);
   return { status: 200, body: await renderResource(customerDeclaration, record, render) };
 }

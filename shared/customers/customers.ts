@@ -254,3 +254,40 @@ export async function deleteCustomer(current: CustomerRecord): Promise<void> {
     undefined,
   );
 }
+
+/** A new customer made from a paid sale's customer (guests are never matched by email, §5.1). */
+export function customerFromSale(
+  scope: RecordScope,
+  customerId: string,
+  sale: { name: string | null; email: string | null; company_name: string | null; phone: string | null; tax_number: string | null; billing_address: Address; shipping_address: Address },
+  now: number,
+): CustomerRecord {
+  const partition = collectionPartition(customerDeclaration, scope);
+  const fields = { name: sale.name, email: sale.email, username: null } as CustomerFields;
+  return {
+    ...recordKey(customerDeclaration, scope, customerId),
+    customer_id: customerId,
+    account_id: scope.accountId,
+    mode: scope.mode,
+    name: sale.name,
+    email: sale.email,
+    company_name: sale.company_name,
+    phone: sale.phone,
+    tax_number: sale.tax_number,
+    username: null,
+    password_hash: null,
+    billing_address: sale.billing_address,
+    shipping_address: sale.shipping_address,
+    tax_exempt: false,
+    has_payments: true,
+    locale: null,
+    meta: null,
+    search_text: searchText(fields),
+    created_ms: now,
+    modified_ms: now,
+    gsi1pk: partition,
+    gsi1sk: listSortKey(now, customerId),
+    gsi2pk: partition,
+    gsi2sk: listSortKey(now, customerId),
+  };
+}

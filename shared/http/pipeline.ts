@@ -151,5 +151,7 @@ function authorize(route: RouteDefinition, principal: Principal | undefined): vo
   if (access.kind !== 'permission') return;
   if (!principal) throw new InsufficientPermissionsError();
   if (principal.isOwner) return;
+  // Limited tokens reach single bound or paid-for resources; the action checks that (404 if not).
+  if (principal.kind === 'limited' && access.reach) return;
   if (!isAllowed(principal.permissions, access.resource, access.method)) throw new InsufficientPermissionsError();
 }

@@ -6,6 +6,7 @@
  * apply are left as they are: expand never fails a request.
  */
 import { isAllowed } from '../auth/permissions';
+import { reaches } from '../auth/reach';
 import { batchGetItems, recordKey } from '../store/records';
 import { declarationOf, type ResourceDeclaration } from './declarations';
 import { addFormatted } from './formatted-output';
@@ -21,11 +22,15 @@ interface Pending {
   inList: boolean;
 }
 
-/** Whether the caller may read resources of a declaration. */
-function mayRead(context: RenderContext, declaration: ResourceDeclaration): boolean {
+/**
+ * Whether the caller may read a resource of a declaration (the record `id`, when known):
+ * permissions decide, and for a limited token its bindings and reach (auth.md 3.3).
+ */
+function mayRead(context: RenderContext, declaration: ResourceDeclaration, id?: string): boolean {
   const principal = context.principal;
   if (!principal) return false;
-  return principal.isOwner || isAllowed(principal.permissions, declaration.permission, 'read');
+  if (principal.isOwner || isAllowed(principal.permissions, declaration.permission, 'read')) return true;
+  return principal.kind === 'limited' && id !== undefined && reaches(principal, `${declaration.collection}/${id}`);
 }
 
 /** The id in a link URL of a declaration, or undefined when the URL is not one of its links. */
@@ -69,9 +74,9 @@ export async function expandResources(
             next.push({ json: value as Record<string, unknown>, declaration: target, tree: subtree, inList: node.inList });
             continue;
           }
-          if (typeof value !== 'string' || !mayRead(context, target)) continue;
+          if (typeof value !== 'string') continue;
           const id = idFromUrl(value, target, context);
-          if (id !== undefined) links.push({ holder: node.json, property, target, id, tree: subtree, inList: node.inList });
+          if (id !== undefined && mayRead(context, target, id)) links.push({ holder: node.json, property, target, id, tree: subtree, inList: node.inList });
         } else if (sub && !node.inList && typeof value === 'string' && sub.firstPage) {
           const target = declarationOf(sub.resource);
           if (!target || !mayRead(context, target)) continue;

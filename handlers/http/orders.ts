@@ -1,0 +1,17 @@
+/** Lambda entry point of the `orders` route family (commerce.md §5). */
+import {
+  getOrderAction,
+  getOrderItemAction,
+  listOrderItemsAction,
+  listOrdersAction,
+  updateOrderAction,
+} from '../../shared/commerce/orders/order-actions';
+import { apiHandler } from '../../shared/http/pipeline';
+
+export const handler = apiHandler('orders', {
+  'GET /api/v1/orders': listOrdersAction,
+  'GET /api/v1/orders/{order_id}': getOrderAction,
+  'POST /api/v1/orders/{order_id}': updateOrderAction,
+  'GET /api/v1/orders/{order_id}/items': listOrderItemsAction,
+  'GET /api/v1/orders/{order_id}/items/{item_id}': getOrderItemAction,
+});

@@ -1,0 +1,598 @@
+/**
+ * Carts (commerce.md §3): declarations, validation of writes, pricing and storage.
+ *
+ * A cart is one record (`<account>#<mode>#carts#<id>`, sk `record`) listed through gsi1 by
+ * creation and gsi2 by modification. Every write reads the products of its lines and the
+ * current settings, prices the cart with `computeSale` and stores the result in `totals`, so
+ * the stored totals are always what the client was last shown and what a payment charges.
+ * Writes are conditional on the version read (`modified_ms`), on the cart being open and on
+ * its payment lock being as read, so a payment that starts meanwhile is never overwritten.
+ */
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { PaymentSettings, TaxSettings } from '../../accounts/settings';
+import { BindingLimitExceededError, assertBindingCapacity, bindingWrite, bindingWritten } from '../../auth/bindings';
+import { TokenTypeMismatchError } from '../../auth/errors';
+import type { TransactItem } from '../../auth/auths';
+import type { Principal } from '../../auth/principal';
+import type { SubscriptionPlan } from '../../catalog/products';
+import { nowMs } from '../../clock';
+import { customerDeclaration, type CustomerRecord } from '../../customers/customers';
+import { NotFoundError } from '../../http/errors';
+import { newId } from '../../ids';
+import { addressJson, emptyAddress, mergeAddress } from '../../rest/addresses';
+import { declareResource, type FormattedShape } from '../../rest/declarations';
+import { expandResources, renderStored } from '../../rest/expand';
+import { isCountryCode } from '../../rest/formatted';
+import { invalid, metaValue, objectValue, optionalEmail, optionalString, sends } from '../../rest/input';
+import { parseExpand, withLegacyOptions, type PathTree } from '../../rest/paths';
+import type { RenderContext } from '../../rest/render-context';
+import { applyShowHide } from '../../rest/show-hide';
+import { db, table } from '../../store/client';
+import { listSortKey } from '../../store/keys';
+import { collectionPartition, getRecord, recordKey, VersionConflictError, type RecordScope } from '../../store/records';
+import { computeSale, taxLocationOf, type SaleLineTotals } from '../pricing';
+import { CartLockedError, CartPaidError, BodyTokenTypeMismatchError, InvalidPromotionCodeError } from './errors';
+import {
+  checkSentLines,
+  keepItems,
+  parseItemEntries,
+  priceLines,
+  productIdsToRead,
+  readLineProducts,
+  replaceItems,
+  resolveProductId,
+  type ItemEntry,
+  type LineIntent,
+} from './items';
+import { nationalCurrency } from './national-currencies';
+import { cartOptions } from './options';
+import type { CartItemRecord, CartRecord, SaleCustomer } from './types';
+
+// ---------------------------------------------------------------------------------------------
+// Declarations
+
+const LINE_MONEY = [
+  'price',
+  'price_original',
+  'subtotal',
+  'subtotal_original',
+  'discount',
+  'tax',
+  'tax_original',
+  'total',
+  'total_original',
+] as const;
+const LINE_SETTLEMENT = [
+  'settlement_price',
+  'settlement_subtotal',
+  'settlement_subtotal_original',
+  'settlement_discount',
+  'settlement_tax',
+  'settlement_tax_original',
+  'settlement_total',
+  'settlement_total_original',
+] as const;
+/** The amounts of a line as the API shows them (§1.3), in output order. */
+const LINE_AMOUNTS = [...LINE_MONEY.slice(0, 5), 'tax_rate', ...LINE_MONEY.slice(5), ...LINE_SETTLEMENT] as const;
+const SALE_MONEY = ['subtotal', 'subtotal_original', 'shipping', 'shipping_original', 'discount', 'tax', 'tax_original', 'total', 'total_original'] as const;
+
+function moneyShape(properties: readonly string[], currency: string): Record<string, string> {
+  return Object.fromEntries(properties.map((property) => [property, currency]));
+}
+
+/** Formattable properties of a line (cart items and the shipping line). */
+const LINE_SHAPE: FormattedShape = {
+  money: { ...moneyShape(LINE_MONEY, 'currency'), ...moneyShape(LINE_SETTLEMENT, 'settlement_currency') },
+  percents: ['tax_rate'],
+};
+const ADDRESS_SHAPE: FormattedShape = { countries: ['country'] };
+
+/** What a cart item is rendered from: the stored line, its priced twin, and the cart it is in. */
+export interface CartItemView {
+  item_id: string;
+  cart: CartRecord;
+  item: CartItemRecord;
+}
+
+/** `Every 1 month`, `Every 2 weeks, 6 times`: the description of a subscription plan (as products show it). */
+function planDescription(plan: SubscriptionPlan): string {
+  const unit = plan.billing_interval === 1 ? plan.billing_interval_unit : `${plan.billing_interval_unit}s`;
+  const every = `Every ${plan.billing_interval} ${unit}`;
+  return plan.end_at_billing_count === null ? every : `${every}, ${plan.end_at_billing_count} times`;
+}
+
+/** The path of a cart below the API root. */
+export function cartPath(cartId: string): string {
+  return `carts/${encodeURIComponent(cartId)}`;
+}
+
+/** The priced line of an item (zero amounts if the totals somehow lack it). */
+function lineOf(cart: CartRecord, item: CartItemRecord): SaleLineTotals | undefined {
+  return cart.totals.items.find((line) => line.item_id === item.item_id);
+}
+
+/** The cart item declaration: an element of `cart.items` and of `/carts/{id}/items`. */
+export const cartItemDeclaration = declareResource<CartItemView>({
+  name: 'cart_item',
+  collection: 'items',
+  idField: 'item_id',
+  permission: 'carts',
+  scope: 'mode',
+  links: { product: 'product' },
+  formatted: LINE_SHAPE,
+  idOf: (view) => view.item_id,
+  toJson({ cart, item }, context) {
+    const line = lineOf(cart, item);
+    const amounts: Record<string, unknown> = {};
+    for (const name of LINE_AMOUNTS) amounts[name] = line?.[name] ?? 0;
+    return {
+      object: 'item',
+      url: context.url(`${cartPath(cart.cart_id)}/items/${encodeURIComponent(item.item_id)}`),
+      item_id: item.item_id,
+      product_id: item.product_id,
+      test: cart.mode === 'test',
+      account_id: cart.account_id,
+      name: item.name,
+      type: item.type,
+      quantity: item.quantity,
+      currency: cart.currency,
+      ...amounts,
+      settlement_currency: cart.totals.settlement_currency,
+      tax_code: item.tax_code,
+      product: context.url(`products/${encodeURIComponent(item.product_id)}`),
+      subscription_plan: item.subscription_plan ? { ...item.subscription_plan, description: planDescription(item.subscription_plan) } : null,
+      subscription_terms: item.subscription_plan ? { description: planDescription(item.subscription_plan) } : null,
+      meta: item.meta ?? null,
+    };
+  },
+});
+
+/** The sale customer as the API shows it (commerce.md §1.5). */
+function saleCustomerJson(customer: SaleCustomer, context: RenderContext): Record<string, unknown> {
+  const url = customer.customer_id ? context.url(`customers/${encodeURIComponent(customer.customer_id)}`) : null;
+  return {
+    object: 'customer',
+    url,
+    customer_id: customer.customer_id,
+    name: customer.name,
+    email: customer.email,
+    company_name: customer.company_name,
+    phone: customer.phone,
+    tax_number: customer.tax_number,
+    username: customer.username,
+    billing_address: addressJson(customer.billing_address),
+    shipping_address: addressJson(customer.shipping_address),
+    payment_methods: url ? `${url}/payment_methods` : null,
+  };
+}
+
+/** The cart declaration (REST conventions engine). */
+export const cartDeclaration = declareResource<CartRecord>({
+  name: 'cart',
+  collection: 'carts',
+  idField: 'cart_id',
+  permission: 'carts',
+  scope: 'mode',
+  // `items` are embedded, not links: `renderCarts` expands their links itself. The linked
+  // resources below arrive with their own capabilities; until then they stay URLs.
+  links: { customer: 'customer', order: 'order', promotion: 'promotion' },
+  subCollections: { payments: { resource: 'payment' } },
+  formatted: {
+    money: { ...moneyShape(SALE_MONEY, 'currency'), ...moneyShape(SALE_MONEY.map((name) => `settlement_${name}`), 'settlement_currency') },
+    dates: ['date_created', 'date_modified'],
+    nested: {
+      items: LINE_SHAPE,
+      shipping_item: LINE_SHAPE,
+      customer: { nested: { billing_address: ADDRESS_SHAPE, shipping_address: ADDRESS_SHAPE } },
+    },
+  },
+  idOf: (stored) => stored.cart_id,
+  toJson(stored, context) {
+    const url = context.url(cartPath(stored.cart_id));
+    const totals = stored.totals;
+    const json: Record<string, unknown> = {
+      object: 'cart',
+      url,
+      cart_id: stored.cart_id,
+      test: stored.mode === 'test',
+      account_id: stored.account_id,
+      open: stored.open,
+      payment_status: stored.payment_status,
+      currency: stored.currency,
+      customer: saleCustomerJson(stored.customer, context),
+      items: stored.items.map((item) => cartItemDeclaration.toJson({ item_id: item.item_id, cart: stored, item }, context)),
+      shipping_method_id: stored.shipping_method_id,
+      shipping_item: totals.shipping_item ? { object: 'item', ...totals.shipping_item } : null,
+      promotion_code: stored.promotion_code,
+      promotion: stored.promotion_id ? context.url(`promotions/${encodeURIComponent(stored.promotion_id)}`) : null,
+    };
+    for (const name of SALE_MONEY) json[name] = totals[name];
+    json.settlement_currency = totals.settlement_currency;
+    for (const name of SALE_MONEY) json[`settlement_${name}`] = totals[`settlement_${name}`];
+    Object.assign(json, {
+      tax_inclusive: totals.tax_inclusive,
+      discount_on_gross: totals.discount_on_gross,
+      items_count: totals.items_count,
+      items_quantity: totals.items_quantity,
+      referrer: stored.referrer,
+      affiliate_id: stored.affiliate_id,
+      customer_ip_address: stored.customer_ip_address,
+      customer_ip_country: stored.customer_ip_country,
+      payments: `${url}/payments`,
+      order: stored.order_id ? context.url(`orders/${encodeURIComponent(stored.order_id)}`) : null,
+      meta: stored.meta ?? null,
+      date_created: context.date(stored.created_ms),
+      date_modified: context.date(stored.modified_ms),
+    });
+    return json;
+  },
+});
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+/**
+ * Renders carts (a single answer or the elements of a list page): JSON with `formatted`
+ * twins, the virtual `options` when asked, `expand` — including links of the embedded items
+ * (`items.product`), which the engine does not walk into arrays for — then `show`/`hide`.
+ */
+export async function renderCarts(carts: readonly CartRecord[], context: RenderContext, kind: 'single' | 'list'): Promise<Record<string, unknown>[]> {
+  const jsons = carts.map((cart) => renderStored(cartDeclaration, cart, context));
+  const { items: itemTree, options, ...tree } = parseExpand(withLegacyOptions(context.query.expand, context.query), kind) as PathTree & {
+    items?: PathTree;
+    options?: PathTree;
+  };
+  if (options) {
+    carts.forEach((cart, index) => {
+      jsons[index]!.options = cartOptions(cart, context.payment, context.locale, []);
+    });
+  }
+  const itemJsons = itemTree && Object.keys(itemTree).length ? jsons.flatMap((json) => json.items as Record<string, unknown>[]) : [];
+  await Promise.all([
+    expandResources(jsons.map((json) => ({ json, declaration: cartDeclaration })), tree, context, kind === 'list'),
+    itemJsons.length ? expandResources(itemJsons.map((json) => ({ json, declaration: cartItemDeclaration })), itemTree!, context, true) : undefined,
+  ]);
+  return jsons.map((json) => applyShowHide(json, context.showHide));
+}
+
+/** One cart, fully rendered. */
+export async function renderCart(cart: CartRecord, context: RenderContext): Promise<Record<string, unknown>> {
+  return (await renderCarts([cart], context, 'single'))[0]!;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes
+
+/** What a write needs besides the body: who writes, where, and the current settings. */
+export interface CartWriteContext {
+  scope: RecordScope;
+  principal: Principal;
+  payment: PaymentSettings;
+  tax: TaxSettings;
+}
+
+/** Where the creating request came from (commerce.md §3.1: read-only, set on create). */
+export interface CartOrigin {
+  ipAddress: string | null;
+  /** The edge's viewer-country header, when it names a country. */
+  ipCountry: string | null;
+}
+
+/** The viewer country of a request: the edge's `cloudfront-viewer-country` header, when it is a country code. */
+export function viewerCountry(headers: Record<string, string>): string | null {
+  const value = headers['cloudfront-viewer-country']?.trim();
+  return value && isCountryCode(value) ? value.toUpperCase() : null;
+}
+
+/** 422 once paid, 409 while a payment runs (commerce.md §3.5). */
+export function assertWritable(cart: CartRecord, now = nowMs()): void {
+  if (!cart.open || cart.payment_status !== 'unpaid') throw new CartPaidError(cart.cart_id);
+  if (cart.payment_lock && cart.payment_lock.until_ms >= now) throw new CartLockedError(cart.cart_id);
+}
+
+/** A sent `currency`: an enabled ISO 4217 code, case-insensitive in, uppercase out (§1.1). */
+function currencyValue(value: unknown, payment: PaymentSettings): string {
+  if (typeof value !== 'string' || value === '') invalid('currency', 'The property currency must be a currency code.', value === null || value === '' ? 'required' : 'invalid');
+  const currency = value.toUpperCase();
+  if (!payment.currencies.includes(currency)) invalid('currency', `The currency ${value} is not enabled for this account.`);
+  return currency;
+}
+
+/** The currency a new cart gets when the client names none (§3.3). */
+export function defaultCartCurrency(ipCountry: string | null, payment: PaymentSettings): string {
+  const national = nationalCurrency(ipCountry);
+  return national && payment.currencies.includes(national) ? national : payment.default_payment_currency;
+}
+
+/** An empty guest customer. */
+export function guestCustomer(): SaleCustomer {
+  return {
+    customer_id: null,
+    name: null,
+    email: null,
+    company_name: null,
+    phone: null,
+    tax_number: null,
+    username: null,
+    billing_address: emptyAddress(),
+    shipping_address: emptyAddress(),
+  };
+}
+
+/** The details a linked saved customer brings into the sale (its link, not a sign-in). */
+function copiedCustomer(saved: CustomerRecord): SaleCustomer {
+  return {
+    customer_id: saved.customer_id,
+    name: saved.name,
+    email: saved.email,
+    company_name: saved.company_name,
+    phone: saved.phone,
+    tax_number: saved.tax_number,
+    username: null,
+    billing_address: { ...emptyAddress(), ...saved.billing_address },
+    shipping_address: { ...emptyAddress(), ...saved.shipping_address },
+  };
+}
+
+/** Reads the saved customer a body links: 400 `not_found` when missing, 400 token_type_mismatch when in the other mode. */
+async function linkedCustomer(scope: RecordScope, id: unknown, property: string): Promise<CustomerRecord> {
+  if (typeof id !== 'string') invalid(property, `The property ${property} must be a customer id.`);
+  try {
+    return await getRecord(customerDeclaration, scope, id);
+  } catch (error) {
+    if (error instanceof TokenTypeMismatchError) throw new BodyTokenTypeMismatchError(property, 'customer', id);
+    if (error instanceof NotFoundError) invalid(property, `The customer ${id} does not exist.`, 'not_found');
+    throw error;
+  }
+}
+
+/**
+ * Applies `customer` and `customer_id` (§1.5, §3.3). Only secret and trusted tokens link a
+ * saved customer; for limited tokens `customer_id` is read-only and ignored (they link one by
+ * signing in on the cart). Linking another customer copies its details and `tax_exempt`;
+ * sending the linked id again changes nothing; null unlinks and keeps the entered details.
+ * The sent details then merge on top, property by property; `customer: null` clears them.
+ */
+async function applyCustomer(
+  cart: Pick<CartRecord, 'customer' | 'customer_tax_exempt'>,
+  body: Record<string, unknown>,
+  write: CartWriteContext,
+): Promise<Pick<CartRecord, 'customer' | 'customer_tax_exempt'>> {
+  let customer: SaleCustomer = { ...cart.customer };
+  let taxExempt = cart.customer_tax_exempt;
+  const patch = sends(body, 'customer') ? objectValue(body.customer, 'customer') : null;
+  if (write.principal.kind !== 'limited') {
+    const [property, value] = sends(body, 'customer_id')
+      ? ['customer_id', body.customer_id]
+      : patch && sends(patch, 'customer_id')
+        ? ['customer.customer_id', patch.customer_id]
+        : [undefined, undefined];
+    if (property !== undefined) {
+      if (value === null || value === '') {
+        customer = { ...customer, customer_id: null, username: null };
+        taxExempt = false;
+      } else if (value !== customer.customer_id) {
+        const saved = await linkedCustomer(write.scope, value, property);
+        customer = copiedCustomer(saved);
+        taxExempt = saved.tax_exempt;
+      }
+    }
+  }
+  if (sends(body, 'customer') && body.customer === null) {
+    customer = { ...guestCustomer(), customer_id: customer.customer_id, username: customer.username };
+  }
+  if (patch) {
+    const text = (name: 'name' | 'company_name' | 'phone' | 'tax_number', max: number) => {
+      if (sends(patch, name)) customer[name] = optionalString(patch[name], `customer.${name}`, max);
+    };
+    text('name', 200);
+    if (sends(patch, 'email')) customer.email = optionalEmail(patch.email, 'customer.email');
+    text('company_name', 200);
+    text('phone', 50);
+    text('tax_number', 50);
+    if (sends(patch, 'billing_address')) customer.billing_address = mergeAddress(customer.billing_address, patch.billing_address, 'customer.billing_address');
+    if (sends(patch, 'shipping_address')) customer.shipping_address = mergeAddress(customer.shipping_address, patch.shipping_address, 'customer.shipping_address');
+  }
+  return { customer, customer_tax_exempt: taxExempt };
+}
+
+/**
+ * Validates the non-item fields of a create or partial update onto `base` (the stored cart,
+ * or a blank one): sent properties change, omitted ones stay, read-only ones are ignored.
+ * No promotions exist yet, so any code is refused (§11); no shipping methods exist yet, so no
+ * id is quoted (§3.3) and posting back `null` is the only accepted value.
+ */
+async function applyFields(base: CartRecord, body: Record<string, unknown>, write: CartWriteContext): Promise<CartRecord> {
+  const next: CartRecord = { ...base };
+  if (sends(body, 'currency')) next.currency = currencyValue(body.currency, write.payment);
+  else if (!write.payment.currencies.includes(next.currency)) next.currency = write.payment.default_payment_currency;
+  Object.assign(next, await applyCustomer(base, body, write));
+  if (sends(body, 'promotion_code')) {
+    const code = body.promotion_code;
+    if (code !== null && code !== '') {
+      if (typeof code !== 'string') invalid('promotion_code', 'The property promotion_code must be a string.');
+      throw new InvalidPromotionCodeError(code, 'not_found');
+    }
+    next.promotion_code = null;
+    next.promotion_id = null;
+  }
+  if (sends(body, 'shipping_method_id')) {
+    const id = body.shipping_method_id;
+    if (id !== null && id !== '') invalid('shipping_method_id', `The shipping method ${String(id)} is not offered for this cart.`, 'not_found');
+    next.shipping_method_id = null;
+  }
+  if (sends(body, 'referrer')) next.referrer = optionalString(body.referrer, 'referrer', 2000);
+  if (sends(body, 'affiliate_id')) next.affiliate_id = optionalString(body.affiliate_id, 'affiliate_id', 200);
+  if (sends(body, 'meta')) next.meta = metaValue(body.meta);
+  return next;
+}
+
+/** How a write changes the lines, once the products are known (ids in `entries` still as sent). */
+export type LinePlan = (resolve: (id: string) => string) => LineIntent[];
+
+/**
+ * Prices a cart whose fields are set: reads the products of its lines (one BatchGetItem),
+ * plans the lines, checks the ones the request named, prices them in the cart currency and
+ * recomputes the totals with the current settings.
+ */
+export async function priceCart(
+  draft: CartRecord,
+  previous: Pick<CartRecord, 'items' | 'currency'>,
+  entries: readonly ItemEntry[],
+  plan: LinePlan,
+  write: CartWriteContext,
+): Promise<CartRecord> {
+  const mode = write.scope.mode;
+  const products = await readLineProducts(write.scope, productIdsToRead(previous.items, entries, mode));
+  const lines = plan((id) => resolveProductId(id, products, mode));
+  await checkSentLines(write.scope, lines, products);
+  const items = priceLines(lines, products, previous, draft.currency, write.payment);
+  return withTotals({ ...draft, items }, write.payment, write.tax);
+}
+
+/** The cart with `totals` recomputed from its lines, customer and the settings (§1.3, §1.4). */
+export function withTotals(cart: CartRecord, payment: PaymentSettings, tax: TaxSettings): CartRecord {
+  const hasPhysical = cart.items.some((item) => item.type === 'physical');
+  const totals = computeSale({
+    currency: cart.currency,
+    lines: cart.items.map((item) => ({
+      itemId: item.item_id,
+      productId: item.product_id,
+      name: item.name,
+      type: item.type,
+      quantity: item.quantity,
+      unitPriceOriginal: item.unit_price_original,
+      taxCode: item.tax_code,
+    })),
+    // Shipping methods do not exist yet: no quotes, so no shipping line (§3.3).
+    shipping: null,
+    taxLocation: taxLocationOf({
+      hasPhysical,
+      shippingAddress: cart.customer.shipping_address,
+      billingAddress: cart.customer.billing_address,
+      ipCountry: cart.customer_ip_country,
+    }),
+    customerTaxExempt: cart.customer_tax_exempt,
+    payment,
+    tax,
+  });
+  return { ...cart, shipping_method_id: null, totals };
+}
+
+/** The `items` plan of a body: its replace semantics when sent, else the lines unchanged. */
+function bodyPlan(current: readonly CartItemRecord[], body: Record<string, unknown>): { entries: ItemEntry[]; plan: LinePlan } {
+  if (!sends(body, 'items')) return { entries: [], plan: () => keepItems(current) };
+  const entries = parseItemEntries(body.items);
+  return { entries, plan: (resolve) => replaceItems(current, entries.map((entry) => ({ ...entry, productId: resolve(entry.productId) }))) };
+}
+
+/**
+ * Creates a cart (`POST /carts`). A limited token becomes bound to it in the same
+ * transaction; at its 21st binding nothing is created (422 binding_limit_exceeded).
+ */
+export async function createCart(body: Record<string, unknown>, origin: CartOrigin, write: CartWriteContext): Promise<CartRecord> {
+  const { scope, principal, payment } = write;
+  const cartId = newId();
+  const path = `carts/${cartId}`;
+  assertBindingCapacity(principal, path);
+  const now = nowMs();
+  const partition = collectionPartition(cartDeclaration, scope);
+  const blank: CartRecord = {
+    ...recordKey(cartDeclaration, scope, cartId),
+    cart_id: cartId,
+    account_id: scope.accountId,
+    mode: scope.mode,
+    open: true,
+    payment_status: 'unpaid',
+    currency: defaultCartCurrency(origin.ipCountry, payment),
+    customer: guestCustomer(),
+    customer_tax_exempt: false,
+    items: [],
+    shipping_method_id: null,
+    promotion_code: null,
+    promotion_id: null,
+    referrer: null,
+    affiliate_id: null,
+    customer_ip_address: origin.ipAddress,
+    customer_ip_country: origin.ipCountry,
+    meta: null,
+    // Set by `priceCart` below, before anything reads or stores the cart.
+    totals: undefined as unknown as CartRecord['totals'],
+    order_id: null,
+    payment_lock: null,
+    created_ms: now,
+    modified_ms: now,
+    gsi1pk: partition,
+    gsi1sk: listSortKey(now, cartId),
+    gsi2pk: partition,
+    gsi2sk: listSortKey(now, cartId),
+  };
+  const draft = await applyFields(blank, body, write);
+  const { entries, plan } = bodyPlan([], body);
+  const cart = await priceCart(draft, { items: [], currency: draft.currency }, entries, plan, write);
+  const binding = bindingWrite(principal, path);
+  const items: TransactItem[] = [{ Put: { TableName: table(), Item: cart, ConditionExpression: 'attribute_not_exists(pk)' } }];
+  if (binding) items.push(binding);
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    if (error instanceof TransactionCanceledException && binding && error.CancellationReasons?.[1]?.Code === 'ConditionalCheckFailed') {
+      throw new BindingLimitExceededError();
+    }
+    throw error;
+  }
+  if (binding) bindingWritten(principal);
+  return cart;
+}
+
+/** A partial update of a cart (`POST /carts/{id}`): the create fields, re-priced and saved. */
+export async function updateCart(current: CartRecord, body: Record<string, unknown>, write: CartWriteContext): Promise<CartRecord> {
+  assertWritable(current);
+  const draft = await applyFields(current, body, write);
+  const { entries, plan } = bodyPlan(current.items, body);
+  return saveCart(current, await priceCart(draft, current, entries, plan, write));
+}
+
+/**
+ * Changes the lines of a cart (the item endpoints) and re-prices it with the current settings:
+ * `plan` gets the product-id resolver and returns the new lines.
+ */
+export async function writeCartLines(current: CartRecord, entries: readonly ItemEntry[], plan: LinePlan, write: CartWriteContext): Promise<CartRecord> {
+  assertWritable(current);
+  const draft = { ...current };
+  if (!write.payment.currencies.includes(draft.currency)) draft.currency = write.payment.default_payment_currency;
+  return saveCart(current, await priceCart(draft, current, entries, plan, write));
+}
+
+/**
+ * Stores a changed cart. The write holds only if nobody changed the cart since it was read
+ * (version), it is still open, and no payment locked it meanwhile; otherwise the caller's
+ * `retryOnConflict` reads it again (and then sees the paid or locked state).
+ */
+export async function saveCart(current: CartRecord, next: CartRecord): Promise<CartRecord> {
+  const modified = Math.max(nowMs(), current.modified_ms + 1);
+  const saved: CartRecord = { ...next, modified_ms: modified, gsi2sk: listSortKey(modified, current.cart_id) };
+  const lock = current.payment_lock;
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: saved,
+        ConditionExpression: lock
+          ? 'modified_ms = :version AND #open = :open AND payment_lock.payment_id = :lock_id AND payment_lock.until_ms = :lock_until'
+          : 'modified_ms = :version AND #open = :open AND (attribute_not_exists(payment_lock) OR attribute_type(payment_lock, :null_type))',
+        ExpressionAttributeNames: { '#open': 'open' },
+        ExpressionAttributeValues: {
+          ':version': current.modified_ms,
+          ':open': true,
+          ...(lock ? { ':lock_id': lock.payment_id, ':lock_until': lock.until_ms } : { ':null_type': 'NULL' }),
+        },
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw new VersionConflictError(`Cart ${current.cart_id} changed concurrently`);
+    throw error;
+  }
+  return saved;
+}

@@ -1,0 +1,308 @@
+/**
+ * Paying a cart (commerce.md §4.3, §5.1): the checkout's one multi-step write, written as
+ * explicit steps with a recovery story.
+ *
+ *   1. checks, in the contract's order (nothing is stored when one fails);
+ *   2. lock the cart (a conditional write: open, not locked, unchanged since read), so
+ *      concurrent payments of one cart get 409 and at most one charge runs;
+ *   3. store the payment as `initiated`;
+ *   4. charge through the gateway port;
+ *   5a. failure: one transaction stores the failed payment, releases the lock and records the
+ *       event; the 402/502/504 error carries the payment;
+ *   5b. success: one transaction completes the payment, closes the cart, creates the order
+ *       and (for guests) the customer, marks the customer as paying, records the events and
+ *       gives a limited token reach — conditional on this payment holding the lock, so a
+ *       retried or redelivered completion can never make a second order;
+ *   6. send the confirmation email (after the commit; the order records whether it went).
+ * A crash between 4 and 5 leaves the payment `initiated` and the cart locked until the lock
+ * lapses (60 s); see the issue note for the recovery that a real gateway will need.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { readPaymentSettingsCached } from '../../accounts/settings-cache';
+import type { PaymentSettings } from '../../accounts/settings';
+import { forgetToken } from '../../auth/authenticate';
+import type { TransactItem } from '../../auth/auths';
+import type { Principal } from '../../auth/principal';
+import { assertReach, reachWrite } from '../../auth/reach';
+import { nowMs } from '../../clock';
+import { customerDeclaration, customerFromSale } from '../../customers/customers';
+import { InUseError, InvalidStateError } from '../../http/errors';
+import type { ApiResult } from '../../http/types';
+import { newId } from '../../ids';
+import { invalid, metaValue, objectValue } from '../../rest/input';
+import { renderResource } from '../../rest/render';
+import type { RenderContext } from '../../rest/render-context';
+import { db, table } from '../../store/client';
+import { queryItems } from '../../store/query';
+import { getRecord, recordKey, type RecordScope } from '../../store/records';
+import type { CartRecord, SaleCustomer } from '../carts/types';
+import { eventWrites } from '../events/emit';
+import { orderDeclaration, orderFromCart } from '../orders/orders';
+import { cardFingerprint, maskedCard, parseNewCard, type NewCard } from '../payments/cards';
+import { DuplicatePaymentError, FeatureNotEnabledError, gatewayError, gatewayErrorCode } from '../payments/errors';
+import type { ChargeResult } from '../payments/gateway';
+import { duplicatePartition, newPaymentRecord, paymentDeclaration, type PaymentRecord } from '../payments/payment-records';
+import { testGateway } from '../payments/test-gateway';
+import { sendOrderConfirmation } from './confirmation';
+
+/** Carts as the store keys them (the carts capability owns the declaration). */
+const CARTS = { name: 'cart', collection: 'carts', scope: 'mode' as const, idField: 'cart_id' };
+/** How long a payment may hold a cart before another attempt may take over. */
+const LOCK_MS = 60_000;
+
+/** Field paths each `customer_required_fields` token stands for (commerce.md §3.4). */
+const REQUIRED_PATHS: Record<string, string[]> = {
+  name: ['name'],
+  email: ['email'],
+  company_name: ['company_name'],
+  phone: ['phone'],
+  tax_number: ['tax_number'],
+  country: ['billing_address.country'],
+  postal_code: ['billing_address.postal_code'],
+  full_address: ['billing_address.address_1', 'billing_address.city', 'billing_address.state_prov', 'billing_address.postal_code', 'billing_address.country'],
+};
+
+function valueAt(customer: SaleCustomer, path: string): unknown {
+  return path.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), customer);
+}
+
+/** Check 3: the required customer fields are present, and the billing country is not blocked. */
+function checkCustomer(customer: SaleCustomer, payment: PaymentSettings): void {
+  const tokens = new Set(['email', ...payment.customer_required_fields]);
+  for (const token of tokens) {
+    for (const path of REQUIRED_PATHS[token] ?? []) {
+      const value = valueAt(customer, path);
+      if (value === null || value === undefined || value === '') {
+        invalid(`customer.${path}`, `The property customer.${path} is required to pay.`, 'required');
+      }
+    }
+  }
+  const country = customer.billing_address.country;
+  if (country && payment.blocked_countries.includes(country)) {
+    invalid('customer.billing_address.country', `Payments from ${country} are not accepted.`, 'not_allowed');
+  }
+}
+
+/** Check 6: the payment method (a new card; saved methods arrive with customer payment methods). */
+function parsePaymentMethod(value: unknown, now: number): NewCard {
+  const method = objectValue(value, 'payment_method');
+  if (!method) invalid('payment_method', 'The property payment_method is required.', 'required');
+  if (method.payment_method_id !== undefined && method.payment_method_id !== null) {
+    invalid('payment_method.payment_method_id', 'The payment method does not belong to the sale customer.', 'not_found');
+  }
+  if (method.type !== undefined && method.type !== 'credit_card') invalid('payment_method.type', 'The property payment_method.type must be credit_card.');
+  return parseNewCard(method.data, 'payment_method.data', now);
+}
+
+/** Check 7: no completed payment with the same card, currency and total inside the window. */
+async function assertNotDuplicate(scope: RecordScope, fingerprint: string, currency: string, total: number, windowSeconds: number, now: number): Promise<void> {
+  if (windowSeconds <= 0) return;
+  const since = new Date(now - windowSeconds * 1000).toISOString();
+  const recent = await queryItems({
+    TableName: table(),
+    IndexName: 'gsi3',
+    KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk >= :since',
+    FilterExpression: '#status IN (:completed, :pending)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':pk': duplicatePartition(scope, fingerprint, currency, total), ':since': since, ':completed': 'completed', ':pending': 'pending' },
+  }, 1);
+  if (recent[0]) throw new DuplicatePaymentError(recent[0].payment_id as string);
+}
+
+/** Step 2: takes the cart for this payment; answers 422 for a paid cart and 409 while another payment runs. */
+async function lockCart(scope: RecordScope, cart: CartRecord, paymentId: string, now: number): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: recordKey(CARTS, scope, cart.cart_id),
+        UpdateExpression: 'SET payment_lock = :lock',
+        ConditionExpression: '#open = :true AND modified_ms = :version AND (attribute_not_exists(payment_lock) OR payment_lock = :null OR payment_lock.until_ms < :now)',
+        ExpressionAttributeNames: { '#open': 'open' },
+        ExpressionAttributeValues: { ':lock': { payment_id: paymentId, until_ms: now + LOCK_MS }, ':true': true, ':version': cart.modified_ms, ':null': null, ':now': now },
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    const current = (await getRecord(CARTS as never, scope, cart.cart_id)) as CartRecord;
+    if (!current.open) throw new InvalidStateError('The cart is already paid.', { reason: 'paid' });
+    if (current.payment_lock && current.payment_lock.until_ms >= now) {
+      throw new InUseError('A payment of this cart is already running.', { reason: 'in_progress' });
+    }
+    throw new InUseError('The cart changed while the payment started; review it and pay again.', { reason: 'conflict' });
+  }
+}
+
+/** `POST /carts/{cart_id}/payments`. */
+export async function payCart(principal: Principal, cartId: string, body: Record<string, unknown>, render: RenderContext, ipAddress: string): Promise<ApiResult> {
+  const scope: RecordScope = { accountId: principal.accountId, mode: principal.mode };
+  assertReach(principal, `carts/${cartId}`, 'cart');
+  const cart = (await getRecord(CARTS as never, scope, cartId)) as CartRecord;
+  const now = nowMs();
+  const settings = await readPaymentSettingsCached(scope.accountId);
+
+  // 1–6: the checks, in the contract's order.
+  if (!cart.open) throw new InvalidStateError('The cart is already paid.', { reason: 'paid' });
+  if (cart.items.length === 0) invalid('items', 'The cart has no items to pay for.', 'required');
+  checkCustomer(cart.customer, settings);
+  const total = cart.totals.total;
+  const card = total > 0 ? parsePaymentMethod(body.payment_method, now) : undefined;
+  const meta = metaValue(body.meta);
+  const fingerprint = card ? cardFingerprint(card.number, scope.accountId) : null;
+  // 7–8: duplicates, then whether a gateway exists for this mode.
+  if (fingerprint && body.allow_duplicate !== true) {
+    await assertNotDuplicate(scope, fingerprint, cart.currency, total, settings.duplicate_payment_timeout, now);
+  }
+  if (scope.mode === 'live' && total > 0) {
+    throw new FeatureNotEnabledError('Live card payments need a payment gateway integration, which this deployment does not have yet.', null);
+  }
+
+  const paymentId = newId();
+  await lockCart(scope, cart, paymentId, now);
+  const initiated = newPaymentRecord(scope, paymentId, {
+    status: 'initiated',
+    currency: cart.currency,
+    subtotal: cart.totals.subtotal,
+    shipping: cart.totals.shipping,
+    tax: cart.totals.tax,
+    total,
+    settlement_currency: cart.totals.settlement_currency,
+    settlement_subtotal: cart.totals.settlement_subtotal,
+    settlement_shipping: cart.totals.settlement_shipping,
+    settlement_tax: cart.totals.settlement_tax,
+    settlement_total: cart.totals.settlement_total,
+    total_refunded: 0,
+    reference: null,
+    description: null,
+    referrer: cart.referrer,
+    payment_method: card ? { payment_method_id: null, type: 'credit_card', data: maskedCard(card) } : null,
+    response_data: { authorization_code: null, avs_match: null, cvv_match: null, message: null },
+    gateway_transaction_id: null,
+    error_code: null,
+    ip_address: ipAddress,
+    customer_id: cart.customer.customer_id,
+    cart_id: cart.cart_id,
+    order_id: null,
+    meta,
+    fingerprint,
+  });
+  await db().send(new PutCommand({ TableName: table(), Item: initiated, ConditionExpression: 'attribute_not_exists(pk)' }));
+
+  // 4: the charge. Zero totals complete without one.
+  const result: ChargeResult = card
+    ? await testGateway.charge({
+        amount: total,
+        currency: cart.currency,
+        card,
+        billingPostalCode: (card.billingAddress?.postal_code as string | null | undefined) ?? cart.customer.billing_address.postal_code ?? null,
+        ignoreBadCvv: settings.ignore_bad_cvv,
+        ignoreBadAvs: settings.ignore_bad_avs,
+      })
+    : { outcome: 'approved', transactionId: null, responseData: { authorization_code: null, avs_match: null, cvv_match: null, message: 'Nothing to charge' } };
+
+  if (result.outcome !== 'approved') {
+    const failed: PaymentRecord = {
+      ...initiated,
+      status: 'failed',
+      error_code: gatewayErrorCode(result.outcome),
+      gateway_transaction_id: result.transactionId,
+      response_data: result.responseData,
+      modified_ms: nowMs(),
+    };
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: table(), Item: failed } },
+          {
+            Update: {
+              TableName: table(),
+              Key: recordKey(CARTS, scope, cart.cart_id),
+              UpdateExpression: 'SET payment_lock = :null',
+              ConditionExpression: 'payment_lock.payment_id = :pid',
+              ExpressionAttributeValues: { ':null': null, ':pid': paymentId },
+            },
+          },
+          ...eventWrites(scope, [{ type: 'payment:created_failure', resource: 'payment', id: paymentId }], failed.modified_ms),
+        ],
+      }),
+    );
+    throw gatewayError(result.outcome, { payment: await renderResource(paymentDeclaration, failed, render) });
+  }
+
+  // 5b: complete everything at once, or nothing.
+  const completedAt = nowMs();
+  const orderId = newId();
+  const linkedCustomerId = cart.customer.customer_id;
+  const customerId = linkedCustomerId ?? newId();
+  const order = orderFromCart(scope, orderId, cart, paymentId, customerId, completedAt);
+  const completed: PaymentRecord = {
+    ...initiated,
+    status: 'completed',
+    gateway_transaction_id: result.transactionId,
+    response_data: result.responseData,
+    customer_id: customerId,
+    order_id: orderId,
+    modified_ms: completedAt,
+  };
+  const writes: TransactItem[] = [
+    { Put: { TableName: table(), Item: completed, ConditionExpression: '#status = :initiated', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':initiated': 'initiated' } } },
+    {
+      Update: {
+        TableName: table(),
+        Key: recordKey(CARTS, scope, cart.cart_id),
+        UpdateExpression: 'SET #open = :false, payment_status = :completed, order_id = :order, payment_lock = :null, modified_ms = :now, gsi2sk = :gsi2sk',
+        ConditionExpression: 'payment_lock.payment_id = :pid AND #open = :true',
+        ExpressionAttributeNames: { '#open': 'open' },
+        ExpressionAttributeValues: {
+          ':false': false, ':true': true, ':completed': 'completed', ':order': orderId, ':null': null, ':now': completedAt, ':pid': paymentId,
+          ':gsi2sk': `${new Date(completedAt).toISOString()}#${cart.cart_id}`,
+        },
+      },
+    },
+    { Put: { TableName: table(), Item: order, ConditionExpression: 'attribute_not_exists(pk)' } },
+    linkedCustomerId
+      ? {
+          Update: {
+            TableName: table(),
+            Key: recordKey(customerDeclaration, scope, linkedCustomerId),
+            UpdateExpression: 'SET has_payments = :true',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':true': true },
+          },
+        }
+      : { Put: { TableName: table(), Item: customerFromSale(scope, customerId, cart.customer, completedAt), ConditionExpression: 'attribute_not_exists(pk)' } },
+    ...eventWrites(
+      scope,
+      [
+        { type: 'payment:created_success', resource: 'payment', id: paymentId },
+        { type: 'payment:completed', resource: 'payment', id: paymentId },
+        { type: 'cart:payment_completed', resource: 'cart', id: cart.cart_id },
+        { type: 'order:created', resource: 'order', id: orderId },
+        { type: 'order:payment_completed', resource: 'order', id: orderId },
+      ],
+      completedAt,
+    ),
+  ];
+  const reach = reachWrite(principal, [`orders/${orderId}`, `payments/${paymentId}`, `customers/${customerId}`]);
+  if (reach) writes.push(reach);
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: writes }));
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) {
+      // Only a lost lock can cancel this: the cart was closed or taken over meanwhile.
+      throw new InUseError('The cart was paid or changed by another request.', { reason: 'conflict' });
+    }
+    throw error;
+  }
+  if (reach) forgetToken(principal.tokenHash);
+
+  await sendOrderConfirmation(order, cart, scope);
+  return {
+    status: 201,
+    body: await renderResource(paymentDeclaration, completed, render),
+    location: render.url(`payments/${paymentId}`),
+  };
+}
+
+export { orderDeclaration };

@@ -1,0 +1,123 @@
+/** The order endpoints (commerce.md §5.6), as actions of the API pipeline. */
+import { assertReach } from '../../auth/reach';
+import { NotFoundError } from '../../http/errors';
+import { booleanParameter } from '../../http/request';
+import { requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
+import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
+import { metaValue, optionalString, sends } from '../../rest/input';
+import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
+import { renderElements, renderResource } from '../../rest/render';
+import { renderContext, type RenderContext } from '../../rest/render-context';
+import { applyShowHide } from '../../rest/show-hide';
+import { addFormatted } from '../../rest/formatted-output';
+import { db, table } from '../../store/client';
+import { collectionPartition, findRecord, getRecord, retryOnConflict, VersionConflictError, type RecordScope } from '../../store/records';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { nowMs } from '../../clock';
+import { orderDeclaration, orderItemJson, type OrderRecord } from './orders';
+
+async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
+  const principal = requirePrincipal(context);
+  const scope = { accountId: principal.accountId, mode: principal.mode };
+  return { scope, render: await renderContext(context, scope.accountId, scope.mode) };
+}
+
+async function readOrder(context: ApiContext, scope: RecordScope): Promise<OrderRecord> {
+  const orderId = context.params.order_id!;
+  assertReach(requirePrincipal(context), `orders/${orderId}`, 'order');
+  return getRecord(orderDeclaration, scope, orderId);
+}
+
+/** `GET /orders/{order_id}`. */
+export async function getOrderAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  return { status: 200, body: await renderResource(orderDeclaration, await readOrder(context, scope), render) };
+}
+
+/** `POST /orders/{order_id}`: changes only `meta`, `referrer` and `affiliate_id`. */
+export async function updateOrderAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const body = context.body ?? {};
+  const changes: Partial<OrderRecord> = {};
+  if (sends(body, 'meta')) changes.meta = metaValue(body.meta);
+  if (sends(body, 'referrer')) changes.referrer = optionalString(body.referrer, 'referrer', 200);
+  if (sends(body, 'affiliate_id')) changes.affiliate_id = optionalString(body.affiliate_id, 'affiliate_id', 200);
+  const saved = await retryOnConflict(async () => {
+    const current = await readOrder(context, scope);
+    if (!Object.keys(changes).length) return current;
+    const next = { ...current, ...changes, modified_ms: Math.max(nowMs(), current.modified_ms + 1) };
+    next.gsi2sk = `${new Date(next.modified_ms).toISOString()}#${current.order_id}`;
+    try {
+      await db().send(new PutCommand({ TableName: table(), Item: next, ConditionExpression: 'modified_ms = :v', ExpressionAttributeValues: { ':v': current.modified_ms } }));
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') throw new VersionConflictError('order changed');
+      throw error;
+    }
+    return next;
+  });
+  return { status: 200, body: await renderResource(orderDeclaration, saved, render) };
+}
+
+/** `GET /orders`: cursor list; filters `payment_status`, `fulfilled`, `customer_id`, `q`. */
+export async function listOrdersAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const request = cursorQuery(context.query, render);
+  const conditions: string[] = [];
+  const values: Record<string, unknown> = {};
+  if (context.query.payment_status) {
+    conditions.push('payment_status = :ps');
+    values[':ps'] = context.query.payment_status;
+  }
+  const fulfilled = booleanParameter(context.query, 'fulfilled');
+  if (fulfilled !== undefined) {
+    conditions.push('fulfilled = :f');
+    values[':f'] = fulfilled;
+  }
+  if (context.query.customer_id) {
+    conditions.push('customer_id = :c');
+    values[':c'] = context.query.customer_id;
+  }
+  if (context.query.q) {
+    conditions.push('contains(order_id, :q)');
+    values[':q'] = context.query.q.trim().toUpperCase();
+  }
+  const page = await readCursorPage(
+    {
+      partition: collectionPartition(orderDeclaration, scope),
+      idOf: (item) => item.order_id as string,
+      find: async (id) => (await findRecord(orderDeclaration, scope, id)) as unknown as Record<string, unknown> | undefined,
+      ...(conditions.length ? { filter: { expression: conditions.join(' AND '), values } } : {}),
+    },
+    request,
+  );
+  const data = await renderElements(orderDeclaration, page.items as unknown as OrderRecord[], render);
+  return { status: 200, body: cursorList(data, page, render.url('orders'), context.query) };
+}
+
+/** The order item shape for `formatted`. */
+const ITEM_SHAPE = orderDeclaration.formatted?.nested?.items;
+
+function itemJson(order: OrderRecord, item: OrderRecord['items'][number], render: RenderContext): Record<string, unknown> {
+  const json = orderItemJson(order, item, render);
+  if (render.formatted) addFormatted(json, ITEM_SHAPE, render);
+  return json;
+}
+
+/** `GET /orders/{order_id}/items`: offset list of the order's items. */
+export async function listOrderItemsAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const order = await readOrder(context, scope);
+  const page = offsetPage(context.query);
+  const data = order.items.slice(page.offset, page.offset + page.limit).map((item) => applyShowHide(itemJson(order, item, render), render.showHide));
+  return { status: 200, body: offsetList(data, page, order.items.length, pageUrlBuilder(render.url(`orders/${order.order_id}/items`), context.query, 'offset')) };
+}
+
+/** `GET /orders/{order_id}/items/{item_id}`. */
+export async function getOrderItemAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const order = await readOrder(context, scope);
+  const item = order.items.find((candidate) => candidate.item_id === context.params.item_id);
+  if (!item) throw new NotFoundError('The order item does not exist.', { parameter: 'item_id' });
+  return { status: 200, body: applyShowHide(itemJson(order, item, render), render.showHide) };
+}
+

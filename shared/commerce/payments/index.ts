@@ -1,0 +1,25 @@
+/** Payments: card rules, the gateway port, the built-in test gateway and the payment errors. */
+export { cardBrand, cardExpired, cardFingerprint, luhnValid, maskedCard, parseNewCard, type MaskedCard, type NewCard } from './cards';
+export {
+  BankNetworkError,
+  BankNetworkTimeoutError,
+  DuplicatePaymentError,
+  FeatureNotEnabledError,
+  gatewayError,
+  gatewayErrorCode,
+  InvalidAvsError,
+  InvalidCvvError,
+  PaymentDeclinedError,
+  PaymentError,
+} from './errors';
+export type {
+  ChargeOutcome,
+  ChargeRequest,
+  ChargeResponseData,
+  ChargeResult,
+  FailedChargeOutcome,
+  PaymentGateway,
+  SavedCardRef,
+  TestBehaviour,
+} from './gateway';
+export { savedCardRef, TEST_BAD_CVV, TEST_BAD_POSTAL_CODE, testBehaviourOf, testGateway } from './test-gateway';

@@ -1,0 +1,125 @@
+/** The payment endpoints (commerce.md §4), as actions of the API pipeline. */
+import { readPaymentSettingsCached } from '../../accounts/settings-cache';
+import { assertReach } from '../../auth/reach';
+import { InvalidInputError } from '../../http/errors';
+import { requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
+import { isCountryCode } from '../../rest/formatted';
+import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
+import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
+import { renderElements, renderResource } from '../../rest/render';
+import { renderContext, type RenderContext } from '../../rest/render-context';
+import { queryItems } from '../../store/query';
+import { table } from '../../store/client';
+import { collectionPartition, findRecord, getRecord, type RecordScope } from '../../store/records';
+import { payCart } from '../checkout/pay-cart';
+import { paymentDeclaration, type PaymentRecord } from './payment-records';
+
+const STATUSES = ['initiated', 'pending', 'completed', 'failed', 'refunded', 'cancelled'];
+const CARD_LIST_BRANDS = ['Visa', 'Mastercard', 'American Express', 'Discover', 'JCB', 'Diners Club'];
+
+async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
+  const principal = requirePrincipal(context);
+  const scope = { accountId: principal.accountId, mode: principal.mode };
+  return { scope, render: await renderContext(context, scope.accountId, scope.mode) };
+}
+
+/** `POST /carts/{cart_id}/payments`: charges the cart and creates its order. */
+export async function payCartAction(context: ApiContext): Promise<ApiResult> {
+  const { render } = await prepare(context);
+  return payCart(requirePrincipal(context), context.params.cart_id!, context.body ?? {}, render, context.sourceIp);
+}
+
+/** `GET /carts/{cart_id}/payments`: the cart's payment attempts (offset list). */
+export async function listCartPaymentsAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const principal = requirePrincipal(context);
+  const cartId = context.params.cart_id!;
+  assertReach(principal, `carts/${cartId}`, 'cart');
+  await getRecord({ name: 'cart', collection: 'carts', scope: 'mode', idField: 'cart_id' } as never, scope, cartId);
+  const page = offsetPage(context.query);
+  const all = (await queryItems({
+    TableName: table(),
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    FilterExpression: 'cart_id = :cart',
+    ExpressionAttributeValues: { ':pk': collectionPartition(paymentDeclaration, scope), ':cart': cartId },
+  })) as unknown as PaymentRecord[];
+  const data = await renderElements(paymentDeclaration, all.slice(page.offset, page.offset + page.limit), render);
+  return { status: 200, body: offsetList(data, page, all.length, pageUrlBuilder(render.url(`carts/${cartId}/payments`), context.query, 'offset')) };
+}
+
+/** `GET /payments/{payment_id}`. */
+export async function getPaymentAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const paymentId = context.params.payment_id!;
+  assertReach(requirePrincipal(context), `payments/${paymentId}`, 'payment');
+  const payment = await getRecord(paymentDeclaration, scope, paymentId);
+  return { status: 200, body: await renderResource(paymentDeclaration, payment, render) };
+}
+
+/** `GET /payments`: cursor list; filters `status`, `customer_id`, `currency`. */
+export async function listPaymentsAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const request = cursorQuery(context.query, render);
+  const conditions: string[] = [];
+  const values: Record<string, unknown> = {};
+  const names: Record<string, string> = {};
+  const { status, customer_id: customerId, currency } = context.query;
+  if (status) {
+    if (!STATUSES.includes(status)) throw new InvalidInputError(`The parameter status must be one of ${STATUSES.join(', ')}.`, { parameter: 'status', reason: 'invalid' });
+    conditions.push('#status = :status');
+    names['#status'] = 'status';
+    values[':status'] = status;
+  }
+  if (customerId) {
+    conditions.push('customer_id = :customer');
+    values[':customer'] = customerId;
+  }
+  if (currency) {
+    conditions.push('currency = :currency');
+    values[':currency'] = currency.toUpperCase();
+  }
+  const page = await readCursorPage(
+    {
+      partition: collectionPartition(paymentDeclaration, scope),
+      idOf: (item) => item.payment_id as string,
+      find: async (id) => (await findRecord(paymentDeclaration, scope, id)) as unknown as Record<string, unknown> | undefined,
+      ...(conditions.length ? { filter: { expression: conditions.join(' AND '), values, ...(Object.keys(names).length ? { names } : {}) } } : {}),
+    },
+    request,
+  );
+  const data = await renderElements(paymentDeclaration, page.items as unknown as PaymentRecord[], render);
+  return { status: 200, body: cursorList(data, page, render.url('payments'), context.query) };
+}
+
+let allCountries: string[] | undefined;
+/** Every ISO 3166-1 alpha-2 code Intl knows, computed once. */
+function countryCodes(): string[] {
+  if (!allCountries) {
+    const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+    allCountries = [...letters].flatMap((a) => [...letters].map((b) => a + b)).filter((code) => isCountryCode(code));
+  }
+  return allCountries;
+}
+
+/** `GET /payments/options`: what a checkout form needs (any valid token). */
+export async function paymentOptionsAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const settings = await readPaymentSettingsCached(scope.accountId);
+  const currencyNames = new Intl.DisplayNames([render.locale], { type: 'currency' });
+  const country = context.headers['cloudfront-viewer-country'] ?? null;
+  return {
+    status: 200,
+    body: {
+      object: 'payment_options',
+      payment_methods: [{ payment_method_type: 'credit_card' }],
+      card_types: settings.card_types ?? CARD_LIST_BRANDS,
+      allowed_customer_countries: countryCodes().filter((code) => !settings.blocked_countries.includes(code)),
+      customer_default_country: country,
+      customer_default_currency: render.currency,
+      currencies: settings.currencies.map((code) => ({ code, name: currencyNames.of(code) ?? code })),
+      customer_required_fields: [...new Set(['email', ...settings.customer_required_fields])],
+      customer_optional_fields: settings.customer_optional_fields,
+    },
+  };
+}
