@@ -10,6 +10,7 @@ import {
   updateItemAction,
   upsertItemAction,
 } from '../../shared/commerce/carts/cart-actions';
+import { cartLoginAction, cartLogoutAction } from '../../shared/customers/login-actions';
 import { apiHandler } from '../../shared/http/pipeline';
 
 export const handler = apiHandler('carts', {
@@ -22,4 +23,6 @@ export const handler = apiHandler('carts', {
   'GET /api/v1/carts/{cart_id}/items/{item_id}': getItemAction,
   'POST /api/v1/carts/{cart_id}/items/{item_id}': updateItemAction,
   'DELETE /api/v1/carts/{cart_id}/items/{item_id}': deleteItemAction,
+  'POST /api/v1/carts/{cart_id}/login': cartLoginAction,
+  'POST /api/v1/carts/{cart_id}/logout': cartLogoutAction,
 });

@@ -6,11 +6,15 @@ import {
   listCustomersAction,
   updateCustomerAction,
 } from '../../shared/customers/customer-actions';
+import { customerLoginAction, getMeAction, updateMeAction } from '../../shared/customers/login-actions';
 import { apiHandler } from '../../shared/http/pipeline';
 
 export const handler = apiHandler('customers', {
   'GET /api/v1/customers': listCustomersAction,
   'POST /api/v1/customers': createCustomerAction,
+  'POST /api/v1/customers/login': customerLoginAction,
+  'GET /api/v1/customers/me': getMeAction,
+  'POST /api/v1/customers/me': updateMeAction,
   'GET /api/v1/customers/{customer_id}': getCustomerAction,
   'POST /api/v1/customers/{customer_id}': updateCustomerAction,
   'DELETE /api/v1/customers/{customer_id}': deleteCustomerAction,

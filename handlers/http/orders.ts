@@ -2,9 +2,13 @@
 import {
   getOrderAction,
   getOrderItemAction,
+  listCustomerOrdersAction,
+  listCustomerPaymentsAction,
   listOrderItemsAction,
+  listOrderPaymentsAction,
   listOrdersAction,
   updateOrderAction,
+  updateOrderItemAction,
 } from '../../shared/commerce/orders/order-actions';
 import { apiHandler } from '../../shared/http/pipeline';
 
@@ -14,4 +18,8 @@ export const handler = apiHandler('orders', {
   'POST /api/v1/orders/{order_id}': updateOrderAction,
   'GET /api/v1/orders/{order_id}/items': listOrderItemsAction,
   'GET /api/v1/orders/{order_id}/items/{item_id}': getOrderItemAction,
+  'POST /api/v1/orders/{order_id}/items/{item_id}': updateOrderItemAction,
+  'GET /api/v1/orders/{order_id}/payments': listOrderPaymentsAction,
+  'GET /api/v1/customers/{customer_id}/orders': listCustomerOrdersAction,
+  'GET /api/v1/customers/{customer_id}/payments': listCustomerPaymentsAction,
 });

@@ -1,10 +1,13 @@
 /** Lambda entry point of the `payments` route family: checkout payments (commerce.md §4). */
 import {
+  commitPaymentAction,
   getPaymentAction,
   listCartPaymentsAction,
   listPaymentsAction,
   payCartAction,
   paymentOptionsAction,
+  payDirectAction,
+  updatePaymentAction,
 } from '../../shared/commerce/payments/payment-actions';
 import { apiHandler } from '../../shared/http/pipeline';
 
@@ -13,5 +16,8 @@ export const handler = apiHandler('payments', {
   'GET /api/v1/carts/{cart_id}/payments': listCartPaymentsAction,
   'GET /api/v1/payments': listPaymentsAction,
   'GET /api/v1/payments/options': paymentOptionsAction,
+  'POST /api/v1/payments': payDirectAction,
   'GET /api/v1/payments/{payment_id}': getPaymentAction,
+  'POST /api/v1/payments/{payment_id}': updatePaymentAction,
+  'POST /api/v1/payments/{payment_id}/commit': commitPaymentAction,
 });

@@ -173,3 +173,64 @@ describe('exactly one order', () => {
     expect(await orderCount()).toBe(before + 1);
   });
 });
+
+describe('payments without a sale, and what follows a checkout', () => {
+  it('charges a direct payment without an order, binds it to a limited caller, and refuses a bad total', async () => {
+    const before = await orderCount();
+    const token = await shopper();
+    const paid = await api(`${base}payments`, { method: 'POST', token, body: { currency: 'usd', subtotal: 10, tax: 1, reference: 'INV-1', ...card('4242424242424242') } });
+    expect(paid.status, paid.text).toBe(201);
+    expect(paid.body).toMatchObject({ status: 'completed', total: 11, subtotal: 10, tax: 1, currency: 'USD', order: null, cart: null, reference: 'INV-1' });
+    expect(await orderCount()).toBe(before);
+    expect((await api(paid.body.url, { token })).status).toBe(200);
+    expect((await api(paid.body.url, { token: await shopper() })).status).toBe(404);
+    const me = await api(`${base}auths/me`, { token });
+    expect(me.body.bindings_count).toBe(1);
+
+    const mismatch = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', subtotal: 10, tax: 1, total: 12, ...card('4242424242424242') } });
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body.error.meta.property).toBe('total');
+    const stringAmount = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: '12.00', ...card('4242424242424242') } });
+    expect(stringAmount.status).toBe(400);
+    const declined = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 5, ...card('4000000000000002') } });
+    expect(declined.status).toBe(402);
+    expect(declined.body.error.meta.payment.status).toBe('failed');
+  });
+
+  it('changes only reference, description and meta of a payment, and commit is idempotent', async () => {
+    const paid = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 3, ...card('4242424242424242') } });
+    const updated = await api(paid.body.url, { method: 'POST', token: secret, body: { ...paid.body, reference: 'R-9', total: 1000, status: 'refunded', meta: { a: 1 } } });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ reference: 'R-9', total: 3, status: 'completed', meta: { a: 1 } });
+    const committed = await api(`${paid.body.url}/commit`, { method: 'POST', token: secret });
+    expect(committed.status).toBe(200);
+    expect(committed.body.status).toBe('completed');
+    const failed = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 4, ...card('4000000000000002') } });
+    expect((await api(`${base}payments/${failed.body.error.meta.payment.payment_id}/commit`, { method: 'POST', token: secret })).status).toBe(422);
+  });
+
+  it('lists a customer orders and payments, an order its payment, and lets the merchant change order meta', async () => {
+    const token = await shopper();
+    const cartId = await cartFor(token);
+    const paid = await api(`${base}carts/${cartId}/payments`, { method: 'POST', token, body: card('4242424242424242') });
+    const payment = await api(`${paid.body.url}?expand=order`, { token: secret });
+    const order = payment.body.order;
+    const customerUrl = order.customer as string;
+    const orders = await api(`${customerUrl}/orders`, { token: secret });
+    expect(orders.body).toMatchObject({ object: 'list', total_items: 1 });
+    expect(orders.body.data[0].order_id).toBe(order.order_id);
+    const payments = await api(`${customerUrl}/payments`, { token: secret });
+    expect(payments.body.data.map((p: { payment_id: string }) => p.payment_id)).toEqual([paid.body.payment_id]);
+    expect((await api(`${order.url}/payments`, { token })).body.total_items).toBe(1);
+    // The shopper reaches its own customer, not others.
+    expect((await api(customerUrl, { token })).status).toBe(200);
+    expect((await api(customerUrl, { token: await shopper() })).status).toBe(404);
+
+    const item = await api(`${order.url}/items/ebook`, { method: 'POST', token: secret, body: { meta: { serial: 7 }, quantity: 99 } });
+    expect(item.status).toBe(200);
+    expect(item.body).toMatchObject({ meta: { serial: 7 }, quantity: 1 });
+    const changed = await api(order.url, { method: 'POST', token: secret, body: { ...order, meta: { note: 'vip' }, total: 0 } });
+    expect(changed.body).toMatchObject({ meta: { note: 'vip' }, total: order.total });
+    expect((await api(`${base}orders`, { method: 'POST', token: secret, body: {} })).status).toBe(405);
+  });
+});

@@ -85,7 +85,7 @@ function checkCustomer(customer: SaleCustomer, payment: PaymentSettings): void {
 }
 
 /** Check 6: the payment method (a new card; saved methods arrive with customer payment methods). */
-function parsePaymentMethod(value: unknown, now: number): NewCard {
+export function parsePaymentMethod(value: unknown, now: number): NewCard {
   const method = objectValue(value, 'payment_method');
   if (!method) invalid('payment_method', 'The property payment_method is required.', 'required');
   if (method.payment_method_id !== undefined && method.payment_method_id !== null) {
@@ -96,7 +96,7 @@ function parsePaymentMethod(value: unknown, now: number): NewCard {
 }
 
 /** Check 7: no completed payment with the same card, currency and total inside the window. */
-async function assertNotDuplicate(scope: RecordScope, fingerprint: string, currency: string, total: number, windowSeconds: number, now: number): Promise<void> {
+export async function assertNotDuplicate(scope: RecordScope, fingerprint: string, currency: string, total: number, windowSeconds: number, now: number): Promise<void> {
   if (windowSeconds <= 0) return;
   const since = new Date(now - windowSeconds * 1000).toISOString();
   const recent = await queryItems({
@@ -305,4 +305,3 @@ export async function payCart(principal: Principal, cartId: string, body: Record
   };
 }
 
-export { orderDeclaration };

@@ -14,7 +14,10 @@ import { db, table } from '../../store/client';
 import { collectionPartition, findRecord, getRecord, retryOnConflict, VersionConflictError, type RecordScope } from '../../store/records';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { nowMs } from '../../clock';
-import { orderDeclaration, orderItemJson, type OrderRecord } from './orders';
+import { customerOrdersPartition, orderDeclaration, orderItemJson, type OrderRecord } from './orders';
+import { paymentDeclaration, type PaymentRecord } from '../payments/payment-records';
+import { customerDeclaration } from '../../customers/customers';
+import { queryItems } from '../../store/query';
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
   const principal = requirePrincipal(context);
@@ -121,3 +124,89 @@ export async function getOrderItemAction(context: ApiContext): Promise<ApiResult
   return { status: 200, body: applyShowHide(itemJson(order, item, render), render.showHide) };
 }
 
+
+/** `POST /orders/{order_id}/items/{item_id}`: changes only the item's `meta`. */
+export async function updateOrderItemAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const body = context.body ?? {};
+  const itemId = context.params.item_id!;
+  const meta = sends(body, 'meta') ? metaValue(body.meta, 'meta') : undefined;
+  const saved = await retryOnConflict(async () => {
+    const current = await readOrder(context, scope);
+    if (!current.items.some((item) => item.item_id === itemId)) throw new NotFoundError('The order item does not exist.', { parameter: 'item_id' });
+    if (meta === undefined) return current;
+    const next: OrderRecord = {
+      ...current,
+      items: current.items.map((item) => (item.item_id === itemId ? { ...item, meta } : item)),
+      modified_ms: Math.max(nowMs(), current.modified_ms + 1),
+    };
+    next.gsi2sk = `${new Date(next.modified_ms).toISOString()}#${current.order_id}`;
+    try {
+      await db().send(new PutCommand({ TableName: table(), Item: next, ConditionExpression: 'modified_ms = :v', ExpressionAttributeValues: { ':v': current.modified_ms } }));
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') throw new VersionConflictError('order changed');
+      throw error;
+    }
+    return next;
+  });
+  const item = saved.items.find((candidate) => candidate.item_id === itemId)!;
+  return { status: 200, body: applyShowHide(itemJson(saved, item, render), render.showHide) };
+}
+
+/** An offset page of records read in full (sub-collections are small: one customer's or order's). */
+async function offsetPageOf<T>(
+  context: ApiContext,
+  render: RenderContext,
+  declaration: Parameters<typeof renderElements>[0],
+  records: T[],
+  path: string,
+): Promise<ApiResult> {
+  const page = offsetPage(context.query);
+  const descending = booleanParameter(context.query, 'desc') ?? false;
+  const ordered = descending ? [...records].reverse() : records;
+  const data = await renderElements(declaration, ordered.slice(page.offset, page.offset + page.limit), render);
+  return { status: 200, body: offsetList(data, page, records.length, pageUrlBuilder(render.url(path), context.query, 'offset')) };
+}
+
+/** `GET /orders/{order_id}/payments`: the payment that completed the order (offset list). */
+export async function listOrderPaymentsAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const order = await readOrder(context, scope);
+  const payment = await findRecord(paymentDeclaration, scope, order.payment_id);
+  return offsetPageOf(context, render, paymentDeclaration, payment ? [payment] : [], `orders/${order.order_id}/payments`);
+}
+
+/** The customer of a sub-collection request, within the caller's reach. */
+async function readCustomer(context: ApiContext, scope: RecordScope): Promise<string> {
+  const customerId = context.params.customer_id!;
+  assertReach(requirePrincipal(context), `customers/${customerId}`, 'customer');
+  await getRecord(customerDeclaration, scope, customerId);
+  return customerId;
+}
+
+/** `GET /customers/{customer_id}/orders`: offset list in creation order (gsi3 per customer). */
+export async function listCustomerOrdersAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const customerId = await readCustomer(context, scope);
+  const orders = (await queryItems({
+    TableName: table(),
+    IndexName: 'gsi3',
+    KeyConditionExpression: 'gsi3pk = :pk',
+    ExpressionAttributeValues: { ':pk': customerOrdersPartition(scope, customerId) },
+  })) as unknown as OrderRecord[];
+  return offsetPageOf(context, render, orderDeclaration, orders, `customers/${customerId}/orders`);
+}
+
+/** `GET /customers/{customer_id}/payments`: offset list (reads the mode's payments filtered by customer). */
+export async function listCustomerPaymentsAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const customerId = await readCustomer(context, scope);
+  const payments = (await queryItems({
+    TableName: table(),
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    FilterExpression: 'customer_id = :customer',
+    ExpressionAttributeValues: { ':pk': collectionPartition(paymentDeclaration, scope), ':customer': customerId },
+  })) as unknown as PaymentRecord[];
+  return offsetPageOf(context, render, paymentDeclaration, payments, `customers/${customerId}/payments`);
+}

@@ -54,6 +54,14 @@ export interface OrderRecord {
   gsi1sk: string;
   gsi2pk: string;
   gsi2sk: string;
+  /** The customer's orders (`/customers/{id}/orders`). */
+  gsi3pk: string;
+  gsi3sk: string;
+}
+
+/** The listing partition of one customer's orders (gsi3). */
+export function customerOrdersPartition(scope: RecordScope, customerId: string): string {
+  return `${scope.accountId}#${scope.mode}#customer-orders#${customerId}`;
 }
 
 const LINE_MONEY = ['price', 'price_original', 'subtotal', 'subtotal_original', 'discount', 'tax', 'tax_original', 'total', 'total_original'] as const;
@@ -191,5 +199,7 @@ export function orderFromCart(scope: RecordScope, orderId: string, cart: CartRec
     gsi1sk: sortKey,
     gsi2pk: partition,
     gsi2sk: sortKey,
+    gsi3pk: customerOrdersPartition(scope, customerId),
+    gsi3sk: sortKey,
   };
 }

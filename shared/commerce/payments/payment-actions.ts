@@ -1,7 +1,7 @@
 /** The payment endpoints (commerce.md §4), as actions of the API pipeline. */
 import { readPaymentSettingsCached } from '../../accounts/settings-cache';
 import { assertReach } from '../../auth/reach';
-import { InvalidInputError } from '../../http/errors';
+import { InvalidInputError, InvalidStateError } from '../../http/errors';
 import { requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
 import { isCountryCode } from '../../rest/formatted';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
@@ -9,9 +9,13 @@ import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list'
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
 import { queryItems } from '../../store/query';
-import { table } from '../../store/client';
-import { collectionPartition, findRecord, getRecord, type RecordScope } from '../../store/records';
+import { db, table } from '../../store/client';
+import { collectionPartition, findRecord, getRecord, retryOnConflict, VersionConflictError, type RecordScope } from '../../store/records';
 import { payCart } from '../checkout/pay-cart';
+import { payDirect } from '../checkout/pay-direct';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { nowMs } from '../../clock';
+import { metaValue, optionalString, sends } from '../../rest/input';
 import { paymentDeclaration, type PaymentRecord } from './payment-records';
 
 const STATUSES = ['initiated', 'pending', 'completed', 'failed', 'refunded', 'cancelled'];
@@ -54,6 +58,53 @@ export async function getPaymentAction(context: ApiContext): Promise<ApiResult> 
   const paymentId = context.params.payment_id!;
   assertReach(requirePrincipal(context), `payments/${paymentId}`, 'payment');
   const payment = await getRecord(paymentDeclaration, scope, paymentId);
+  return { status: 200, body: await renderResource(paymentDeclaration, payment, render) };
+}
+
+/** `POST /payments`: a direct payment (no order). */
+export async function payDirectAction(context: ApiContext): Promise<ApiResult> {
+  const { render } = await prepare(context);
+  return payDirect(requirePrincipal(context), context.body ?? {}, render, context.sourceIp);
+}
+
+/** `POST /payments/{payment_id}`: changes only `reference`, `description` and `meta`. */
+export async function updatePaymentAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const paymentId = context.params.payment_id!;
+  assertReach(requirePrincipal(context), `payments/${paymentId}`, 'payment');
+  const body = context.body ?? {};
+  const changes: Partial<PaymentRecord> = {};
+  if (sends(body, 'reference')) changes.reference = optionalString(body.reference, 'reference', 200);
+  if (sends(body, 'description')) changes.description = optionalString(body.description, 'description', 1000);
+  if (sends(body, 'meta')) changes.meta = metaValue(body.meta);
+  const saved = await retryOnConflict(async () => {
+    const current = await getRecord(paymentDeclaration, scope, paymentId);
+    if (!Object.keys(changes).length) return current;
+    const next: PaymentRecord = { ...current, ...changes, modified_ms: Math.max(nowMs(), current.modified_ms + 1) };
+    next.gsi2sk = `${new Date(next.modified_ms).toISOString()}#${paymentId}`;
+    try {
+      await db().send(new PutCommand({ TableName: table(), Item: next, ConditionExpression: 'modified_ms = :v', ExpressionAttributeValues: { ':v': current.modified_ms } }));
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') throw new VersionConflictError('payment changed');
+      throw error;
+    }
+    return next;
+  });
+  return { status: 200, body: await renderResource(paymentDeclaration, saved, render) };
+}
+
+/**
+ * `POST /payments/{payment_id}/commit`: the built-in gateway never leaves a payment
+ * `initiated`, so a completed payment answers 200 unchanged and a failed one 422 (§4.6).
+ */
+export async function commitPaymentAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const paymentId = context.params.payment_id!;
+  assertReach(requirePrincipal(context), `payments/${paymentId}`, 'payment');
+  const payment = await getRecord(paymentDeclaration, scope, paymentId);
+  if (payment.status === 'failed' || payment.status === 'cancelled') {
+    throw new InvalidStateError(`The payment is ${payment.status} and cannot be committed.`, { status: payment.status });
+  }
   return { status: 200, body: await renderResource(paymentDeclaration, payment, render) };
 }
 

@@ -1,0 +1,250 @@
+/**
+ * Customer sign-in (commerce.md §6.2, §3.5; auth.md 3.3, 5.3): checking a username and
+ * password under the login lockout, minting the customer-scope limited token, giving a
+ * limited caller customer scope (one binding), and signing a customer in and out of a cart.
+ *
+ * A customer-scope token is a limited token whose record carries `customer_id`. The token a
+ * sign-in mints also gets uncounted reach over its customer (`customers/<id>`), so the
+ * customer's own URL answers it like `/customers/me` does; a limited token that signs in
+ * gains the customer as a counted binding, in the same transaction as the sign-in's write.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { PaymentSettings, TaxSettings } from '../accounts/settings';
+import { tokenWrites, type TransactItem } from '../auth/auths';
+import { assertBindingCapacity, BindingLimitExceededError, bindingWrite, bindingWritten } from '../auth/bindings';
+import { lockoutKey, withLockout, type LoginCheck } from '../auth/lockout';
+import { hashPassword, verifyPassword } from '../auth/passwords';
+import type { Principal } from '../auth/principal';
+import type { TokenRecord } from '../auth/token-records';
+import { nowMs } from '../clock';
+import { assertWritable, withTotals, type CartRecord, type SaleCustomer } from '../commerce/carts';
+import { emptyAddress } from '../rest/addresses';
+import { invalid, sends } from '../rest/input';
+import { db, table } from '../store/client';
+import { listSortKey, scope as modeScope, type ItemKey } from '../store/keys';
+import { findRecord, VersionConflictError, type RecordScope } from '../store/records';
+import { customerDeclaration, type CustomerRecord } from './customers';
+
+/** What a sign-in sends. */
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+/** Longest username or password looked at; longer ones cannot match (usernames ≤ 100, passwords ≤ 128). */
+const MAX_CREDENTIAL_LENGTH = 1000;
+
+function credential(body: Record<string, unknown>, property: 'username' | 'password'): string {
+  const value = sends(body, property) ? body[property] : undefined;
+  if (value === undefined || value === null || value === '') invalid(property, `The property ${property} is required.`, 'required');
+  if (typeof value !== 'string') invalid(property, `The property ${property} must be a string.`);
+  if (value.length > MAX_CREDENTIAL_LENGTH) invalid(property, `The property ${property} must be at most ${MAX_CREDENTIAL_LENGTH} characters.`, 'too_long');
+  return value;
+}
+
+/** Validates a sign-in body `{username, password}` (400 invalid_input when either is missing). */
+export function parseCredentials(body: Record<string, unknown>): Credentials {
+  return { username: credential(body, 'username'), password: credential(body, 'password') };
+}
+
+/**
+ * The username claim of customers.ts (one item per account, mode and lowercase username,
+ * holding `customer_id`). Keyed exactly as `usernameClaimKey` there, which is not exported.
+ */
+function usernameClaimKey(scope: RecordScope, username: string): ItemKey {
+  return { pk: `${scope.accountId}#${scope.mode}#customer-username#${username.toLowerCase()}`, sk: 'claim' };
+}
+
+/** The lockout item of a customer username (per account, mode and lowercase username). */
+export function customerLockoutKey(scope: RecordScope, username: string): ItemKey {
+  return lockoutKey(modeScope(scope.accountId, scope.mode), 'customers', username);
+}
+
+/** The customer a username names, or undefined. */
+async function customerByUsername(scope: RecordScope, username: string): Promise<CustomerRecord | undefined> {
+  const claim = await db().send(new GetCommand({ TableName: table(), Key: usernameClaimKey(scope, username), ConsistentRead: true }));
+  const customerId = claim.Item?.customer_id as string | undefined;
+  if (!customerId) return undefined;
+  const customer = await findRecord(customerDeclaration, scope, customerId);
+  return customer && customer.username?.toLowerCase() === username.toLowerCase() ? customer : undefined;
+}
+
+let decoyHash: Promise<string> | undefined;
+
+/**
+ * Spends the time of one password check on a name that cannot sign in, so answer times do
+ * not tell unknown usernames from wrong passwords.
+ */
+async function decoyCheck(password: string): Promise<void> {
+  decoyHash ??= hashPassword('decoy password never matched');
+  await verifyPassword(password, await decoyHash);
+}
+
+/**
+ * Checks a customer's username and password under the login lockout (auth.md 5.3) and answers
+ * the customer. 401 invalid_login for an unknown username or a customer without a password
+ * (neither counted) and for a wrong password (counted); 401 account_locked while locked.
+ */
+export async function signInCustomer(scope: RecordScope, credentials: Credentials): Promise<CustomerRecord> {
+  return withLockout(customerLockoutKey(scope, credentials.username), async (): Promise<LoginCheck<CustomerRecord>> => {
+    const customer = await customerByUsername(scope, credentials.username);
+    if (!customer?.password_hash) {
+      await decoyCheck(credentials.password);
+      return { outcome: 'unknown' };
+    }
+    return (await verifyPassword(credentials.password, customer.password_hash)) ? { outcome: 'success', value: customer } : { outcome: 'failure' };
+  });
+}
+
+/** The API path a customer is bound and reached by. */
+export function customerPath(customerId: string): string {
+  return `customers/${customerId}`;
+}
+
+/**
+ * The transaction entry that gives a limited caller customer scope over `customerId`: the
+ * binding (counted; auth.md 3.3) and the token's `customer_id`, which `/customers/me` follows.
+ * Undefined for other tokens, or when the token already has exactly this scope. A cancelled
+ * transaction whose reason is this entry means the binding limit was reached meanwhile.
+ */
+function customerScopeWrite(principal: Principal | undefined, customerId: string): TransactItem | undefined {
+  if (!principal || principal.kind !== 'limited') return undefined;
+  const binding = bindingWrite(principal, customerPath(customerId));
+  if (binding?.Update) {
+    return {
+      Update: {
+        ...binding.Update,
+        UpdateExpression: `${binding.Update.UpdateExpression}, customer_id = :customer_id`,
+        ExpressionAttributeValues: { ...binding.Update.ExpressionAttributeValues, ':customer_id': customerId },
+      },
+    };
+  }
+  if (principal.customerId === customerId) return undefined;
+  return {
+    Update: {
+      TableName: table(),
+      Key: { pk: principal.record.pk, sk: principal.record.sk },
+      UpdateExpression: 'SET customer_id = :customer_id',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':customer_id': customerId },
+    },
+  };
+}
+
+/** A limited caller gaining customer scope over a customer with a write. */
+interface ScopeGrant {
+  principal: Principal | undefined;
+  customerId: string;
+}
+
+/**
+ * Writes `items` and, with `grant`, the caller's customer-scope entry in one transaction. A
+ * failed condition on the scope entry is the binding limit (422); on the first item, a
+ * concurrent change (`VersionConflictError`, for the caller's `retryOnConflict`).
+ */
+async function writeWithScope(items: TransactItem[], grant?: ScopeGrant): Promise<void> {
+  const scoped = grant ? customerScopeWrite(grant.principal, grant.customerId) : undefined;
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: scoped ? [...items, scoped] : items }));
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) {
+      const reasons = error.CancellationReasons ?? [];
+      if (reasons[0]?.Code === 'ConditionalCheckFailed') throw new VersionConflictError('Changed concurrently during sign-in');
+      if (scoped && reasons[items.length]?.Code === 'ConditionalCheckFailed') throw new BindingLimitExceededError();
+    }
+    throw error;
+  }
+  if (scoped && grant?.principal) bindingWritten(grant.principal);
+}
+
+/**
+ * Mints the customer-scope limited token of a sign-in (`POST /customers/login`) and, when a
+ * limited token made the call, gives that token customer scope too, all in one transaction:
+ * at the caller's 21st binding nothing is issued (422 binding_limit_exceeded).
+ */
+export async function issueCustomerToken(customer: CustomerRecord, principal: Principal | undefined): Promise<{ record: TokenRecord; token: string }> {
+  const path = customerPath(customer.customer_id);
+  if (principal) assertBindingCapacity(principal, path);
+  const issued = tokenWrites({ accountId: customer.account_id, mode: customer.mode, kind: 'limited', customerId: customer.customer_id });
+  // Uncounted reach over its own customer: `GET /customers/{id}` answers it like `/customers/me`.
+  const record: TokenRecord = { ...issued.record, reach: [path] };
+  const writes = issued.writes.map((write) => (write.Put?.Item === issued.record ? { Put: { ...write.Put, Item: record } } : write));
+  await writeWithScope(writes, { principal, customerId: customer.customer_id });
+  return { record, token: issued.token };
+}
+
+/** The sale customer of a signed-in customer: its link, username and details (they replace the entered ones). */
+function signedInCustomer(saved: CustomerRecord): SaleCustomer {
+  return {
+    customer_id: saved.customer_id,
+    name: saved.name,
+    email: saved.email,
+    company_name: saved.company_name,
+    phone: saved.phone,
+    tax_number: saved.tax_number,
+    username: saved.username,
+    billing_address: { ...emptyAddress(), ...saved.billing_address },
+    shipping_address: { ...emptyAddress(), ...saved.shipping_address },
+  };
+}
+
+/** Settings a cart is re-totalled with (read fresh, as every cart write does). */
+export interface CartTotalsSettings {
+  payment: PaymentSettings;
+  tax: TaxSettings;
+}
+
+/**
+ * Stores a changed cart under the carts capability's write conditions (carts.ts): unchanged
+ * since read (`modified_ms`), still open, and its payment lock as read; with `grant`, the
+ * caller's customer scope in the same transaction. The carts module exports no write helper
+ * (`saveCart` is internal), so this mirrors it. A lost race is a `VersionConflictError`, so
+ * the caller's `retryOnConflict` reads the cart again (and then sees it paid or locked).
+ */
+async function saveCart(current: CartRecord, next: CartRecord, grant?: ScopeGrant): Promise<CartRecord> {
+  const modified = Math.max(nowMs(), current.modified_ms + 1);
+  const saved: CartRecord = { ...next, modified_ms: modified, gsi2sk: listSortKey(modified, current.cart_id) };
+  const lock = current.payment_lock;
+  const put: TransactItem = {
+    Put: {
+      TableName: table(),
+      Item: saved,
+      ConditionExpression: lock
+        ? 'modified_ms = :version AND #open = :open AND payment_lock.payment_id = :lock_id AND payment_lock.until_ms = :lock_until'
+        : 'modified_ms = :version AND #open = :open AND (attribute_not_exists(payment_lock) OR attribute_type(payment_lock, :null_type))',
+      ExpressionAttributeNames: { '#open': 'open' },
+      ExpressionAttributeValues: {
+        ':version': current.modified_ms,
+        ':open': true,
+        ...(lock ? { ':lock_id': lock.payment_id, ':lock_until': lock.until_ms } : { ':null_type': 'NULL' }),
+      },
+    },
+  };
+  await writeWithScope([put], grant);
+  return saved;
+}
+
+/**
+ * Signs a checked customer in on a cart (`POST /carts/{id}/login`): links it, its details and
+ * `tax_exempt` replace the entered ones, `username` is set, the totals follow; a limited
+ * caller gains customer scope in the same transaction. 422 once paid, 409 while a payment runs.
+ */
+export async function signInOnCart(current: CartRecord, customer: CustomerRecord, principal: Principal, settings: CartTotalsSettings): Promise<CartRecord> {
+  assertWritable(current);
+  assertBindingCapacity(principal, customerPath(customer.customer_id));
+  const next = withTotals({ ...current, customer: signedInCustomer(customer), customer_tax_exempt: customer.tax_exempt }, settings.payment, settings.tax);
+  return saveCart(current, next, { principal, customerId: customer.customer_id });
+}
+
+/**
+ * Signs the customer out of a cart (`POST /carts/{id}/logout`): `customer_id` and `username`
+ * (and with them the `payment_methods` link) are cleared, the entered details stay, the totals
+ * follow. Nothing is written when no customer is signed in. 422 once paid, 409 while a payment runs.
+ */
+export async function signOutOfCart(current: CartRecord, settings: CartTotalsSettings): Promise<CartRecord> {
+  assertWritable(current);
+  if (current.customer.customer_id === null && current.customer.username === null && !current.customer_tax_exempt) return current;
+  const next = withTotals({ ...current, customer: { ...current.customer, customer_id: null, username: null }, customer_tax_exempt: false }, settings.payment, settings.tax);
+  return saveCart(current, next);
+}
