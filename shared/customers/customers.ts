@@ -143,7 +143,8 @@ export function customerFields(body: Record<string, unknown>, current: CustomerR
   };
 }
 
-function usernameClaimKey(scope: RecordScope, username: string) {
+/** The claim that makes a username unique per account and mode (it holds `customer_id`). */
+export function usernameClaimKey(scope: RecordScope, username: string) {
   return { pk: `${scope.accountId}#${scope.mode}#customer-username#${username.toLowerCase()}`, sk: 'claim' };
 }
 

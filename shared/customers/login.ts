@@ -24,7 +24,7 @@ import { invalid, sends } from '../rest/input';
 import { db, table } from '../store/client';
 import { listSortKey, scope as modeScope, type ItemKey } from '../store/keys';
 import { findRecord, VersionConflictError, type RecordScope } from '../store/records';
-import { customerDeclaration, type CustomerRecord } from './customers';
+import { customerDeclaration, usernameClaimKey, type CustomerRecord } from './customers';
 
 /** What a sign-in sends. */
 export interface Credentials {
@@ -48,13 +48,6 @@ export function parseCredentials(body: Record<string, unknown>): Credentials {
   return { username: credential(body, 'username'), password: credential(body, 'password') };
 }
 
-/**
- * The username claim of customers.ts (one item per account, mode and lowercase username,
- * holding `customer_id`). Keyed exactly as `usernameClaimKey` there, which is not exported.
- */
-function usernameClaimKey(scope: RecordScope, username: string): ItemKey {
-  return { pk: `${scope.accountId}#${scope.mode}#customer-username#${username.toLowerCase()}`, sk: 'claim' };
-}
 
 /** The lockout item of a customer username (per account, mode and lowercase username). */
 export function customerLockoutKey(scope: RecordScope, username: string): ItemKey {
