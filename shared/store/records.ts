@@ -79,9 +79,9 @@ export class VersionConflictError extends Error {
 
 /**
  * Runs read-modify-write `attempt` again while it loses against concurrent writers, so every
- * sent property is applied (conventions.md §15). After `attempts` losses: 422 request_failure.
+ * sent property is applied (conventions.md §15). After `attempts` losses (12: enough for a dozen writers racing on one record): 422 request_failure.
  */
-export async function retryOnConflict<T>(attempt: () => Promise<T>, attempts = 6): Promise<T> {
+export async function retryOnConflict<T>(attempt: () => Promise<T>, attempts = 12): Promise<T> {
   for (let round = 1; ; round++) {
     try {
       return await attempt();
