@@ -104,6 +104,12 @@ export const families = {
     description: 'Orders: /orders',
     grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
   },
+  promotions: {
+    entry: 'handlers/http/promotions.ts',
+    memoryMb: 256,
+    description: 'Promotions (coupon codes): /promotions',
+    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
+  },
   settings: {
     entry: 'handlers/http/settings.ts',
     memoryMb: 256,
@@ -195,6 +201,12 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/v1/orders/{order_id}/payments', family: 'orders', access: allowOrReach('payments', 'read') },
   { method: 'GET', path: '/api/v1/customers/{customer_id}/orders', family: 'orders', access: allowOrReach('orders', 'read') },
   { method: 'GET', path: '/api/v1/customers/{customer_id}/payments', family: 'orders', access: allowOrReach('payments', 'read') },
+
+  { method: 'GET', path: '/api/v1/promotions', family: 'promotions', access: allow('promotions', 'read') },
+  { method: 'POST', path: '/api/v1/promotions', family: 'promotions', access: allow('promotions', 'create') },
+  { method: 'GET', path: '/api/v1/promotions/{promotion_id}', family: 'promotions', access: allow('promotions', 'read') },
+  { method: 'POST', path: '/api/v1/promotions/{promotion_id}', family: 'promotions', access: allow('promotions', 'update') },
+  { method: 'DELETE', path: '/api/v1/promotions/{promotion_id}', family: 'promotions', access: allow('promotions', 'delete') },
 
   { method: 'GET', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'read') },
   { method: 'POST', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'update') },

@@ -8,3 +8,4 @@ import '../customers/customers';
 import '../commerce/payments/payment-records';
 import '../commerce/orders/orders';
 import '../commerce/carts/carts';
+import '../commerce/promotions/promotions';

@@ -65,8 +65,9 @@ describe('a shopper with only a limited token', () => {
     expect(replaced.status, replaced.text).toBe(200);
     expect(replaced.body).toMatchObject({ subtotal: 38, tax: 3.8, total: 41.8 });
 
-    const paid = await api(`${base}carts/${cartId}/payments`, { method: 'POST', token, body: card('4444555566661111') });
+    const paid = await api(`${base}carts/${cartId}/payments?expand=order`, { method: 'POST', token, body: card('4444555566661111') });
     expect(paid.status, paid.text).toBe(201);
+    expect(paid.body.order).toMatchObject({ object: 'order', payment_status: 'completed' });
     expect(paid.body).toMatchObject({ status: 'completed', success: true, total: 41.8, currency: 'USD' });
     expect(paid.body.payment_method.data).toMatchObject({ last4: '1111', mask: '************1111' });
     expect(paid.text).not.toContain('4444555566661111');

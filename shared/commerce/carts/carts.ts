@@ -31,8 +31,9 @@ import { applyShowHide } from '../../rest/show-hide';
 import { db, table } from '../../store/client';
 import { listSortKey } from '../../store/keys';
 import { collectionPartition, getRecord, recordKey, VersionConflictError, type RecordScope } from '../../store/records';
-import { computeSale, taxLocationOf, type SaleLineTotals } from '../pricing';
-import { CartLockedError, CartPaidError, BodyTokenTypeMismatchError, InvalidPromotionCodeError } from './errors';
+import { computeSale, taxLocationOf, taxTreatmentOf, type SaleLineInput, type SaleLineTotals } from '../pricing';
+import { currentSalePromotion, hasEligibleLine, InvalidPromotionCodeError, promotionDiscounts, resolvePromotionCode, termsOf } from '../promotions';
+import { CartLockedError, CartPaidError, BodyTokenTypeMismatchError } from './errors';
 import {
   checkSentLines,
   keepItems,
@@ -400,8 +401,10 @@ async function applyCustomer(
 /**
  * Validates the non-item fields of a create or partial update onto `base` (the stored cart,
  * or a blank one): sent properties change, omitted ones stay, read-only ones are ignored.
- * No promotions exist yet, so any code is refused (§11); no shipping methods exist yet, so no
- * id is quoted (§3.3) and posting back `null` is the only accepted value.
+ * A sent `promotion_code` is looked up case-insensitively and checked (§11; whether it
+ * applies to a line is checked once the lines are priced, `assertCodeApplies`); an unsent one
+ * keeps the stored code with its promotion's current terms. No shipping methods exist yet,
+ * so no id is quoted (§3.3) and posting back `null` is the only accepted value.
  */
 async function applyFields(base: CartRecord, body: Record<string, unknown>, write: CartWriteContext): Promise<CartRecord> {
   const next: CartRecord = { ...base };
@@ -410,12 +413,15 @@ async function applyFields(base: CartRecord, body: Record<string, unknown>, writ
   Object.assign(next, await applyCustomer(base, body, write));
   if (sends(body, 'promotion_code')) {
     const code = body.promotion_code;
-    if (code !== null && code !== '') {
+    if (code === null || code === '') {
+      Object.assign(next, { promotion_code: null, promotion_id: null, promotion_terms: null });
+    } else {
       if (typeof code !== 'string') invalid('promotion_code', 'The property promotion_code must be a string.');
-      throw new InvalidPromotionCodeError(code, 'not_found');
+      const promotion = await resolvePromotionCode(write.scope, code.trim(), nowMs());
+      Object.assign(next, { promotion_code: promotion.code, promotion_id: promotion.promotion_id, promotion_terms: termsOf(promotion) });
     }
-    next.promotion_code = null;
-    next.promotion_id = null;
+  } else {
+    Object.assign(next, await currentPromotionTerms(base, write.scope));
   }
   if (sends(body, 'shipping_method_id')) {
     const id = body.shipping_method_id;
@@ -426,6 +432,24 @@ async function applyFields(base: CartRecord, body: Record<string, unknown>, writ
   if (sends(body, 'affiliate_id')) next.affiliate_id = optionalString(body.affiliate_id, 'affiliate_id', 200);
   if (sends(body, 'meta')) next.meta = metaValue(body.meta);
   return next;
+}
+
+/**
+ * The terms a re-price applies for a cart's stored code: the promotion's current ones while it
+ * is still usable; otherwise the cart keeps the terms it was last priced with (the payment
+ * refuses the code then, §4.3 check 4), so a cart with a code always shows its discount.
+ */
+async function currentPromotionTerms(cart: CartRecord, scope: RecordScope): Promise<Pick<CartRecord, 'promotion_terms'>> {
+  if (cart.promotion_code === null || cart.promotion_id === null) return {};
+  const promotion = await currentSalePromotion(scope, cart, nowMs());
+  return promotion ? { promotion_terms: termsOf(promotion) } : {};
+}
+
+/** 400 invalid_promotion_code `not_applicable` when a code sent with this write applies to none of the priced lines (§11). */
+function assertCodeApplies(cart: CartRecord, body: Record<string, unknown>): void {
+  if (!sends(body, 'promotion_code') || cart.promotion_code === null || !cart.promotion_terms) return;
+  const lines = cart.items.map((item) => ({ productId: item.product_id, quantity: item.quantity }));
+  if (!hasEligibleLine(cart.promotion_terms, lines)) throw new InvalidPromotionCodeError(cart.promotion_code, 'not_applicable');
 }
 
 /** How a write changes the lines, once the products are known (ids in `entries` still as sent). */
@@ -451,28 +475,42 @@ export async function priceCart(
   return withTotals({ ...draft, items }, write.payment, write.tax);
 }
 
-/** The cart with `totals` recomputed from its lines, customer and the settings (§1.3, §1.4). */
+/**
+ * The cart with `totals` recomputed from its lines, customer, applied promotion terms and the
+ * settings (§1.3, §1.4, §11). Synchronous: the promotion's terms travel with the cart.
+ */
 export function withTotals(cart: CartRecord, payment: PaymentSettings, tax: TaxSettings): CartRecord {
   const hasPhysical = cart.items.some((item) => item.type === 'physical');
+  const lines: SaleLineInput[] = cart.items.map((item) => ({
+    itemId: item.item_id,
+    productId: item.product_id,
+    name: item.name,
+    type: item.type,
+    quantity: item.quantity,
+    unitPriceOriginal: item.unit_price_original,
+    taxCode: item.tax_code,
+  }));
+  const taxLocation = taxLocationOf({
+    hasPhysical,
+    shippingAddress: cart.customer.shipping_address,
+    billingAddress: cart.customer.billing_address,
+    ipCountry: cart.customer_ip_country,
+  });
+  const terms = cart.promotion_code !== null ? cart.promotion_terms : null;
+  if (terms) {
+    // The gross-up of amount discounts depends on how this sale is taxed (§11).
+    const treatment = taxTreatmentOf(taxLocation, cart.customer_tax_exempt, tax);
+    const discounts = promotionDiscounts(terms, lines, cart.currency, payment, treatment);
+    lines.forEach((line, index) => {
+      line.discount = discounts[index] ?? 0;
+    });
+  }
   const totals = computeSale({
     currency: cart.currency,
-    lines: cart.items.map((item) => ({
-      itemId: item.item_id,
-      productId: item.product_id,
-      name: item.name,
-      type: item.type,
-      quantity: item.quantity,
-      unitPriceOriginal: item.unit_price_original,
-      taxCode: item.tax_code,
-    })),
+    lines,
     // Shipping methods do not exist yet: no quotes, so no shipping line (§3.3).
     shipping: null,
-    taxLocation: taxLocationOf({
-      hasPhysical,
-      shippingAddress: cart.customer.shipping_address,
-      billingAddress: cart.customer.billing_address,
-      ipCountry: cart.customer_ip_country,
-    }),
+    taxLocation,
     customerTaxExempt: cart.customer_tax_exempt,
     payment,
     tax,
@@ -512,6 +550,7 @@ export async function createCart(body: Record<string, unknown>, origin: CartOrig
     shipping_method_id: null,
     promotion_code: null,
     promotion_id: null,
+    promotion_terms: null,
     referrer: null,
     affiliate_id: null,
     customer_ip_address: origin.ipAddress,
@@ -531,6 +570,7 @@ export async function createCart(body: Record<string, unknown>, origin: CartOrig
   const draft = await applyFields(blank, body, write);
   const { entries, plan } = bodyPlan([], body);
   const cart = await priceCart(draft, { items: [], currency: draft.currency }, entries, plan, write);
+  assertCodeApplies(cart, body);
   const binding = bindingWrite(principal, path);
   const items: TransactItem[] = [{ Put: { TableName: table(), Item: cart, ConditionExpression: 'attribute_not_exists(pk)' } }];
   if (binding) items.push(binding);
@@ -551,7 +591,9 @@ export async function updateCart(current: CartRecord, body: Record<string, unkno
   assertWritable(current);
   const draft = await applyFields(current, body, write);
   const { entries, plan } = bodyPlan(current.items, body);
-  return saveCart(current, await priceCart(draft, current, entries, plan, write));
+  const priced = await priceCart(draft, current, entries, plan, write);
+  assertCodeApplies(priced, body);
+  return saveCart(current, priced);
 }
 
 /**
@@ -560,7 +602,7 @@ export async function updateCart(current: CartRecord, body: Record<string, unkno
  */
 export async function writeCartLines(current: CartRecord, entries: readonly ItemEntry[], plan: LinePlan, write: CartWriteContext): Promise<CartRecord> {
   assertWritable(current);
-  const draft = { ...current };
+  const draft = { ...current, ...(await currentPromotionTerms(current, write.scope)) };
   if (!write.payment.currencies.includes(draft.currency)) draft.currency = write.payment.default_payment_currency;
   return saveCart(current, await priceCart(draft, current, entries, plan, write));
 }

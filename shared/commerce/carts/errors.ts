@@ -17,13 +17,8 @@ export class CartLockedError extends InUseError {
   }
 }
 
-/** 400 invalid_promotion_code (commerce.md §11): the code cannot be applied; nothing is saved. */
-export class InvalidPromotionCodeError extends ApiError {
-  override name = 'InvalidPromotionCodeError';
-  constructor(code: string, reason: 'not_found' | 'inactive' | 'expired' | 'max_uses_reached' | 'not_applicable') {
-    super(400, 'invalid_promotion_code', `The promotion code ${code} cannot be applied.`, { property: 'promotion_code', reason });
-  }
-}
+/** 400 invalid_promotion_code (commerce.md §11): owned by the promotions capability, re-exported for cart callers. */
+export { InvalidPromotionCodeError } from '../promotions';
 
 /** 400 token_type_mismatch for an id in the body that exists only in the other mode (conventions.md §9). */
 export class BodyTokenTypeMismatchError extends ApiError {

@@ -5,6 +5,7 @@
 import type { SubscriptionPlan } from '../../catalog/products';
 import type { Address } from '../../rest/addresses';
 import type { SaleTotals } from '../pricing';
+import type { PromotionTerms } from '../promotions';
 
 /** The inline sale customer of a cart or invoice (commerce.md §1.5). */
 export interface SaleCustomer {
@@ -51,8 +52,15 @@ export interface CartRecord {
   customer_tax_exempt: boolean;
   items: CartItemRecord[];
   shipping_method_id: string | null;
+  /** The applied promotion's code, as the promotion spells it. */
   promotion_code: string | null;
   promotion_id: string | null;
+  /**
+   * The applied promotion's pricing terms, kept with the code so every re-price applies them
+   * (refreshed from the promotion on cart writes while it is still usable). Absent on carts
+   * stored before promotions existed.
+   */
+  promotion_terms?: PromotionTerms | null;
   referrer: string | null;
   affiliate_id: string | null;
   customer_ip_address: string | null;

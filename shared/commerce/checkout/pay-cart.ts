@@ -2,20 +2,29 @@
  * Paying a cart (commerce.md §4.3, §5.1): the checkout's one multi-step write, written as
  * explicit steps with a recovery story.
  *
- *   1. checks, in the contract's order (nothing is stored when one fails);
+ *   1. checks, in the contract's order (nothing is stored when one fails); check 4 re-checks
+ *      the cart's promotion code (commerce.md §4.3, §11);
  *   2. lock the cart (a conditional write: open, not locked, unchanged since read), so
- *      concurrent payments of one cart get 409 and at most one charge runs;
+ *      concurrent payments of one cart get 409 and at most one charge runs. A cart with a
+ *      code reserves one use of it in the same transaction (`claimed_uses` below
+ *      `max_uses`): a code that a concurrent sale used up answers 400 invalid_promotion_code
+ *      `max_uses_reached` before anything is charged or stored;
  *   3. store the payment as `initiated`;
  *   4. charge through the gateway port;
- *   5a. failure: one transaction stores the failed payment, releases the lock and records the
- *       event; the 402/502/504 error carries the payment;
+ *   5a. failure: one transaction stores the failed payment, releases the lock, gives the
+ *       reserved use back and records the event; the 402/502/504 error carries the payment;
  *   5b. success: one transaction completes the payment, closes the cart, creates the order
- *       and (for guests) the customer, marks the customer as paying, records the events and
- *       gives a limited token reach — conditional on this payment holding the lock, so a
- *       retried or redelivered completion can never make a second order;
+ *       and (for guests) the customer, marks the customer as paying, counts the promotion's
+ *       use (§5.1 step 4), records the events and gives a limited token reach — conditional
+ *       on this payment holding the lock, so a retried or redelivered completion can never
+ *       make a second order;
  *   6. send the confirmation email (after the commit; the order records whether it went).
- * A crash between 4 and 5 leaves the payment `initiated` and the cart locked until the lock
- * lapses (60 s); see the issue note for the recovery that a real gateway will need.
+ * Why reserve before the charge rather than increment conditionally at completion: a
+ * completion cancelled by a used-up code would leave money taken without an order. Reserving
+ * first means the completion has no condition a concurrent sale can break.
+ * A crash between 4 and 5 leaves the payment `initiated`, the cart locked until the lock
+ * lapses (60 s) and the reserved use held (the code then allows one use fewer, never one
+ * more); see the issue note for the recovery that a real gateway will need.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -39,6 +48,7 @@ import { getRecord, recordKey, type RecordScope } from '../../store/records';
 import type { CartRecord, SaleCustomer } from '../carts/types';
 import { eventWrites } from '../events/emit';
 import { orderDeclaration, orderFromCart } from '../orders/orders';
+import { countUseWrite, InvalidPromotionCodeError, recheckSalePromotion, releaseUseWrite, reserveUseWrite } from '../promotions';
 import { cardFingerprint, maskedCard, parseNewCard, type NewCard } from '../payments/cards';
 import { DuplicatePaymentError, FeatureNotEnabledError, gatewayError, gatewayErrorCode } from '../payments/errors';
 import type { ChargeResult } from '../payments/gateway';
@@ -110,21 +120,54 @@ export async function assertNotDuplicate(scope: RecordScope, fingerprint: string
   if (recent[0]) throw new DuplicatePaymentError(recent[0].payment_id as string);
 }
 
-/** Step 2: takes the cart for this payment; answers 422 for a paid cart and 409 while another payment runs. */
-async function lockCart(scope: RecordScope, cart: CartRecord, paymentId: string, now: number): Promise<void> {
+/**
+ * Writes a transaction, retrying it while DynamoDB cancels it only for `TransactionConflict`
+ * (a few times, with jitter). Payments with the same code all touch that promotion's item,
+ * which concurrent transactions may conflict on; a cancelled transaction applied nothing, so
+ * running it again is safe, and a racing payment then ends in its real outcome (paid, or
+ * `max_uses_reached`) rather than in a spurious failure after its charge.
+ */
+async function transactRetryingConflicts(items: TransactItem[], attempts = 6): Promise<void> {
+  for (let round = 1; ; round++) {
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      return;
+    } catch (error) {
+      const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
+      const conflictOnly = reasons.some((reason) => reason.Code === 'TransactionConflict') && !reasons.some((reason) => reason.Code === 'ConditionalCheckFailed');
+      if (!conflictOnly || round >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * round));
+    }
+  }
+}
+
+/**
+ * Step 2: takes the cart for this payment, and reserves a use of its promotion in the same
+ * transaction; answers 422 for a paid cart, 409 while another payment runs, and 400
+ * invalid_promotion_code `max_uses_reached` when the code is used up.
+ */
+async function lockCart(scope: RecordScope, cart: CartRecord, paymentId: string, now: number, promotionId: string | undefined): Promise<void> {
+  const lock = {
+    TableName: table(),
+    Key: recordKey(CARTS, scope, cart.cart_id),
+    UpdateExpression: 'SET payment_lock = :lock',
+    ConditionExpression: '#open = :true AND modified_ms = :version AND (attribute_not_exists(payment_lock) OR payment_lock = :null OR payment_lock.until_ms < :now)',
+    ExpressionAttributeNames: { '#open': 'open' },
+    ExpressionAttributeValues: { ':lock': { payment_id: paymentId, until_ms: now + LOCK_MS }, ':true': true, ':version': cart.modified_ms, ':null': null, ':now': now },
+  };
   try {
-    await db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: recordKey(CARTS, scope, cart.cart_id),
-        UpdateExpression: 'SET payment_lock = :lock',
-        ConditionExpression: '#open = :true AND modified_ms = :version AND (attribute_not_exists(payment_lock) OR payment_lock = :null OR payment_lock.until_ms < :now)',
-        ExpressionAttributeNames: { '#open': 'open' },
-        ExpressionAttributeValues: { ':lock': { payment_id: paymentId, until_ms: now + LOCK_MS }, ':true': true, ':version': cart.modified_ms, ':null': null, ':now': now },
-      }),
-    );
+    if (promotionId === undefined) await db().send(new UpdateCommand(lock));
+    else await transactRetryingConflicts([{ Update: lock }, reserveUseWrite(scope, promotionId)]);
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (error instanceof TransactionCanceledException) {
+      const reasons = error.CancellationReasons ?? [];
+      if (reasons[0]?.Code !== 'ConditionalCheckFailed') {
+        if (reasons[1]?.Code === 'ConditionalCheckFailed') throw new InvalidPromotionCodeError(cart.promotion_code ?? '', 'max_uses_reached');
+        throw new InUseError('The cart changed while the payment started; review it and pay again.', { reason: 'conflict' });
+      }
+    } else if ((error as Error).name !== 'ConditionalCheckFailedException') {
+      throw error;
+    }
     const current = (await getRecord(CARTS as never, scope, cart.cart_id)) as CartRecord;
     if (!current.open) throw new InvalidStateError('The cart is already paid.', { reason: 'paid' });
     if (current.payment_lock && current.payment_lock.until_ms >= now) {
@@ -146,6 +189,8 @@ export async function payCart(principal: Principal, cartId: string, body: Record
   if (!cart.open) throw new InvalidStateError('The cart is already paid.', { reason: 'paid' });
   if (cart.items.length === 0) invalid('items', 'The cart has no items to pay for.', 'required');
   checkCustomer(cart.customer, settings);
+  const lines = cart.items.map((item) => ({ productId: item.product_id, quantity: item.quantity }));
+  const promotion = await recheckSalePromotion(scope, cart, lines, now);
   const total = cart.totals.total;
   const card = total > 0 ? parsePaymentMethod(body.payment_method, now) : undefined;
   const meta = metaValue(body.meta);
@@ -159,7 +204,7 @@ export async function payCart(principal: Principal, cartId: string, body: Record
   }
 
   const paymentId = newId();
-  await lockCart(scope, cart, paymentId, now);
+  await lockCart(scope, cart, paymentId, now, promotion?.promotion_id);
   const initiated = newPaymentRecord(scope, paymentId, {
     status: 'initiated',
     currency: cart.currency,
@@ -210,23 +255,20 @@ export async function payCart(principal: Principal, cartId: string, body: Record
       response_data: result.responseData,
       modified_ms: nowMs(),
     };
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: table(), Item: failed } },
-          {
-            Update: {
-              TableName: table(),
-              Key: recordKey(CARTS, scope, cart.cart_id),
-              UpdateExpression: 'SET payment_lock = :null',
-              ConditionExpression: 'payment_lock.payment_id = :pid',
-              ExpressionAttributeValues: { ':null': null, ':pid': paymentId },
-            },
-          },
-          ...eventWrites(scope, [{ type: 'payment:created_failure', resource: 'payment', id: paymentId }], failed.modified_ms),
-        ],
-      }),
-    );
+    await transactRetryingConflicts([
+      { Put: { TableName: table(), Item: failed } },
+      {
+        Update: {
+          TableName: table(),
+          Key: recordKey(CARTS, scope, cart.cart_id),
+          UpdateExpression: 'SET payment_lock = :null',
+          ConditionExpression: 'payment_lock.payment_id = :pid',
+          ExpressionAttributeValues: { ':null': null, ':pid': paymentId },
+        },
+      },
+      ...(promotion ? [releaseUseWrite(scope, promotion.promotion_id)] : []),
+      ...eventWrites(scope, [{ type: 'payment:created_failure', resource: 'payment', id: paymentId }], failed.modified_ms),
+    ]);
     throw gatewayError(result.outcome, { payment: await renderResource(paymentDeclaration, failed, render) });
   }
 
@@ -272,6 +314,7 @@ export async function payCart(principal: Principal, cartId: string, body: Record
           },
         }
       : { Put: { TableName: table(), Item: customerFromSale(scope, customerId, cart.customer, completedAt), ConditionExpression: 'attribute_not_exists(pk)' } },
+    ...(promotion ? [countUseWrite(scope, promotion.promotion_id)] : []),
     ...eventWrites(
       scope,
       [
@@ -284,18 +327,25 @@ export async function payCart(principal: Principal, cartId: string, body: Record
       completedAt,
     ),
   ];
-  const reach = reachWrite(principal, [`orders/${orderId}`, `payments/${paymentId}`, `customers/${customerId}`]);
+  const reachPaths = [`orders/${orderId}`, `payments/${paymentId}`, `customers/${customerId}`];
+  const reach = reachWrite(principal, reachPaths);
   if (reach) writes.push(reach);
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: writes }));
+    await transactRetryingConflicts(writes);
   } catch (error) {
     if (error instanceof TransactionCanceledException) {
-      // Only a lost lock can cancel this: the cart was closed or taken over meanwhile.
+      // Only a lost lock can cancel this: the cart was closed or taken over meanwhile. The use
+      // reserved for this payment is given back (best effort: holding it only ever refuses).
+      if (promotion) await db().send(new UpdateCommand(releaseUseWrite(scope, promotion.promotion_id).Update!)).catch(() => undefined);
       throw new InUseError('The cart was paid or changed by another request.', { reason: 'conflict' });
     }
     throw error;
   }
-  if (reach) forgetToken(principal.tokenHash);
+  if (reach) {
+    forgetToken(principal.tokenHash);
+    // This answer may already expand what the payment gave the shopper (`expand=order`).
+    principal.record = { ...principal.record, reach: [...(principal.record.reach ?? []), ...reachPaths] };
+  }
 
   await sendOrderConfirmation(order, cart, scope);
   return {

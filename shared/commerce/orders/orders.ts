@@ -42,6 +42,8 @@ export interface OrderRecord {
   referrer: string | null;
   affiliate_id: string | null;
   promotion_code: string | null;
+  /** The promotion the code was applied as (absent on orders made before promotions existed). */
+  promotion_id?: string | null;
   customer_id: string;
   cart_id: string | null;
   payment_id: string;
@@ -109,7 +111,7 @@ export const orderDeclaration = declareResource<OrderRecord>({
   idField: 'order_id',
   permission: 'orders',
   scope: 'mode',
-  links: { customer: 'customer', payment: 'payment', cart: 'cart' },
+  links: { customer: 'customer', payment: 'payment', cart: 'cart', promotion: 'promotion' },
   formatted: {
     money: moneyShape(SALE_MONEY),
     dates: ['date_created', 'date_modified'],
@@ -143,7 +145,7 @@ export const orderDeclaration = declareResource<OrderRecord>({
       payment: context.url(`payments/${order.payment_id}`),
       payments: `${url}/payments`,
       invoice: null,
-      promotion: null,
+      promotion: order.promotion_id ? context.url(`promotions/${encodeURIComponent(order.promotion_id)}`) : null,
       subscription: null,
       refunds: `${url}/refunds`,
       shipments: `${url}/shipments`,
@@ -188,6 +190,7 @@ export function orderFromCart(scope: RecordScope, orderId: string, cart: CartRec
     referrer: cart.referrer,
     affiliate_id: cart.affiliate_id,
     promotion_code: cart.promotion_code,
+    promotion_id: cart.promotion_id,
     customer_id: customerId,
     cart_id: cart.cart_id,
     payment_id: paymentId,
