@@ -26,7 +26,7 @@ import { tokenKey } from '../store/keys';
 import { ExpiredTokenError, InvalidTokenError } from './errors';
 import { rightsOfToken } from './permissions';
 import type { Principal } from './principal';
-import { bucketClauses, MAX_BUCKET_ATTEMPTS, nextStep, slotsFit } from './rate-limit';
+import { bucketBackoff, bucketClauses, MAX_BUCKET_ATTEMPTS, nextStep, slotsFit } from './rate-limit';
 import { IDLE_LIFETIME_MS, TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from './token-records';
 import { hashToken, parseToken } from './tokens';
 
@@ -179,6 +179,7 @@ async function writeUse(tokenHash: string, entry: CachedToken, takeLease: boolea
       if (isExpired(record, now)) throw new ExpiredTokenError();
       // The bucket was not where we guessed: decide again from its stored TAT.
       knownTat = record.rl_tat;
+      await bucketBackoff(attempt);
     }
   }
   throw new RequestLimitExceededError(1);

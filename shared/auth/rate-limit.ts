@@ -84,7 +84,12 @@ export function bucketClauses(step: BucketStep, now: number, limit: RateLimit, s
 }
 
 /** Attempts before giving up; each failed attempt means the bucket moved under us. */
-export const MAX_BUCKET_ATTEMPTS = 6;
+export const MAX_BUCKET_ATTEMPTS = 16;
+
+/** A short random pause after repeated lost races on one bucket, so concurrent requests spread out. */
+export async function bucketBackoff(attempt: number): Promise<void> {
+  if (attempt >= 2) await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * attempt));
+}
 
 /**
  * Takes one request from the bucket at `key`, creating it on first use; throws 429 with
@@ -112,6 +117,7 @@ export async function takeFromBucket(key: ItemKey, limit: RateLimit): Promise<vo
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const stored = error.Item?.rl_tat?.N;
       known = stored === undefined ? undefined : Number(stored);
+      await bucketBackoff(attempt);
     }
   }
   throw new RequestLimitExceededError(1);

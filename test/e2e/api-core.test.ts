@@ -67,6 +67,11 @@ describe('HTTP core (conventions.md)', () => {
     expect(response.headers.get('x-token-expires-in-seconds')).toBeNull();
   });
 
+  it('serves a burst of concurrent requests of one token without spurious 429s', async () => {
+    const answers = await Promise.all(Array.from({ length: 60 }, () => api(`${base}auths/me`, { token: test })));
+    expect(answers.map((a) => a.status)).toEqual(Array(60).fill(200));
+  });
+
   it('answers 401 invalid_token without a token, with an unknown one and with a malformed one', async () => {
     expectError(await api(`${base}auths`), 401, 'invalid_token');
     expectError(await api(`${base}auths`, { token: `sk.live.${'a'.repeat(40)}` }), 401, 'invalid_token');
