@@ -110,6 +110,12 @@ export const families = {
     description: 'Promotions (coupon codes): /promotions',
     grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
   },
+  shipping: {
+    entry: 'handlers/http/shipping-methods.ts',
+    memoryMb: 256,
+    description: 'Shipping methods: /shipping_methods',
+    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
+  },
   settings: {
     entry: 'handlers/http/settings.ts',
     memoryMb: 256,
@@ -207,6 +213,12 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/v1/promotions/{promotion_id}', family: 'promotions', access: allow('promotions', 'read') },
   { method: 'POST', path: '/api/v1/promotions/{promotion_id}', family: 'promotions', access: allow('promotions', 'update') },
   { method: 'DELETE', path: '/api/v1/promotions/{promotion_id}', family: 'promotions', access: allow('promotions', 'delete') },
+
+  { method: 'GET', path: '/api/v1/shipping_methods', family: 'shipping', access: allow('settings', 'read') },
+  { method: 'POST', path: '/api/v1/shipping_methods', family: 'shipping', access: allow('settings', 'update') },
+  { method: 'GET', path: '/api/v1/shipping_methods/{shipping_method_id}', family: 'shipping', access: allow('settings', 'read') },
+  { method: 'POST', path: '/api/v1/shipping_methods/{shipping_method_id}', family: 'shipping', access: allow('settings', 'update') },
+  { method: 'DELETE', path: '/api/v1/shipping_methods/{shipping_method_id}', family: 'shipping', access: allow('settings', 'update') },
 
   { method: 'GET', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'read') },
   { method: 'POST', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'update') },

@@ -9,3 +9,4 @@ import '../commerce/payments/payment-records';
 import '../commerce/orders/orders';
 import '../commerce/carts/carts';
 import '../commerce/promotions/promotions';
+import '../commerce/shipping/shipping-methods';

@@ -32,6 +32,7 @@ import { db, table } from '../../store/client';
 import { listSortKey } from '../../store/keys';
 import { collectionPartition, getRecord, recordKey, VersionConflictError, type RecordScope } from '../../store/records';
 import { computeSale, taxLocationOf, taxTreatmentOf, type SaleLineInput, type SaleLineTotals } from '../pricing';
+import { activeShippingMethods, quoteMethods, selectQuote, shippingCountryOf } from '../shipping';
 import { currentSalePromotion, hasEligibleLine, InvalidPromotionCodeError, promotionDiscounts, resolvePromotionCode, termsOf } from '../promotions';
 import { CartLockedError, CartPaidError, BodyTokenTypeMismatchError } from './errors';
 import {
@@ -47,7 +48,7 @@ import {
   type LineIntent,
 } from './items';
 import { nationalCurrency } from './national-currencies';
-import { cartOptions } from './options';
+import { cartOptions, type ShippingQuote } from './options';
 import type { CartItemRecord, CartRecord, SaleCustomer } from './types';
 
 // ---------------------------------------------------------------------------------------------
@@ -246,7 +247,7 @@ export async function renderCarts(carts: readonly CartRecord[], context: RenderC
   };
   if (options) {
     carts.forEach((cart, index) => {
-      jsons[index]!.options = cartOptions(cart, context.payment, context.locale, []);
+      jsons[index]!.options = cartOptions(cart, context.payment, context.locale, cart.shipping_quotes ?? []);
     });
   }
   const itemJsons = itemTree && Object.keys(itemTree).length ? jsons.flatMap((json) => json.items as Record<string, unknown>[]) : [];
@@ -403,8 +404,8 @@ async function applyCustomer(
  * or a blank one): sent properties change, omitted ones stay, read-only ones are ignored.
  * A sent `promotion_code` is looked up case-insensitively and checked (§11; whether it
  * applies to a line is checked once the lines are priced, `assertCodeApplies`); an unsent one
- * keeps the stored code with its promotion's current terms. No shipping methods exist yet,
- * so no id is quoted (§3.3) and posting back `null` is the only accepted value.
+ * keeps the stored code with its promotion's current terms. A sent `shipping_method_id` is
+ * kept as asked; once the cart is priced, `assertShippingQuoted` refuses one not quoted (§3.3).
  */
 async function applyFields(base: CartRecord, body: Record<string, unknown>, write: CartWriteContext): Promise<CartRecord> {
   const next: CartRecord = { ...base };
@@ -425,8 +426,8 @@ async function applyFields(base: CartRecord, body: Record<string, unknown>, writ
   }
   if (sends(body, 'shipping_method_id')) {
     const id = body.shipping_method_id;
-    if (id !== null && id !== '') invalid('shipping_method_id', `The shipping method ${String(id)} is not offered for this cart.`, 'not_found');
-    next.shipping_method_id = null;
+    if (id !== null && id !== '' && typeof id !== 'string') invalid('shipping_method_id', 'The property shipping_method_id must be a string.');
+    next.shipping_method_id = id === null || id === '' ? null : id;
   }
   if (sends(body, 'referrer')) next.referrer = optionalString(body.referrer, 'referrer', 2000);
   if (sends(body, 'affiliate_id')) next.affiliate_id = optionalString(body.affiliate_id, 'affiliate_id', 200);
@@ -452,6 +453,13 @@ function assertCodeApplies(cart: CartRecord, body: Record<string, unknown>): voi
   if (!hasEligibleLine(cart.promotion_terms, lines)) throw new InvalidPromotionCodeError(cart.promotion_code, 'not_applicable');
 }
 
+/** 400 invalid_input `shipping_method_id` when the id this write sent is not among the priced cart's quotes (§3.3). */
+function assertShippingQuoted(cart: CartRecord, body: Record<string, unknown>): void {
+  const id = body.shipping_method_id;
+  if (!sends(body, 'shipping_method_id') || id === null || id === '' || cart.shipping_method_id === id) return;
+  invalid('shipping_method_id', `The shipping method ${String(id)} is not offered for this cart.`, 'not_found');
+}
+
 /** How a write changes the lines, once the products are known (ids in `entries` still as sent). */
 export type LinePlan = (resolve: (id: string) => string) => LineIntent[];
 
@@ -472,12 +480,14 @@ export async function priceCart(
   const lines = plan((id) => resolveProductId(id, products, mode));
   await checkSentLines(write.scope, lines, products);
   const items = priceLines(lines, products, previous, draft.currency, write.payment);
-  return withTotals({ ...draft, items }, write.payment, write.tax);
+  const shippingMethods = await activeShippingMethods(write.scope);
+  return withTotals({ ...draft, items, shipping_methods: shippingMethods }, write.payment, write.tax);
 }
 
 /**
- * The cart with `totals` recomputed from its lines, customer, applied promotion terms and the
- * settings (§1.3, §1.4, §11). Synchronous: the promotion's terms travel with the cart.
+ * The cart with `totals` recomputed from its lines, customer, applied promotion terms, the
+ * selected shipping quote and the settings (§1.3, §1.4, §3.3, §11). Synchronous: the
+ * promotion's terms and the shipping methods travel with the cart.
  */
 export function withTotals(cart: CartRecord, payment: PaymentSettings, tax: TaxSettings): CartRecord {
   const hasPhysical = cart.items.some((item) => item.type === 'physical');
@@ -505,17 +515,42 @@ export function withTotals(cart: CartRecord, payment: PaymentSettings, tax: TaxS
       line.discount = discounts[index] ?? 0;
     });
   }
-  const totals = computeSale({
-    currency: cart.currency,
-    lines,
-    // Shipping methods do not exist yet: no quotes, so no shipping line (§3.3).
-    shipping: null,
-    taxLocation,
-    customerTaxExempt: cart.customer_tax_exempt,
+  const quoted = quoteMethods(
+    cart.shipping_methods ?? [],
+    {
+      hasPhysical,
+      country: shippingCountryOf({ shippingAddress: cart.customer.shipping_address, billingAddress: cart.customer.billing_address, ipCountry: cart.customer_ip_country }),
+      currency: cart.currency,
+    },
     payment,
-    tax,
+  );
+  const sale = (shipping: (typeof quoted)[number] | null) =>
+    computeSale({
+      currency: cart.currency,
+      lines,
+      shipping: shipping && { methodId: shipping.method.shipping_method_id, name: shipping.method.name, priceOriginal: shipping.priceOriginal },
+      taxLocation,
+      customerTaxExempt: cart.customer_tax_exempt,
+      payment,
+      tax,
+    });
+  const selected = selectQuote(quoted, cart.shipping_method_id);
+  const totals = sale(selected);
+  // Each quote priced as if selected, so its `total` carries the shipping tax this sale would pay.
+  const quotes: ShippingQuote[] = quoted.map((quote) => {
+    const line = (quote === selected ? totals : sale(quote)).shipping_item!;
+    return {
+      method_id: quote.method.shipping_method_id,
+      name: quote.method.name,
+      description: quote.method.description,
+      details: quote.method.details,
+      price: line.price,
+      price_original: line.price_original,
+      total: line.total,
+      total_original: line.total_original,
+    };
   });
-  return { ...cart, shipping_method_id: null, totals };
+  return { ...cart, shipping_method_id: selected?.method.shipping_method_id ?? null, shipping_quotes: quotes, totals };
 }
 
 /** The `items` plan of a body: its replace semantics when sent, else the lines unchanged. */
@@ -571,6 +606,7 @@ export async function createCart(body: Record<string, unknown>, origin: CartOrig
   const { entries, plan } = bodyPlan([], body);
   const cart = await priceCart(draft, { items: [], currency: draft.currency }, entries, plan, write);
   assertCodeApplies(cart, body);
+  assertShippingQuoted(cart, body);
   const binding = bindingWrite(principal, path);
   const items: TransactItem[] = [{ Put: { TableName: table(), Item: cart, ConditionExpression: 'attribute_not_exists(pk)' } }];
   if (binding) items.push(binding);
@@ -593,6 +629,7 @@ export async function updateCart(current: CartRecord, body: Record<string, unkno
   const { entries, plan } = bodyPlan(current.items, body);
   const priced = await priceCart(draft, current, entries, plan, write);
   assertCodeApplies(priced, body);
+  assertShippingQuoted(priced, body);
   return saveCart(current, priced);
 }
 

@@ -6,6 +6,8 @@ import type { SubscriptionPlan } from '../../catalog/products';
 import type { Address } from '../../rest/addresses';
 import type { SaleTotals } from '../pricing';
 import type { PromotionTerms } from '../promotions';
+import type { ShippingMethodTerms } from '../shipping';
+import type { ShippingQuote } from './options';
 
 /** The inline sale customer of a cart or invoice (commerce.md §1.5). */
 export interface SaleCustomer {
@@ -51,7 +53,15 @@ export interface CartRecord {
   /** The linked saved customer's `tax_exempt` (false for guests). */
   customer_tax_exempt: boolean;
   items: CartItemRecord[];
+  /** The selected quote's method (§3.3): the one chosen while quoted, else the cheapest, else null. */
   shipping_method_id: string | null;
+  /**
+   * The account's active shipping methods, read at the last write, so every re-price quotes
+   * them (like `promotion_terms`). Absent on carts stored before shipping methods existed.
+   */
+  shipping_methods?: ShippingMethodTerms[];
+  /** The quotes of the last pricing, cheapest first (§3.4). */
+  shipping_quotes?: ShippingQuote[];
   /** The applied promotion's code, as the promotion spells it. */
   promotion_code: string | null;
   promotion_id: string | null;

@@ -191,6 +191,9 @@ export async function payCart(principal: Principal, cartId: string, body: Record
   checkCustomer(cart.customer, settings);
   const lines = cart.items.map((item) => ({ productId: item.product_id, quantity: item.quantity }));
   const promotion = await recheckSalePromotion(scope, cart, lines, now);
+  if (cart.items.some((item) => item.type === 'physical') && (cart.shipping_quotes?.length ?? 0) > 0 && cart.totals.shipping_item === null) {
+    invalid('shipping_method_id', 'Select a shipping method before paying.', 'required');
+  }
   const total = cart.totals.total;
   const card = total > 0 ? parsePaymentMethod(body.payment_method, now) : undefined;
   const meta = metaValue(body.meta);

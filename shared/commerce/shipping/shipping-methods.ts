@@ -1,0 +1,238 @@
+/**
+ * Shipping methods (commerce.md §2.1): declaration, validation and storage. A mode-scoped
+ * offset collection with client-chosen ids, listed in creation order through the bucketed
+ * offset index. Deletes are hard: carts keep the terms they were quoted with until their next
+ * write, and orders copy the shipping line, so nothing links to a deleted method.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { PaymentSettings } from '../../accounts/settings';
+import { nowMs } from '../../clock';
+import { InUseError } from '../../http/errors';
+import { newId } from '../../ids';
+import { declareResource } from '../../rest/declarations';
+import { isCountryCode } from '../../rest/formatted';
+import { booleanValue, clientId, invalid, metaValue, numberValue, objectValue, optionalString, requiredString, sends } from '../../rest/input';
+import type { RenderContext } from '../../rest/render-context';
+import { db, table } from '../../store/client';
+import { bucketCounterWrite, listingKeys, readWholeListing, reserveSequence } from '../../store/offset-index';
+import { collectionPartition, recordKey, VersionConflictError, type RecordScope } from '../../store/records';
+import type { ShippingMethodTerms } from './quotes';
+
+/** A stored shipping method. */
+export interface ShippingMethodRecord extends ShippingMethodTerms {
+  pk: string;
+  sk: string;
+  account_id: string;
+  mode: 'live' | 'test';
+  active: boolean;
+  meta: unknown;
+  created_ms: number;
+  modified_ms: number;
+  seq: number;
+  gsi1pk: string;
+  gsi1sk: string;
+}
+
+/** The writable properties of a shipping method, validated. */
+export type ShippingMethodFields = Pick<ShippingMethodRecord, 'name' | 'description' | 'details' | 'active' | 'countries' | 'prices' | 'meta'>;
+
+const MAX_COUNTRIES = 300;
+const MAX_PRICES = 200;
+
+/** The path of a shipping method below the API root. */
+export function shippingMethodPath(methodId: string): string {
+  return `shipping_methods/${encodeURIComponent(methodId)}`;
+}
+
+/** The shipping method declaration (REST conventions engine). */
+export const shippingMethodDeclaration = declareResource<ShippingMethodRecord>({
+  name: 'shipping_method',
+  collection: 'shipping_methods',
+  idField: 'shipping_method_id',
+  permission: 'settings',
+  scope: 'mode',
+  formatted: {
+    dates: ['date_created', 'date_modified'],
+    nested: { prices: { money: { price: 'currency' } } },
+  },
+  idOf: (stored) => stored.shipping_method_id,
+  toJson(stored, context: RenderContext) {
+    return {
+      object: 'shipping_method',
+      url: context.url(shippingMethodPath(stored.shipping_method_id)),
+      shipping_method_id: stored.shipping_method_id,
+      name: stored.name,
+      description: stored.description,
+      details: stored.details,
+      active: stored.active,
+      countries: [...stored.countries],
+      prices: stored.prices.map((entry) => ({ ...entry })),
+      test: stored.mode === 'test',
+      account_id: stored.account_id,
+      meta: stored.meta ?? null,
+      date_created: context.date(stored.created_ms),
+      date_modified: context.date(stored.modified_ms),
+    };
+  },
+});
+
+/** The quoting terms of a method (what a cart keeps). */
+export function termsOfMethod(method: ShippingMethodTerms): ShippingMethodTerms {
+  return {
+    shipping_method_id: method.shipping_method_id,
+    name: method.name,
+    description: method.description,
+    details: method.details,
+    countries: [...method.countries],
+    prices: method.prices.map((entry) => ({ currency: entry.currency, price: entry.price })),
+  };
+}
+
+function parseCountries(value: unknown): string[] {
+  if (value === null || value === undefined) return [];
+  if (!Array.isArray(value)) invalid('countries', 'The property countries must be a list of country codes.');
+  if (value.length > MAX_COUNTRIES) invalid('countries', `The property countries may list at most ${MAX_COUNTRIES} codes.`, 'too_long');
+  const codes = value.map((code, index) => {
+    if (typeof code !== 'string' || !isCountryCode(code)) invalid(`countries[${index}]`, `The property countries[${index}] must be an ISO 3166-1 alpha-2 country code.`);
+    return code.toUpperCase();
+  });
+  return [...new Set(codes)];
+}
+
+function parsePrices(value: unknown, payment: PaymentSettings): ShippingMethodRecord['prices'] {
+  if (value === null || value === undefined) return [];
+  if (!Array.isArray(value)) invalid('prices', 'The property prices must be a list of {currency, price}.');
+  if (value.length > MAX_PRICES) invalid('prices', `The property prices may list at most ${MAX_PRICES} entries.`, 'too_long');
+  const seen = new Set<string>();
+  return value.map((entry, index) => {
+    const at = `prices[${index}]`;
+    const object = objectValue(entry, at);
+    if (!object) invalid(at, `The property ${at} must be an object.`);
+    if (typeof object.currency !== 'string' || object.currency === '') invalid(`${at}.currency`, `The property ${at}.currency is required.`, 'required');
+    const currency = object.currency.toUpperCase();
+    if (!payment.currencies.includes(currency)) invalid(`${at}.currency`, `The currency ${object.currency} is not enabled for this account.`);
+    if (seen.has(currency)) invalid(`${at}.currency`, `The currency ${currency} is listed twice.`, 'conflict');
+    seen.add(currency);
+    if (object.price === undefined || object.price === null) invalid(`${at}.price`, `The property ${at}.price is required.`, 'required');
+    return { currency, price: numberValue(object.price, `${at}.price`, { min: 0 }) };
+  });
+}
+
+/**
+ * Validates a create body or a partial update against the current fields: sent properties
+ * change, null clears where allowed, read-only and unknown ones are ignored.
+ */
+export function shippingMethodFields(body: Record<string, unknown>, current: ShippingMethodFields | undefined, payment: PaymentSettings): ShippingMethodFields {
+  const has = (property: string) => sends(body, property) || !current;
+  return {
+    name: has('name') ? requiredString(body.name, 'name', 200) : current!.name,
+    description: sends(body, 'description') ? optionalString(body.description, 'description', 1000) : (current?.description ?? null),
+    details: sends(body, 'details') ? optionalString(body.details, 'details', 2000) : (current?.details ?? null),
+    active: sends(body, 'active') ? booleanValue(body.active, 'active') : (current?.active ?? true),
+    countries: sends(body, 'countries') ? parseCountries(body.countries) : (current?.countries ?? []),
+    prices: sends(body, 'prices') ? parsePrices(body.prices, payment) : (current?.prices ?? []),
+    meta: sends(body, 'meta') ? metaValue(body.meta) : (current?.meta ?? null),
+  };
+}
+
+/** Creates a shipping method: reserve its listing position, then write record and counter together. */
+export async function createShippingMethod(scope: RecordScope, body: Record<string, unknown>, payment: PaymentSettings): Promise<ShippingMethodRecord> {
+  const methodId =
+    sends(body, 'shipping_method_id') && body.shipping_method_id !== null && body.shipping_method_id !== ''
+      ? clientId(body.shipping_method_id, 'shipping_method_id', [])
+      : newId();
+  const fields = shippingMethodFields(body, undefined, payment);
+  const partition = collectionPartition(shippingMethodDeclaration, scope);
+  const seq = await reserveSequence(partition);
+  const now = nowMs();
+  const record: ShippingMethodRecord = {
+    ...recordKey(shippingMethodDeclaration, scope, methodId),
+    shipping_method_id: methodId,
+    account_id: scope.accountId,
+    mode: scope.mode,
+    ...fields,
+    created_ms: now,
+    modified_ms: now,
+    seq,
+    ...listingKeys(partition, seq),
+  };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: table(), Item: record, ConditionExpression: 'attribute_not_exists(pk)' } },
+          bucketCounterWrite(partition, seq, 1),
+        ],
+      }),
+    );
+  } catch (error) {
+    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
+      throw new InUseError(`The shipping method id ${methodId} is already in use.`, { property: 'shipping_method_id', reason: 'conflict' });
+    }
+    throw error;
+  }
+  return record;
+}
+
+/** Writes changed fields of a method, conditional on the version read (the caller's `retryOnConflict` reads again). */
+export async function saveShippingMethod(current: ShippingMethodRecord, fields: ShippingMethodFields): Promise<ShippingMethodRecord> {
+  const next: ShippingMethodRecord = { ...current, ...fields, modified_ms: Math.max(nowMs(), current.modified_ms + 1) };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: table(),
+              Item: next,
+              ConditionExpression: 'modified_ms = :version',
+              ExpressionAttributeValues: { ':version': current.modified_ms },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) throw new VersionConflictError(`Shipping method ${current.shipping_method_id} changed concurrently`);
+    throw error;
+  }
+  return next;
+}
+
+/** Deletes a method (hard) and takes it out of the listing count, conditional on the version read. */
+export async function deleteShippingMethod(current: ShippingMethodRecord): Promise<void> {
+  const partition = collectionPartition(shippingMethodDeclaration, { accountId: current.account_id, mode: current.mode });
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: table(),
+              Key: { pk: current.pk, sk: current.sk },
+              ConditionExpression: 'modified_ms = :version',
+              ExpressionAttributeValues: { ':version': current.modified_ms },
+            },
+          },
+          bucketCounterWrite(partition, current.seq, -1),
+        ],
+      }),
+    );
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) throw new VersionConflictError(`Shipping method ${current.shipping_method_id} changed concurrently`);
+    throw error;
+  }
+}
+
+/** Reads a shipping method by id, or undefined (strongly consistent). */
+export async function findShippingMethod(scope: RecordScope, methodId: string): Promise<ShippingMethodRecord | undefined> {
+  const result = await db().send(new GetCommand({ TableName: table(), Key: recordKey(shippingMethodDeclaration, scope, methodId), ConsistentRead: true }));
+  return result.Item as ShippingMethodRecord | undefined;
+}
+
+/** Every active method of a scope, as quoting terms (what a cart write keeps). */
+export async function activeShippingMethods(scope: RecordScope): Promise<ShippingMethodTerms[]> {
+  const all = (await readWholeListing(collectionPartition(shippingMethodDeclaration, scope))) as unknown as ShippingMethodRecord[];
+  return all.filter((method) => method.active).map(termsOfMethod);
+}
