@@ -7,13 +7,12 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PaymentSettings } from '../accounts/settings';
 import { nowMs } from '../clock';
-import { InUseError } from '../http/errors';
 import { newId } from '../ids';
 import { declareResource } from '../rest/declarations';
 import { booleanValue, clientId, invalid, metaValue, numberValue, objectValue, optionalString, requiredString, sends } from '../rest/input';
 import type { RenderContext } from '../rest/render-context';
 import { db, table } from '../store/client';
-import { bucketCounterWrite, listingKeys, reserveSequence } from '../store/offset-index';
+import { bucketCounterWrite, listingKeys, putListedRecord, reserveSequence } from '../store/offset-index';
 import { collectionPartition, recordKey, VersionConflictError, type RecordScope } from '../store/records';
 import { unitPrice, type PriceEntry } from './pricing';
 
@@ -189,21 +188,7 @@ export async function createProduct(scope: RecordScope, body: Record<string, unk
     seq,
     ...listingKeys(partition, seq),
   };
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: table(), Item: record, ConditionExpression: 'attribute_not_exists(pk)' } },
-          bucketCounterWrite(partition, seq, 1),
-        ],
-      }),
-    );
-  } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
-      throw new InUseError(`The product id ${productId} is already in use.`, { property: 'product_id', reason: 'conflict' });
-    }
-    throw error;
-  }
+  await putListedRecord(record, partition, seq, { idField: 'product_id', id: productId, label: 'product' });
   return record;
 }
 

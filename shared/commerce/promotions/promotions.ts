@@ -22,7 +22,7 @@ import { declareResource } from '../../rest/declarations';
 import { booleanValue, clientId, invalid, metaValue, numberValue, objectValue, requiredString, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
 import { db, table } from '../../store/client';
-import { bucketCounterWrite, listingKeys, reserveSequence } from '../../store/offset-index';
+import { bucketCounterWrite, listingKeys, putListedRecord, reserveSequence } from '../../store/offset-index';
 import { collectionPartition, recordKey, VersionConflictError, type RecordScope } from '../../store/records';
 import { DISCOUNT_TYPES, type DiscountAmount, type PromotionTerms } from './discounts';
 
@@ -267,26 +267,13 @@ export async function createPromotion(scope: RecordScope, body: Record<string, u
     seq,
     ...listingKeys(partition, seq),
   };
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: table(), Item: record, ConditionExpression: 'attribute_not_exists(pk)' } },
-          bucketCounterWrite(partition, seq, 1),
-          ...claimWrites(scope, promotionId, null, record.code),
-        ],
-      }),
-    );
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) {
-      const reasons = error.CancellationReasons ?? [];
-      if (reasons[0]?.Code === 'ConditionalCheckFailed') {
-        throw new InUseError(`The promotion id ${promotionId} is already in use.`, { property: 'promotion_id', reason: 'conflict' });
-      }
-      if (reasons[2]?.Code === 'ConditionalCheckFailed') throw codeTaken(record.code);
-    }
-    throw error;
-  }
+  await putListedRecord(record, partition, seq, {
+    idField: 'promotion_id',
+    id: promotionId,
+    label: 'promotion',
+    extra: claimWrites(scope, promotionId, null, record.code),
+    onExtraCancelled: (index) => (index === 0 ? codeTaken(record.code) : undefined),
+  });
   return record;
 }
 

@@ -8,14 +8,13 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PaymentSettings } from '../../accounts/settings';
 import { nowMs } from '../../clock';
-import { InUseError } from '../../http/errors';
 import { newId } from '../../ids';
 import { declareResource } from '../../rest/declarations';
 import { isCountryCode } from '../../rest/formatted';
 import { booleanValue, clientId, invalid, metaValue, numberValue, objectValue, optionalString, requiredString, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
 import { db, table } from '../../store/client';
-import { bucketCounterWrite, listingKeys, readWholeListing, reserveSequence } from '../../store/offset-index';
+import { bucketCounterWrite, listingKeys, putListedRecord, readWholeListing, reserveSequence } from '../../store/offset-index';
 import { collectionPartition, recordKey, VersionConflictError, type RecordScope } from '../../store/records';
 import type { ShippingMethodTerms } from './quotes';
 
@@ -157,21 +156,7 @@ export async function createShippingMethod(scope: RecordScope, body: Record<stri
     seq,
     ...listingKeys(partition, seq),
   };
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: table(), Item: record, ConditionExpression: 'attribute_not_exists(pk)' } },
-          bucketCounterWrite(partition, seq, 1),
-        ],
-      }),
-    );
-  } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
-      throw new InUseError(`The shipping method id ${methodId} is already in use.`, { property: 'shipping_method_id', reason: 'conflict' });
-    }
-    throw error;
-  }
+  await putListedRecord(record, partition, seq, { idField: 'shipping_method_id', id: methodId, label: 'shipping method' });
   return record;
 }
 
