@@ -17,12 +17,11 @@ import { lockoutKey, withLockout, type LoginCheck } from '../auth/lockout';
 import { hashPassword, verifyPassword } from '../auth/passwords';
 import type { Principal } from '../auth/principal';
 import type { TokenRecord } from '../auth/token-records';
-import { nowMs } from '../clock';
-import { assertWritable, withTotals, type CartRecord, type SaleCustomer } from '../commerce/carts';
+import { assertWritable, cartSaveWrite, withTotals, type CartRecord, type SaleCustomer } from '../commerce/carts';
 import { emptyAddress } from '../rest/addresses';
 import { invalid, sends } from '../rest/input';
 import { db, table } from '../store/client';
-import { listSortKey, scope as modeScope, type ItemKey } from '../store/keys';
+import { scope as modeScope, type ItemKey } from '../store/keys';
 import { findRecord, VersionConflictError, type RecordScope } from '../store/records';
 import { customerDeclaration, usernameClaimKey, type CustomerRecord } from './customers';
 
@@ -189,31 +188,12 @@ export interface CartTotalsSettings {
 }
 
 /**
- * Stores a changed cart under the carts capability's write conditions (carts.ts): unchanged
- * since read (`modified_ms`), still open, and its payment lock as read; with `grant`, the
- * caller's customer scope in the same transaction. The carts module exports no write helper
- * (`saveCart` is internal), so this mirrors it. A lost race is a `VersionConflictError`, so
- * the caller's `retryOnConflict` reads the cart again (and then sees it paid or locked).
+ * Stores a changed cart under the carts capability's write conditions (`cartSaveWrite`); with
+ * `grant`, the caller's customer scope in the same transaction. A lost race is a
+ * `VersionConflictError`, so the caller's `retryOnConflict` reads the cart again.
  */
 async function saveCart(current: CartRecord, next: CartRecord, grant?: ScopeGrant): Promise<CartRecord> {
-  const modified = Math.max(nowMs(), current.modified_ms + 1);
-  const saved: CartRecord = { ...next, modified_ms: modified, gsi2sk: listSortKey(modified, current.cart_id) };
-  const lock = current.payment_lock;
-  const put: TransactItem = {
-    Put: {
-      TableName: table(),
-      Item: saved,
-      ConditionExpression: lock
-        ? 'modified_ms = :version AND #open = :open AND payment_lock.payment_id = :lock_id AND payment_lock.until_ms = :lock_until'
-        : 'modified_ms = :version AND #open = :open AND (attribute_not_exists(payment_lock) OR attribute_type(payment_lock, :null_type))',
-      ExpressionAttributeNames: { '#open': 'open' },
-      ExpressionAttributeValues: {
-        ':version': current.modified_ms,
-        ':open': true,
-        ...(lock ? { ':lock_id': lock.payment_id, ':lock_until': lock.until_ms } : { ':null_type': 'NULL' }),
-      },
-    },
-  };
+  const { saved, put } = cartSaveWrite(current, next);
   await writeWithScope([put], grant);
   return saved;
 }

@@ -645,17 +645,18 @@ export async function writeCartLines(current: CartRecord, entries: readonly Item
 }
 
 /**
- * Stores a changed cart. The write holds only if nobody changed the cart since it was read
- * (version), it is still open, and no payment locked it meanwhile; otherwise the caller's
- * `retryOnConflict` reads it again (and then sees the paid or locked state).
+ * The conditional Put that stores a changed cart: it holds only if nobody changed the cart
+ * since it was read (version), it is still open, and its payment lock is as read. Other
+ * modules that write a cart in a transaction of their own (customer login) use this entry.
  */
-export async function saveCart(current: CartRecord, next: CartRecord): Promise<CartRecord> {
+export function cartSaveWrite(current: CartRecord, next: CartRecord): { saved: CartRecord; put: TransactItem } {
   const modified = Math.max(nowMs(), current.modified_ms + 1);
   const saved: CartRecord = { ...next, modified_ms: modified, gsi2sk: listSortKey(modified, current.cart_id) };
   const lock = current.payment_lock;
-  try {
-    await db().send(
-      new PutCommand({
+  return {
+    saved,
+    put: {
+      Put: {
         TableName: table(),
         Item: saved,
         ConditionExpression: lock
@@ -667,8 +668,20 @@ export async function saveCart(current: CartRecord, next: CartRecord): Promise<C
           ':open': true,
           ...(lock ? { ':lock_id': lock.payment_id, ':lock_until': lock.until_ms } : { ':null_type': 'NULL' }),
         },
-      }),
-    );
+      },
+    },
+  };
+}
+
+/**
+ * Stores a changed cart under `cartSaveWrite`'s conditions; a lost race is a
+ * `VersionConflictError`, so the caller's `retryOnConflict` reads it again (and then sees the
+ * paid or locked state).
+ */
+export async function saveCart(current: CartRecord, next: CartRecord): Promise<CartRecord> {
+  const { saved, put } = cartSaveWrite(current, next);
+  try {
+    await db().send(new PutCommand(put.Put!));
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) throw new VersionConflictError(`Cart ${current.cart_id} changed concurrently`);
     throw error;
