@@ -22,9 +22,10 @@
  * Why reserve before the charge rather than increment conditionally at completion: a
  * completion cancelled by a used-up code would leave money taken without an order. Reserving
  * first means the completion has no condition a concurrent sale can break.
- * A crash between 4 and 5 leaves the payment `initiated`, the cart locked until the lock
- * lapses (60 s) and the reserved use held (the code then allows one use fewer, never one
- * more); see the issue note for the recovery that a real gateway will need.
+ * Recovery: the approval is written on the payment (4b) before the completion. When a process
+ * dies between the charge and the completion, the next payment attempt on the cart after
+ * the lock lapsed (60 s) finishes an approved payment (order made, nothing charged again) or
+ * marks an unknown one failed and releases the cart (`recoverLapsedPayment`).
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -44,7 +45,7 @@ import { renderResource } from '../../rest/render';
 import type { RenderContext } from '../../rest/render-context';
 import { db, table } from '../../store/client';
 import { queryItems } from '../../store/query';
-import { getRecord, recordKey, type RecordScope } from '../../store/records';
+import { findRecord, getRecord, recordKey, type RecordScope } from '../../store/records';
 import type { CartRecord, SaleCustomer } from '../carts/types';
 import { eventWrites } from '../events/emit';
 import { orderDeclaration, orderFromCart } from '../orders/orders';
@@ -181,7 +182,12 @@ async function lockCart(scope: RecordScope, cart: CartRecord, paymentId: string,
 export async function payCart(principal: Principal, cartId: string, body: Record<string, unknown>, render: RenderContext, ipAddress: string): Promise<ApiResult> {
   const scope: RecordScope = { accountId: principal.accountId, mode: principal.mode };
   assertReach(principal, `carts/${cartId}`, 'cart');
-  const cart = (await getRecord(CARTS as never, scope, cartId)) as CartRecord;
+  let cart = (await getRecord(CARTS as never, scope, cartId)) as CartRecord;
+  // A payment that died mid-way is finished or released first (see recoverLapsedPayment).
+  if (cart.open && cart.payment_lock && cart.payment_lock.until_ms < nowMs()) {
+    await recoverLapsedPayment(scope, cart);
+    cart = (await getRecord(CARTS as never, scope, cartId)) as CartRecord;
+  }
   const now = nowMs();
   const settings = await readPaymentSettingsCached(scope.accountId);
 
@@ -275,17 +281,50 @@ export async function payCart(principal: Principal, cartId: string, body: Record
     throw gatewayError(result.outcome, { payment: await renderResource(paymentDeclaration, failed, render) });
   }
 
+  // 4b: remember the approval before completing, so a crash here can be finished later.
+  const approved: PaymentRecord = {
+    ...initiated,
+    gateway_outcome: 'approved',
+    gateway_transaction_id: result.transactionId,
+    response_data: result.responseData,
+    modified_ms: nowMs(),
+  };
+  await db().send(
+    new PutCommand({ TableName: table(), Item: approved, ConditionExpression: '#status = :initiated', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':initiated': 'initiated' } }),
+  );
+
   // 5b: complete everything at once, or nothing.
+  const { order, completed } = await completeCartPayment(scope, cart, approved, promotion?.promotion_id, principal);
+  await sendOrderConfirmation(order, cart, scope);
+  return {
+    status: 201,
+    body: await renderResource(paymentDeclaration, completed, render),
+    location: render.url(`payments/${paymentId}`),
+  };
+}
+
+/**
+ * Step 5b for an approved payment holding the cart's lock: one transaction completes the
+ * payment, closes the cart, creates the order (and a guest's customer), counts the promotion
+ * use, records the events and gives a limited payer reach. Also finishes a payment whose
+ * process died after the approval (`recoverLapsedPayment`).
+ */
+async function completeCartPayment(
+  scope: RecordScope,
+  cart: CartRecord,
+  approved: PaymentRecord,
+  promotionId: string | undefined,
+  principal: Principal | undefined,
+): Promise<{ order: ReturnType<typeof orderFromCart>; completed: PaymentRecord }> {
+  const paymentId = approved.payment_id;
   const completedAt = nowMs();
   const orderId = newId();
   const linkedCustomerId = cart.customer.customer_id;
   const customerId = linkedCustomerId ?? newId();
   const order = orderFromCart(scope, orderId, cart, paymentId, customerId, completedAt);
   const completed: PaymentRecord = {
-    ...initiated,
+    ...approved,
     status: 'completed',
-    gateway_transaction_id: result.transactionId,
-    response_data: result.responseData,
     customer_id: customerId,
     order_id: orderId,
     modified_ms: completedAt,
@@ -317,7 +356,7 @@ export async function payCart(principal: Principal, cartId: string, body: Record
           },
         }
       : { Put: { TableName: table(), Item: customerFromSale(scope, customerId, cart.customer, completedAt), ConditionExpression: 'attribute_not_exists(pk)' } },
-    ...(promotion ? [countUseWrite(scope, promotion.promotion_id)] : []),
+    ...(promotionId ? [countUseWrite(scope, promotionId)] : []),
     ...eventWrites(
       scope,
       [
@@ -331,7 +370,7 @@ export async function payCart(principal: Principal, cartId: string, body: Record
     ),
   ];
   const reachPaths = [`orders/${orderId}`, `payments/${paymentId}`, `customers/${customerId}`];
-  const reach = reachWrite(principal, reachPaths);
+  const reach = principal ? reachWrite(principal, reachPaths) : undefined;
   if (reach) writes.push(reach);
   try {
     await transactRetryingConflicts(writes);
@@ -339,22 +378,63 @@ export async function payCart(principal: Principal, cartId: string, body: Record
     if (error instanceof TransactionCanceledException) {
       // Only a lost lock can cancel this: the cart was closed or taken over meanwhile. The use
       // reserved for this payment is given back (best effort: holding it only ever refuses).
-      if (promotion) await db().send(new UpdateCommand(releaseUseWrite(scope, promotion.promotion_id).Update!)).catch(() => undefined);
+      if (promotionId) await db().send(new UpdateCommand(releaseUseWrite(scope, promotionId).Update!)).catch(() => undefined);
       throw new InUseError('The cart was paid or changed by another request.', { reason: 'conflict' });
     }
     throw error;
   }
-  if (reach) {
+  if (reach && principal) {
     forgetToken(principal.tokenHash);
     // This answer may already expand what the payment gave the shopper (`expand=order`).
     principal.record = { ...principal.record, reach: [...(principal.record.reach ?? []), ...reachPaths] };
   }
+  return { order, completed };
+}
 
-  await sendOrderConfirmation(order, cart, scope);
-  return {
-    status: 201,
-    body: await renderResource(paymentDeclaration, completed, render),
-    location: render.url(`payments/${paymentId}`),
-  };
+/**
+ * Recovery of a payment whose process died between the charge and the completion (its lock
+ * has lapsed): an approval recorded on the payment is completed now (order made, cart paid,
+ * email sent); a payment without a recorded outcome is marked failed and its lock and
+ * reserved promotion use are released, so the cart can be paid again. Idempotent: every
+ * write is conditional on the payment still being `initiated` and holding the lock.
+ * Returns whether the cart is now paid.
+ */
+export async function recoverLapsedPayment(scope: RecordScope, cart: CartRecord): Promise<boolean> {
+  const lock = cart.payment_lock;
+  if (!cart.open || !lock || lock.until_ms >= nowMs()) return !cart.open;
+  const payment = (await findRecord(paymentDeclaration, scope, lock.payment_id)) as PaymentRecord | undefined;
+  try {
+    if (payment?.status === 'initiated' && payment.gateway_outcome === 'approved') {
+      const { order } = await completeCartPayment(scope, cart, payment, cart.promotion_id ?? undefined, undefined);
+      await sendOrderConfirmation(order, cart, scope);
+      return true;
+    }
+    const writes: TransactItem[] = [
+      {
+        Update: {
+          TableName: table(),
+          Key: recordKey(CARTS, scope, cart.cart_id),
+          UpdateExpression: 'SET payment_lock = :null',
+          ConditionExpression: 'payment_lock.payment_id = :pid AND payment_lock.until_ms = :until',
+          ExpressionAttributeValues: { ':null': null, ':pid': lock.payment_id, ':until': lock.until_ms },
+        },
+      },
+      ...(cart.promotion_id ? [releaseUseWrite(scope, cart.promotion_id)] : []),
+    ];
+    if (payment?.status === 'initiated') {
+      const abandoned: PaymentRecord = { ...payment, status: 'failed', error_code: 'bank_network_timeout', modified_ms: nowMs() };
+      writes.push(
+        { Put: { TableName: table(), Item: abandoned, ConditionExpression: '#status = :initiated', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':initiated': 'initiated' } } },
+        ...eventWrites(scope, [{ type: 'payment:created_failure', resource: 'payment', id: payment.payment_id }], abandoned.modified_ms),
+      );
+    }
+    await transactRetryingConflicts(writes);
+  } catch (error) {
+    // Someone else recovered it first (or the cart moved on): the stored cart tells the truth.
+    if (!(error instanceof TransactionCanceledException) && !(error instanceof InUseError)) throw error;
+    const now = (await findRecord(CARTS as never, scope, cart.cart_id)) as CartRecord | undefined;
+    return now !== undefined && !now.open;
+  }
+  return false;
 }
 

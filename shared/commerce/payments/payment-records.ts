@@ -44,6 +44,8 @@ export interface PaymentRecord {
   cart_id: string | null;
   order_id: string | null;
   meta: unknown;
+  /** The gateway's verdict, written right after the charge so a crashed completion can be finished. */
+  gateway_outcome?: 'approved';
   /** Card fingerprint (never the number), for duplicate detection. */
   fingerprint: string | null;
   created_ms: number;

@@ -1,0 +1,116 @@
+/**
+ * Recovery of a checkout whose process died between the charge and the completion, against
+ * the real local DynamoDB emulator: an approved payment is finished (one order, nothing
+ * charged again), an unknown one is failed and the cart released; running it twice changes
+ * nothing more.
+ */
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useManualClock, useSystemClock, setManualTime } from '../../../shared/clock';
+import { resetConfig } from '../../../shared/config';
+import { recoverLapsedPayment } from '../../../shared/commerce/checkout/pay-cart';
+import type { CartRecord } from '../../../shared/commerce/carts/types';
+import { computeSale } from '../../../shared/commerce/pricing';
+import { newPaymentRecord, paymentDeclaration, type PaymentRecord } from '../../../shared/commerce/payments/payment-records';
+import { orderDeclaration } from '../../../shared/commerce/orders/orders';
+import { emptyAddress } from '../../../shared/rest/addresses';
+import { db, resetDb } from '../../../shared/store/client';
+import { findRecord, recordKey } from '../../../shared/store/records';
+import { queryItems } from '../../../shared/store/query';
+import { Harness, TABLE } from '../../local/fixtures/dynamo-harness';
+import { paymentSettings, taxSettings } from '../pricing/fixtures';
+
+const harness = new Harness();
+const scope = { accountId: 'ACCT', mode: 'test' as const };
+const T0 = Date.parse('2026-11-21T12:00:00Z');
+const outbox = mkdtempSync(join(tmpdir(), 'cartwheel-recovery-outbox-'));
+
+beforeAll(async () => {
+  const { emulator } = await harness.startWithTable();
+  Object.assign(process.env, { CARTWHEEL_TABLE: TABLE, CARTWHEEL_DYNAMODB_ENDPOINT: emulator.endpoint, CARTWHEEL_EMAIL: 'outbox', CARTWHEEL_OUTBOX_DIR: outbox });
+  resetConfig();
+  resetDb();
+  useManualClock(T0);
+});
+afterAll(async () => {
+  useSystemClock();
+  resetDb();
+  await harness.cleanup();
+});
+
+/** A cart locked by `paymentId` since T0 (lock until T0 + 60 s), and its initiated payment. */
+async function crashedCheckout(cartId: string, paymentId: string, approved: boolean): Promise<CartRecord> {
+  const totals = computeSale({
+    currency: 'USD',
+    lines: [{ itemId: 'ebook', productId: 'ebook', name: 'E-book', type: 'digital', quantity: 1, unitPriceOriginal: 19, taxCode: null }],
+    shipping: null,
+    taxLocation: { country: 'US', stateProv: null },
+    customerTaxExempt: false,
+    payment: paymentSettings(),
+    tax: taxSettings(),
+  });
+  const cart: CartRecord = {
+    ...recordKey({ collection: 'carts', scope: 'mode' }, scope, cartId),
+    cart_id: cartId, account_id: scope.accountId, mode: scope.mode, open: true, payment_status: 'unpaid', currency: 'USD',
+    customer: { customer_id: null, name: 'Ada', email: 'ada@example.test', company_name: null, phone: null, tax_number: null, username: null, billing_address: { ...emptyAddress(), country: 'US' }, shipping_address: emptyAddress() },
+    customer_tax_exempt: false,
+    items: [{ item_id: 'ebook', product_id: 'ebook', name: 'E-book', type: 'digital', quantity: 1, meta: { gift: true }, tax_code: null, subscription_plan: null, unit_price_original: 19 }],
+    shipping_method_id: null, promotion_code: null, promotion_id: null, referrer: null, affiliate_id: null, customer_ip_address: null, customer_ip_country: null, meta: null,
+    totals, order_id: null, payment_lock: { payment_id: paymentId, until_ms: T0 + 60_000 },
+    created_ms: T0, modified_ms: T0, gsi1pk: 'x', gsi1sk: 'x', gsi2pk: 'x', gsi2sk: 'x',
+  };
+  const payment: PaymentRecord = {
+    ...newPaymentRecord(scope, paymentId, {
+      status: 'initiated', currency: 'USD', subtotal: 19, shipping: 0, tax: 0, total: 19, settlement_currency: 'USD', settlement_subtotal: 19, settlement_shipping: 0,
+      settlement_tax: 0, settlement_total: 19, total_refunded: 0, reference: null, description: null, referrer: null, payment_method: null,
+      response_data: { authorization_code: approved ? 'A1B2C3' : null, avs_match: null, cvv_match: null, message: null },
+      gateway_transaction_id: approved ? 'test_tx' : null, error_code: null, ip_address: null, customer_id: null, cart_id: cartId, order_id: null, meta: null, fingerprint: null,
+    }),
+    ...(approved ? { gateway_outcome: 'approved' as const } : {}),
+  };
+  await db().send(new PutCommand({ TableName: TABLE, Item: cart }));
+  await db().send(new PutCommand({ TableName: TABLE, Item: payment }));
+  return cart;
+}
+
+const readCart = async (cartId: string) => (await findRecord({ name: 'cart', collection: 'carts', scope: 'mode', idField: 'cart_id' } as never, scope, cartId)) as CartRecord;
+const ordersOf = async (cartId: string) =>
+  (await queryItems({ TableName: TABLE, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `${scope.accountId}#${scope.mode}#orders` } })).filter((order) => order.cart_id === cartId);
+
+describe('recoverLapsedPayment', () => {
+  it('leaves a payment alone while its lock holds', async () => {
+    const cart = await crashedCheckout('CARTHOLD', 'PAYHOLD', true);
+    expect(await recoverLapsedPayment(scope, cart)).toBe(false);
+    expect((await readCart('CARTHOLD')).payment_lock?.payment_id).toBe('PAYHOLD');
+    expect(await ordersOf('CARTHOLD')).toHaveLength(0);
+  });
+
+  it('finishes an approved payment once the lock lapsed: one order, the cart paid, the email sent', async () => {
+    setManualTime(T0 + 61_000);
+    const cart = await crashedCheckout('CARTOK', 'PAYOK', true);
+    expect(await recoverLapsedPayment(scope, cart)).toBe(true);
+    const orders = await ordersOf('CARTOK');
+    expect(orders).toHaveLength(1);
+    expect(orders[0]).toMatchObject({ payment_id: 'PAYOK', payment_status: 'completed' });
+    expect((orders[0]!.items as Array<{ meta: unknown }>)[0]!.meta).toEqual({ gift: true });
+    expect(await readCart('CARTOK')).toMatchObject({ open: false, payment_status: 'completed', payment_lock: null, order_id: orders[0]!.order_id });
+    expect(await findRecord(paymentDeclaration, scope, 'PAYOK')).toMatchObject({ status: 'completed', order_id: orders[0]!.order_id });
+    expect(readdirSync(outbox).some((name) => name.endsWith('.json'))).toBe(true);
+    // Running again (a second retrying shopper) makes nothing more.
+    expect(await recoverLapsedPayment(scope, cart)).toBe(true);
+    expect(await ordersOf('CARTOK')).toHaveLength(1);
+    expect(await findRecord(orderDeclaration, scope, orders[0]!.order_id as string)).toBeDefined();
+  });
+
+  it('fails a payment with no recorded outcome and releases the cart for a new attempt', async () => {
+    setManualTime(T0 + 120_000);
+    const cart = await crashedCheckout('CARTLOST', 'PAYLOST', false);
+    expect(await recoverLapsedPayment(scope, cart)).toBe(false);
+    expect(await readCart('CARTLOST')).toMatchObject({ open: true, payment_lock: null });
+    expect(await findRecord(paymentDeclaration, scope, 'PAYLOST')).toMatchObject({ status: 'failed', error_code: 'bank_network_timeout' });
+    expect(await ordersOf('CARTLOST')).toHaveLength(0);
+  });
+});
