@@ -8,6 +8,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PaymentSettings } from '../accounts/settings';
 import { nowMs } from '../clock';
 import { newId } from '../ids';
+import { eventWrites } from '../commerce/events/emit';
 import { declareResource } from '../rest/declarations';
 import { booleanValue, clientId, invalid, metaValue, numberValue, objectValue, optionalString, requiredString, sends } from '../rest/input';
 import type { RenderContext } from '../rest/render-context';
@@ -188,7 +189,12 @@ export async function createProduct(scope: RecordScope, body: Record<string, unk
     seq,
     ...listingKeys(partition, seq),
   };
-  await putListedRecord(record, partition, seq, { idField: 'product_id', id: productId, label: 'product' });
+  await putListedRecord(record, partition, seq, {
+    idField: 'product_id',
+    id: productId,
+    label: 'product',
+    extra: eventWrites(scope, [{ type: 'product:created', resource: 'product', id: productId }], now),
+  });
   return record;
 }
 
@@ -211,6 +217,9 @@ export async function saveProduct(current: ProductRecord, fields: ProductFields,
     },
   ];
   if (deleted !== current.deleted) items.push(bucketCounterWrite(partition, current.seq, deleted ? -1 : 1));
+  // commerce.md §14: every change of a product is an event, recorded with the change.
+  const type = deleted && !current.deleted ? 'product:deleted' : 'product:modified';
+  items.push(...eventWrites({ accountId: current.account_id, mode: current.mode }, [{ type, resource: 'product', id: current.product_id }], next.modified_ms));
   try {
     await db().send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {

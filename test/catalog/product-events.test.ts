@@ -1,0 +1,50 @@
+/** Product changes record their events in the same transaction (commerce.md §14), against the emulator. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProduct, productFields, saveProduct } from '../../shared/catalog/products';
+import { resetConfig } from '../../shared/config';
+import { resetDb } from '../../shared/store/client';
+import { queryItems } from '../../shared/store/query';
+import { Harness, TABLE } from '../local/fixtures/dynamo-harness';
+import { paymentSettings } from '../commerce/pricing/fixtures';
+
+const harness = new Harness();
+const scope = { accountId: 'ACCT', mode: 'live' as const };
+
+beforeAll(async () => {
+  const { emulator } = await harness.startWithTable();
+  Object.assign(process.env, { CARTWHEEL_TABLE: TABLE, CARTWHEEL_DYNAMODB_ENDPOINT: emulator.endpoint });
+  resetConfig();
+  resetDb();
+});
+afterAll(async () => {
+  resetDb();
+  await harness.cleanup();
+});
+
+describe('product events', () => {
+  it('records product:created, product:modified and product:deleted with each change', async () => {
+    const payment = paymentSettings();
+    const created = await createProduct(scope, { product_id: 'p1', name: 'One', type: 'digital', prices: [{ currency: 'USD', price: 1 }] }, payment);
+    const renamed = await saveProduct(created, productFields({ name: 'Uno' }, created, payment, 'live'), false);
+    await saveProduct(renamed, renamed, true);
+    const events = await queryItems({
+      TableName: TABLE,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': 'ACCT#live#events' },
+    });
+    expect(events.map((event) => [event.type, event.data_id])).toEqual([
+      ['product:created', 'p1'],
+      ['product:modified', 'p1'],
+      ['product:deleted', 'p1'],
+    ]);
+  });
+
+  it('records nothing when the create fails (a taken id)', async () => {
+    const payment = paymentSettings();
+    await createProduct(scope, { product_id: 'p2', name: 'Two', type: 'digital', prices: [{ currency: 'USD', price: 1 }] }, payment);
+    await expect(createProduct(scope, { product_id: 'p2', name: 'Again', type: 'digital', prices: [{ currency: 'USD', price: 1 }] }, payment)).rejects.toMatchObject({ code: 'in_use' });
+    const events = await queryItems({ TableName: TABLE, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': 'ACCT#live#events' } });
+    expect(events.filter((event) => event.data_id === 'p2')).toHaveLength(1);
+  });
+});
