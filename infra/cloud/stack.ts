@@ -19,6 +19,8 @@ import { AppsHosting } from './hosting';
 import { outputNames, pascalCase, queueUrlOutput } from './outputs';
 import type { PlatformResources } from './platform-function';
 import { QueueConsumer, WorkQueues } from './work-queues';
+import { ScheduledJobs } from './scheduled-jobs';
+import { schedules, type ScheduleDefinition } from '../schedules';
 
 /** What varies between Cartwheel stacks: the stage and the tables the stack is built from. */
 export interface CartwheelStackProps extends StackProps {
@@ -33,6 +35,8 @@ export interface CartwheelStackProps extends StackProps {
   throttle?: ApiThrottle;
   /** @default none: apps are reachable on the distribution's own domain only */
   appsCustomDomain?: AppsCustomDomain;
+  /** @default the table in infra/schedules.ts */
+  schedules?: readonly ScheduleDefinition[];
 }
 
 /** Stage-wide API throttling default: a cost ceiling far above any single client's limit. */
@@ -128,6 +132,8 @@ export class CartwheelStack extends Stack {
         new QueueConsumer(this, `${pascalCase(work.definition.name)}Consumer`, { work, resources });
       }
     }
+
+    new ScheduledJobs(this, 'Schedules', { schedules: props.schedules ?? schedules, resources });
 
     this.hosting = new AppsHosting(this, 'Hosting', {
       appsBucket: this.data.appsBucket,

@@ -17,6 +17,7 @@ import { dataPaths, lockDataDir } from './data-dir';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { queues } from '../queues';
+import { schedules } from '../schedules';
 import { LOCAL_REGION, startEmulators, type Emulators } from './emulators';
 import { createGateway, loadFamilyHandlers, REPO_ROOT } from './gateway';
 import { startPoller, type Poller, type QueueHandler } from './queue-poller';
@@ -94,6 +95,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     });
 
     const pollers = await startQueuePollers(emulators, log);
+    const stopSchedules = await startSchedules(log);
     const bootstrap = await seedOrReload(paths.bootstrap, port, log);
     writeBootstrap(paths.bootstrap, bootstrap);
 
@@ -120,6 +122,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
         server.closeAllConnections();
         await closed;
         await Promise.all(pollers.map((poller) => poller.stop()));
+        await stopSchedules();
         await emulators!.stop();
         resetDb();
         release();
@@ -130,6 +133,38 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     release();
     throw error;
   }
+}
+
+/**
+ * Runs the scheduled jobs (infra/schedules.ts) as EventBridge would: each on its own timer,
+ * and every job at once whenever the manual clock moves. A job never overlaps itself.
+ */
+async function startSchedules(log: (line: string) => void): Promise<() => Promise<void>> {
+  const runs: Array<{ run: () => Promise<void>; inFlight: () => Promise<void> | undefined; timer: NodeJS.Timeout }> = [];
+  for (const schedule of schedules) {
+    const module = (await import(pathToFileURL(resolve(REPO_ROOT, schedule.entry)).href)) as { handler: () => Promise<unknown> };
+    let running: Promise<void> | undefined;
+    const run = () =>
+      (running ??= module
+        .handler()
+        .then(() => undefined, (error: unknown) => log(`Scheduled job ${schedule.name} failed: ${String(error)}`))
+        .finally(() => {
+          running = undefined;
+        }));
+    // Locally a shorter period than the cloud's keeps due work prompt without a clock move.
+    const timer = setInterval(() => void run(), Math.min(schedule.everyMinutes * 60_000, 30_000));
+    timer.unref();
+    runs.push({ run, inFlight: () => running, timer });
+  }
+  const stopOnClock = onClockMoved(() => {
+    for (const job of runs) void job.run();
+  });
+  return async () => {
+    stopOnClock();
+    for (const job of runs) clearInterval(job.timer);
+    // Let a run in progress finish; start none.
+    await Promise.all(runs.map((job) => job.inFlight()));
+  };
 }
 
 /** Polls every queue that has a consumer, calling it as the cloud's event source mapping would. */

@@ -4,7 +4,11 @@
  * is pending, else held; the order records which (`confirmation_email`), so the licenses
  * capability can release a held one.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactItem } from '../../auth/auths';
+import { nowMs } from '../../clock';
+import { queryItems } from '../../store/query';
+import { findRecord } from '../../store/records';
 import { readGeneralSettings } from '../../accounts/settings';
 import { readTechnicalSettingsCached } from '../../accounts/settings-cache';
 import { sendEmail } from '../../email';
@@ -13,7 +17,10 @@ import { db, table } from '../../store/client';
 import type { RecordScope } from '../../store/records';
 import type { CartRecord } from '../carts/types';
 import { confirmationReady, renderOrderConfirmation, type ConfirmationOrder } from '../emails';
-import type { OrderRecord } from '../orders/orders';
+import { orderDeclaration, type OrderRecord } from '../orders/orders';
+
+/** Carts as the store keys them. */
+const CARTS = { name: 'cart', collection: 'carts', scope: 'mode' as const, idField: 'cart_id' };
 
 /** The email's view of an order. */
 function confirmationOrder(order: OrderRecord, cart: CartRecord): ConfirmationOrder | undefined {
@@ -47,13 +54,72 @@ function confirmationOrder(order: OrderRecord, cart: CartRecord): ConfirmationOr
   };
 }
 
+/** Where due confirmation emails are found (gsi3 across accounts). */
+const DUE_PARTITION = 'due#confirmation-email';
+/** How long after the payment the sweep takes over an email the payment request did not send. */
+export const CONFIRMATION_GRACE_MS = 5 * 60_000;
+
+function dueKey(order: Pick<OrderRecord, 'account_id' | 'mode' | 'order_id'>) {
+  return { pk: `${order.account_id}#${order.mode}#due-confirmation#${order.order_id}`, sk: 'due' };
+}
+
 /**
- * Sends (or holds) the confirmation of a new order and records the outcome. Runs after the
- * order is committed; a failure to send is logged and leaves `confirmation_email: pending`.
+ * The transaction entry, written with the order, that makes the email due: if the request
+ * that paid dies before sending, the sweep sends it after the grace period.
  */
-export async function sendOrderConfirmation(order: OrderRecord, cart: CartRecord, scope: RecordScope): Promise<void> {
+export function confirmationDueWrite(order: OrderRecord): TransactItem {
+  const due = new Date(order.created_ms + CONFIRMATION_GRACE_MS).toISOString();
+  return {
+    Put: {
+      TableName: table(),
+      Item: {
+        ...dueKey(order),
+        account_id: order.account_id,
+        mode: order.mode,
+        order_id: order.order_id,
+        cart_id: order.cart_id,
+        gsi3pk: DUE_PARTITION,
+        gsi3sk: `${due}#${order.account_id}#${order.mode}#${order.order_id}`,
+        ttl: Math.ceil((order.created_ms + 30 * 24 * 3600_000) / 1000),
+      },
+    },
+  };
+}
+
+/** Sends every due confirmation email (the scheduled job); returns how many were handled. */
+export async function sweepConfirmationEmails(now = nowMs()): Promise<number> {
+  const due = await queryItems({
+    TableName: table(),
+    IndexName: 'gsi3',
+    KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk <= :now',
+    ExpressionAttributeValues: { ':pk': DUE_PARTITION, ':now': `${new Date(now).toISOString()}#~` },
+  });
+  let handled = 0;
+  for (const marker of due) {
+    const scope = { accountId: marker.account_id as string, mode: marker.mode as 'live' | 'test' };
+    const order = await findRecord(orderDeclaration, scope, marker.order_id as string);
+    const cart = marker.cart_id ? ((await findRecord(CARTS as never, scope, marker.cart_id as string)) as CartRecord | undefined) : undefined;
+    if (!order || !cart) {
+      await db().send(new DeleteCommand({ TableName: table(), Key: { pk: marker.pk as string, sk: 'due' } }));
+      continue;
+    }
+    if (order.confirmation_email === 'pending' && (await sendOrderConfirmation(order, cart, scope))) handled++;
+    else if (order.confirmation_email !== 'pending') await db().send(new DeleteCommand({ TableName: table(), Key: { pk: marker.pk as string, sk: 'due' } }));
+  }
+  return handled;
+}
+
+/**
+ * Sends (or holds) the confirmation of a new order, records the outcome on the order and
+ * clears its due marker. Runs after the order is committed; a failure to send is logged and
+ * leaves `confirmation_email: pending` for the sweep. Returns whether it completed.
+ */
+export async function sendOrderConfirmation(order: OrderRecord, cart: CartRecord, scope: RecordScope): Promise<boolean> {
   const view = confirmationOrder(order, cart);
-  if (!view) return;
+  if (!view) {
+    await db().send(new DeleteCommand({ TableName: table(), Key: dueKey(order) }));
+    return false;
+  }
   try {
     const ready = confirmationReady(view);
     if (ready) {
@@ -76,14 +142,23 @@ export async function sendOrderConfirmation(order: OrderRecord, cart: CartRecord
       });
     }
     await db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: { pk: order.pk, sk: order.sk },
-        UpdateExpression: 'SET confirmation_email = :state',
-        ExpressionAttributeValues: { ':state': ready ? 'sent' : 'held' },
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: table(),
+              Key: { pk: order.pk, sk: order.sk },
+              UpdateExpression: 'SET confirmation_email = :state',
+              ExpressionAttributeValues: { ':state': ready ? 'sent' : 'held' },
+            },
+          },
+          { Delete: { TableName: table(), Key: dueKey(order) } },
+        ],
       }),
     );
+    return true;
   } catch (error) {
     logger.error('Order confirmation not sent', { orderId: order.order_id, error: error as Error });
+    return false;
   }
 }

@@ -114,3 +114,24 @@ describe('recoverLapsedPayment', () => {
     expect(await ordersOf('CARTLOST')).toHaveLength(0);
   });
 });
+
+describe('sweepConfirmationEmails', () => {
+  it('sends a confirmation the paying request did not, once the grace period passed, and only once', async () => {
+    const { orderFromCart } = await import('../../../shared/commerce/orders/orders');
+    const { confirmationDueWrite, sweepConfirmationEmails, CONFIRMATION_GRACE_MS } = await import('../../../shared/commerce/checkout/confirmation');
+    const start = T0 + 10 * 60_000;
+    setManualTime(start);
+    const cart = await crashedCheckout('CARTMAIL', 'PAYMAIL', true);
+    const order = orderFromCart(scope, 'ORDERMAIL', { ...cart, open: false }, 'PAYMAIL', 'CUSTMAIL', start);
+    await db().send(new PutCommand({ TableName: TABLE, Item: order }));
+    await db().send(new PutCommand({ TableName: TABLE, Item: confirmationDueWrite(order).Put!.Item }));
+    const sentBefore = readdirSync(outbox).filter((name) => name.endsWith('.json')).length;
+
+    expect(await sweepConfirmationEmails(start + 60_000)).toBe(0);
+    expect(await sweepConfirmationEmails(start + CONFIRMATION_GRACE_MS + 1000)).toBe(1);
+    expect(readdirSync(outbox).filter((name) => name.endsWith('.json')).length).toBe(sentBefore + 1);
+    expect(await findRecord(orderDeclaration, scope, 'ORDERMAIL')).toMatchObject({ confirmation_email: 'sent' });
+    expect(await sweepConfirmationEmails(start + CONFIRMATION_GRACE_MS + 60_000)).toBe(0);
+    expect(readdirSync(outbox).filter((name) => name.endsWith('.json')).length).toBe(sentBefore + 1);
+  });
+});

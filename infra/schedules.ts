@@ -1,0 +1,29 @@
+/**
+ * The schedule table: periodic jobs, as data. The CDK stack runs each from an EventBridge
+ * rule; the local runtime runs the same handler on a timer and whenever the manual clock
+ * moves, so a job due after `advance_seconds` runs promptly.
+ */
+import type { FamilyGrants } from './routes';
+
+/** One periodic job. */
+export interface ScheduleDefinition {
+  name: string;
+  description: string;
+  /** Handler module (exporting `handler`, called with no meaningful event). */
+  entry: string;
+  everyMinutes: number;
+  memoryMb: number;
+  grants: FamilyGrants;
+}
+
+/** Every periodic job. */
+export const schedules: readonly ScheduleDefinition[] = [
+  {
+    name: 'confirmation-emails',
+    description: 'Sends order confirmation emails whose sending did not complete after payment',
+    entry: 'handlers/jobs/confirmation-emails.ts',
+    everyMinutes: 5,
+    memoryMb: 256,
+    grants: { table: 'readWrite', secrets: 'none', email: true, sendsTo: [] },
+  },
+];

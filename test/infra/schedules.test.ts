@@ -1,0 +1,22 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { schedules } from '../../infra/schedules';
+import { allowedActions, functionWithRole, resourcesOfType, synthesize, synthTimeout, type Synthesized } from './synthesize';
+
+describe('scheduled jobs from infra/schedules.ts', () => {
+  let synth: Synthesized;
+  beforeAll(() => {
+    synth = synthesize();
+  }, synthTimeout);
+
+  it.each(schedules.map((schedule) => [schedule.name, schedule] as const))('%s runs from an EventBridge rate rule on its own function', (name, schedule) => {
+    const fn = functionWithRole(synth.json, `schedule:${name}`);
+    const rule = resourcesOfType(synth.json, 'AWS::Events::Rule')
+      .map((id) => synth.json.Resources[id]!)
+      .find((candidate) => JSON.stringify(candidate.Properties!.Targets).includes(fn));
+    expect(rule).toBeDefined();
+    expect(rule!.Properties!.ScheduleExpression).toBe(`rate(${schedule.everyMinutes} minutes)`);
+    const actions = allowedActions(synth.json, fn);
+    expect(actions).toEqual(expect.arrayContaining(['ses:SendEmail']));
+    expect(actions.some((action) => action.startsWith('sqs:'))).toBe(false);
+  });
+});
