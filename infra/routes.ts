@@ -176,6 +176,11 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allowOrReach('customers', 'read') },
   { method: 'POST', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allow('customers', 'update') },
   { method: 'DELETE', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allow('customers', 'delete') },
+  { method: 'GET', path: '/api/v1/customers/{customer_id}/payment_methods', family: 'customers', access: allowOrReach('customers', 'read') },
+  { method: 'POST', path: '/api/v1/customers/{customer_id}/payment_methods', family: 'customers', access: allowOrReach('customers', 'create') },
+  { method: 'GET', path: '/api/v1/customers/{customer_id}/payment_methods/{payment_method_id}', family: 'customers', access: allowOrReach('customers', 'read') },
+  { method: 'POST', path: '/api/v1/customers/{customer_id}/payment_methods/{payment_method_id}', family: 'customers', access: allowOrReach('customers', 'update') },
+  { method: 'DELETE', path: '/api/v1/customers/{customer_id}/payment_methods/{payment_method_id}', family: 'customers', access: allowOrReach('customers', 'delete') },
 
   { method: 'GET', path: '/api/v1/carts', family: 'carts', access: allow('carts', 'read') },
   { method: 'POST', path: '/api/v1/carts', family: 'carts', access: allow('carts', 'create') },

@@ -7,6 +7,13 @@ import {
   updateCustomerAction,
 } from '../../shared/customers/customer-actions';
 import { customerLoginAction, getMeAction, updateMeAction } from '../../shared/customers/login-actions';
+import {
+  createPaymentMethodAction,
+  deletePaymentMethodAction,
+  getPaymentMethodAction,
+  listPaymentMethodsAction,
+  updatePaymentMethodAction,
+} from '../../shared/commerce/payment-methods/payment-method-actions';
 import { apiHandler } from '../../shared/http/pipeline';
 
 export const handler = apiHandler('customers', {
@@ -18,4 +25,9 @@ export const handler = apiHandler('customers', {
   'GET /api/v1/customers/{customer_id}': getCustomerAction,
   'POST /api/v1/customers/{customer_id}': updateCustomerAction,
   'DELETE /api/v1/customers/{customer_id}': deleteCustomerAction,
+  'GET /api/v1/customers/{customer_id}/payment_methods': listPaymentMethodsAction,
+  'POST /api/v1/customers/{customer_id}/payment_methods': createPaymentMethodAction,
+  'GET /api/v1/customers/{customer_id}/payment_methods/{payment_method_id}': getPaymentMethodAction,
+  'POST /api/v1/customers/{customer_id}/payment_methods/{payment_method_id}': updatePaymentMethodAction,
+  'DELETE /api/v1/customers/{customer_id}/payment_methods/{payment_method_id}': deletePaymentMethodAction,
 });

@@ -50,12 +50,13 @@ import type { CartRecord, SaleCustomer } from '../carts/types';
 import { eventWrites } from '../events/emit';
 import { orderDeclaration, orderFromCart } from '../orders/orders';
 import { countUseWrite, InvalidPromotionCodeError, recheckSalePromotion, releaseUseWrite, reserveUseWrite } from '../promotions';
-import { cardFingerprint, maskedCard, parseNewCard, type NewCard } from '../payments/cards';
+import { cardFingerprint, maskedCard, parseNewCard, type MaskedCard, type NewCard } from '../payments/cards';
+import { findCustomerPaymentMethod, storePaymentMethod } from '../payment-methods/payment-methods';
 import { DuplicatePaymentError, FeatureNotEnabledError, gatewayError, gatewayErrorCode } from '../payments/errors';
-import type { ChargeResult } from '../payments/gateway';
+import type { ChargeResult, SavedCardRef } from '../payments/gateway';
 import { duplicatePartition, newPaymentRecord, paymentDeclaration, type PaymentRecord } from '../payments/payment-records';
 import { testGateway } from '../payments/test-gateway';
-import { sendOrderConfirmation } from './confirmation';
+import { confirmationDueWrite, sendOrderConfirmation } from './confirmation';
 
 /** Carts as the store keys them (the carts capability owns the declaration). */
 const CARTS = { name: 'cart', collection: 'carts', scope: 'mode' as const, idField: 'cart_id' };
@@ -95,15 +96,62 @@ function checkCustomer(customer: SaleCustomer, payment: PaymentSettings): void {
   }
 }
 
-/** Check 6: the payment method (a new card; saved methods arrive with customer payment methods). */
-export function parsePaymentMethod(value: unknown, now: number): NewCard {
+/** A validated `payment_method`: a new card, or a saved method of the sale's customer. */
+export interface ParsedPaymentMethod {
+  card: NewCard | SavedCardRef;
+  /** The saved method's id; null for a new card. */
+  paymentMethodId: string | null;
+  /** The masked `payment_method.data` the payment shows. */
+  data: MaskedCard;
+  /** The duplicate-detection fingerprint (§4.5): the card-number hash, or the saved method's id. */
+  fingerprint: string;
+  /** `save: true` was sent with a new card. */
+  save: boolean;
+}
+
+/**
+ * Check 6: the payment method (§4.2). A new card is validated; a `payment_method_id` must be a
+ * saved method of `customerId` (the sale's linked customer), else 400 invalid_input
+ * `not_found`.
+ */
+export async function parsePaymentMethod(value: unknown, now: number, scope: RecordScope, customerId: string | null): Promise<ParsedPaymentMethod> {
   const method = objectValue(value, 'payment_method');
   if (!method) invalid('payment_method', 'The property payment_method is required.', 'required');
-  if (method.payment_method_id !== undefined && method.payment_method_id !== null) {
-    invalid('payment_method.payment_method_id', 'The payment method does not belong to the sale customer.', 'not_found');
-  }
   if (method.type !== undefined && method.type !== 'credit_card') invalid('payment_method.type', 'The property payment_method.type must be credit_card.');
-  return parseNewCard(method.data, 'payment_method.data', now);
+  if (method.payment_method_id !== undefined && method.payment_method_id !== null) {
+    const id = method.payment_method_id;
+    const saved = typeof id === 'string' && customerId ? await findCustomerPaymentMethod(scope, customerId, id) : undefined;
+    if (!saved) invalid('payment_method.payment_method_id', 'The payment method does not belong to the sale customer.', 'not_found');
+    return { card: saved.card, paymentMethodId: saved.payment_method_id, data: saved.data, fingerprint: `payment_method:${saved.payment_method_id}`, save: false };
+  }
+  const card = parseNewCard(method.data, 'payment_method.data', now);
+  return { card, paymentMethodId: null, data: maskedCard(card), fingerprint: cardFingerprint(card.number, scope.accountId), save: method.save === true };
+}
+
+/**
+ * Saves the new card of a completed payment on its customer (§4.2 `save: true`, when
+ * `allow_save_cards` is on) and records the method's id on the payment. Runs after the
+ * completion committed; a failure here leaves the payment completed without a saved card.
+ */
+export async function saveCardAfterPayment(scope: RecordScope, method: ParsedPaymentMethod | undefined, payment: PaymentRecord, allowSaveCards: boolean): Promise<PaymentRecord> {
+  if (!method || !method.save || !allowSaveCards || method.card.kind !== 'new' || !payment.customer_id || !payment.payment_method) return payment;
+  try {
+    const saved = await storePaymentMethod(scope, payment.customer_id, method.card, undefined);
+    const next: PaymentRecord = { ...payment, payment_method: { ...payment.payment_method, payment_method_id: saved.payment_method_id } };
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: payment.pk, sk: payment.sk },
+        UpdateExpression: 'SET payment_method.payment_method_id = :id',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':id': saved.payment_method_id },
+      }),
+    );
+    return next;
+  } catch (error) {
+    console.error(JSON.stringify({ level: 'error', message: 'Saving the card of a completed payment failed', payment_id: payment.payment_id, error: (error as Error).message }));
+    return payment;
+  }
 }
 
 /** Check 7: no completed payment with the same card, currency and total inside the window. */
@@ -201,9 +249,10 @@ export async function payCart(principal: Principal, cartId: string, body: Record
     invalid('shipping_method_id', 'Select a shipping method before paying.', 'required');
   }
   const total = cart.totals.total;
-  const card = total > 0 ? parsePaymentMethod(body.payment_method, now) : undefined;
+  const method = total > 0 ? await parsePaymentMethod(body.payment_method, now, scope, cart.customer.customer_id) : undefined;
+  const card = method?.card;
   const meta = metaValue(body.meta);
-  const fingerprint = card ? cardFingerprint(card.number, scope.accountId) : null;
+  const fingerprint = method?.fingerprint ?? null;
   // 7–8: duplicates, then whether a gateway exists for this mode.
   if (fingerprint && body.allow_duplicate !== true) {
     await assertNotDuplicate(scope, fingerprint, cart.currency, total, settings.duplicate_payment_timeout, now);
@@ -230,7 +279,7 @@ export async function payCart(principal: Principal, cartId: string, body: Record
     reference: null,
     description: null,
     referrer: cart.referrer,
-    payment_method: card ? { payment_method_id: null, type: 'credit_card', data: maskedCard(card) } : null,
+    payment_method: method ? { payment_method_id: method.paymentMethodId, type: 'credit_card', data: method.data } : null,
     response_data: { authorization_code: null, avs_match: null, cvv_match: null, message: null },
     gateway_transaction_id: null,
     error_code: null,
@@ -294,7 +343,8 @@ export async function payCart(principal: Principal, cartId: string, body: Record
   );
 
   // 5b: complete everything at once, or nothing.
-  const { order, completed } = await completeCartPayment(scope, cart, approved, promotion?.promotion_id, principal);
+  const { order, completed: committed } = await completeCartPayment(scope, cart, approved, promotion?.promotion_id, principal);
+  const completed = await saveCardAfterPayment(scope, method, committed, settings.allow_save_cards);
   await sendOrderConfirmation(order, cart, scope);
   return {
     status: 201,
@@ -345,6 +395,7 @@ async function completeCartPayment(
       },
     },
     { Put: { TableName: table(), Item: order, ConditionExpression: 'attribute_not_exists(pk)' } },
+    confirmationDueWrite(order),
     linkedCustomerId
       ? {
           Update: {

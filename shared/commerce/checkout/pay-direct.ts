@@ -20,11 +20,10 @@ import { db, table } from '../../store/client';
 import { getRecord, type RecordScope } from '../../store/records';
 import { convert } from '../../catalog/pricing';
 import { eventWrites } from '../events/emit';
-import { cardFingerprint, maskedCard } from '../payments/cards';
 import { FeatureNotEnabledError, gatewayError, gatewayErrorCode } from '../payments/errors';
 import { newPaymentRecord, paymentDeclaration, type PaymentRecord } from '../payments/payment-records';
 import { testGateway } from '../payments/test-gateway';
-import { assertNotDuplicate, parsePaymentMethod } from './pay-cart';
+import { assertNotDuplicate, parsePaymentMethod, saveCardAfterPayment } from './pay-cart';
 
 /** `POST /payments`. */
 export async function payDirect(principal: Principal, body: Record<string, unknown>, render: RenderContext, ipAddress: string): Promise<ApiResult> {
@@ -58,8 +57,9 @@ export async function payDirect(principal: Principal, body: Record<string, unkno
       throw error;
     });
   }
-  const card = total > 0 ? parsePaymentMethod(body.payment_method, now) : undefined;
-  const fingerprint = card ? cardFingerprint(card.number, scope.accountId) : null;
+  const method = total > 0 ? await parsePaymentMethod(body.payment_method, now, scope, customerId) : undefined;
+  const card = method?.card;
+  const fingerprint = method?.fingerprint ?? null;
   if (fingerprint && body.allow_duplicate !== true) await assertNotDuplicate(scope, fingerprint, currency, total, settings.duplicate_payment_timeout, now);
   if (scope.mode === 'live' && total > 0) throw new FeatureNotEnabledError('Live card payments need a payment gateway integration, which this deployment does not have yet.', null);
 
@@ -71,7 +71,7 @@ export async function payDirect(principal: Principal, body: Record<string, unkno
     settlement_currency: settings.settlement_currency,
     settlement_subtotal: settlement(subtotal), settlement_shipping: settlement(shipping), settlement_tax: settlement(tax), settlement_total: settlement(total),
     total_refunded: 0, reference, description, referrer,
-    payment_method: card ? { payment_method_id: null, type: 'credit_card', data: maskedCard(card) } : null,
+    payment_method: method ? { payment_method_id: method.paymentMethodId, type: 'credit_card', data: method.data } : null,
     response_data: { authorization_code: null, avs_match: null, cvv_match: null, message: null },
     gateway_transaction_id: null, error_code: null, ip_address: ipAddress, customer_id: customerId, cart_id: null, order_id: null, meta, fingerprint,
   });
@@ -113,6 +113,7 @@ export async function payDirect(principal: Principal, body: Record<string, unkno
   ];
   await db().send(new TransactWriteCommand({ TransactItems: writes }));
   if (!approved) throw gatewayError(result.outcome as Exclude<typeof result.outcome, 'approved'>, { payment: await renderResource(paymentDeclaration, finished, render) });
-  return { status: 201, body: await renderResource(paymentDeclaration, finished, render), location: render.url(`payments/${paymentId}`) };
+  const saved = await saveCardAfterPayment(scope, method, finished, settings.allow_save_cards);
+  return { status: 201, body: await renderResource(paymentDeclaration, saved, render), location: render.url(`payments/${paymentId}`) };
 }
 

@@ -1,0 +1,209 @@
+/**
+ * Saved payment methods (commerce.md §6.1, §4.2): a customer's saved cards. Each is its own
+ * record (`<account>#<mode>#payment_methods#<id>`) holding the `SavedCardRef` and the masked
+ * `data`, never the full number or the CVV; a customer's methods are listed through gsi3
+ * (`<account>#<mode>#customer-payment-methods#<customer_id>`), in creation order.
+ */
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactItem } from '../../auth/auths';
+import { nowMs } from '../../clock';
+import { NotFoundError } from '../../http/errors';
+import { newId } from '../../ids';
+import { mergeAddress } from '../../rest/addresses';
+import { declareResource } from '../../rest/declarations';
+import { booleanValue, invalid, objectValue, optionalString, sends } from '../../rest/input';
+import { db, table } from '../../store/client';
+import { listSortKey } from '../../store/keys';
+import { queryItems } from '../../store/query';
+import { findRecord, recordKey, type RecordScope } from '../../store/records';
+import { cardExpired, maskedCard, type MaskedCard, type NewCard } from '../payments/cards';
+import type { SavedCardRef } from '../payments/gateway';
+import { savedCardRef } from '../payments/test-gateway';
+
+/** A stored saved payment method. */
+export interface PaymentMethodRecord {
+  pk: string;
+  sk: string;
+  payment_method_id: string;
+  customer_id: string;
+  account_id: string;
+  mode: 'live' | 'test';
+  type: 'credit_card';
+  is_default: boolean;
+  /** What the gateway needs to charge it again (brand, last four, expiry, test behaviour). */
+  card: SavedCardRef;
+  /** `data` as responses show it; `label` may have been changed by the client. */
+  data: MaskedCard;
+  created_ms: number;
+  modified_ms: number;
+  gsi3pk: string;
+  gsi3sk: string;
+}
+
+/** The saved payment method declaration (REST conventions engine). */
+export const paymentMethodDeclaration = declareResource<PaymentMethodRecord>({
+  name: 'payment_method',
+  collection: 'payment_methods',
+  idField: 'payment_method_id',
+  permission: 'customers',
+  scope: 'mode',
+  links: { customer: 'customer' },
+  idOf: (stored) => stored.payment_method_id,
+  toJson(stored, context) {
+    const customerUrl = context.url(`customers/${encodeURIComponent(stored.customer_id)}`);
+    return {
+      object: 'payment_method',
+      payment_method_id: stored.payment_method_id,
+      url: `${customerUrl}/payment_methods/${encodeURIComponent(stored.payment_method_id)}`,
+      customer: customerUrl,
+      type: stored.type,
+      is_default: stored.is_default,
+      data: stored.data,
+    };
+  },
+});
+
+/** The gsi3 partition listing one customer's saved methods. */
+export function customerPaymentMethodsPartition(scope: RecordScope, customerId: string): string {
+  return `${scope.accountId}#${scope.mode}#customer-payment-methods#${customerId}`;
+}
+
+/** A new saved method from a verified new card (the number and CVV are dropped here). */
+export function newPaymentMethodRecord(scope: RecordScope, customerId: string, card: NewCard, isDefault: boolean, now: number, id = newId()): PaymentMethodRecord {
+  const ref = savedCardRef(card);
+  return {
+    ...recordKey(paymentMethodDeclaration, scope, id),
+    payment_method_id: id,
+    customer_id: customerId,
+    account_id: scope.accountId,
+    mode: scope.mode,
+    type: 'credit_card',
+    is_default: isDefault,
+    card: ref,
+    data: maskedCard(ref),
+    created_ms: now,
+    modified_ms: now,
+    gsi3pk: customerPaymentMethodsPartition(scope, customerId),
+    gsi3sk: listSortKey(now, id),
+  };
+}
+
+/** A customer's saved methods, oldest first. */
+export async function listPaymentMethods(scope: RecordScope, customerId: string): Promise<PaymentMethodRecord[]> {
+  return (await queryItems({
+    TableName: table(),
+    IndexName: 'gsi3',
+    KeyConditionExpression: 'gsi3pk = :pk',
+    ExpressionAttributeValues: { ':pk': customerPaymentMethodsPartition(scope, customerId) },
+  })) as unknown as PaymentMethodRecord[];
+}
+
+/** The customer's saved method, or undefined when it does not exist or belongs to someone else. */
+export async function findCustomerPaymentMethod(scope: RecordScope, customerId: string, paymentMethodId: string): Promise<PaymentMethodRecord | undefined> {
+  if (!paymentMethodId) return undefined;
+  const found = await findRecord(paymentMethodDeclaration, scope, paymentMethodId);
+  return found && found.customer_id === customerId ? found : undefined;
+}
+
+/** Like `findCustomerPaymentMethod`, but 404 when missing. */
+export async function getCustomerPaymentMethod(scope: RecordScope, customerId: string, paymentMethodId: string): Promise<PaymentMethodRecord> {
+  const found = await findCustomerPaymentMethod(scope, customerId, paymentMethodId);
+  if (!found) throw new NotFoundError(`The payment method ${paymentMethodId} does not exist.`, { parameter: 'payment_method_id' });
+  return found;
+}
+
+/** Writes clearing `is_default` on the customer's other methods (the current ones read now). */
+async function clearDefaultWrites(scope: RecordScope, customerId: string, exceptId: string): Promise<TransactItem[]> {
+  const others = (await listPaymentMethods(scope, customerId)).filter((method) => method.is_default && method.payment_method_id !== exceptId);
+  return others.map((method) => ({
+    Update: {
+      TableName: table(),
+      Key: recordKey(paymentMethodDeclaration, scope, method.payment_method_id),
+      UpdateExpression: 'SET is_default = :false',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':false': false },
+    },
+  }));
+}
+
+/**
+ * Stores a new saved method. When it is the default (asked for, or the customer's first
+ * method), the other methods lose `is_default` in the same transaction.
+ */
+export async function storePaymentMethod(scope: RecordScope, customerId: string, card: NewCard, isDefault: boolean | undefined, now = nowMs()): Promise<PaymentMethodRecord> {
+  const existing = await listPaymentMethods(scope, customerId);
+  const record = newPaymentMethodRecord(scope, customerId, card, isDefault ?? existing.length === 0, now);
+  const clears = record.is_default ? await clearDefaultWrites(scope, customerId, record.payment_method_id) : [];
+  await db().send(
+    new TransactWriteCommand({ TransactItems: [{ Put: { TableName: table(), Item: record, ConditionExpression: 'attribute_not_exists(pk)' } }, ...clears] }),
+  );
+  return record;
+}
+
+/** Reads an expiry month or year: a JSON integer or a digit string (as new cards accept them). */
+function expiryValue(value: unknown, property: string, kind: 'month' | 'year'): number {
+  let digits: string | null = null;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) digits = String(value);
+  if (typeof value === 'string' && /^\d+$/.test(value)) digits = value;
+  if (digits !== null && kind === 'month' && digits.length <= 2 && Number(digits) >= 1 && Number(digits) <= 12) return Number(digits);
+  if (digits !== null && kind === 'year' && digits.length <= 2) return 2000 + Number(digits);
+  if (digits !== null && kind === 'year' && digits.length === 4) return Number(digits);
+  return invalid(property, kind === 'month' ? `The property ${property} must be a month from 1 to 12.` : `The property ${property} must be a year of four digits, or two meaning 20xx.`);
+}
+
+/**
+ * The changed method from `POST /customers/{id}/payment_methods/{id}`: `is_default`, and in
+ * `data` (or at the top level) `exp_month`, `exp_year`, `cardholder_name`, `label`,
+ * `billing_address`. The number never changes; a `number` sent is refused.
+ */
+export function changedPaymentMethod(current: PaymentMethodRecord, body: Record<string, unknown>, now = nowMs()): PaymentMethodRecord {
+  const data = objectValue(body.data, 'data') ?? {};
+  if (sends(data, 'number') || sends(data, 'cvv')) invalid(sends(data, 'number') ? 'data.number' : 'data.cvv', 'The card number of a saved payment method cannot change.', 'read_only');
+  if (body.type !== undefined && body.type !== 'credit_card') invalid('type', 'The property type must be credit_card.');
+  const field = (name: string): [string, unknown] | undefined =>
+    sends(data, name) ? [`data.${name}`, data[name]] : sends(body, name) ? [name, body[name]] : undefined;
+  const card: SavedCardRef = { ...current.card };
+  let label = current.data.label;
+  const month = field('exp_month');
+  if (month) card.expMonth = expiryValue(month[1], month[0], 'month');
+  const year = field('exp_year');
+  if (year) card.expYear = expiryValue(year[1], year[0], 'year');
+  if ((month || year) && cardExpired(card, now)) invalid((year ?? month)![0], 'The card has expired.', 'expired');
+  const name = field('cardholder_name');
+  if (name) card.cardholderName = optionalString(name[1], name[0], 100);
+  const address = field('billing_address');
+  if (address) card.billingAddress = address[1] === null ? null : mergeAddress(undefined, address[1], address[0]);
+  const labelField = field('label');
+  const relabelled = labelField !== undefined;
+  if (labelField) label = optionalString(labelField[1], labelField[0], 100) ?? maskedCard(card).label;
+  const isDefault = sends(body, 'is_default') ? booleanValue(body.is_default, 'is_default') : current.is_default;
+  return {
+    ...current,
+    card,
+    is_default: isDefault,
+    data: { ...maskedCard(card), label: relabelled ? label : current.data.label },
+    modified_ms: Math.max(now, current.modified_ms + 1),
+  };
+}
+
+/** Writes a changed method (conditional on the version read); `is_default: true` clears the others. */
+export async function updatePaymentMethod(scope: RecordScope, current: PaymentMethodRecord, next: PaymentMethodRecord): Promise<void> {
+  const clears = next.is_default && !current.is_default ? await clearDefaultWrites(scope, current.customer_id, current.payment_method_id) : [];
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: table(), Item: next, ConditionExpression: 'modified_ms = :version', ExpressionAttributeValues: { ':version': current.modified_ms } } },
+        ...clears,
+      ],
+    }),
+  );
+}
+
+/** Deletes a saved method. */
+export async function deletePaymentMethod(scope: RecordScope, current: PaymentMethodRecord): Promise<void> {
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [{ Delete: { TableName: table(), Key: recordKey(paymentMethodDeclaration, scope, current.payment_method_id), ConditionExpression: 'attribute_exists(pk)' } }],
+    }),
+  );
+}
