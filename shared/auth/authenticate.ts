@@ -52,6 +52,10 @@ interface CachedToken {
 }
 
 const cache = new Map<string, CachedToken>();
+/** Lease renewals in progress, by token hash. */
+const renewals = new Map<string, Promise<CachedToken>>();
+/** Renewals a request waits for before writing its own (bounded, so a hot token cannot starve one). */
+const MAX_WAITS = 64;
 
 /** Forgets what this process knows of a token (after revoking or changing it). */
 export function forgetToken(tokenHash: string): void {
@@ -82,11 +86,31 @@ export async function authenticate(token: string | undefined): Promise<Principal
   const now = nowMs();
   if (isExpired(entry.record, now)) throw new ExpiredTokenError();
 
-  const lease = entry.lease;
-  const leaseUsable = lease !== undefined && lease.remaining > 0 && performance.now() - lease.takenAt <= LEASE_LIFETIME_MS;
-  const useIsStale = now - (entry.record.last_used_ms ?? 0) >= LAST_USE_REFRESH_MS;
-  if (!leaseUsable || useIsStale) entry = await writeUse(tokenHash, entry, !leaseUsable, idle);
-  entry.lease!.remaining--;
+  // Take one slot of the lease. Renewals are single-flight per token and process: concurrent
+  // requests wait for the renewal in progress instead of each reserving a lease of their own
+  // (several big leases at once would drain the shared bucket and refuse requests early).
+  for (let round = 0; ; round++) {
+    const lease = entry.lease;
+    const leaseUsable = lease !== undefined && lease.remaining > 0 && performance.now() - lease.takenAt <= LEASE_LIFETIME_MS;
+    const useIsStale = now - (entry.record.last_used_ms ?? 0) >= LAST_USE_REFRESH_MS;
+    if (leaseUsable && !useIsStale) {
+      lease.remaining--;
+      break;
+    }
+    const pending = renewals.get(tokenHash);
+    if (pending && round < MAX_WAITS) {
+      entry = await pending;
+      continue;
+    }
+    const current = entry;
+    const renewal = writeUse(tokenHash, current, !leaseUsable, idle).finally(() => {
+      if (renewals.get(tokenHash) === renewal) renewals.delete(tokenHash);
+    });
+    renewals.set(tokenHash, renewal);
+    entry = await renewal;
+    entry.lease!.remaining--;
+    break;
+  }
 
   const record = entry.record;
   return {

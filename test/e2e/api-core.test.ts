@@ -68,8 +68,9 @@ describe('HTTP core (conventions.md)', () => {
   });
 
   it('serves a burst of concurrent requests of one token without spurious 429s', async () => {
-    const answers = await Promise.all(Array.from({ length: 60 }, () => api(`${base}auths/me`, { token: test })));
-    expect(answers.map((a) => a.status)).toEqual(Array(60).fill(200));
+    // 150 at once stays inside the default burst of 200 even with this file's other requests.
+    const answers = await Promise.all(Array.from({ length: 150 }, () => api(`${base}auths/me`, { token: test })));
+    expect(answers.map((a) => a.status)).toEqual(Array(150).fill(200));
   });
 
   it('answers 401 invalid_token without a token, with an unknown one and with a malformed one', async () => {
