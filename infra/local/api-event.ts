@@ -46,10 +46,11 @@ export function toApiGatewayEvent(
   headers['x-forwarded-proto'] = 'http';
   headers['x-forwarded-for'] = edge.sourceIp;
   headers['x-forwarded-port'] = String(edge.port);
-  if (edge.forwardedHost) {
-    headers['x-forwarded-host'] = edge.forwardedHost;
-    headers['x-cartwheel-edge'] = edge.edgeSecret;
-  }
+  // The local gateway is the edge: it vouches for what it forwards, as CloudFront does in the
+  // cloud. A `cloudfront-viewer-country` a local client sends passes through (there is no geo
+  // lookup on one machine), which is how tests and developers pick a country.
+  headers['x-cartwheel-edge'] = edge.edgeSecret;
+  if (edge.forwardedHost) headers['x-forwarded-host'] = edge.forwardedHost;
   const queryStringParameters: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(rawQueryString)) {
     queryStringParameters[name] = queryStringParameters[name] === undefined ? value : `${queryStringParameters[name]},${value}`;

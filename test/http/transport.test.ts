@@ -35,3 +35,14 @@ describe('transport facts (conventions.md 2 and 8)', () => {
     expect(transportOf(event({}, '10.1.2.3')).host).toBe('abc.execute-api.us-east-1.amazonaws.com');
   });
 });
+
+describe('viewer country', () => {
+  it('is trusted only when our own edge vouches for it', async () => {
+    const { viewerCountry } = await import('../../shared/commerce/carts/carts');
+    process.env.CARTWHEEL_EDGE_SECRET = 's3cret';
+    expect(viewerCountry({ 'cloudfront-viewer-country': 'DE' })).toBeNull();
+    expect(viewerCountry({ 'cloudfront-viewer-country': 'DE', 'x-cartwheel-edge': 'wrong!' })).toBeNull();
+    expect(viewerCountry({ 'cloudfront-viewer-country': 'de', 'x-cartwheel-edge': 's3cret' })).toBe('DE');
+    expect(viewerCountry({ 'cloudfront-viewer-country': 'XX', 'x-cartwheel-edge': 's3cret' })).toBeNull();
+  });
+});

@@ -21,6 +21,7 @@ import { customerDeclaration, type CustomerRecord } from '../../customers/custom
 import { NotFoundError } from '../../http/errors';
 import { newId } from '../../ids';
 import { addressJson, emptyAddress, mergeAddress } from '../../rest/addresses';
+import { fromOwnEdge } from '../../http/transport';
 import { declareResource, type FormattedShape } from '../../rest/declarations';
 import { expandResources, renderStored } from '../../rest/expand';
 import { isCountryCode } from '../../rest/formatted';
@@ -281,8 +282,13 @@ export interface CartOrigin {
   ipCountry: string | null;
 }
 
-/** The viewer country of a request: the edge's `cloudfront-viewer-country` header, when it is a country code. */
+/**
+ * The viewer country of a request: the edge's `cloudfront-viewer-country` header, when our own
+ * edge vouches for it (a client calling the API directly could send any value) and it is a
+ * country code.
+ */
 export function viewerCountry(headers: Record<string, string>): string | null {
+  if (!fromOwnEdge(headers)) return null;
   const value = headers['cloudfront-viewer-country']?.trim();
   return value && isCountryCode(value) ? value.toUpperCase() : null;
 }

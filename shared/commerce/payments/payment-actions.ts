@@ -11,6 +11,7 @@ import { renderContext, type RenderContext } from '../../rest/render-context';
 import { queryItems } from '../../store/query';
 import { db, table } from '../../store/client';
 import { collectionPartition, findRecord, getRecord, retryOnConflict, VersionConflictError, type RecordScope } from '../../store/records';
+import { viewerCountry } from '../carts/carts';
 import { payCart } from '../checkout/pay-cart';
 import { payDirect } from '../checkout/pay-direct';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -158,7 +159,7 @@ export async function paymentOptionsAction(context: ApiContext): Promise<ApiResu
   const { scope, render } = await prepare(context);
   const settings = await readPaymentSettingsCached(scope.accountId);
   const currencyNames = new Intl.DisplayNames([render.locale], { type: 'currency' });
-  const country = context.headers['cloudfront-viewer-country'] ?? null;
+  const country = viewerCountry(context.headers);
   return {
     status: 200,
     body: {
