@@ -2,10 +2,10 @@
 import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
 import { InvalidInputError, NotFoundError } from '../http/errors';
 import { booleanParameter } from '../http/request';
-import { offsetList, offsetPage, pageUrlBuilder } from '../rest/offset-list';
+import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../rest/offset-list';
 import { renderElements, renderResource } from '../rest/render';
 import { renderContext, type RenderContext } from '../rest/render-context';
-import { readOffsetPage, readWholeListing } from '../store/offset-index';
+import { readOffsetCollection } from '../store/offset-index';
 import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../store/records';
 import { requestCurrency } from './pricing';
 import { createProduct, productDeclaration, productFields, saveProduct, type ProductRecord } from './products';
@@ -78,10 +78,7 @@ export async function listProductsAction(context: ApiContext): Promise<ApiResult
   const { scope, render } = await prepare(context);
   const query = context.query;
   const page = offsetPage(query);
-  const sortBy = query.sort_by || 'date_created';
-  if (!(SORT_FIELDS as readonly string[]).includes(sortBy)) {
-    throw new InvalidInputError(`The parameter sort_by must be one of ${SORT_FIELDS.join(', ')}.`, { parameter: 'sort_by', reason: 'invalid' });
-  }
+  const sortBy = sortByParameter(query, SORT_FIELDS);
   const descending = booleanParameter(query, 'desc') ?? false;
   // Shoppers (limited tokens) list active, visible products only, whatever they ask for.
   const shopper = render.principal?.kind === 'limited';
@@ -95,38 +92,30 @@ export async function listProductsAction(context: ApiContext): Promise<ApiResult
   const search = query.q?.trim().toLowerCase() || undefined;
   const partition = collectionPartition(productDeclaration, scope);
 
-  let items: ProductRecord[];
-  let total: number;
   const filtered = search !== undefined || active !== undefined || hidden !== undefined || type !== undefined;
-  if (!deleted && !filtered && sortBy === 'date_created') {
-    const result = await readOffsetPage(partition, page.offset, page.limit, descending);
-    items = result.items as unknown as ProductRecord[];
-    total = result.total;
-  } else {
-    // Filters and other orders read the whole listing; the default list never does.
-    let all = (await readWholeListing(deleted ? `${partition}#deleted` : partition)) as unknown as ProductRecord[];
-    all = all.filter(
-      (product) =>
-        (active === undefined || product.active === active) &&
-        (hidden === undefined || product.hidden === hidden) &&
-        (type === undefined || product.type === type) &&
-        (search === undefined || product.name.toLowerCase().includes(search) || product.product_id.toLowerCase().includes(search)),
-    );
-    all.sort(compareProducts(sortBy, descending));
-    total = all.length;
-    items = all.slice(page.offset, page.offset + page.limit);
-  }
+  const { items, total } = await readOffsetCollection<ProductRecord>({
+    partition: deleted ? `${partition}#deleted` : partition,
+    offset: page.offset,
+    limit: page.limit,
+    descending,
+    counted: !deleted,
+    ...(filtered
+      ? {
+          filter: (product) =>
+            (active === undefined || product.active === active) &&
+            (hidden === undefined || product.hidden === hidden) &&
+            (type === undefined || product.type === type) &&
+            (search === undefined || product.name.toLowerCase().includes(search) || product.product_id.toLowerCase().includes(search)),
+        }
+      : {}),
+    ...(sortBy === 'date_created' ? {} : { sortKey: productSortKey(sortBy) }),
+    idOf: (product) => product.product_id,
+  });
   const data = await renderElements(productDeclaration, items, render);
   return { status: 200, body: offsetList(data, page, total, pageUrlBuilder(render.url('products'), query, 'offset')) };
 }
 
-function compareProducts(sortBy: string, descending: boolean) {
-  const key = (product: ProductRecord): string | number =>
+function productSortKey(sortBy: (typeof SORT_FIELDS)[number]) {
+  return (product: ProductRecord): string | number =>
     sortBy === 'name' ? product.name.toLowerCase() : sortBy === 'product_id' ? product.product_id : sortBy === 'date_modified' ? product.modified_ms : product.seq;
-  const direction = descending ? -1 : 1;
-  return (a: ProductRecord, b: ProductRecord) => {
-    const [x, y] = [key(a), key(b)];
-    const primary = x < y ? -1 : x > y ? 1 : 0;
-    return direction * (primary || (a.product_id < b.product_id ? -1 : a.product_id > b.product_id ? 1 : 0));
-  };
 }

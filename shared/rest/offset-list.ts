@@ -75,3 +75,12 @@ export function pageUrlBuilder(collectionUrl: string, query: Record<string, stri
   const own = new URLSearchParams(query).toString();
   return Object.assign(build, { current: own ? `${collectionUrl}?${own}` : collectionUrl });
 }
+
+/** Reads `sort_by` (default `date_created`); a value not in `allowed` is 400 invalid_input. */
+export function sortByParameter<S extends string>(query: Record<string, string>, allowed: readonly S[]): S {
+  const sortBy = query.sort_by || 'date_created';
+  if (!(allowed as readonly string[]).includes(sortBy)) {
+    throw new InvalidInputError(`The parameter sort_by must be one of ${allowed.join(', ')}.`, { parameter: 'sort_by', reason: 'invalid' });
+  }
+  return sortBy as S;
+}

@@ -165,3 +165,40 @@ export async function putListedRecord(record: { pk: string; sk: string }, partit
     throw error;
   }
 }
+
+/** How `readOffsetCollection` reads a page. */
+export interface OffsetCollectionRead<T> {
+  partition: string;
+  offset: number;
+  limit: number;
+  descending: boolean;
+  /** Whether the partition keeps bucket counters (a `#deleted` listing does not). */
+  counted: boolean;
+  /** Keeps matching items; absent: no filter. */
+  filter?: (item: T) => boolean;
+  /** Sort key of another order than creation; absent: creation order. */
+  sortKey?: (item: T) => string | number;
+  /** Tie-breaker. */
+  idOf: (item: T) => string;
+}
+
+/**
+ * One page of an offset collection and its total. The default list (creation order, no
+ * filter, counted partition) is served by the bucket index; filters and other orders read
+ * the whole listing and sort it in memory, so their cost grows with the collection.
+ */
+export async function readOffsetCollection<T>(read: OffsetCollectionRead<T>): Promise<{ items: T[]; total: number }> {
+  if (read.counted && !read.filter && !read.sortKey) {
+    const result = await readOffsetPage(read.partition, read.offset, read.limit, read.descending);
+    return { items: result.items as unknown as T[], total: result.total };
+  }
+  let all = (await readWholeListing(read.partition)) as unknown as T[];
+  if (read.filter) all = all.filter(read.filter);
+  const key = read.sortKey ?? ((item: T) => (item as { seq: number }).seq);
+  const direction = read.descending ? -1 : 1;
+  all.sort((a, b) => {
+    const [x, y, ia, ib] = [key(a), key(b), read.idOf(a), read.idOf(b)];
+    return direction * (x < y ? -1 : x > y ? 1 : ia < ib ? -1 : ia > ib ? 1 : 0);
+  });
+  return { items: all.slice(read.offset, read.offset + read.limit), total: all.length };
+}

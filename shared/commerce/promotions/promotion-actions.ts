@@ -4,13 +4,12 @@
  * codes only through carts.
  */
 import { nowMs } from '../../clock';
-import { InvalidInputError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
 import { requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
-import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
+import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
-import { readOffsetPage, readWholeListing } from '../../store/offset-index';
+import { readOffsetCollection } from '../../store/offset-index';
 import { collectionPartition, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
 import {
   createPromotion,
@@ -84,44 +83,30 @@ export async function listPromotionsAction(context: ApiContext): Promise<ApiResu
   const { scope, render } = await prepare(context);
   const query = context.query;
   const page = offsetPage(query);
-  const sortBy = query.sort_by || 'date_created';
-  if (!(SORT_FIELDS as readonly string[]).includes(sortBy)) {
-    throw new InvalidInputError(`The parameter sort_by must be one of ${SORT_FIELDS.join(', ')}.`, { parameter: 'sort_by', reason: 'invalid' });
-  }
+  const sortBy = sortByParameter(query, SORT_FIELDS);
   const descending = booleanParameter(query, 'desc') ?? false;
   const deleted = booleanParameter(query, 'deleted') ?? false;
   const active = booleanParameter(query, 'active');
   const search = query.q?.trim().toLowerCase() || undefined;
   const partition = collectionPartition(promotionDeclaration, scope);
 
-  let items: PromotionRecord[];
-  let total: number;
-  if (!deleted && search === undefined && active === undefined && sortBy === 'date_created') {
-    const result = await readOffsetPage(partition, page.offset, page.limit, descending);
-    items = result.items as unknown as PromotionRecord[];
-    total = result.total;
-  } else {
-    // Filters and other orders read the whole listing; the default list never does.
-    let all = (await readWholeListing(deleted ? `${partition}#deleted` : partition)) as unknown as PromotionRecord[];
-    all = all.filter(
-      (promotion) =>
-        (active === undefined || promotion.active === active) &&
-        (search === undefined || promotion.name.toLowerCase().includes(search) || promotion.code.toLowerCase().includes(search)),
-    );
-    all.sort(comparePromotions(sortBy, descending));
-    total = all.length;
-    items = all.slice(page.offset, page.offset + page.limit);
-  }
+  const { items, total } = await readOffsetCollection<PromotionRecord>({
+    partition: deleted ? `${partition}#deleted` : partition,
+    offset: page.offset,
+    limit: page.limit,
+    descending,
+    counted: !deleted,
+    ...(search !== undefined || active !== undefined
+      ? {
+          filter: (promotion) =>
+            (active === undefined || promotion.active === active) &&
+            (search === undefined || promotion.name.toLowerCase().includes(search) || promotion.code.toLowerCase().includes(search)),
+        }
+      : {}),
+    ...(sortBy === 'name' ? { sortKey: (promotion) => promotion.name.toLowerCase() } : {}),
+    idOf: (promotion) => promotion.promotion_id,
+  });
   const data = await renderElements(promotionDeclaration, items, render);
   return { status: 200, body: offsetList(data, page, total, pageUrlBuilder(render.url('promotions'), query, 'offset')) };
 }
 
-function comparePromotions(sortBy: string, descending: boolean) {
-  const key = (promotion: PromotionRecord): string | number => (sortBy === 'name' ? promotion.name.toLowerCase() : promotion.seq);
-  const direction = descending ? -1 : 1;
-  return (a: PromotionRecord, b: PromotionRecord) => {
-    const [x, y] = [key(a), key(b)];
-    const primary = x < y ? -1 : x > y ? 1 : 0;
-    return direction * (primary || (a.promotion_id < b.promotion_id ? -1 : a.promotion_id > b.promotion_id ? 1 : 0));
-  };
-}

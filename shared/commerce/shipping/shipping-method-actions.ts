@@ -3,13 +3,12 @@
  * need `settings:read` / `settings:update` (limited tokens hold neither); shoppers see methods
  * only as quotes on carts (§3.4).
  */
-import { InvalidInputError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
 import { requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
-import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
+import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
-import { readOffsetPage, readWholeListing } from '../../store/offset-index';
+import { readOffsetCollection } from '../../store/offset-index';
 import { collectionPartition, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
 import {
   createShippingMethod,
@@ -71,34 +70,24 @@ export async function listShippingMethodsAction(context: ApiContext): Promise<Ap
   const { scope, render } = await prepare(context);
   const query = context.query;
   const page = offsetPage(query);
-  const sortBy = query.sort_by || 'date_created';
-  if (!(SORT_FIELDS as readonly string[]).includes(sortBy)) {
-    throw new InvalidInputError(`The parameter sort_by must be one of ${SORT_FIELDS.join(', ')}.`, { parameter: 'sort_by', reason: 'invalid' });
-  }
+  const sortBy = sortByParameter(query, SORT_FIELDS);
   const descending = booleanParameter(query, 'desc') ?? false;
   const active = booleanParameter(query, 'active');
   const search = query.q?.trim().toLowerCase() || undefined;
   const partition = collectionPartition(shippingMethodDeclaration, scope);
 
-  let items: ShippingMethodRecord[];
-  let total: number;
-  if (search === undefined && active === undefined && sortBy === 'date_created') {
-    const result = await readOffsetPage(partition, page.offset, page.limit, descending);
-    items = result.items as unknown as ShippingMethodRecord[];
-    total = result.total;
-  } else {
-    let all = (await readWholeListing(partition)) as unknown as ShippingMethodRecord[];
-    all = all.filter((method) => (active === undefined || method.active === active) && (search === undefined || method.name.toLowerCase().includes(search)));
-    const key = (method: ShippingMethodRecord): string | number => (sortBy === 'name' ? method.name.toLowerCase() : method.seq);
-    const direction = descending ? -1 : 1;
-    all.sort((a, b) => {
-      const [x, y] = [key(a), key(b)];
-      const primary = x < y ? -1 : x > y ? 1 : 0;
-      return direction * (primary || (a.shipping_method_id < b.shipping_method_id ? -1 : a.shipping_method_id > b.shipping_method_id ? 1 : 0));
-    });
-    total = all.length;
-    items = all.slice(page.offset, page.offset + page.limit);
-  }
+  const { items, total } = await readOffsetCollection<ShippingMethodRecord>({
+    partition,
+    offset: page.offset,
+    limit: page.limit,
+    descending,
+    counted: true,
+    ...(search !== undefined || active !== undefined
+      ? { filter: (method) => (active === undefined || method.active === active) && (search === undefined || method.name.toLowerCase().includes(search)) }
+      : {}),
+    ...(sortBy === 'name' ? { sortKey: (method) => method.name.toLowerCase() } : {}),
+    idOf: (method) => method.shipping_method_id,
+  });
   const data = await renderElements(shippingMethodDeclaration, items, render);
   return { status: 200, body: offsetList(data, page, total, pageUrlBuilder(render.url('shipping_methods'), query, 'offset')) };
 }
