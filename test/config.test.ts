@@ -12,8 +12,8 @@ describe('configuration', () => {
   it('uses the contract defaults', () => {
     const config = readConfig({});
     expect(config.rateLimits).toEqual({ perToken: { rate: 100, burst: 200 }, perIp: { rate: 10, burst: 20 } });
-    expect(config.email.kind).toBe('ses');
-    expect(config.secrets.kind).toBe('kms');
+    expect(config.emailFrom).toBe('no-reply@cartwheel.localhost');
+    expect(config.kmsKeyId).toBe('');
   });
 
   it('collects queue URLs by logical name', () => {
@@ -21,8 +21,9 @@ describe('configuration', () => {
     expect(config.queueUrls).toEqual({ 'event-notifications': 'http://q/1' });
   });
 
-  it('requires the outbox dir and local key file for the local ports', () => {
-    expect(() => readConfig({ CARTWHEEL_EMAIL: 'outbox' })).toThrow(/CARTWHEEL_OUTBOX_DIR/);
-    expect(() => readConfig({ CARTWHEEL_SECRETS: 'local' })).toThrow(/CARTWHEEL_LOCAL_KEY_FILE/);
+  it('has no switch that picks a port adapter: the platform builder decides (SES/KMS in the cloud)', () => {
+    const config = readConfig({ CARTWHEEL_EMAIL: 'outbox', CARTWHEEL_SECRETS: 'local', CARTWHEEL_KMS_KEY_ID: 'key-1', CARTWHEEL_EDGE_SECRET: 'e' });
+    expect(config).not.toHaveProperty('email');
+    expect(config).toMatchObject({ kmsKeyId: 'key-1', edgeSecret: 'e' });
   });
 });

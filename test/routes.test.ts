@@ -9,6 +9,7 @@ import { families, routeKey, routes } from '../infra/routes';
 import { loadFamilyHandlers, type HttpHandler } from '../infra/local/gateway';
 import { compileRoutes } from '../shared/http/route-matcher';
 import { readConfig } from '../shared/config';
+import { testPlatform } from './support/platform';
 import { functionWithRole, referencedId, resourcesOfType, synthesize, synthTimeout, type Synthesized } from './infra/synthesize';
 
 process.env.CARTWHEEL_TABLE ??= 'unused';
@@ -18,7 +19,7 @@ let handlers: Record<string, HttpHandler>;
 
 beforeAll(async () => {
   synth = synthesize();
-  handlers = await loadFamilyHandlers();
+  handlers = await loadFamilyHandlers(testPlatform());
 }, synthTimeout);
 
 const samplePath = (path: string) => path.replace(/\{[^}]+\}/g, 'SAMPLE1');

@@ -10,9 +10,9 @@ import {
   listAuths,
   updateAuth,
 } from '../../shared/auth/auth-actions';
-import { apiHandler } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
-export const handler = apiHandler('auths', {
+export const family = defineFamily('auths', {
   'GET /api/v1/auths': listAuths,
   'POST /api/v1/auths/secret': createSecretAuth,
   'POST /api/v1/auths/limited': createLimitedAuth,
@@ -23,3 +23,5 @@ export const handler = apiHandler('auths', {
   'POST /api/v1/auths/{auth_id}': updateAuth,
   'DELETE /api/v1/auths/{auth_id}': deleteAuth,
 });
+
+export const handler = lambdaHandler(family);

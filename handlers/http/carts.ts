@@ -11,9 +11,9 @@ import {
   upsertItemAction,
 } from '../../shared/commerce/carts/cart-actions';
 import { cartLoginAction, cartLogoutAction } from '../../shared/customers/login-actions';
-import { apiHandler } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
-export const handler = apiHandler('carts', {
+export const family = defineFamily('carts', {
   'GET /api/v1/carts': listCartsAction,
   'POST /api/v1/carts': createCartAction,
   'GET /api/v1/carts/{cart_id}': getCartAction,
@@ -26,3 +26,5 @@ export const handler = apiHandler('carts', {
   'POST /api/v1/carts/{cart_id}/login': cartLoginAction,
   'POST /api/v1/carts/{cart_id}/logout': cartLogoutAction,
 });
+
+export const handler = lambdaHandler(family);

@@ -6,12 +6,14 @@ import {
   listProductsAction,
   updateProductAction,
 } from '../../shared/catalog/product-actions';
-import { apiHandler } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
-export const handler = apiHandler('catalog', {
+export const family = defineFamily('catalog', {
   'GET /api/v1/products': listProductsAction,
   'POST /api/v1/products': createProductAction,
   'GET /api/v1/products/{product_id}': getProductAction,
   'POST /api/v1/products/{product_id}': updateProductAction,
   'DELETE /api/v1/products/{product_id}': deleteProductAction,
 });
+
+export const handler = lambdaHandler(family);

@@ -14,9 +14,9 @@ import {
   listPaymentMethodsAction,
   updatePaymentMethodAction,
 } from '../../shared/commerce/payment-methods/payment-method-actions';
-import { apiHandler } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
-export const handler = apiHandler('customers', {
+export const family = defineFamily('customers', {
   'GET /api/v1/customers': listCustomersAction,
   'POST /api/v1/customers': createCustomerAction,
   'POST /api/v1/customers/login': customerLoginAction,
@@ -31,3 +31,5 @@ export const handler = apiHandler('customers', {
   'POST /api/v1/customers/{customer_id}/payment_methods/{payment_method_id}': updatePaymentMethodAction,
   'DELETE /api/v1/customers/{customer_id}/payment_methods/{payment_method_id}': deletePaymentMethodAction,
 });
+
+export const handler = lambdaHandler(family);

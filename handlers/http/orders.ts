@@ -10,9 +10,9 @@ import {
   updateOrderAction,
   updateOrderItemAction,
 } from '../../shared/commerce/orders/order-actions';
-import { apiHandler } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
-export const handler = apiHandler('orders', {
+export const family = defineFamily('orders', {
   'GET /api/v1/orders': listOrdersAction,
   'GET /api/v1/orders/{order_id}': getOrderAction,
   'POST /api/v1/orders/{order_id}': updateOrderAction,
@@ -23,3 +23,5 @@ export const handler = apiHandler('orders', {
   'GET /api/v1/customers/{customer_id}/orders': listCustomerOrdersAction,
   'GET /api/v1/customers/{customer_id}/payments': listCustomerPaymentsAction,
 });
+
+export const handler = lambdaHandler(family);

@@ -9,9 +9,9 @@ import {
   payDirectAction,
   updatePaymentAction,
 } from '../../shared/commerce/payments/payment-actions';
-import { apiHandler } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
-export const handler = apiHandler('payments', {
+export const family = defineFamily('payments', {
   'POST /api/v1/carts/{cart_id}/payments': payCartAction,
   'GET /api/v1/carts/{cart_id}/payments': listCartPaymentsAction,
   'GET /api/v1/payments': listPaymentsAction,
@@ -21,3 +21,5 @@ export const handler = apiHandler('payments', {
   'POST /api/v1/payments/{payment_id}': updatePaymentAction,
   'POST /api/v1/payments/{payment_id}/commit': commitPaymentAction,
 });
+
+export const handler = lambdaHandler(family);

@@ -6,12 +6,14 @@ import {
   listPromotionsAction,
   updatePromotionAction,
 } from '../../shared/commerce/promotions/promotion-actions';
-import { apiHandler } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
-export const handler = apiHandler('promotions', {
+export const family = defineFamily('promotions', {
   'GET /api/v1/promotions': listPromotionsAction,
   'POST /api/v1/promotions': createPromotionAction,
   'GET /api/v1/promotions/{promotion_id}': getPromotionAction,
   'POST /api/v1/promotions/{promotion_id}': updatePromotionAction,
   'DELETE /api/v1/promotions/{promotion_id}': deletePromotionAction,
 });
+
+export const handler = lambdaHandler(family);

@@ -6,12 +6,14 @@ import {
   listShippingMethodsAction,
   updateShippingMethodAction,
 } from '../../shared/commerce/shipping/shipping-method-actions';
-import { apiHandler } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
-export const handler = apiHandler('shipping', {
+export const family = defineFamily('shipping', {
   'GET /api/v1/shipping_methods': listShippingMethodsAction,
   'POST /api/v1/shipping_methods': createShippingMethodAction,
   'GET /api/v1/shipping_methods/{shipping_method_id}': getShippingMethodAction,
   'POST /api/v1/shipping_methods/{shipping_method_id}': updateShippingMethodAction,
   'DELETE /api/v1/shipping_methods/{shipping_method_id}': deleteShippingMethodAction,
 });
+
+export const handler = lambdaHandler(family);

@@ -15,6 +15,8 @@ import { createAccount, type AccountBootstrap } from '../../shared/accounts/crea
 import { resetConfig } from '../../shared/config';
 import { ApiError } from '../../shared/http/errors';
 import { resetDb } from '../../shared/store/client';
+import { cloudPlatform } from '../../shared/platform/cloud';
+import type { SecretsPort } from '../../shared/platform/ports';
 import { outputNames } from '../cloud/outputs';
 
 /** Parsed command-line options. */
@@ -87,21 +89,25 @@ async function configureCloud(stage: string): Promise<void> {
 export async function runCreateAccount(argv: string[]): Promise<AccountBootstrap> {
   const args = parseCreateAccountArgs(argv);
   let stopLocal: (() => Promise<void>) | undefined;
+  let secrets: SecretsPort;
   if (args.target === 'cloud') {
     await configureCloud(args.stage);
+    resetConfig();
+    resetDb();
+    secrets = cloudPlatform().secrets;
   } else {
     const { openLocalStore } = await import('../local/offline-store');
-    stopLocal = await openLocalStore(process.env.CARTWHEEL_DATA_DIR || './.data', Number(process.env.PORT || 4000));
+    const local = await openLocalStore(process.env.CARTWHEEL_DATA_DIR || './.data', Number(process.env.PORT || 4000));
+    stopLocal = local.close;
+    secrets = local.platform.secrets;
   }
-  resetConfig();
-  resetDb();
   try {
     const result = await createAccount({
       company: args.company,
       email: args.email,
       ...(args.userId ? { userId: args.userId } : {}),
       ...(args.password !== undefined ? { password: args.password } : {}),
-    });
+    }, secrets);
     return result;
   } finally {
     await stopLocal?.();

@@ -10,6 +10,8 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { families, fallbackFamily, routes, type FamilyName } from '../routes';
 import { compileRoutes } from '../../shared/http/route-matcher';
+import { apiHandler, type FamilyActions } from '../../shared/http/pipeline';
+import type { Platform } from '../../shared/platform/ports';
 import { logger } from '../../shared/logging';
 import { lambdaContext, toApiGatewayEvent, writeResult, type EdgeFacts } from './api-event';
 import { handleLocalPage, type LocalPagesOptions } from './local-pages';
@@ -25,13 +27,17 @@ const TIMEOUT_MS = 29_000;
 /** The repository root, from which route-table entries are resolved. */
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
-/** Loads every family's handler module, as listed in the route table. */
-export async function loadFamilyHandlers(): Promise<Record<FamilyName, HttpHandler>> {
+/**
+ * Loads every family's handler module, as listed in the route table, and builds each family's
+ * handler over the local platform (the module's own `handler` is the Lambda one, over the
+ * cloud platform). A module without `family` (the fallback) needs no ports.
+ */
+export async function loadFamilyHandlers(platform: Platform): Promise<Record<FamilyName, HttpHandler>> {
   const entries = await Promise.all(
     (Object.keys(families) as FamilyName[]).map(async (family) => {
-      const module = (await import(pathToFileURL(resolve(REPO_ROOT, families[family].entry)).href)) as { handler: HttpHandler };
+      const module = (await import(pathToFileURL(resolve(REPO_ROOT, families[family].entry)).href)) as { handler: HttpHandler; family?: FamilyActions };
       if (typeof module.handler !== 'function') throw new Error(`${families[family].entry} does not export a handler`);
-      return [family, module.handler] as const;
+      return [family, module.family ? (apiHandler(module.family, platform) as unknown as HttpHandler) : module.handler] as const;
     }),
   );
   return Object.fromEntries(entries) as Record<FamilyName, HttpHandler>;

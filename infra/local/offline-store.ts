@@ -6,19 +6,23 @@
 import { resetDb } from '../../shared/store/client';
 import { dataPaths, lockDataDir } from './data-dir';
 import { startEmulators } from './emulators';
-import { useLocalPlatform } from './local-env';
+import type { Platform } from '../../shared/platform/ports';
+import { useLocalPlatform } from './platform';
 
-/** Opens `dataDir` for direct use; `port` only shapes the printed URLs. */
-export async function openLocalStore(dataDir: string, port: number): Promise<() => Promise<void>> {
+/** Opens `dataDir` for direct use; `port` only shapes the printed URLs. Answers the local platform and the closer. */
+export async function openLocalStore(dataDir: string, port: number): Promise<{ platform: Platform; close: () => Promise<void> }> {
   const paths = dataPaths(dataDir);
   const release = lockDataDir(paths.root, 'account:create');
   try {
     const emulators = await startEmulators(paths.root);
-    useLocalPlatform(paths, emulators, port);
-    return async () => {
-      resetDb();
-      await emulators.stop();
-      release();
+    const platform = useLocalPlatform(paths, emulators, port);
+    return {
+      platform,
+      close: async () => {
+        resetDb();
+        await emulators.stop();
+        release();
+      },
     };
   } catch (error) {
     release();

@@ -21,7 +21,8 @@ import { schedules } from '../schedules';
 import { LOCAL_REGION, startEmulators, type Emulators } from './emulators';
 import { createGateway, loadFamilyHandlers, REPO_ROOT } from './gateway';
 import { startPoller, type Poller, type QueueHandler } from './queue-poller';
-import { useLocalPlatform } from './local-env';
+import { useLocalPlatform } from './platform';
+import type { Platform } from '../../shared/platform/ports';
 
 /** How to start a runtime (defaults follow local-runtime.md). */
 export interface RuntimeOptions {
@@ -51,6 +52,24 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): RuntimeOptions {
   return { port, host: env.HOST || '127.0.0.1', dataDir: env.CARTWHEEL_DATA_DIR || './.data', clock };
 }
 
+/** How long a request that arrives during start-up waits before it gets 503 (local-runtime.md). */
+const STARTUP_WAIT_MS = 30_000;
+
+/** Resolves with the value, or undefined after `ms`. */
+function whenReady<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** 503 with the error envelope: still starting. */
+function answerStarting(res: import('node:http').ServerResponse): void {
+  if (res.headersSent) return;
+  const body = JSON.stringify({ error: { type: 'service_unavailable', code: 'starting', message: 'The runtime is still starting; retry shortly.', reference: null, status: 503, meta: null } });
+  res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
 /** Starts the local runtime. */
 export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalRuntime> {
   const log = options.log ?? (() => undefined);
@@ -72,8 +91,15 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     let ready = false;
     const readyPromise = new Promise<void>((resolve) => (markReady = resolve));
     const edgeSecret = randomBytes(24).toString('hex');
+    // A request may arrive before the gateway exists (a browser tab or a retrying client
+    // during a restart): it waits for it, or gets 503 after 30 s; it never reaches undefined.
     let gateway: ReturnType<typeof createGateway> | undefined;
-    const server: Server = createServer((req, res) => void gateway!.listener(req, res));
+    let gatewayBuilt!: (built: ReturnType<typeof createGateway>) => void;
+    const gatewayReady = new Promise<ReturnType<typeof createGateway>>((resolve) => (gatewayBuilt = resolve));
+    const server: Server = createServer((req, res) => {
+      if (gateway) return void gateway.listener(req, res);
+      void whenReady(gatewayReady, STARTUP_WAIT_MS).then((built) => (built ? built.listener(req, res) : answerStarting(res)));
+    });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -84,19 +110,20 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
 
     log('Starting emulators (DynamoDB, SQS, S3)...');
     emulators = await startEmulators(paths.root);
-    useLocalPlatform(paths, emulators, port, edgeSecret);
+    const platform = useLocalPlatform(paths, emulators, port, edgeSecret);
 
     gateway = createGateway({
-      handlers: await loadFamilyHandlers(),
+      handlers: await loadFamilyHandlers(platform),
       localPages: { outboxDir: paths.outbox, isReady: () => ready, dynamoCalls: () => emulators!.dynamo.calls() },
       edgeSecret,
       port: () => port,
       ready: readyPromise,
     });
+    gatewayBuilt(gateway);
 
     const pollers = await startQueuePollers(emulators, log);
-    const stopSchedules = await startSchedules(log);
-    const bootstrap = await seedOrReload(paths.bootstrap, port, log);
+    const stopSchedules = await startSchedules(platform, log);
+    const bootstrap = await seedOrReload(platform, paths.bootstrap, port, log);
     writeBootstrap(paths.bootstrap, bootstrap);
 
     // dynalite has no TTL expiry: sweep on a timer and whenever the manual clock moves.
@@ -139,14 +166,15 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
  * Runs the scheduled jobs (infra/schedules.ts) as EventBridge would: each on its own timer,
  * and every job at once whenever the manual clock moves. A job never overlaps itself.
  */
-async function startSchedules(log: (line: string) => void): Promise<() => Promise<void>> {
+async function startSchedules(platform: Platform, log: (line: string) => void): Promise<() => Promise<void>> {
   const runs: Array<{ run: () => Promise<void>; inFlight: () => Promise<void> | undefined; timer: NodeJS.Timeout }> = [];
   for (const schedule of schedules) {
-    const module = (await import(pathToFileURL(resolve(REPO_ROOT, schedule.entry)).href)) as { handler: () => Promise<unknown> };
+    const module = (await import(pathToFileURL(resolve(REPO_ROOT, schedule.entry)).href)) as { job: (platform: Platform) => Promise<unknown> };
+    if (typeof module.job !== 'function') throw new Error(`${schedule.entry} does not export a job`);
     let running: Promise<void> | undefined;
     const run = () =>
       (running ??= module
-        .handler()
+        .job(platform)
         .then(() => undefined, (error: unknown) => log(`Scheduled job ${schedule.name} failed: ${String(error)}`))
         .finally(() => {
           running = undefined;
@@ -191,7 +219,7 @@ async function startQueuePollers(emulators: Emulators, log: (line: string) => vo
 }
 
 /** First start seeds the account; later starts reload its facts and refresh the URLs. */
-async function seedOrReload(file: string, port: number, log: (line: string) => void): Promise<AccountBootstrap> {
+async function seedOrReload(platform: Platform, file: string, port: number, log: (line: string) => void): Promise<AccountBootstrap> {
   const origin = `http://localhost:${port}`;
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as AccountBootstrap;
@@ -204,7 +232,7 @@ async function seedOrReload(file: string, port: number, log: (line: string) => v
     };
   }
   log('Empty data directory: seeding an account...');
-  return createAccount({ company: 'Local Merchant', email: 'owner@example.test' });
+  return createAccount({ company: 'Local Merchant', email: 'owner@example.test' }, platform.secrets);
 }
 
 /** Writes bootstrap.json atomically with mode 0600 (it holds tokens and a password). */

@@ -12,7 +12,7 @@ import { nowMs } from '../clock';
 import { config } from '../config';
 import { InUseError, InvalidInputError } from '../http/errors';
 import { generatePassword, newId, randomBase62 } from '../ids';
-import { sealSecret } from '../secrets';
+import type { SecretsPort } from '../platform/ports';
 import { db, table } from '../store/client';
 import { accountKey, listSortKey, settingsKey, userEmailKey, userKey } from '../store/keys';
 import { defaultTechnicalSettings } from './settings';
@@ -40,7 +40,7 @@ const USER_ID = /^[A-Za-z0-9._@-]{3,64}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Creates an account with its owner and bootstrap tokens, atomically. */
-export async function createAccount(input: CreateAccountInput): Promise<AccountBootstrap> {
+export async function createAccount(input: CreateAccountInput, secrets: SecretsPort): Promise<AccountBootstrap> {
   const company = input.company.trim();
   if (!company || company.length > 200) {
     throw new InvalidInputError('The company name must be 1 to 200 characters.', { property: 'company', reason: 'invalid' });
@@ -77,7 +77,7 @@ export async function createAccount(input: CreateAccountInput): Promise<AccountB
         Item: {
           ...settingsKey(accountId, 'technical'),
           ...defaultTechnicalSettings(),
-          signature_key_sealed: await sealSecret(signatureKey, `signature_key:${accountId}`),
+          signature_key_sealed: await secrets.seal(signatureKey, `signature_key:${accountId}`),
         },
       },
     },

@@ -24,7 +24,7 @@ import { config } from '../config';
 import { ApiError, NotFoundError } from '../http/errors';
 import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
 import { randomBase62 } from '../ids';
-import { openSecret, sealSecret } from '../secrets';
+import type { SecretsPort } from '../platform/ports';
 import { db, table } from '../store/client';
 import { settingsKey } from '../store/keys';
 import {
@@ -207,6 +207,7 @@ async function planChange(
   group: SettingsGroup,
   items: GroupItems,
   body: Record<string, unknown>,
+  secrets: SecretsPort,
 ): Promise<{ writes: ItemWrite[]; state: SettingsState }> {
   const current = stateOf(accountId, group, items);
   switch (group) {
@@ -217,7 +218,7 @@ async function planChange(
       const extra: Record<string, unknown> = {};
       if (rotateSignatureKey) {
         state.newSignatureKey = randomBase62(SIGNATURE_KEY_LENGTH);
-        state.signatureKeySealed = await sealSecret(state.newSignatureKey, signatureKeyPurpose(accountId));
+        state.signatureKeySealed = await secrets.seal(state.newSignatureKey, signatureKeyPurpose(accountId));
         extra.signature_key_sealed = state.signatureKeySealed;
       }
       const changed = rotateSignatureKey || !sameValues(before, values);
@@ -255,10 +256,10 @@ async function planChange(
  * property, nothing saved), writes every changed item at once, and makes this process see the
  * change at once. Answers the group as it is after the change.
  */
-export async function changeSettings(accountId: string, group: SettingsGroup, body: Record<string, unknown>): Promise<SettingsState> {
+export async function changeSettings(accountId: string, group: SettingsGroup, body: Record<string, unknown>, secrets: SecretsPort): Promise<SettingsState> {
   for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
     const items = await loadItems(accountId, group);
-    const { writes, state } = await planChange(accountId, group, items, body);
+    const { writes, state } = await planChange(accountId, group, items, body, secrets);
     if (writes.length === 0) return state;
     if (await writeItems(writes)) {
       forgetSettings(accountId);
@@ -269,13 +270,13 @@ export async function changeSettings(accountId: string, group: SettingsGroup, bo
 }
 
 /** The API representation of a group. `showSignatureKey` decides whether `signature_key` is present. */
-export async function settingsResource(state: SettingsState, baseUrl: string, showSignatureKey: boolean): Promise<Record<string, unknown>> {
+export async function settingsResource(state: SettingsState, baseUrl: string, showSignatureKey: boolean, secrets: SecretsPort): Promise<Record<string, unknown>> {
   const head = { object: 'settings', type: state.group, url: `${baseUrl}settings/${state.group}` };
   const v = state.values;
   switch (state.group) {
     case 'technical': {
       const signatureKey = showSignatureKey
-        ? { signature_key: state.newSignatureKey ?? (await openSignatureKey(state)) }
+        ? { signature_key: state.newSignatureKey ?? (await openSignatureKey(state, secrets)) }
         : {};
       return {
         ...head,
@@ -308,9 +309,9 @@ export async function settingsResource(state: SettingsState, baseUrl: string, sh
   }
 }
 
-async function openSignatureKey(state: SettingsState): Promise<string | null> {
+async function openSignatureKey(state: SettingsState, secrets: SecretsPort): Promise<string | null> {
   if (!state.signatureKeySealed) return null;
-  return openSecret(state.signatureKeySealed, signatureKeyPurpose(state.accountId));
+  return secrets.open(state.signatureKeySealed, signatureKeyPurpose(state.accountId));
 }
 
 /** The `{group}` path parameter, or 404 for a group that does not exist. */
@@ -324,14 +325,14 @@ function groupOf(context: ApiContext): SettingsGroup {
 export async function getSettings(context: ApiContext): Promise<ApiResult> {
   const principal = requirePrincipal(context);
   const state = await readSettingsState(principal.accountId, groupOf(context));
-  return { status: 200, body: await settingsResource(state, context.baseUrl, maySeeSignatureKey(principal)) };
+  return { status: 200, body: await settingsResource(state, context.baseUrl, maySeeSignatureKey(principal), context.platform.secrets) };
 }
 
 /** `POST /settings/{group}`: a partial update. */
 export async function updateSettings(context: ApiContext): Promise<ApiResult> {
   const principal = requirePrincipal(context);
-  const state = await changeSettings(principal.accountId, groupOf(context), context.body ?? {});
+  const state = await changeSettings(principal.accountId, groupOf(context), context.body ?? {}, context.platform.secrets);
   const showKey = maySeeSignatureKey(principal);
   // An idempotent replay copy must not keep the signature key in clear.
-  return { status: 200, body: await settingsResource(state, context.baseUrl, showKey), sensitive: showKey && state.group === 'technical' };
+  return { status: 200, body: await settingsResource(state, context.baseUrl, showKey, context.platform.secrets), sensitive: showKey && state.group === 'technical' };
 }

@@ -1,10 +1,11 @@
 /**
- * Deployment configuration, read from the environment once.
+ * Deployment configuration: names, endpoints, limits and URLs.
  *
- * The CDK stack sets these variables on every Lambda function; the local runtime sets
- * the same variables on its own process before it loads any handler. Handlers never
- * branch on "cloud or local" beyond what is written here: endpoints, and the three
- * ports AWS cannot emulate on one machine (email, secret sealing, function runner).
+ * In the cloud it is read from the environment the CDK stack sets on every Lambda function.
+ * The local runtime builds the same object from its emulators and hands it over with
+ * `useConfig` (it never writes `process.env`). Which adapter serves a port (SES or the outbox,
+ * KMS or the local key) is not configuration: it is decided by who builds the `Platform`
+ * (shared/platform/cloud.ts, infra/local/platform.ts).
  */
 export interface PlatformConfig {
   /** DynamoDB table holding every record (single-table design). */
@@ -19,10 +20,12 @@ export interface PlatformConfig {
   region: string;
   /** Endpoint overrides (local mode only): dynamodb, sqs, s3. */
   endpoints: { dynamodb?: string; sqs?: string; s3?: string };
-  /** Email port: SES in the cloud, the outbox directory locally. */
-  email: { kind: 'ses'; from: string } | { kind: 'outbox'; from: string; dir: string };
-  /** Secret sealing port: KMS key in the cloud, a local key file locally. */
-  secrets: { kind: 'kms'; keyId: string } | { kind: 'local'; keyFile: string };
+  /** Default sender of platform email. */
+  emailFrom: string;
+  /** The KMS key that seals secrets (cloud); empty for functions not granted it. */
+  kmsKeyId: string;
+  /** Proves that forwarded headers were set by the platform's own edge (CloudFront or the local gateway). */
+  edgeSecret: string | undefined;
   /** Token-bucket limits as `<per second>/<burst>` (conventions.md section 18). */
   rateLimits: { perToken: RateLimit; perIp: RateLimit };
   /** Domain under which hosted apps live: `<account_id>.<appsDomain>`. */
@@ -39,13 +42,18 @@ export interface RateLimit {
 
 let cached: PlatformConfig | undefined;
 
-/** The platform configuration for this process (read from `process.env` on first use). */
+/** The platform configuration for this process (read from `process.env` on first use, unless `useConfig` set one). */
 export function config(): PlatformConfig {
   cached ??= readConfig(process.env);
   return cached;
 }
 
-/** Forget the cached configuration (tests and the local runtime set env, then call this). */
+/** Sets this process's configuration (the local runtime, from its emulators). */
+export function useConfig(settings: PlatformConfig): void {
+  cached = settings;
+}
+
+/** Forget the configuration (tests that change `process.env`, then call this). */
 export function resetConfig(): void {
   cached = undefined;
 }
@@ -63,11 +71,6 @@ export function parseRateLimit(value: string | undefined, fallback: RateLimit): 
 
 /** Builds a configuration from an environment map. Exported for tests. */
 export function readConfig(env: NodeJS.ProcessEnv): PlatformConfig {
-  const required = (name: string): string => {
-    const value = env[name];
-    if (!value) throw new Error(`Missing environment variable ${name}`);
-    return value;
-  };
   const queueUrls: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     const match = /^CARTWHEEL_QUEUE_URL_([A-Z0-9_]+)$/.exec(name);
@@ -87,14 +90,9 @@ export function readConfig(env: NodeJS.ProcessEnv): PlatformConfig {
       sqs: env.CARTWHEEL_SQS_ENDPOINT || undefined,
       s3: env.CARTWHEEL_S3_ENDPOINT || undefined,
     },
-    email:
-      env.CARTWHEEL_EMAIL === 'outbox'
-        ? { kind: 'outbox', from: emailFrom, dir: required('CARTWHEEL_OUTBOX_DIR') }
-        : { kind: 'ses', from: emailFrom },
-    secrets:
-      env.CARTWHEEL_SECRETS === 'local'
-        ? { kind: 'local', keyFile: required('CARTWHEEL_LOCAL_KEY_FILE') }
-        : { kind: 'kms', keyId: env.CARTWHEEL_KMS_KEY_ID ?? '' },
+    emailFrom,
+    kmsKeyId: env.CARTWHEEL_KMS_KEY_ID ?? '',
+    edgeSecret: env.CARTWHEEL_EDGE_SECRET || undefined,
     rateLimits: {
       perToken: parseRateLimit(env.CARTWHEEL_RATE_PER_TOKEN, { rate: 100, burst: 200 }),
       perIp: parseRateLimit(env.CARTWHEEL_RATE_PER_IP, { rate: 10, burst: 20 }),

@@ -5,38 +5,8 @@
  * formats errors. Domain modules subclass these in their own `errors.ts`.
  */
 
-/** `error.type` for each status (conventions.md section 6). */
-export const ERROR_TYPES: Record<number, string> = {
-  400: 'bad_request',
-  401: 'unauthorized',
-  402: 'transaction_error',
-  403: 'forbidden',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  409: 'conflict',
-  422: 'unprocessable',
-  429: 'too_many_requests',
-  500: 'internal_server_error',
-  502: 'external_server_error',
-  504: 'external_server_timeout',
-};
-
-/** Extra response headers an error may need (Allow, Retry-After). */
-export type ErrorHeaders = Record<string, string>;
-
-/** Base class: an error with an API code, a status and optional meta. */
-export class ApiError extends Error {
-  override name = 'ApiError';
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly meta: Record<string, unknown> | null = null,
-    readonly headers: ErrorHeaders = {},
-  ) {
-    super(message);
-  }
-}
+export { ApiError, ERROR_TYPES, type ErrorHeaders } from '../errors';
+import { ApiError } from '../errors';
 
 /** 400 invalid_input: a body property or query parameter failed validation. */
 export class InvalidInputError extends ApiError {

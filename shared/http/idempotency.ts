@@ -19,7 +19,7 @@ import {
   makeIdempotent,
 } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import { openSecret, sealSecret } from '../secrets';
+import type { SecretsPort } from '../platform/ports';
 import { baseDb, table } from '../store/client';
 import { ApiError, InUseError, InvalidInputError } from './errors';
 import type { ApiResult } from './types';
@@ -79,6 +79,8 @@ export interface IdempotentRun {
   body: unknown;
   requestId: string;
   lambdaContext: Context | undefined;
+  /** Seals replay copies of answers that hold a secret. */
+  secrets: SecretsPort;
   /** Runs the action; ApiErrors it throws become answers (stored or not by status). */
   execute: () => Promise<ApiResult>;
   /** Turns an error into the answer the client sees (the error envelope). */
@@ -119,7 +121,7 @@ export async function runIdempotent(run: IdempotentRun): Promise<ApiResult> {
       }
       // A replay copy of a secret (a new token) is kept only sealed, never in clear.
       fresh = result;
-      if (result.sensitive) return { requestId: run.requestId, sealed: await sealSecret(JSON.stringify(result), purpose) };
+      if (result.sensitive) return { requestId: run.requestId, sealed: await run.secrets.seal(JSON.stringify(result), purpose) };
       return { requestId: run.requestId, result };
     },
     { persistenceStore, config: idempotencyConfig, keyPrefix: 'api' },
@@ -130,7 +132,7 @@ export async function runIdempotent(run: IdempotentRun): Promise<ApiResult> {
   try {
     const answer = (await once({ key: run.key, fingerprint })) as StoredAnswer;
     if (!answer.replayed) return fresh ?? answer.result!;
-    const result = answer.sealed ? (JSON.parse(await openSecret(answer.sealed, purpose)) as ApiResult) : answer.result!;
+    const result = answer.sealed ? (JSON.parse(await run.secrets.open(answer.sealed, purpose)) as ApiResult) : answer.result!;
     return { ...result, headers: { ...result.headers, 'Idempotent-Replayed': 'true' } };
   } catch (error) {
     if (error instanceof UnstoredAnswer) throw error.error;

@@ -28,6 +28,8 @@ import { InvalidOriginError, TlsRequiredError } from './errors';
 import { checkIdempotencyKey, runIdempotent } from './idempotency';
 import { parseJsonBody, parseQuery } from './request';
 import { transportOf } from './transport';
+import { cloudPlatform } from '../platform/cloud';
+import type { Platform } from '../platform/ports';
 import type { Action, ApiContext, ApiResult } from './types';
 
 /** The JSON content type, exactly (storefront clients match it strictly). */
@@ -35,6 +37,12 @@ export const JSON_TYPE = 'application/json';
 
 /** A family's actions by route key. */
 export type ActionTable = Record<string, Action>;
+
+/** A route family's actions, checked against the route table; what a handler module exports as `family`. */
+export interface FamilyActions {
+  family: FamilyName;
+  actions: ActionTable;
+}
 
 /** Serializes an action result (or error) into an API Gateway v2 response. */
 export function toResponse(
@@ -67,17 +75,32 @@ export function errorResult(error: unknown, requestId: string): ApiResult {
 }
 
 /**
- * Builds the Lambda handler of a route family. Fails at load time when the action table and
- * the route table disagree, so a route can never dispatch to nothing.
+ * Declares a route family's actions. Fails at load time when the action table and the route
+ * table disagree, so a route can never dispatch to nothing.
  */
-export function apiHandler(family: FamilyName, actions: ActionTable) {
-  const familyRoutes = new Map(routesOf(family).map((route) => [routeKey(route), route]));
-  for (const key of familyRoutes.keys()) {
+export function defineFamily(family: FamilyName, actions: ActionTable): FamilyActions {
+  const familyRoutes = new Set(routesOf(family).map((route) => routeKey(route)));
+  for (const key of familyRoutes) {
     if (!actions[key]) throw new Error(`Family ${family}: route ${key} has no action`);
   }
   for (const key of Object.keys(actions)) {
     if (!familyRoutes.has(key)) throw new Error(`Family ${family}: action ${key} is not in the route table`);
   }
+  return { family, actions };
+}
+
+/** The Lambda handler of a family: the cloud platform, built once when the module loads. */
+export function lambdaHandler(definition: FamilyActions) {
+  return apiHandler(definition, cloudPlatform());
+}
+
+/**
+ * Builds the handler of a route family over `platform`; both the API Gateway integration
+ * (through `lambdaHandler`) and the local gateway (with the local platform) call it with the
+ * same API Gateway v2 event.
+ */
+export function apiHandler({ family, actions }: FamilyActions, platform: Platform) {
+  const familyRoutes = new Map(routesOf(family).map((route) => [routeKey(route), route]));
   const core = async (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> => {
     const requestId = newId();
     const origin = event.headers?.origin;
@@ -110,6 +133,7 @@ export function apiHandler(family: FamilyName, actions: ActionTable) {
         baseUrl: `${transport.scheme}://${transport.host}/api/v1/`,
         sourceIp: transport.sourceIp,
         lambdaContext: context,
+        platform,
       };
       const action = actions[event.routeKey]!;
       const idempotencyKey = event.headers?.['idempotency-key'];
@@ -123,6 +147,7 @@ export function apiHandler(family: FamilyName, actions: ActionTable) {
               body: apiContext.body,
               requestId,
               lambdaContext: context,
+              secrets: platform.secrets,
               execute: () => action(apiContext),
               errorResult: (error) => errorResult(error, requestId),
             })

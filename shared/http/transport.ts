@@ -5,6 +5,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { config } from '../config';
 
 /** How a request reached us. */
 export interface Transport {
@@ -15,7 +16,7 @@ export interface Transport {
   insecure: boolean;
 }
 
-const edgeSecret = (): string | undefined => process.env.CARTWHEEL_EDGE_SECRET || undefined;
+const edgeSecret = (): string | undefined => config().edgeSecret;
 
 /** Whether the edge header proves that our own edge set the forwarded headers. */
 export function fromOwnEdge(headers: Record<string, string | undefined>): boolean {

@@ -2,6 +2,7 @@
 import type { Context } from 'aws-lambda';
 import type { RouteDefinition } from '../../infra/routes';
 import type { Principal } from '../auth/principal';
+import type { Platform } from '../platform/ports';
 
 /** One API request, parsed once by the pipeline and handed to an action. */
 export interface ApiContext {
@@ -22,6 +23,8 @@ export interface ApiContext {
   baseUrl: string;
   sourceIp: string;
   lambdaContext: Context | undefined;
+  /** The process's ports (clock, email, secrets, gateway, ...): what operations are handed. */
+  platform: Platform;
 }
 
 /** What an action answers; the pipeline adds the standard headers and serializes the body. */

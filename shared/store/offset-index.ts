@@ -12,8 +12,8 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { InUseError } from '../http/errors';
-import type { TransactItem } from '../auth/auths';
+import { RecordExistsError } from './errors';
+import type { TransactItem } from './transact';
 import { db, table } from './client';
 import { queryItems } from './query';
 
@@ -154,7 +154,7 @@ export async function putListedRecord(record: { pk: string; sk: string }, partit
     if (error instanceof TransactionCanceledException) {
       const reasons = error.CancellationReasons ?? [];
       if (reasons[0]?.Code === 'ConditionalCheckFailed') {
-        throw new InUseError(`The ${write.label} id ${write.id} is already in use.`, { property: write.idField, reason: 'conflict' });
+        throw new RecordExistsError(write.label, write.id, write.idField);
       }
       for (let index = 0; index < extra.length; index++) {
         if (reasons[index + 2]?.Code !== 'ConditionalCheckFailed') continue;

@@ -1,38 +1,35 @@
 /**
- * Generic storage of declared resources: one item per record, keyed from the account, the
- * mode (for mode-scoped resources), the collection and the id. Lookups by id detect a record
- * that exists only in the other mode (400 token_type_mismatch, conventions.md §9).
+ * Generic reads of declared resources by id (what the REST engine needs for any resource),
+ * and the retry loop of versioned saves. Keys and errors come from the entity helper
+ * (entity.ts), so a declared resource and its store always agree on where a record lives.
  */
-import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { TokenTypeMismatchError } from '../auth/errors';
-import type { Mode } from '../auth/tokens';
-import { ApiError, NotFoundError } from '../http/errors';
 import type { ResourceDeclaration } from '../rest/declarations';
-import { db, table } from './client';
-import type { ItemKey } from './keys';
+import { defineEntity, type Entity, type RecordScope } from './entity';
+import { ConflictRetriesExhaustedError, VersionConflictError } from './errors';
 
-/** Whose data a request addresses. */
-export interface RecordScope {
-  accountId: string;
-  mode: Mode;
+export { batchGetItems } from './batch';
+export { collectionPartition, recordKey, type RecordScope } from './entity';
+export { VersionConflictError } from './errors';
+
+const byDeclaration = new WeakMap<object, Entity<unknown>>();
+
+/** The entity view of a declaration (keys, find, get), made once per declaration. */
+function entityOf<Stored>(declaration: Pick<ResourceDeclaration<Stored>, 'name' | 'collection' | 'scope' | 'idField'>): Entity<Stored> {
+  let entity = byDeclaration.get(declaration);
+  if (!entity) {
+    entity = anonymousEntity(declaration);
+    byDeclaration.set(declaration, entity);
+  }
+  return entity as Entity<Stored>;
 }
 
-/** The key of a declared resource's record. */
-export function recordKey(declaration: Pick<ResourceDeclaration, 'collection' | 'scope'>, scope: RecordScope, id: string): ItemKey {
-  const owner = declaration.scope === 'mode' ? `${scope.accountId}#${scope.mode}` : scope.accountId;
-  return { pk: `${owner}#${declaration.collection}#${id}`, sk: 'record' };
-}
-
-/** The listing partition of a collection (gsi1/gsi2 `pk`). */
-export function collectionPartition(declaration: Pick<ResourceDeclaration, 'collection' | 'scope'>, scope: RecordScope): string {
-  const owner = declaration.scope === 'mode' ? `${scope.accountId}#${scope.mode}` : scope.accountId;
-  return `${owner}#${declaration.collection}`;
+function anonymousEntity(declaration: Pick<ResourceDeclaration, 'name' | 'collection' | 'scope' | 'idField'>): Entity<unknown> {
+  return defineEntity({ name: declaration.name, collection: declaration.collection, scope: declaration.scope, idField: declaration.idField }, { register: false });
 }
 
 /** Reads a record or undefined (strongly consistent). */
 export async function findRecord<Stored>(declaration: ResourceDeclaration<Stored>, scope: RecordScope, id: string): Promise<Stored | undefined> {
-  const result = await db().send(new GetCommand({ TableName: table(), Key: recordKey(declaration, scope, id), ConsistentRead: true }));
-  return result.Item as Stored | undefined;
+  return entityOf<Stored>(declaration).find(scope, id);
 }
 
 /**
@@ -40,46 +37,13 @@ export async function findRecord<Stored>(declaration: ResourceDeclaration<Stored
  * exists only in the other one.
  */
 export async function getRecord<Stored>(declaration: ResourceDeclaration<Stored>, scope: RecordScope, id: string): Promise<Stored> {
-  const found = await findRecord(declaration, scope, id);
-  if (found) return found;
-  if (declaration.scope === 'mode') {
-    const other: RecordScope = { ...scope, mode: scope.mode === 'live' ? 'test' : 'live' };
-    const elsewhere = await db().send(
-      new GetCommand({ TableName: table(), Key: recordKey(declaration, other, id), ProjectionExpression: 'pk' }),
-    );
-    if (elsewhere.Item) throw new TokenTypeMismatchError(`The ${declaration.name} ${id} belongs to the other mode than the access token.`);
-  }
-  throw new NotFoundError(`The ${declaration.name} ${id} does not exist.`, { parameter: declaration.idField });
-}
-
-/**
- * Reads many items by key with BatchGetItem (100 keys per call, retrying unprocessed keys).
- * Returns them by `pk`. Expansion calls this once per depth level.
- */
-export async function batchGetItems(keys: ItemKey[]): Promise<Map<string, Record<string, unknown>>> {
-  const found = new Map<string, Record<string, unknown>>();
-  const unique = [...new Map(keys.map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
-  for (let start = 0; start < unique.length; start += 100) {
-    let request: ItemKey[] = unique.slice(start, start + 100);
-    for (let attempt = 0; request.length && attempt < 8; attempt++) {
-      const result = await db().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: request } } }));
-      for (const item of result.Responses?.[table()] ?? []) found.set(item.pk as string, item);
-      request = (result.UnprocessedKeys?.[table()]?.Keys ?? []) as ItemKey[];
-      if (request.length) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 20));
-    }
-    if (request.length) throw new Error('BatchGetItem left keys unprocessed after retries');
-  }
-  return found;
-}
-
-/** A conditional write lost against a concurrent change of the same record (not an API error). */
-export class VersionConflictError extends Error {
-  override name = 'VersionConflictError';
+  return entityOf<Stored>(declaration).get(scope, id);
 }
 
 /**
  * Runs read-modify-write `attempt` again while it loses against concurrent writers, so every
- * sent property is applied (conventions.md §15). After `attempts` losses (12: enough for a dozen writers racing on one record): 422 request_failure.
+ * sent property is applied (conventions.md §15). After `attempts` losses (12: enough for a
+ * dozen writers racing on one record): 422 request_failure.
  */
 export async function retryOnConflict<T>(attempt: () => Promise<T>, attempts = 12): Promise<T> {
   for (let round = 1; ; round++) {
@@ -87,9 +51,7 @@ export async function retryOnConflict<T>(attempt: () => Promise<T>, attempts = 1
       return await attempt();
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
-      if (round >= attempts) {
-        throw new ApiError(422, 'request_failure', 'The resource kept changing while this request applied its changes; retry.');
-      }
+      if (round >= attempts) throw new ConflictRetriesExhaustedError();
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * round));
     }
   }

@@ -2,26 +2,91 @@
  * The single DynamoDB table, as data. The CDK stack and the local runtime both build the
  * table from this definition, so the key schema and indexes cannot drift apart.
  *
- * Key layout (see shared/store/keys.ts for the builders):
- * - `pk`/`sk`: the item's own key. Mode-scoped records start with `<account>#<mode>`,
- *   account-wide ones with `<account>`, platform-wide lookups (token hash, user id,
- *   user email, app host) with a kind prefix that maps straight to their account.
- * - `gsi1`: collection listing by `date_created` (`gsi1pk` = collection, `gsi1sk` = date#id).
- * - `gsi2`: collection listing by `date_modified`.
- * - `gsi3`: secondary lookups and due work (for example events due for retry).
+ * Key layout (keys are built by the entity helper, shared/store/entity.ts, and the stores):
+ * - `pk`/`sk`: the item's own key. Records of a mode-scoped entity are
+ *   `<account>#<mode>#<collection>#<id>` / `record`, account-wide ones
+ *   `<account>#<collection>#<id>` / `record`; platform-wide lookups (token hash, user id,
+ *   user email) start with a kind prefix and point straight to their account. Counters,
+ *   claims and due-work records have keys of their own (their stores say which).
  * - `ttl`: epoch seconds after which DynamoDB may delete the item; readers still check
  *   expiry themselves, because TTL deletion is lazy.
+ *
+ * The indexes, and who uses each for what, are in `indexes[].uses` below: every entity that
+ * writes an index's keys or queries it declares that in its `defineEntity({ indexes })`, and
+ * test/store/indexes.test.ts checks both lists agree, so this page cannot go stale.
  */
+
+/** One global secondary index and what it serves. */
+export interface IndexDefinition {
+  name: string;
+  partitionKey: string;
+  sortKey: string;
+  /** What the index is for, in general. */
+  purpose: string;
+  /** Entity name → what that entity uses the index for. */
+  uses: Record<string, string>;
+}
+
 export const tableDefinition = {
   partitionKey: 'pk',
   sortKey: 'sk',
   ttlAttribute: 'ttl',
   indexes: [
-    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
-    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
+    {
+      name: 'gsi1',
+      partitionKey: 'gsi1pk',
+      sortKey: 'gsi1sk',
+      purpose:
+        'Listing in creation order. pk = the collection partition (<owner>#<collection>). sk = either ' +
+        '<date_created ISO>#<id> (cursor lists) or <bucket>#<sequence> (offset lists with bucket counters, store/offset-index.ts).',
+      uses: {
+        auth: 'tokens by date_created within <account>#<mode>#auths#<kind> (offset list by date)',
+        user: 'users of an account by creation',
+        product: 'products by creation sequence (offset list); deleted ones under <partition>#deleted',
+        promotion: 'promotions by creation sequence (offset list); deleted ones under <partition>#deleted',
+        'shipping method': 'shipping methods by creation sequence (offset list)',
+        customer: 'customers by date_created (cursor list)',
+        cart: 'carts by date_created (cursor list)',
+        order: 'orders by date_created (cursor list)',
+        payment: 'payments by date_created (cursor list), and payments of an order (filtered)',
+        event: 'events by date_created (cursor list)',
+      },
+    },
+    {
+      name: 'gsi2',
+      partitionKey: 'gsi2pk',
+      sortKey: 'gsi2sk',
+      purpose: 'Listing by date_modified. pk = the collection partition; sk = <date_modified ISO>#<id>.',
+      uses: {
+        auth: 'tokens by date_modified',
+        customer: 'customers by date_modified (cursor list, date_type=date_modified)',
+        cart: 'carts by date_modified',
+        order: 'orders by date_modified',
+        payment: 'payments by date_modified',
+      },
+    },
+    {
+      name: 'gsi3',
+      partitionKey: 'gsi3pk',
+      sortKey: 'gsi3sk',
+      purpose: 'Secondary lookups and due work: sub-collections of another resource, duplicate detection, work due at a time.',
+      uses: {
+        order: "a customer's orders: <owner>#customer-orders#<customer_id>, sk <date_created>#<id>",
+        payment: 'duplicate detection: <owner>#payment-dup#<fingerprint>#<currency>#<total>, sk <date_created>#<id>',
+        'payment method': "a customer's saved methods: <owner>#customer-payment-methods#<customer_id>",
+        'due work': 'work due at a time, across accounts: due#<kind>, sk <next attempt ISO>#<ref> (shared/due-work)',
+      },
+    },
   ],
-} as const;
+} as const satisfies {
+  partitionKey: string;
+  sortKey: string;
+  ttlAttribute: string;
+  indexes: readonly IndexDefinition[];
+};
+
+/** The name of a global secondary index of the table. */
+export type IndexName = (typeof tableDefinition.indexes)[number]['name'];
 
 /** Attribute names of every key in the table and its indexes (all strings). */
 export function keyAttributes(): string[] {

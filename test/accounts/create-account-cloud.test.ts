@@ -23,6 +23,9 @@ import type { TransactItem } from '../../shared/auth/auths';
 import { resetConfig } from '../../shared/config';
 import { InUseError } from '../../shared/http/errors';
 import { resetDb } from '../../shared/store/client';
+import { kmsSecrets } from '../../shared/secrets';
+
+const secrets = () => kmsSecrets({ keyId: STACK_OUTPUTS.SecretsKeyId, region: 'eu-west-1' });
 import { describeStacksOutput, runCreateAccountCli, STACK_OUTPUTS } from './fixtures/cloud-cli';
 
 // The operator's region (as an AWS profile or AWS_REGION gives it); unset in the test process.
@@ -247,7 +250,7 @@ describe('createAccount with the environment the cloud path sets', () => {
 
   it('throws in_use on user_id when the user claim (item 3) fails its condition', async () => {
     ddb.on(TransactWriteCommand).rejects(cancelledAt(3));
-    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example', userId: 'acme-admin' }).catch((e: unknown) => e);
+    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example', userId: 'acme-admin' }, secrets()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InUseError);
     expect(error).toMatchObject({ code: 'in_use', status: 409, meta: { property: 'user_id', reason: 'conflict' } });
     expect((error as Error).message).toBe('The user id acme-admin is already taken.');
@@ -255,7 +258,7 @@ describe('createAccount with the environment the cloud path sets', () => {
 
   it('throws in_use on email when the email claim (item 4) fails its condition', async () => {
     ddb.on(TransactWriteCommand).rejects(cancelledAt(4));
-    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example' }).catch((e: unknown) => e);
+    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example' }, secrets()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InUseError);
     expect(error).toMatchObject({ code: 'in_use', meta: { property: 'email', reason: 'conflict' } });
     expect((error as Error).message).toBe('The email address owner@acme.example is already taken.');
@@ -264,7 +267,7 @@ describe('createAccount with the environment the cloud path sets', () => {
   it('rethrows any other cancellation unchanged (nothing was written; the run can be repeated)', async () => {
     const cancelled = cancelledAt(0);
     ddb.on(TransactWriteCommand).rejects(cancelled);
-    await expect(createAccount({ company: 'Acme Ltd', email: 'owner@acme.example' })).rejects.toBe(cancelled);
+    await expect(createAccount({ company: 'Acme Ltd', email: 'owner@acme.example' }, secrets())).rejects.toBe(cancelled);
   });
 });
 

@@ -36,7 +36,7 @@ import {
 import { FULL_ACCESS } from '../../shared/auth/permissions';
 import { resetConfig } from '../../shared/config';
 import { ApiError } from '../../shared/http/errors';
-import { ensureLocalKey, openSecret, sealSecret } from '../../shared/secrets';
+import { localSecrets } from '../../infra/local/local-secrets';
 
 const keyFile = join(mkdtempSync(join(tmpdir(), 'cartwheel-settings-')), 'local.key');
 process.env.CARTWHEEL_TABLE = 'cartwheel';
@@ -45,7 +45,7 @@ process.env.CARTWHEEL_SECRETS = 'local';
 process.env.CARTWHEEL_LOCAL_KEY_FILE = keyFile;
 process.env.CARTWHEEL_APPS_DOMAIN = 'apps.example.test';
 resetConfig();
-ensureLocalKey(keyFile);
+const secrets = localSecrets(keyFile);
 const ddb = mockClient(DynamoDBDocumentClient);
 
 /** The 400 invalid_input thrown by `run`, as `{property, reason}`. */
@@ -342,7 +342,7 @@ describe('the write cycle (table mocked)', () => {
   const itemOf = (key: { sk: string }) => (key.sk === 'settings#technical' ? technicalItem() : key.sk === 'settings#general' ? { pk: `account#${account}`, sk: 'settings#general', company_name: 'Acme', support_email: 'a@acme.test', support_website: null } : undefined);
 
   beforeEach(async () => {
-    sealed = await sealSecret('K'.repeat(32), signatureKeyPurpose(account));
+    sealed = await secrets.seal('K'.repeat(32), signatureKeyPurpose(account));
     ddb.reset();
     ddb.on(GetCommand).callsFake((input: { Key: { sk: string } }) => ({ Item: itemOf(input.Key) }));
     ddb.on(PutCommand).resolves({});
@@ -351,7 +351,7 @@ describe('the write cycle (table mocked)', () => {
 
   it('applies defaults for groups never saved, and the readers do the same', async () => {
     const state = await readSettingsState(account, 'payment');
-    expect(await settingsResource(state, 'https://api.example.test/api/v1/', false)).toEqual({
+    expect(await settingsResource(state, 'https://api.example.test/api/v1/', false, secrets)).toEqual({
       object: 'settings', type: 'payment', url: 'https://api.example.test/api/v1/settings/payment', ...defaultPaymentSettings(),
     });
     expect(await readPaymentSettings(account)).toEqual(defaultPaymentSettings());
@@ -359,7 +359,7 @@ describe('the write cycle (table mocked)', () => {
   });
 
   it('creates a never-saved group with a condition that it still does not exist', async () => {
-    await changeSettings(account, 'tax', { tax_shipping: false });
+    await changeSettings(account, 'tax', { tax_shipping: false }, secrets);
     const put = ddb.commandCalls(PutCommand)[0]!.args[0].input;
     expect(put.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(put.Item).toMatchObject({ pk: `account#${account}`, sk: 'settings#tax', tax_shipping: false, rules: [], version: 1 });
@@ -367,7 +367,7 @@ describe('the write cycle (table mocked)', () => {
 
   it('conditions a change on the version it read and keeps other attributes', async () => {
     ddb.on(GetCommand).callsFake((input: { Key: { sk: string } }) => ({ Item: input.Key.sk === 'settings#technical' ? { ...technicalItem(), version: 4, other: 'kept' } : undefined }));
-    await changeSettings(account, 'technical', { locale: 'fr-FR' });
+    await changeSettings(account, 'technical', { locale: 'fr-FR' }, secrets);
     const put = ddb.commandCalls(PutCommand)[0]!.args[0].input;
     expect(put.ConditionExpression).toBe('version = :version');
     expect(put.ExpressionAttributeValues).toEqual({ ':version': 4 });
@@ -375,12 +375,12 @@ describe('the write cycle (table mocked)', () => {
   });
 
   it('writes nothing when nothing changes', async () => {
-    await changeSettings(account, 'technical', { ...defaultTechnicalSettings(), app_hosts: [] });
+    await changeSettings(account, 'technical', { ...defaultTechnicalSettings(), app_hosts: [] }, secrets);
     expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
   });
 
   it('writes nothing when validation fails', async () => {
-    await expect(changeSettings(account, 'technical', { locale: 'de-DE', timezone: 'Nowhere/Land' })).rejects.toMatchObject({ status: 400, meta: { property: 'timezone' } });
+    await expect(changeSettings(account, 'technical', { locale: 'de-DE', timezone: 'Nowhere/Land' }, secrets)).rejects.toMatchObject({ status: 400, meta: { property: 'timezone' } });
     expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
   });
 
@@ -392,7 +392,7 @@ describe('the write cycle (table mocked)', () => {
       return { Item: reads === 1 ? technicalItem() : { ...technicalItem(), timezone: 'Europe/Berlin', version: 1 } };
     });
     ddb.on(PutCommand).rejectsOnce(new ConditionalCheckFailedException({ message: 'no', $metadata: {} })).resolves({});
-    const state = await changeSettings(account, 'technical', { locale: 'de-DE' });
+    const state = await changeSettings(account, 'technical', { locale: 'de-DE' }, secrets);
     expect(state.values).toMatchObject({ locale: 'de-DE', timezone: 'Europe/Berlin' });
     const puts = ddb.commandCalls(PutCommand);
     expect(puts).toHaveLength(2);
@@ -401,18 +401,18 @@ describe('the write cycle (table mocked)', () => {
 
   it('gives up with 422 request_failure when every attempt loses', async () => {
     ddb.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'no', $metadata: {} }));
-    await expect(changeSettings(account, 'technical', { locale: 'de-DE' })).rejects.toMatchObject({ status: 422, code: 'request_failure' });
+    await expect(changeSettings(account, 'technical', { locale: 'de-DE' }, secrets)).rejects.toMatchObject({ status: 422, code: 'request_failure' });
   });
 
   it('writes general and the shared technical lists in one transaction', async () => {
-    const state = await changeSettings(account, 'general', { company_name: 'Acme 2', cors_allowed_origins: ['https://shop.example'] });
+    const state = await changeSettings(account, 'general', { company_name: 'Acme 2', cors_allowed_origins: ['https://shop.example'] }, secrets);
     expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
     const [transaction] = ddb.commandCalls(TransactWriteCommand);
     const puts = transaction!.args[0].input.TransactItems!.map((item) => item.Put!);
     expect(puts.map((put) => put.Item!.sk)).toEqual(['settings#general', 'settings#technical']);
     expect(puts[1]!.Item).toMatchObject({ cors_allowed_origins: ['https://shop.example'], timezone: 'UTC', signature_key_sealed: sealed });
     expect(puts[1]!.Item).not.toHaveProperty('company_name');
-    expect(await settingsResource(state, 'https://api.example.test/api/v1/', false)).toEqual({
+    expect(await settingsResource(state, 'https://api.example.test/api/v1/', false, secrets)).toEqual({
       object: 'settings', type: 'general', url: 'https://api.example.test/api/v1/settings/general',
       company_name: 'Acme 2', support_email: 'a@acme.test', support_website: null, notification_from_addresses: [],
       reporting_currency_primary: 'USD', reporting_currency_secondary: null,
@@ -422,13 +422,13 @@ describe('the write cycle (table mocked)', () => {
 
   it('shows, hides and rotates the signature key', async () => {
     const state = await readSettingsState(account, 'technical');
-    expect((await settingsResource(state, 'https://x/api/v1/', true)).signature_key).toBe('K'.repeat(32));
-    expect(await settingsResource(state, 'https://x/api/v1/', false)).not.toHaveProperty('signature_key');
-    const rotated = await changeSettings(account, 'technical', { rotate_signature_key: true });
-    const shown = (await settingsResource(rotated, 'https://x/api/v1/', true)).signature_key as string;
+    expect((await settingsResource(state, 'https://x/api/v1/', true, secrets)).signature_key).toBe('K'.repeat(32));
+    expect(await settingsResource(state, 'https://x/api/v1/', false, secrets)).not.toHaveProperty('signature_key');
+    const rotated = await changeSettings(account, 'technical', { rotate_signature_key: true }, secrets);
+    const shown = (await settingsResource(rotated, 'https://x/api/v1/', true, secrets)).signature_key as string;
     expect(shown).toMatch(/^[0-9A-Za-z]{32}$/);
     expect(shown).not.toBe('K'.repeat(32));
     const put = ddb.commandCalls(PutCommand)[0]!.args[0].input;
-    expect(await openSecret(put.Item!.signature_key_sealed as string, signatureKeyPurpose(account))).toBe(shown);
+    expect(await secrets.open(put.Item!.signature_key_sealed as string, signatureKeyPurpose(account))).toBe(shown);
   });
 });

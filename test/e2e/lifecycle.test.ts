@@ -205,9 +205,10 @@ describe('email outbox', () => {
       const send = spawnSync(
         process.execPath,
         ['--disable-warning=ExperimentalWarning', '--import', 'tsx', '-e', `
-          const { sendEmail } = await import(${JSON.stringify(join(ROOT, 'shared/email/index.ts'))});
+          const { outboxEmail } = await import(${JSON.stringify(join(ROOT, 'infra/local/outbox.ts'))});
+          const email = outboxEmail({ dir: ${JSON.stringify(join(dataDir, 'outbox'))}, from: 'shop@example.test', clock: { nowMs: () => Date.now() } });
           for (const subject of ['First', 'Second ✓']) {
-            await sendEmail({ to: 'buyer@example.test', subject, html: '<p>Hi <b>there</b></p>', text: 'Hi there', kind: 'order_confirmation', orderId: 'ORDER1' });
+            await email.send({ to: 'buyer@example.test', subject, html: '<p>Hi <b>there</b></p>', text: 'Hi there', kind: 'order_confirmation', orderId: 'ORDER1' });
             await new Promise((r) => setTimeout(r, 5));
           }`],
         { cwd: ROOT, env: { ...process.env, CARTWHEEL_EMAIL: 'outbox', CARTWHEEL_OUTBOX_DIR: join(dataDir, 'outbox'), CARTWHEEL_EMAIL_FROM: 'shop@example.test' }, encoding: 'utf8' },

@@ -4,7 +4,8 @@ import { ConditionalCheckFailedException, DynamoDBClient, PutItemCommand, Update
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureLocalKey } from '../../shared/secrets';
+import { ensureLocalKey } from '../../infra/local/local-secrets';
+import { testPlatform } from '../support/platform';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
@@ -46,6 +47,7 @@ describe('runIdempotent', () => {
       path: '/api/v1/auths/secret',
       body,
       requestId: 'R1',
+      secrets: testPlatform().secrets,
       lambdaContext: { getRemainingTimeInMillis: () => 20_000, functionName: 'auths', awsRequestId: 'R1' } as never,
       execute: async () => {
         executed = true;
@@ -73,6 +75,7 @@ describe('stored answers that hold secrets', () => {
       path: '/api/v1/auths/secret',
       body: {},
       requestId: 'R2',
+      secrets: testPlatform().secrets,
       lambdaContext: { getRemainingTimeInMillis: () => 20_000, functionName: 'auths', awsRequestId: 'R2' } as never,
       execute: async () => ({ status: 201, body: { token }, sensitive: true }),
       errorResult: () => ({ status: 500 }),

@@ -7,7 +7,8 @@ import { routeKey, routesOf } from '../../infra/routes';
 import { forgetToken } from '../../shared/auth/authenticate';
 import { hashToken, newToken } from '../../shared/auth/tokens';
 import { resetConfig } from '../../shared/config';
-import { apiHandler } from '../../shared/http/pipeline';
+import { apiHandler, defineFamily } from '../../shared/http/pipeline';
+import { testPlatform } from '../support/platform';
 import { InvalidStateError } from '../../shared/http/errors';
 
 process.env.CARTWHEEL_TABLE = 'cartwheel';
@@ -40,12 +41,12 @@ beforeEach(() => {
 
 describe('apiHandler', () => {
   it('refuses to build a family whose actions and routes disagree', () => {
-    expect(() => apiHandler('auths', {})).toThrow(/has no action/);
-    expect(() => apiHandler('auths', { ...allActions(async () => { throw new Error(); }), 'GET /api/v1/nope': async () => ({ status: 200 }) })).toThrow(/not in the route table/);
+    expect(() => defineFamily('auths', {})).toThrow(/has no action/);
+    expect(() => defineFamily('auths', { ...allActions(async () => { throw new Error(); }), 'GET /api/v1/nope': async () => ({ status: 200 }) })).toThrow(/not in the route table/);
   });
 
   it('turns an unexpected fault into a detail-free 500 unspecified_error', async () => {
-    const handler = apiHandler('auths', allActions(async () => { throw new Error('database password is hunter2'); }));
+    const handler = apiHandler(defineFamily('auths', allActions(async () => { throw new Error('database password is hunter2'); })), testPlatform());
     const result = await handler(event('GET /api/v1/auths', '/api/v1/auths'), {} as Context);
     expect(result.statusCode).toBe(500);
     expect(result.headers!['Content-Type']).toBe('application/json');
@@ -56,7 +57,7 @@ describe('apiHandler', () => {
   });
 
   it('passes domain errors through with their code and status', async () => {
-    const handler = apiHandler('auths', allActions(async () => { throw new InvalidStateError('Nope.', { reason: 'test' }); }));
+    const handler = apiHandler(defineFamily('auths', allActions(async () => { throw new InvalidStateError('Nope.', { reason: 'test' }); })), testPlatform());
     const result = await handler(event('GET /api/v1/auths', '/api/v1/auths'), {} as Context);
     expect(result.statusCode).toBe(422);
     expect(JSON.parse(result.body!).error).toMatchObject({ type: 'unprocessable', code: 'invalid_state', meta: { reason: 'test' } });
@@ -64,7 +65,7 @@ describe('apiHandler', () => {
 
   it('checks the route permission before running the action', async () => {
     let ran = false;
-    const handler = apiHandler('auths', allActions(async () => { ran = true; throw new Error(); }));
+    const handler = apiHandler(defineFamily('auths', allActions(async () => { ran = true; throw new Error(); })), testPlatform());
     const result = await handler(event('DELETE /api/v1/auths/{auth_id}', '/api/v1/auths/X'), {} as Context);
     expect(result.statusCode).toBe(403);
     expect(ran).toBe(false);

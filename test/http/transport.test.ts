@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
+import { resetConfig } from '../../shared/config';
 import { isLoopback, transportOf } from '../../shared/http/transport';
 
 const event = (headers: Record<string, string>, sourceIp: string): APIGatewayProxyEventV2 =>
@@ -7,6 +8,7 @@ const event = (headers: Record<string, string>, sourceIp: string): APIGatewayPro
 
 afterEach(() => {
   delete process.env.CARTWHEEL_EDGE_SECRET;
+  resetConfig();
 });
 
 describe('transport facts (conventions.md 2 and 8)', () => {
@@ -23,6 +25,7 @@ describe('transport facts (conventions.md 2 and 8)', () => {
 
   it('trusts the CDN viewer scheme and forwarded host only with the edge secret', () => {
     process.env.CARTWHEEL_EDGE_SECRET = 's3cret';
+    resetConfig();
     const headers = { 'x-forwarded-proto': 'https', 'cloudfront-forwarded-proto': 'http', 'x-forwarded-host': 'acct.apps.example.test', host: 'api.internal' };
     const forged = transportOf(event(headers, '10.1.2.3'));
     expect(forged).toMatchObject({ scheme: 'https', host: 'api.internal', insecure: false });
@@ -40,6 +43,7 @@ describe('viewer country', () => {
   it('is trusted only when our own edge vouches for it', async () => {
     const { viewerCountry } = await import('../../shared/commerce/carts/carts');
     process.env.CARTWHEEL_EDGE_SECRET = 's3cret';
+    resetConfig();
     expect(viewerCountry({ 'cloudfront-viewer-country': 'DE' })).toBeNull();
     expect(viewerCountry({ 'cloudfront-viewer-country': 'DE', 'x-cartwheel-edge': 'wrong!' })).toBeNull();
     expect(viewerCountry({ 'cloudfront-viewer-country': 'de', 'x-cartwheel-edge': 's3cret' })).toBe('DE');

@@ -8,6 +8,7 @@
  * Writes are conditional on the version read (`modified_ms`), on the cart being open and on
  * its payment lock being as read, so a payment that starts meanwhile is never overwritten.
  */
+import { OtherModeError, RecordNotFoundError } from '../../store/errors';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PaymentSettings, TaxSettings } from '../../accounts/settings';
@@ -349,8 +350,8 @@ async function linkedCustomer(scope: RecordScope, id: unknown, property: string)
   try {
     return await getRecord(customerDeclaration, scope, id);
   } catch (error) {
-    if (error instanceof TokenTypeMismatchError) throw new BodyTokenTypeMismatchError(property, 'customer', id);
-    if (error instanceof NotFoundError) invalid(property, `The customer ${id} does not exist.`, 'not_found');
+    if (error instanceof OtherModeError) throw new BodyTokenTypeMismatchError(property, 'customer', id);
+    if (error instanceof RecordNotFoundError) invalid(property, `The customer ${id} does not exist.`, 'not_found');
     throw error;
   }
 }

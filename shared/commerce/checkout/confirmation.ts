@@ -11,7 +11,7 @@ import { queryItems } from '../../store/query';
 import { findRecord } from '../../store/records';
 import { readGeneralSettings } from '../../accounts/settings';
 import { readTechnicalSettingsCached } from '../../accounts/settings-cache';
-import { sendEmail } from '../../email';
+import type { Platform } from '../../platform/ports';
 import { logger } from '../../logging';
 import { db, table } from '../../store/client';
 import type { RecordScope } from '../../store/records';
@@ -87,7 +87,7 @@ export function confirmationDueWrite(order: OrderRecord): TransactItem {
 }
 
 /** Sends every due confirmation email (the scheduled job); returns how many were handled. */
-export async function sweepConfirmationEmails(now = nowMs()): Promise<number> {
+export async function sweepConfirmationEmails(platform: Platform, now = nowMs()): Promise<number> {
   const due = await queryItems({
     TableName: table(),
     IndexName: 'gsi3',
@@ -103,7 +103,7 @@ export async function sweepConfirmationEmails(now = nowMs()): Promise<number> {
       await db().send(new DeleteCommand({ TableName: table(), Key: { pk: marker.pk as string, sk: 'due' } }));
       continue;
     }
-    if (order.confirmation_email === 'pending' && (await sendOrderConfirmation(order, cart, scope))) handled++;
+    if (order.confirmation_email === 'pending' && (await sendOrderConfirmation(platform, order, cart, scope))) handled++;
     else if (order.confirmation_email !== 'pending') await db().send(new DeleteCommand({ TableName: table(), Key: { pk: marker.pk as string, sk: 'due' } }));
   }
   return handled;
@@ -114,7 +114,7 @@ export async function sweepConfirmationEmails(now = nowMs()): Promise<number> {
  * clears its due marker. Runs after the order is committed; a failure to send is logged and
  * leaves `confirmation_email: pending` for the sweep. Returns whether it completed.
  */
-export async function sendOrderConfirmation(order: OrderRecord, cart: CartRecord, scope: RecordScope): Promise<boolean> {
+export async function sendOrderConfirmation(platform: Platform, order: OrderRecord, cart: CartRecord, scope: RecordScope): Promise<boolean> {
   const view = confirmationOrder(order, cart);
   if (!view) {
     await db().send(new DeleteCommand({ TableName: table(), Key: dueKey(order) }));
@@ -131,7 +131,7 @@ export async function sendOrderConfirmation(order: OrderRecord, cart: CartRecord
         zone: technical?.timezone ?? 'UTC',
         test: scope.mode === 'test',
       });
-      await sendEmail({
+      await platform.email.send({
         to: view.customer.email,
         ...(general.notification_from_addresses?.[0] ? { from: general.notification_from_addresses[0] } : {}),
         subject: rendered.subject,

@@ -57,6 +57,7 @@ import type { ChargeResult, SavedCardRef } from '../payments/gateway';
 import { duplicatePartition, newPaymentRecord, paymentDeclaration, type PaymentRecord } from '../payments/payment-records';
 import { testGateway } from '../payments/test-gateway';
 import { confirmationDueWrite, sendOrderConfirmation } from './confirmation';
+import type { Platform } from '../../platform/ports';
 
 /** Carts as the store keys them (the carts capability owns the declaration). */
 const CARTS = { name: 'cart', collection: 'carts', scope: 'mode' as const, idField: 'cart_id' };
@@ -227,13 +228,13 @@ async function lockCart(scope: RecordScope, cart: CartRecord, paymentId: string,
 }
 
 /** `POST /carts/{cart_id}/payments`. */
-export async function payCart(principal: Principal, cartId: string, body: Record<string, unknown>, render: RenderContext, ipAddress: string): Promise<ApiResult> {
+export async function payCart(platform: Platform, principal: Principal, cartId: string, body: Record<string, unknown>, render: RenderContext, ipAddress: string): Promise<ApiResult> {
   const scope: RecordScope = { accountId: principal.accountId, mode: principal.mode };
   assertReach(principal, `carts/${cartId}`, 'cart');
   let cart = (await getRecord(CARTS as never, scope, cartId)) as CartRecord;
   // A payment that died mid-way is finished or released first (see recoverLapsedPayment).
   if (cart.open && cart.payment_lock && cart.payment_lock.until_ms < nowMs()) {
-    await recoverLapsedPayment(scope, cart);
+    await recoverLapsedPayment(platform, scope, cart);
     cart = (await getRecord(CARTS as never, scope, cartId)) as CartRecord;
   }
   const now = nowMs();
@@ -345,7 +346,7 @@ export async function payCart(principal: Principal, cartId: string, body: Record
   // 5b: complete everything at once, or nothing.
   const { order, completed: committed } = await completeCartPayment(scope, cart, approved, promotion?.promotion_id, principal);
   const completed = await saveCardAfterPayment(scope, method, committed, settings.allow_save_cards);
-  await sendOrderConfirmation(order, cart, scope);
+  await sendOrderConfirmation(platform, order, cart, scope);
   return {
     status: 201,
     body: await renderResource(paymentDeclaration, completed, render),
@@ -450,14 +451,14 @@ async function completeCartPayment(
  * write is conditional on the payment still being `initiated` and holding the lock.
  * Returns whether the cart is now paid.
  */
-export async function recoverLapsedPayment(scope: RecordScope, cart: CartRecord): Promise<boolean> {
+export async function recoverLapsedPayment(platform: Platform, scope: RecordScope, cart: CartRecord): Promise<boolean> {
   const lock = cart.payment_lock;
   if (!cart.open || !lock || lock.until_ms >= nowMs()) return !cart.open;
   const payment = (await findRecord(paymentDeclaration, scope, lock.payment_id)) as PaymentRecord | undefined;
   try {
     if (payment?.status === 'initiated' && payment.gateway_outcome === 'approved') {
       const { order } = await completeCartPayment(scope, cart, payment, cart.promotion_id ?? undefined, undefined);
-      await sendOrderConfirmation(order, cart, scope);
+      await sendOrderConfirmation(platform, order, cart, scope);
       return true;
     }
     const writes: TransactItem[] = [

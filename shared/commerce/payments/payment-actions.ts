@@ -31,7 +31,7 @@ async function prepare(context: ApiContext): Promise<{ scope: RecordScope; rende
 /** `POST /carts/{cart_id}/payments`: charges the cart and creates its order. */
 export async function payCartAction(context: ApiContext): Promise<ApiResult> {
   const { render } = await prepare(context);
-  return payCart(requirePrincipal(context), context.params.cart_id!, context.body ?? {}, render, context.sourceIp);
+  return payCart(context.platform, requirePrincipal(context), context.params.cart_id!, context.body ?? {}, render, context.sourceIp);
 }
 
 /** `GET /carts/{cart_id}/payments`: the cart's payment attempts (offset list). */

@@ -21,12 +21,16 @@ import { db, resetDb } from '../../../shared/store/client';
 import { findRecord, recordKey } from '../../../shared/store/records';
 import { queryItems } from '../../../shared/store/query';
 import { Harness, TABLE } from '../../local/fixtures/dynamo-harness';
+import { outboxEmail } from '../../../infra/local/outbox';
+import { processClock } from '../../../infra/local/platform';
+import { testPlatform } from '../../support/platform';
 import { paymentSettings, taxSettings } from '../pricing/fixtures';
 
 const harness = new Harness();
 const scope = { accountId: 'ACCT', mode: 'test' as const };
 const T0 = Date.parse('2026-11-21T12:00:00Z');
 const outbox = mkdtempSync(join(tmpdir(), 'cartwheel-recovery-outbox-'));
+const platform = testPlatform({ email: outboxEmail({ dir: outbox, from: 'shop@example.test', clock: processClock }) });
 
 beforeAll(async () => {
   const { emulator } = await harness.startWithTable();
@@ -83,7 +87,7 @@ const ordersOf = async (cartId: string) =>
 describe('recoverLapsedPayment', () => {
   it('leaves a payment alone while its lock holds', async () => {
     const cart = await crashedCheckout('CARTHOLD', 'PAYHOLD', true);
-    expect(await recoverLapsedPayment(scope, cart)).toBe(false);
+    expect(await recoverLapsedPayment(platform, scope, cart)).toBe(false);
     expect((await readCart('CARTHOLD')).payment_lock?.payment_id).toBe('PAYHOLD');
     expect(await ordersOf('CARTHOLD')).toHaveLength(0);
   });
@@ -91,7 +95,7 @@ describe('recoverLapsedPayment', () => {
   it('finishes an approved payment once the lock lapsed: one order, the cart paid, the email sent', async () => {
     setManualTime(T0 + 61_000);
     const cart = await crashedCheckout('CARTOK', 'PAYOK', true);
-    expect(await recoverLapsedPayment(scope, cart)).toBe(true);
+    expect(await recoverLapsedPayment(platform, scope, cart)).toBe(true);
     const orders = await ordersOf('CARTOK');
     expect(orders).toHaveLength(1);
     expect(orders[0]).toMatchObject({ payment_id: 'PAYOK', payment_status: 'completed' });
@@ -100,7 +104,7 @@ describe('recoverLapsedPayment', () => {
     expect(await findRecord(paymentDeclaration, scope, 'PAYOK')).toMatchObject({ status: 'completed', order_id: orders[0]!.order_id });
     expect(readdirSync(outbox).some((name) => name.endsWith('.json'))).toBe(true);
     // Running again (a second retrying shopper) makes nothing more.
-    expect(await recoverLapsedPayment(scope, cart)).toBe(true);
+    expect(await recoverLapsedPayment(platform, scope, cart)).toBe(true);
     expect(await ordersOf('CARTOK')).toHaveLength(1);
     expect(await findRecord(orderDeclaration, scope, orders[0]!.order_id as string)).toBeDefined();
   });
@@ -108,7 +112,7 @@ describe('recoverLapsedPayment', () => {
   it('fails a payment with no recorded outcome and releases the cart for a new attempt', async () => {
     setManualTime(T0 + 120_000);
     const cart = await crashedCheckout('CARTLOST', 'PAYLOST', false);
-    expect(await recoverLapsedPayment(scope, cart)).toBe(false);
+    expect(await recoverLapsedPayment(platform, scope, cart)).toBe(false);
     expect(await readCart('CARTLOST')).toMatchObject({ open: true, payment_lock: null });
     expect(await findRecord(paymentDeclaration, scope, 'PAYLOST')).toMatchObject({ status: 'failed', error_code: 'bank_network_timeout' });
     expect(await ordersOf('CARTLOST')).toHaveLength(0);
@@ -127,11 +131,11 @@ describe('sweepConfirmationEmails', () => {
     await db().send(new PutCommand({ TableName: TABLE, Item: confirmationDueWrite(order).Put!.Item }));
     const sentBefore = readdirSync(outbox).filter((name) => name.endsWith('.json')).length;
 
-    expect(await sweepConfirmationEmails(start + 60_000)).toBe(0);
-    expect(await sweepConfirmationEmails(start + CONFIRMATION_GRACE_MS + 1000)).toBe(1);
+    expect(await sweepConfirmationEmails(platform, start + 60_000)).toBe(0);
+    expect(await sweepConfirmationEmails(platform, start + CONFIRMATION_GRACE_MS + 1000)).toBe(1);
     expect(readdirSync(outbox).filter((name) => name.endsWith('.json')).length).toBe(sentBefore + 1);
     expect(await findRecord(orderDeclaration, scope, 'ORDERMAIL')).toMatchObject({ confirmation_email: 'sent' });
-    expect(await sweepConfirmationEmails(start + CONFIRMATION_GRACE_MS + 60_000)).toBe(0);
+    expect(await sweepConfirmationEmails(platform, start + CONFIRMATION_GRACE_MS + 60_000)).toBe(0);
     expect(readdirSync(outbox).filter((name) => name.endsWith('.json')).length).toBe(sentBefore + 1);
   });
 });

@@ -1,0 +1,65 @@
+/**
+ * The local `Platform`: the same SDK adapters as the cloud pointed at the emulators (SQS and S3
+ * in fauxqs), plus the ports AWS cannot emulate here: the email outbox, the local key, and
+ * outbound HTTP that lets developers receive on localhost. Also the configuration of the
+ * shared code (table, endpoints, URLs), handed over with `useConfig` instead of `process.env`.
+ */
+import { testGateway } from '../../shared/commerce/payments/test-gateway';
+import { nowMs } from '../../shared/clock';
+import { readConfig, useConfig, type PlatformConfig } from '../../shared/config';
+import { s3Objects, sqsQueues } from '../../shared/platform/aws-adapters';
+import { guardedHttp } from '../../shared/platform/outbound-http';
+import type { Clock, Platform } from '../../shared/platform/ports';
+import { resetDb } from '../../shared/store/client';
+import type { dataPaths } from './data-dir';
+import type { Emulators } from './emulators';
+import { localSecrets } from './local-secrets';
+import { outboxEmail } from './outbox';
+
+/** The process clock (system, or manual with `CARTWHEEL_CLOCK=manual`; shared/clock). */
+export const processClock: Clock = { nowMs };
+
+/** The configuration of a local runtime answering on `port`. */
+export function localConfig(emulators: Pick<Emulators, 'env'>, port: number, edgeSecret = ''): PlatformConfig {
+  const origin = `http://localhost:${port}`;
+  return readConfig({
+    ...emulators.env,
+    CARTWHEEL_EDGE_SECRET: edgeSecret,
+    CARTWHEEL_APPS_DOMAIN: `apps.localhost:${port}`,
+    CARTWHEEL_PUBLIC_API_URL: `${origin}/api/v1/`,
+    CARTWHEEL_PUBLIC_FUNCTIONS_URL: origin,
+    CARTWHEEL_PUBLIC_SIGNIN_URL: `${origin}/signin/`,
+    CARTWHEEL_PUBLIC_APPS_URL: `http://{account_id}.apps.localhost:${port}`,
+    // The operator's own rate limits and sender still apply locally.
+    ...pick(process.env, ['CARTWHEEL_RATE_PER_TOKEN', 'CARTWHEEL_RATE_PER_IP', 'CARTWHEEL_EMAIL_FROM']),
+  });
+}
+
+function pick(env: NodeJS.ProcessEnv, names: string[]): Record<string, string> {
+  return Object.fromEntries(names.filter((name) => env[name]).map((name) => [name, env[name]!]));
+}
+
+/**
+ * Points the shared code at the emulators and builds the local ports. Used by the runtime and
+ * by operator commands that open a stopped data directory, so both configure the platform
+ * identically.
+ */
+export function useLocalPlatform(paths: ReturnType<typeof dataPaths>, emulators: Pick<Emulators, 'env'>, port: number, edgeSecret = ''): Platform {
+  const settings = localConfig(emulators, port, edgeSecret);
+  useConfig(settings);
+  resetDb();
+  return localPlatform(paths, settings);
+}
+
+/** The local ports over `paths` (data directory) and `settings`. */
+export function localPlatform(paths: Pick<ReturnType<typeof dataPaths>, 'outbox' | 'localKey'>, settings: PlatformConfig, clock: Clock = processClock): Platform {
+  return {
+    clock,
+    email: outboxEmail({ dir: paths.outbox, from: settings.emailFrom, clock }),
+    secrets: localSecrets(paths.localKey),
+    gateway: testGateway,
+    http: guardedHttp({ allowLoopback: true }),
+    queues: sqsQueues({ region: settings.region, endpoint: settings.endpoints.sqs, urls: settings.queueUrls }),
+    objects: s3Objects({ region: settings.region, endpoint: settings.endpoints.s3, buckets: { functions: settings.functionsBucket, apps: settings.appsBucket } }),
+  };
+}

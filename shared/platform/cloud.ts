@@ -1,0 +1,32 @@
+/**
+ * The cloud `Platform`: SES, KMS, SQS, S3, the system clock, the built-in test gateway and
+ * outbound HTTP that refuses every non-public address. Cloud handlers build it once at module
+ * load (`cloudPlatform()`); every SDK client inside is made on first use, so a function pays
+ * only for the ports it touches.
+ */
+import { testGateway } from '../commerce/payments/test-gateway';
+import { config, type PlatformConfig } from '../config';
+import { sesEmail } from '../email';
+import { kmsSecrets } from '../secrets';
+import { s3Objects, sqsQueues } from './aws-adapters';
+import { guardedHttp } from './outbound-http';
+import type { Clock, Platform } from './ports';
+
+/** The system clock. */
+export const systemClock: Clock = { nowMs: () => Date.now() };
+
+let built: Platform | undefined;
+
+/** The platform of a cloud function, built once per process from its configuration. */
+export function cloudPlatform(settings: PlatformConfig = config()): Platform {
+  built ??= {
+    clock: systemClock,
+    email: sesEmail({ from: settings.emailFrom, region: settings.region }),
+    secrets: kmsSecrets({ keyId: settings.kmsKeyId, region: settings.region }),
+    gateway: testGateway,
+    http: guardedHttp({ allowLoopback: false }),
+    queues: sqsQueues({ region: settings.region, urls: settings.queueUrls }),
+    objects: s3Objects({ region: settings.region, buckets: { functions: settings.functionsBucket, apps: settings.appsBucket } }),
+  };
+  return built;
+}

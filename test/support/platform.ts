@@ -1,0 +1,80 @@
+/**
+ * A `Platform` of fakes for tests: email and queues kept in memory (with the outbox's
+ * de-duplication rule), objects in a Map, the process clock, the built-in test gateway, a
+ * real local-key sealer on a temporary key file, and outbound HTTP that answers what the test
+ * says. Override any port with `testPlatform({ ... })`.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { localSecrets } from '../../infra/local/local-secrets';
+import { processClock } from '../../infra/local/platform';
+import { testGateway } from '../../shared/commerce/payments/test-gateway';
+import type { EmailMessage, OutboundRequest, OutboundResponse, Platform } from '../../shared/platform/ports';
+
+/** What the fakes recorded. */
+export interface TestPlatform extends Platform {
+  sent: Array<EmailMessage & { messageId: string }>;
+  queued: Array<{ queue: string; body: string; delaySeconds?: number }>;
+  requests: OutboundRequest[];
+  stored: Map<string, Buffer>;
+}
+
+let keyFile: string | undefined;
+
+/** A platform of fakes; `overrides` replace ports. */
+export function testPlatform(overrides: Partial<Platform> & { answer?: (request: OutboundRequest) => OutboundResponse } = {}): TestPlatform {
+  keyFile ??= join(mkdtempSync(join(tmpdir(), 'cartwheel-test-key-')), 'local.key');
+  const sent: TestPlatform['sent'] = [];
+  const byKey = new Map<string, string>();
+  const queued: TestPlatform['queued'] = [];
+  const requests: OutboundRequest[] = [];
+  const stored = new Map<string, Buffer>();
+  let counter = 0;
+  const { answer, ...ports } = overrides;
+  return {
+    sent,
+    queued,
+    requests,
+    stored,
+    clock: processClock,
+    email: {
+      send(message) {
+        const known = message.dedupKey ? byKey.get(message.dedupKey) : undefined;
+        if (known) return Promise.resolve(known);
+        const messageId = `test-message-${++counter}`;
+        if (message.dedupKey) byKey.set(message.dedupKey, messageId);
+        sent.push({ ...message, messageId });
+        return Promise.resolve(messageId);
+      },
+    },
+    secrets: localSecrets(keyFile),
+    gateway: testGateway,
+    http: {
+      send(request) {
+        requests.push(request);
+        return Promise.resolve(answer ? answer(request) : { ok: true, status: 200, headers: {}, body: '' });
+      },
+    },
+    queues: {
+      send(queue, body, options) {
+        queued.push({ queue, body, ...(options?.delaySeconds ? { delaySeconds: options.delaySeconds } : {}) });
+        return Promise.resolve();
+      },
+    },
+    objects: {
+      put(bucket, key, body) {
+        stored.set(`${bucket}/${key}`, body);
+        return Promise.resolve();
+      },
+      get(bucket, key) {
+        return Promise.resolve(stored.get(`${bucket}/${key}`));
+      },
+      delete(bucket, key) {
+        stored.delete(`${bucket}/${key}`);
+        return Promise.resolve();
+      },
+    },
+    ...ports,
+  };
+}
