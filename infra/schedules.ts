@@ -19,10 +19,10 @@ export interface ScheduleDefinition {
 /** Every periodic job. */
 export const schedules: readonly ScheduleDefinition[] = [
   {
-    name: 'confirmation-emails',
-    description: 'Sends order confirmation emails whose sending did not complete after payment',
-    entry: 'handlers/jobs/confirmation-emails.ts',
-    everyMinutes: 5,
+    name: 'due-work',
+    description: 'Runs due work no process finished: unsent confirmation emails, payments whose process died',
+    entry: 'handlers/jobs/due-work.ts',
+    everyMinutes: 1,
     memoryMb: 256,
     grants: { table: 'readWrite', secrets: 'none', email: true, sendsTo: [] },
   },

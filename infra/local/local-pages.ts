@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clockMode, now, setManualTime } from '../../shared/clock';
 import type { OutboxEntry } from '../../shared/email';
 import { isLoopback } from '../../shared/http/transport';
+import { listCharges, type GatewayChargeRecord } from '../../shared/commerce/payments/gateway-charge-store';
 
 /** What the local pages need from the runtime. */
 export interface LocalPagesOptions {
@@ -42,6 +43,20 @@ export async function listOutbox(outboxDir: string): Promise<OutboxEntry[]> {
   return Promise.all(ids.map(async (id) => JSON.parse(await readFile(join(outboxDir, `${id}.json`), 'utf8')) as OutboxEntry));
 }
 
+/** A ledger entry of the built-in test gateway as the local page shows it. */
+function describeCharge(charge: GatewayChargeRecord): Record<string, unknown> {
+  const [accountId, mode, paymentId] = charge.key.split('#');
+  return {
+    account_id: accountId,
+    mode,
+    payment_id: paymentId,
+    outcome: charge.state === 'voided' ? 'voided' : charge.result?.outcome,
+    amount: charge.amount,
+    currency: charge.currency,
+    date: new Date(charge.created_ms).toISOString(),
+  };
+}
+
 /** Handles a `/_local/...` request. */
 export async function handleLocalPage(
   req: IncomingMessage,
@@ -62,6 +77,10 @@ export async function handleLocalPage(
   if (path === '/_local/metrics' && method === 'GET') {
     const calls = options.dynamoCalls();
     return json(res, 200, { dynamodb_calls: calls, dynamodb_calls_total: Object.values(calls).reduce((a, b) => a + b, 0) });
+  }
+  if (path === '/_local/gateway/charges' && method === 'GET') {
+    if (!options.isReady()) return localError(res, 503, 'starting', 'The runtime is still starting.');
+    return json(res, 200, { data: (await listCharges()).map(describeCharge) });
   }
   if (path === '/_local/clock') {
     if (method === 'GET') return json(res, 200, { now: isoSeconds(now()), mode: clockMode() });

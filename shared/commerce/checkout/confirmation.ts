@@ -3,24 +3,28 @@
  * order, sent through the email port (SES or the local outbox) once no license of the order
  * is pending, else held; the order records which (`confirmation_email`), so the licenses
  * capability can release a held one.
+ *
+ * Exactly once, at any crash point: the completing transaction makes the email due (a
+ * due-work record, shared/due-work) with a grace period; the paying request then claims it
+ * and sends at once. The send carries a de-duplication key (the order), and the order's
+ * `confirmation_email` and the removal of the due record are written together after it. If
+ * the process dies after claiming, the claim's lease lapses and the sweep sends it; if it dies
+ * after sending but before recording, the sweep's send is answered from the outbox's key (in
+ * the cloud SES has no key: that window, between SES accepting and the record, is the one left).
  */
-import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { TransactItem } from '../../auth/auths';
-import { nowMs } from '../../clock';
-import { queryItems } from '../../store/query';
-import { findRecord } from '../../store/records';
+import { doneEntry, dueEntry, finishEntry, type DueClaim } from '../../due-work/due-work-store';
+import { runNow, sweepDue, type DueHandler } from '../../due-work/runner';
+import type { RecordScope } from '../../store/entity';
+import { transact, writeOne, type TransactEntry } from '../../store/transact';
+import { TransactionRejectedError } from '../../store/errors';
+import { carts } from '../carts/cart-store';
+import { confirmationStateEntry, orders } from '../orders/order-store';
 import { readGeneralSettings } from '../../accounts/settings';
 import { readTechnicalSettingsCached } from '../../accounts/settings-cache';
 import type { Platform } from '../../platform/ports';
-import { logger } from '../../logging';
-import { db, table } from '../../store/client';
-import type { RecordScope } from '../../store/records';
 import type { CartRecord } from '../carts/types';
 import { confirmationReady, renderOrderConfirmation, type ConfirmationOrder } from '../emails';
-import { orderDeclaration, type OrderRecord } from '../orders/orders';
-
-/** Carts as the store keys them. */
-const CARTS = { name: 'cart', collection: 'carts', scope: 'mode' as const, idField: 'cart_id' };
+import type { OrderRecord } from '../orders/orders';
 
 /** The email's view of an order. */
 function confirmationOrder(order: OrderRecord, cart: CartRecord): ConfirmationOrder | undefined {
@@ -54,111 +58,78 @@ function confirmationOrder(order: OrderRecord, cart: CartRecord): ConfirmationOr
   };
 }
 
-/** Where due confirmation emails are found (gsi3 across accounts). */
-const DUE_PARTITION = 'due#confirmation-email';
 /** How long after the payment the sweep takes over an email the payment request did not send. */
 export const CONFIRMATION_GRACE_MS = 5 * 60_000;
 
-function dueKey(order: Pick<OrderRecord, 'account_id' | 'mode' | 'order_id'>) {
-  return { pk: `${order.account_id}#${order.mode}#due-confirmation#${order.order_id}`, sk: 'due' };
+/** The transaction entry, written with the order, that makes its confirmation email due. */
+export function confirmationDueWrite(order: Pick<OrderRecord, 'account_id' | 'mode' | 'order_id' | 'created_ms'>): TransactEntry {
+  return dueEntry('confirmation-email', { accountId: order.account_id, mode: order.mode }, order.order_id, order.created_ms + CONFIRMATION_GRACE_MS, order.created_ms);
 }
 
 /**
- * The transaction entry, written with the order, that makes the email due: if the request
- * that paid dies before sending, the sweep sends it after the grace period.
+ * Sends (or holds) the confirmation of `orderId` under `claim`, then records the outcome on the
+ * order and removes the due record in one transaction.
  */
-export function confirmationDueWrite(order: OrderRecord): TransactItem {
-  const due = new Date(order.created_ms + CONFIRMATION_GRACE_MS).toISOString();
-  return {
-    Put: {
-      TableName: table(),
-      Item: {
-        ...dueKey(order),
-        account_id: order.account_id,
-        mode: order.mode,
-        order_id: order.order_id,
-        cart_id: order.cart_id,
-        gsi3pk: DUE_PARTITION,
-        gsi3sk: `${due}#${order.account_id}#${order.mode}#${order.order_id}`,
-        ttl: Math.ceil((order.created_ms + 30 * 24 * 3600_000) / 1000),
-      },
-    },
-  };
+async function sendClaimed(platform: Platform, claim: DueClaim): Promise<void> {
+  const scope: RecordScope = { accountId: claim.record.account_id, mode: claim.record.mode };
+  const order = await orders.find(scope, claim.record.ref);
+  const cart = order?.cart_id ? await carts.find(scope, order.cart_id) : undefined;
+  const view = order && cart ? confirmationOrder(order, cart) : undefined;
+  if (!order || !view) {
+    // Nothing to send (no order, or no address): the work is done.
+    await writeOne(finishEntry(claim)).catch(ignoreLostClaim);
+    return;
+  }
+  if (order.confirmation_email !== 'pending') {
+    await writeOne(finishEntry(claim)).catch(ignoreLostClaim);
+    return;
+  }
+  const ready = confirmationReady(view);
+  if (ready) {
+    const [technical, general] = await Promise.all([readTechnicalSettingsCached(scope.accountId), readGeneralSettings(scope.accountId)]);
+    const rendered = renderOrderConfirmation(view, {
+      companyName: general.company_name ?? 'Your shop',
+      supportEmail: general.support_email ?? null,
+      accountLocale: technical?.locale ?? 'en-US',
+      zone: technical?.timezone ?? 'UTC',
+      test: scope.mode === 'test',
+    });
+    await platform.email.send({
+      to: view.customer.email,
+      ...(general.notification_from_addresses?.[0] ? { from: general.notification_from_addresses[0] } : {}),
+      subject: rendered.subject,
+      html: rendered.html,
+      text: rendered.text,
+      kind: 'order_confirmation',
+      orderId: order.order_id,
+      dedupKey: `order_confirmation:${scope.accountId}:${scope.mode}:${order.order_id}`,
+    });
+  }
+  await transact([confirmationStateEntry(scope, order.order_id, ready ? 'sent' : 'held'), finishEntry(claim)]).catch(ignoreLostClaim);
 }
 
-/** Sends every due confirmation email (the scheduled job); returns how many were handled. */
-export async function sweepConfirmationEmails(platform: Platform, now = nowMs()): Promise<number> {
-  const due = await queryItems({
-    TableName: table(),
-    IndexName: 'gsi3',
-    KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk <= :now',
-    ExpressionAttributeValues: { ':pk': DUE_PARTITION, ':now': `${new Date(now).toISOString()}#~` },
-  });
-  let handled = 0;
-  for (const marker of due) {
-    const scope = { accountId: marker.account_id as string, mode: marker.mode as 'live' | 'test' };
-    const order = await findRecord(orderDeclaration, scope, marker.order_id as string);
-    const cart = marker.cart_id ? ((await findRecord(CARTS as never, scope, marker.cart_id as string)) as CartRecord | undefined) : undefined;
-    if (!order || !cart) {
-      await db().send(new DeleteCommand({ TableName: table(), Key: { pk: marker.pk as string, sk: 'due' } }));
-      continue;
-    }
-    if (order.confirmation_email === 'pending' && (await sendOrderConfirmation(platform, order, cart, scope))) handled++;
-    else if (order.confirmation_email !== 'pending') await db().send(new DeleteCommand({ TableName: table(), Key: { pk: marker.pk as string, sk: 'due' } }));
-  }
-  return handled;
+/** A lease that lapsed mid-run passed the work on: whoever holds it now records it. */
+function ignoreLostClaim(error: unknown): void {
+  if (!(error instanceof TransactionRejectedError)) throw error;
 }
+
+/** The confirmation email as due work. */
+export const confirmationEmailWork: DueHandler = { kind: 'confirmation-email', leaseMs: 2 * 60_000, run: sendClaimed };
 
 /**
- * Sends (or holds) the confirmation of a new order, records the outcome on the order and
- * clears its due marker. Runs after the order is committed; a failure to send is logged and
- * leaves `confirmation_email: pending` for the sweep. Returns whether it completed.
+ * Sends (or holds) the confirmation of a new order now, in the request that paid (the relay).
+ * Returns whether it completed; if not, the sweep sends it after the grace period.
  */
-export async function sendOrderConfirmation(platform: Platform, order: OrderRecord, cart: CartRecord, scope: RecordScope): Promise<boolean> {
-  const view = confirmationOrder(order, cart);
-  if (!view) {
-    await db().send(new DeleteCommand({ TableName: table(), Key: dueKey(order) }));
-    return false;
-  }
-  try {
-    const ready = confirmationReady(view);
-    if (ready) {
-      const [technical, general] = await Promise.all([readTechnicalSettingsCached(scope.accountId), readGeneralSettings(scope.accountId)]);
-      const rendered = renderOrderConfirmation(view, {
-        companyName: general.company_name ?? 'Your shop',
-        supportEmail: general.support_email ?? null,
-        accountLocale: technical?.locale ?? 'en-US',
-        zone: technical?.timezone ?? 'UTC',
-        test: scope.mode === 'test',
-      });
-      await platform.email.send({
-        to: view.customer.email,
-        ...(general.notification_from_addresses?.[0] ? { from: general.notification_from_addresses[0] } : {}),
-        subject: rendered.subject,
-        html: rendered.html,
-        text: rendered.text,
-        kind: 'order_confirmation',
-        orderId: order.order_id,
-      });
-    }
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: table(),
-              Key: { pk: order.pk, sk: order.sk },
-              UpdateExpression: 'SET confirmation_email = :state',
-              ExpressionAttributeValues: { ':state': ready ? 'sent' : 'held' },
-            },
-          },
-          { Delete: { TableName: table(), Key: dueKey(order) } },
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    logger.error('Order confirmation not sent', { orderId: order.order_id, error: error as Error });
-    return false;
-  }
+export async function sendOrderConfirmation(platform: Platform, scope: RecordScope, orderId: string): Promise<boolean> {
+  return runNow(platform, confirmationEmailWork, scope, orderId);
+}
+
+/** Sends every due confirmation email (the scheduled job); answers how many were handled. */
+export async function sweepConfirmationEmails(platform: Platform, now = platform.clock.nowMs()): Promise<number> {
+  return sweepDue(platform, [confirmationEmailWork], now);
+}
+
+/** The entry that removes a confirmation's due record (tests and cleanup). */
+export function confirmationDoneEntry(scope: RecordScope, orderId: string): TransactEntry {
+  return doneEntry('confirmation-email', scope, orderId);
 }

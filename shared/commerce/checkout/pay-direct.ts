@@ -1,35 +1,38 @@
 /**
  * Direct payments (`POST /payments`, commerce.md §4.3): a charge with no sale; it creates no
- * order. A limited token that makes one is bound to it (one counted binding).
+ * order. A limited token that makes one is bound to it (one counted binding). An operation: the
+ * payment out, no HTTP. Like a cart payment it is stored `initiated` with its recovery due in
+ * the same transaction, charged once by its key, and settled by recovery if the process dies.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { readPaymentSettingsCached } from '../../accounts/settings-cache';
 import { assertBindingCapacity, BindingLimitExceededError, bindingWrite, bindingWritten } from '../../auth/bindings';
-import type { TransactItem } from '../../auth/auths';
 import type { Principal } from '../../auth/principal';
-import { nowMs } from '../../clock';
 import { customerDeclaration } from '../../customers/customers';
-import type { ApiResult } from '../../http/types';
+import { dueEntry } from '../../due-work/due-work-store';
 import { newId } from '../../ids';
+import type { Platform } from '../../platform/ports';
 import { invalid, metaValue, numberValue, optionalString, sends } from '../../rest/input';
 import { roundMoney } from '../../rest/money';
-import { renderResource } from '../../rest/render';
-import type { RenderContext } from '../../rest/render-context';
-import { db, table } from '../../store/client';
-import { getRecord, type RecordScope } from '../../store/records';
+import type { RecordScope } from '../../store/entity';
+import { RecordNotFoundError, TransactionRejectedError } from '../../store/errors';
+import { getRecord } from '../../store/records';
+import { transact } from '../../store/transact';
 import { convert } from '../../catalog/pricing';
-import { eventWrites } from '../events/emit';
-import { FeatureNotEnabledError, gatewayError, gatewayErrorCode } from '../payments/errors';
-import { newPaymentRecord, paymentDeclaration, type PaymentRecord } from '../payments/payment-records';
-import { testGateway } from '../payments/test-gateway';
-import { assertNotDuplicate, parsePaymentMethod, saveCardAfterPayment } from './pay-cart';
+import { FeatureNotEnabledError } from '../payments/errors';
+import { newPaymentRecord } from '../payments/payment-records';
+import { initiatedEntry } from '../payments/payment-store';
+import { chargeCard } from './charge-card';
+import { assertNotDuplicate, parsePaymentMethod, saveCardAfterPayment } from './checks';
+import { completeDirectPayment, failPayment, withGatewayAnswer } from './complete-payment';
+import { named, present } from './entries';
+import type { PaymentOutcome } from './pay-cart';
+import { RECOVERY_DELAY_MS } from './recover-payment';
 
-/** `POST /payments`. */
-export async function payDirect(principal: Principal, body: Record<string, unknown>, render: RenderContext, ipAddress: string): Promise<ApiResult> {
+/** Makes a direct payment (`POST /payments`). */
+export async function payDirect(platform: Platform, principal: Principal, body: Record<string, unknown>, ipAddress: string): Promise<PaymentOutcome> {
   const scope: RecordScope = { accountId: principal.accountId, mode: principal.mode };
   const settings = await readPaymentSettingsCached(scope.accountId);
-  const now = nowMs();
+  const now = platform.clock.nowMs();
 
   if (typeof body.currency !== 'string' || !body.currency) invalid('currency', 'The property currency is required.', 'required');
   const currency = body.currency.toUpperCase();
@@ -52,8 +55,8 @@ export async function payDirect(principal: Principal, body: Record<string, unkno
   let customerId: string | null = null;
   if (typeof body.customer_id === 'string' && body.customer_id && principal.kind !== 'limited') {
     customerId = body.customer_id;
-    await getRecord(customerDeclaration, scope, customerId).catch((error: { status?: number }) => {
-      if (error.status === 404) invalid('customer_id', `The customer ${customerId} does not exist.`, 'not_found');
+    await getRecord(customerDeclaration, scope, customerId).catch((error: unknown) => {
+      if (error instanceof RecordNotFoundError) invalid('customer_id', `The customer ${customerId} does not exist.`, 'not_found');
       throw error;
     });
   }
@@ -75,45 +78,20 @@ export async function payDirect(principal: Principal, body: Record<string, unkno
     response_data: { authorization_code: null, avs_match: null, cvv_match: null, message: null },
     gateway_transaction_id: null, error_code: null, ip_address: ipAddress, customer_id: customerId, cart_id: null, order_id: null, meta, fingerprint,
   });
-  const binding = bindingWrite(principal, `payments/${paymentId}`);
+  const binding = named('token.binding', bindingWrite(principal, `payments/${paymentId}`));
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [{ Put: { TableName: table(), Item: initiated, ConditionExpression: 'attribute_not_exists(pk)' } }, ...(binding ? [binding] : [])],
-      }),
-    );
+    await transact(present(initiatedEntry(initiated), dueEntry('payment-recovery', scope, paymentId, now + RECOVERY_DELAY_MS + 1000, now), binding));
   } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[1]?.Code === 'ConditionalCheckFailed') throw new BindingLimitExceededError();
+    if (error instanceof TransactionRejectedError && error.refused('token.binding')) throw new BindingLimitExceededError();
     throw error;
   }
   if (binding) bindingWritten(principal);
 
-  const result = card
-    ? await testGateway.charge({
-        amount: total, currency, card,
-        billingPostalCode: (card.billingAddress?.postal_code as string | null | undefined) ?? null,
-        ignoreBadCvv: settings.ignore_bad_cvv, ignoreBadAvs: settings.ignore_bad_avs,
-      })
-    : { outcome: 'approved' as const, transactionId: null, responseData: { authorization_code: null, avs_match: null, cvv_match: null, message: 'Nothing to charge' } };
-  const approved = result.outcome === 'approved';
-  const finished: PaymentRecord = {
-    ...initiated,
-    status: approved ? 'completed' : 'failed',
-    error_code: result.outcome === 'approved' ? null : gatewayErrorCode(result.outcome),
-    gateway_transaction_id: result.transactionId,
-    response_data: result.responseData,
-    modified_ms: nowMs(),
-  };
-  const events = approved
-    ? [{ type: 'payment:created_success', resource: 'payment', id: paymentId }, { type: 'payment:completed', resource: 'payment', id: paymentId }]
-    : [{ type: 'payment:created_failure', resource: 'payment', id: paymentId }];
-  const writes: TransactItem[] = [
-    { Put: { TableName: table(), Item: finished, ConditionExpression: '#status = :initiated', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':initiated': 'initiated' } } },
-    ...eventWrites(scope, events, finished.modified_ms),
-  ];
-  await db().send(new TransactWriteCommand({ TransactItems: writes }));
-  if (!approved) throw gatewayError(result.outcome as Exclude<typeof result.outcome, 'approved'>, { payment: await renderResource(paymentDeclaration, finished, render) });
-  const saved = await saveCardAfterPayment(scope, method, finished, settings.allow_save_cards);
-  return { status: 201, body: await renderResource(paymentDeclaration, saved, render), location: render.url(`payments/${paymentId}`) };
+  const result = await chargeCard(platform, { scope, paymentId, amount: total, currency, card, fallbackPostalCode: null, settings });
+  const answered = withGatewayAnswer(initiated, result, platform.clock.nowMs());
+  if (result.outcome !== 'approved') {
+    return { status: 'failed', payment: await failPayment(scope, answered, result.outcome, undefined, answered.modified_ms), outcome: result.outcome };
+  }
+  const finished = await completeDirectPayment(scope, answered, answered.modified_ms);
+  return { status: 'completed', payment: await saveCardAfterPayment(scope, method, finished, settings.allow_save_cards), order: null };
 }
-

@@ -11,7 +11,6 @@ import { renderContext, type RenderContext } from '../../rest/render-context';
 import { getRecord, retryOnConflict, VersionConflictError, type RecordScope } from '../../store/records';
 import { parseNewCard } from '../payments/cards';
 import { FeatureNotEnabledError, gatewayError } from '../payments/errors';
-import { testGateway } from '../payments/test-gateway';
 import {
   changedPaymentMethod,
   deletePaymentMethod,
@@ -57,7 +56,7 @@ export async function createPaymentMethodAction(context: ApiContext): Promise<Ap
   const card = parseNewCard(body.data, 'data');
   if (scope.mode === 'live') throw new FeatureNotEnabledError('Saving live cards needs a payment gateway integration, which this deployment does not have yet.', null);
   const settings = await readPaymentSettingsCached(scope.accountId);
-  const verified = await testGateway.charge({
+  const verified = await context.platform.gateway.charge({
     amount: 0,
     currency: settings.settlement_currency,
     card,

@@ -64,8 +64,25 @@ export interface ChargeResult {
   responseData: ChargeResponseData;
 }
 
-/** A payment gateway: takes money from a card, or says why it did not. */
+/**
+ * A payment gateway: takes money from a card, or says why it did not. Charges carry an
+ * idempotency key (the platform uses `<account>#<mode>#<payment_id>`), as real gateways offer:
+ * a repeated charge with the same key answers the first result and takes nothing more, and
+ * the result can be looked up later. That is what lets a crashed checkout be finished (the
+ * charge happened: complete it) or failed safely (it did not: void the key so it never will).
+ */
 export interface PaymentGateway {
-  /** Charges the card. Resolves with every outcome, failed ones included; rejects only on a bug. */
-  charge(request: ChargeRequest): Promise<ChargeResult>;
+  /**
+   * Charges the card once per `key`. Resolves with every outcome, failed ones included;
+   * rejects only on a bug or when the gateway cannot be reached at all. Without a key (card
+   * verification before saving a method) nothing is recorded.
+   */
+  charge(request: ChargeRequest & { key?: string }): Promise<ChargeResult>;
+  /** The recorded result of the charge with `key`, or undefined when none was made. */
+  lookup(key: string): Promise<ChargeResult | undefined>;
+  /**
+   * Makes sure no charge with `key` happens from now on, and answers the charge if one
+   * already happened (then nothing is voided: the caller must honour it).
+   */
+  voidKey(key: string): Promise<ChargeResult | undefined>;
 }

@@ -12,7 +12,8 @@ import { queryItems } from '../../store/query';
 import { db, table } from '../../store/client';
 import { collectionPartition, findRecord, getRecord, retryOnConflict, VersionConflictError, type RecordScope } from '../../store/records';
 import { viewerCountry } from '../carts/carts';
-import { payCart } from '../checkout/pay-cart';
+import { payCart, type PaymentOutcome } from '../checkout/pay-cart';
+import { gatewayError } from './errors';
 import { payDirect } from '../checkout/pay-direct';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { nowMs } from '../../clock';
@@ -28,10 +29,21 @@ async function prepare(context: ApiContext): Promise<{ scope: RecordScope; rende
   return { scope, render: await renderContext(context, scope.accountId, scope.mode) };
 }
 
+/**
+ * The answer of a payment attempt: 201 with the payment and its Location, or the gateway's
+ * 402/502/504 error carrying the failed payment in `meta.payment`.
+ */
+async function paymentAnswer(outcome: PaymentOutcome, render: RenderContext): Promise<ApiResult> {
+  const body = await renderResource(paymentDeclaration, outcome.payment, render);
+  if (outcome.status === 'failed') throw gatewayError(outcome.outcome, { payment: body });
+  return { status: 201, body, location: render.url(`payments/${outcome.payment.payment_id}`) };
+}
+
 /** `POST /carts/{cart_id}/payments`: charges the cart and creates its order. */
 export async function payCartAction(context: ApiContext): Promise<ApiResult> {
   const { render } = await prepare(context);
-  return payCart(context.platform, requirePrincipal(context), context.params.cart_id!, context.body ?? {}, render, context.sourceIp);
+  const outcome = await payCart(context.platform, { principal: requirePrincipal(context), cartId: context.params.cart_id!, body: context.body ?? {}, ipAddress: context.sourceIp });
+  return paymentAnswer(outcome, render);
 }
 
 /** `GET /carts/{cart_id}/payments`: the cart's payment attempts (offset list). */
@@ -65,7 +77,7 @@ export async function getPaymentAction(context: ApiContext): Promise<ApiResult> 
 /** `POST /payments`: a direct payment (no order). */
 export async function payDirectAction(context: ApiContext): Promise<ApiResult> {
   const { render } = await prepare(context);
-  return payDirect(requirePrincipal(context), context.body ?? {}, render, context.sourceIp);
+  return paymentAnswer(await payDirect(context.platform, requirePrincipal(context), context.body ?? {}, context.sourceIp), render);
 }
 
 /** `POST /payments/{payment_id}`: changes only `reference`, `description` and `meta`. */

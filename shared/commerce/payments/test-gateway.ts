@@ -6,6 +6,7 @@
 import { nowMs } from '../../clock';
 import { ID_ALPHABET, randomString } from '../../ids';
 import { cardBrand, cardExpired, luhnValid, type NewCard } from './cards';
+import { findCharge, recordOnce } from './gateway-charge-store';
 import type { ChargeOutcome, ChargeRequest, ChargeResponseData, ChargeResult, PaymentGateway, SavedCardRef, TestBehaviour } from './gateway';
 
 /** The numbers with a fixed outcome; every other valid number approves. */
@@ -47,10 +48,24 @@ export function savedCardRef(card: NewCard): SavedCardRef {
   };
 }
 
-/** The built-in test gateway. It answers at once, timeouts included. */
+/**
+ * The built-in test gateway. It answers at once, timeouts included. A keyed charge is recorded
+ * in its ledger (gateway-charge-store.ts) before it answers, exactly once per key; a timeout or
+ * processor error is recorded too (no money moved, and a retry of the key answers the same).
+ */
 export const testGateway: PaymentGateway = {
-  charge(request: ChargeRequest): Promise<ChargeResult> {
-    return Promise.resolve(decide(request));
+  async charge(request: ChargeRequest & { key?: string }): Promise<ChargeResult> {
+    const decided = decide(request);
+    if (!request.key) return decided;
+    const standing = await recordOnce(request.key, { state: 'charged', result: decided, amount: request.amount, currency: request.currency, created_ms: nowMs() });
+    return standing.result ?? result('declined', 'The charge was cancelled.');
+  },
+  async lookup(key: string): Promise<ChargeResult | undefined> {
+    return (await findCharge(key))?.result ?? undefined;
+  },
+  async voidKey(key: string): Promise<ChargeResult | undefined> {
+    const standing = await recordOnce(key, { state: 'voided', result: null, amount: null, currency: null, created_ms: nowMs() });
+    return standing.result ?? undefined;
   },
 };
 

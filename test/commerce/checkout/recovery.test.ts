@@ -11,7 +11,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useManualClock, useSystemClock, setManualTime } from '../../../shared/clock';
 import { resetConfig } from '../../../shared/config';
-import { recoverLapsedPayment } from '../../../shared/commerce/checkout/pay-cart';
+import { recoverPayment } from '../../../shared/commerce/checkout/recover-payment';
 import type { CartRecord } from '../../../shared/commerce/carts/types';
 import { computeSale } from '../../../shared/commerce/pricing';
 import { newPaymentRecord, paymentDeclaration, type PaymentRecord } from '../../../shared/commerce/payments/payment-records';
@@ -84,18 +84,18 @@ const readCart = async (cartId: string) => (await findRecord({ name: 'cart', col
 const ordersOf = async (cartId: string) =>
   (await queryItems({ TableName: TABLE, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `${scope.accountId}#${scope.mode}#orders` } })).filter((order) => order.cart_id === cartId);
 
-describe('recoverLapsedPayment', () => {
+describe('recoverPayment', () => {
   it('leaves a payment alone while its lock holds', async () => {
     const cart = await crashedCheckout('CARTHOLD', 'PAYHOLD', true);
-    expect(await recoverLapsedPayment(platform, scope, cart)).toBe(false);
+    expect(await recoverPayment(platform, scope, 'PAYHOLD')).toBe('still-running');
     expect((await readCart('CARTHOLD')).payment_lock?.payment_id).toBe('PAYHOLD');
     expect(await ordersOf('CARTHOLD')).toHaveLength(0);
   });
 
   it('finishes an approved payment once the lock lapsed: one order, the cart paid, the email sent', async () => {
     setManualTime(T0 + 61_000);
-    const cart = await crashedCheckout('CARTOK', 'PAYOK', true);
-    expect(await recoverLapsedPayment(platform, scope, cart)).toBe(true);
+    await crashedCheckout('CARTOK', 'PAYOK', true);
+    expect(await recoverPayment(platform, scope, 'PAYOK')).toBe('completed');
     const orders = await ordersOf('CARTOK');
     expect(orders).toHaveLength(1);
     expect(orders[0]).toMatchObject({ payment_id: 'PAYOK', payment_status: 'completed' });
@@ -104,15 +104,15 @@ describe('recoverLapsedPayment', () => {
     expect(await findRecord(paymentDeclaration, scope, 'PAYOK')).toMatchObject({ status: 'completed', order_id: orders[0]!.order_id });
     expect(readdirSync(outbox).some((name) => name.endsWith('.json'))).toBe(true);
     // Running again (a second retrying shopper) makes nothing more.
-    expect(await recoverLapsedPayment(platform, scope, cart)).toBe(true);
+    expect(await recoverPayment(platform, scope, 'PAYOK')).toBe('not-initiated');
     expect(await ordersOf('CARTOK')).toHaveLength(1);
     expect(await findRecord(orderDeclaration, scope, orders[0]!.order_id as string)).toBeDefined();
   });
 
   it('fails a payment with no recorded outcome and releases the cart for a new attempt', async () => {
     setManualTime(T0 + 120_000);
-    const cart = await crashedCheckout('CARTLOST', 'PAYLOST', false);
-    expect(await recoverLapsedPayment(platform, scope, cart)).toBe(false);
+    await crashedCheckout('CARTLOST', 'PAYLOST', false);
+    expect(await recoverPayment(platform, scope, 'PAYLOST')).toBe('failed');
     expect(await readCart('CARTLOST')).toMatchObject({ open: true, payment_lock: null });
     expect(await findRecord(paymentDeclaration, scope, 'PAYLOST')).toMatchObject({ status: 'failed', error_code: 'bank_network_timeout' });
     expect(await ordersOf('CARTLOST')).toHaveLength(0);
@@ -128,7 +128,7 @@ describe('sweepConfirmationEmails', () => {
     const cart = await crashedCheckout('CARTMAIL', 'PAYMAIL', true);
     const order = orderFromCart(scope, 'ORDERMAIL', { ...cart, open: false }, 'PAYMAIL', 'CUSTMAIL', start);
     await db().send(new PutCommand({ TableName: TABLE, Item: order }));
-    await db().send(new PutCommand({ TableName: TABLE, Item: confirmationDueWrite(order).Put!.Item }));
+    await db().send(new PutCommand({ TableName: TABLE, Item: confirmationDueWrite(order).item.Put!.Item }));
     const sentBefore = readdirSync(outbox).filter((name) => name.endsWith('.json')).length;
 
     expect(await sweepConfirmationEmails(platform, start + 60_000)).toBe(0);

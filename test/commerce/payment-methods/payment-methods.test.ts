@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../../shared/config';
-import { parsePaymentMethod } from '../../../shared/commerce/checkout/pay-cart';
+import { parsePaymentMethod } from '../../../shared/commerce/checkout/checks';
 import { parseNewCard } from '../../../shared/commerce/payments/cards';
 import { testGateway } from '../../../shared/commerce/payments/test-gateway';
 import {

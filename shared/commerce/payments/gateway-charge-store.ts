@@ -1,0 +1,71 @@
+/**
+ * The built-in test gateway's ledger: one item per charge key, as a real gateway keeps its
+ * transactions. It lives in the platform's table because the test gateway lives in the
+ * platform; a charge is the conditional creation of its ledger item, so a key is charged once.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, table } from '../../store/client';
+import { defineEntity, IS_NEW } from '../../store/entity';
+import { isConditionFailure, writeOne } from '../../store/transact';
+import type { ChargeResult } from './gateway';
+
+/** A ledger entry: the charge's result, or `voided` when the key was closed before any charge. */
+export interface GatewayChargeRecord {
+  pk: string;
+  sk: string;
+  key: string;
+  state: 'charged' | 'voided';
+  result: ChargeResult | null;
+  amount: number | null;
+  currency: string | null;
+  created_ms: number;
+  gsi3pk: string;
+  gsi3sk: string;
+}
+
+/** The ledger across accounts (gsi3), newest last; only the local runtime's page lists it. */
+export const LEDGER_PARTITION = 'test-gateway#charges';
+
+const charges = defineEntity<GatewayChargeRecord>({
+  name: 'gateway charge',
+  collection: 'gateway-charges',
+  scope: 'account',
+  idField: 'key',
+  indexes: { gsi3: 'the test gateway ledger, for the local runtime page' },
+});
+
+const keyOf = (chargeKey: string) => ({ pk: `test-gateway#${chargeKey}`, sk: 'charge' });
+
+/** The ledger entry of `chargeKey`, if any. */
+export async function findCharge(chargeKey: string): Promise<GatewayChargeRecord | undefined> {
+  const found = await db().send(new GetCommand({ TableName: table(), Key: keyOf(chargeKey), ConsistentRead: true }));
+  return found.Item as GatewayChargeRecord | undefined;
+}
+
+/**
+ * Records `entry` for its key unless the key has one already; answers the entry that stands
+ * (the new one, or the earlier charge or void).
+ */
+export async function recordOnce(chargeKey: string, entry: Pick<GatewayChargeRecord, 'state' | 'result' | 'amount' | 'currency' | 'created_ms'>): Promise<GatewayChargeRecord> {
+  const record: GatewayChargeRecord = {
+    ...keyOf(chargeKey),
+    key: chargeKey,
+    ...entry,
+    gsi3pk: LEDGER_PARTITION,
+    gsi3sk: `${new Date(entry.created_ms).toISOString()}#${chargeKey}`,
+  };
+  try {
+    await writeOne({ ...charges.putEntry(record, { condition: IS_NEW, name: 'gateway-charge.record' }), onConditionFailed: () => new Error('taken') });
+    return record;
+  } catch (error) {
+    if (!isConditionFailure(error) && (error as Error).message !== 'taken') throw error;
+    const standing = await findCharge(chargeKey);
+    if (!standing) throw error;
+    return standing;
+  }
+}
+
+/** Every ledger entry in charge order (local runtime page and tests). */
+export async function listCharges(): Promise<GatewayChargeRecord[]> {
+  return charges.query('gsi3', { KeyConditionExpression: 'gsi3pk = :pk', ExpressionAttributeValues: { ':pk': LEDGER_PARTITION } });
+}

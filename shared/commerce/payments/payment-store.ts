@@ -1,0 +1,64 @@
+/**
+ * The payments entity: a payment's life as writes (initiated, then completed or failed, each
+ * only from `initiated`), the saved-method note, and the duplicate-detection lookup (gsi3).
+ */
+import { defineEntity, type RecordScope } from '../../store/entity';
+import { writeOne, type TransactEntry } from '../../store/transact';
+import { duplicatePartition, type PaymentRecord } from './payment-records';
+
+/** Payments (mode-scoped). */
+export const payments = defineEntity<PaymentRecord>({
+  name: 'payment',
+  collection: 'payments',
+  scope: 'mode',
+  idField: 'payment_id',
+  indexes: {
+    gsi1: 'payments by date_created; payments of a cart or an order (filtered)',
+    gsi2: 'payments by date_modified',
+    gsi3: 'duplicate detection by card fingerprint, currency and total',
+  },
+});
+
+/** The gateway idempotency key of a payment: one charge per payment, ever. */
+export function chargeKey(scope: RecordScope, paymentId: string): string {
+  return `${scope.accountId}#${scope.mode}#${paymentId}`;
+}
+
+/** Stores a new payment as `initiated` (its id must be new). */
+export function initiatedEntry(payment: PaymentRecord): TransactEntry {
+  return payments.putEntry(payment, { ifNew: true, name: 'payment.initiate' });
+}
+
+/** Stores the payment's outcome (completed or failed), only if it is still `initiated`: an outcome is written once. */
+export function outcomeEntry(payment: PaymentRecord): TransactEntry {
+  return payments.putEntry(payment, {
+    name: 'payment.outcome',
+    condition: { expression: '#status = :initiated', names: { '#status': 'status' }, values: { ':initiated': 'initiated' } },
+  });
+}
+
+/** Notes the saved method a completed payment's card became. */
+export async function recordSavedMethod(payment: PaymentRecord, paymentMethodId: string): Promise<void> {
+  await writeOne(
+    payments.updateEntry({ accountId: payment.account_id, mode: payment.mode }, payment.payment_id, {
+      name: 'payment.saved-method',
+      set: { 'payment_method.payment_method_id': paymentMethodId },
+      condition: { expression: 'attribute_exists(pk)' },
+    }),
+  );
+}
+
+/** A completed or pending payment with the same card, currency and total since `sinceMs`, if any. */
+export async function findRecentDuplicate(scope: RecordScope, fingerprint: string, currency: string, total: number, sinceMs: number): Promise<PaymentRecord | undefined> {
+  const found = await payments.query(
+    'gsi3',
+    {
+      KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk >= :since',
+      FilterExpression: '#status IN (:completed, :pending)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':pk': duplicatePartition(scope, fingerprint, currency, total), ':since': new Date(sinceMs).toISOString(), ':completed': 'completed', ':pending': 'pending' },
+    },
+    1,
+  );
+  return found[0];
+}

@@ -1,0 +1,155 @@
+/**
+ * Due-work records (architecture.md, "Asynchronous work"): one item per piece of work that
+ * must happen later, written in the same transaction as the change that causes it, found by
+ * time through gsi3 (`due#<kind>`), claimed before it runs and removed when it is done.
+ *
+ * A claim is a lease: it moves the record's due time to the lease's end and stamps a claim id,
+ * both conditional on the record being due and unclaimed (or its lease lapsed). A worker that
+ * dies holding a claim leaves the record due again when the lease ends; the sweep takes it.
+ */
+import { newId } from '../ids';
+import { defineEntity, type RecordScope } from '../store/entity';
+import { isConditionFailure, writeOne, type TransactEntry } from '../store/transact';
+import { TransactionRejectedError } from '../store/errors';
+
+/** The kinds of due work (each has a handler in shared/due-work/kinds.ts). */
+export type DueKind = 'confirmation-email' | 'payment-recovery';
+
+/** A due-work record. */
+export interface DueWorkRecord {
+  pk: string;
+  sk: string;
+  /** `<kind>:<ref>`, unique per account and mode. */
+  due_id: string;
+  kind: DueKind;
+  /** What the work is about (an order id, a payment id). */
+  ref: string;
+  account_id: string;
+  mode: RecordScope['mode'];
+  /** Runs made so far (claims). */
+  attempts: number;
+  /** When it is due (or when the current claim's lease ends). */
+  next_ms: number;
+  /** The current claim, if any. */
+  claim_id: string | null;
+  /** Why the last run did not finish, for operators. */
+  last_failure: string | null;
+  created_ms: number;
+  gsi3pk: string;
+  gsi3sk: string;
+  ttl: number;
+}
+
+const dueWork = defineEntity<DueWorkRecord>({
+  name: 'due work',
+  collection: 'due',
+  scope: 'mode',
+  idField: 'due_id',
+  indexes: { gsi3: 'work due at a time, across accounts' },
+});
+
+const dueId = (kind: DueKind, ref: string) => `${kind}:${ref}`;
+const keyOf = (kind: DueKind, scope: RecordScope, ref: string) => dueWork.key(scope, dueId(kind, ref));
+const sortKey = (atMs: number, scope: RecordScope, ref: string) => `${new Date(atMs).toISOString()}#${scope.accountId}#${scope.mode}#${ref}`;
+const scopeOf = (record: DueWorkRecord): RecordScope => ({ accountId: record.account_id, mode: record.mode });
+
+/** Kept 30 days at most, whatever happens (a record nobody can finish is not kept forever). */
+const KEEP_SECONDS = 30 * 24 * 3600;
+
+/** The transaction entry that makes `kind` work on `ref` due at `dueMs` (written with the change that causes it). */
+export function dueEntry(kind: DueKind, scope: RecordScope, ref: string, dueMs: number, now: number): TransactEntry {
+  const record: DueWorkRecord = {
+    ...keyOf(kind, scope, ref),
+    due_id: dueId(kind, ref),
+    kind,
+    ref,
+    account_id: scope.accountId,
+    mode: scope.mode,
+    attempts: 0,
+    next_ms: dueMs,
+    claim_id: null,
+    last_failure: null,
+    created_ms: now,
+    gsi3pk: `due#${kind}`,
+    gsi3sk: sortKey(dueMs, scope, ref),
+    ttl: Math.ceil(now / 1000) + KEEP_SECONDS,
+  };
+  return dueWork.putEntry(record, { name: `due.${kind}` });
+}
+
+/** The entry that removes the work (it was done as part of the same transaction). */
+export function doneEntry(kind: DueKind, scope: RecordScope, ref: string): TransactEntry {
+  return dueWork.deleteEntry(scope, dueId(kind, ref), { name: `due.${kind}.done` });
+}
+
+/** The record, if the work is still due. */
+export async function findDue(kind: DueKind, scope: RecordScope, ref: string): Promise<DueWorkRecord | undefined> {
+  return dueWork.find(scope, dueId(kind, ref));
+}
+
+/** Records of `kind` due at `now` or earlier, oldest first (at most `limit`). */
+export async function listDue(kind: DueKind, now: number, limit: number): Promise<DueWorkRecord[]> {
+  return dueWork.query(
+    'gsi3',
+    { KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk <= :now', ExpressionAttributeValues: { ':pk': `due#${kind}`, ':now': `${new Date(now).toISOString()}#~` } },
+    limit,
+  );
+}
+
+/** A claim: the record as claimed, and the claim id that finishing needs. */
+export interface DueClaim {
+  record: DueWorkRecord;
+  claimId: string;
+}
+
+/**
+ * Claims the work for `leaseMs`: only one worker holds a claim at a time. `early` lets the
+ * process that caused the work run it at once, before it is due (the paying request sends the
+ * confirmation it just made due); anyone else claims only due work. Answers undefined when the
+ * work is gone or someone else holds it.
+ */
+export async function claimDue(kind: DueKind, scope: RecordScope, ref: string, now: number, leaseMs: number, early = false): Promise<DueClaim | undefined> {
+  const claimId = newId();
+  const until = now + leaseMs;
+  try {
+    await writeOne(
+      dueWork.updateEntry(scope, dueId(kind, ref), {
+        name: `due.${kind}.claim`,
+        set: { claim_id: claimId, next_ms: until, gsi3sk: sortKey(until, scope, ref) },
+        add: { attempts: 1 },
+        condition: early
+          ? { expression: 'attribute_exists(pk) AND (claim_id = :none OR next_ms <= :now)', values: { ':none': null, ':now': now } }
+          : { expression: 'attribute_exists(pk) AND next_ms <= :now', values: { ':now': now } },
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error) || error instanceof TransactionRejectedError) return undefined;
+    throw error;
+  }
+  const record = await findDue(kind, scope, ref);
+  return record && record.claim_id === claimId ? { record, claimId } : undefined;
+}
+
+/** The entry that removes claimed work, only while the claim is still ours (a lapsed lease may have passed it on). */
+export function finishEntry(claim: DueClaim): TransactEntry {
+  const { record } = claim;
+  return dueWork.deleteEntry(scopeOf(record), record.due_id, {
+    name: `due.${record.kind}.finish`,
+    condition: { expression: 'claim_id = :claim', values: { ':claim': claim.claimId } },
+  });
+}
+
+/** Puts claimed work back for a later run at `nextMs`, noting why this run did not finish. */
+export async function retryLater(claim: DueClaim, nextMs: number, failure: string): Promise<void> {
+  const { record } = claim;
+  const scope = scopeOf(record);
+  await writeOne(
+    dueWork.updateEntry(scope, record.due_id, {
+      name: `due.${record.kind}.retry`,
+      set: { claim_id: null, next_ms: nextMs, gsi3sk: sortKey(nextMs, scope, record.ref), last_failure: failure.slice(0, 500) },
+      condition: { expression: 'claim_id = :claim', values: { ':claim': claim.claimId } },
+    }),
+  ).catch((error: unknown) => {
+    if (!(error instanceof TransactionRejectedError)) throw error;
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * Running due work: at once by the process that caused it (the relay), or later by the sweep
+ * (a scheduled job) for whatever a crashed process never finished. Every run is claimed first
+ * (one runner at a time, a lease that lapses if the runner dies), and the handler's final
+ * write removes the record in the same transaction as the work's own record (for example the
+ * order's `confirmation_email: sent`). A run that fails is put back with backoff.
+ *
+ * Kinds whose work goes through a queue (event delivery, license requests) will hand the
+ * claimed record to their queue instead of running it here; the claim and sweep stay the same.
+ */
+import { logger } from '../logging';
+import type { Platform } from '../platform/ports';
+import type { RecordScope } from '../store/entity';
+import { claimDue, listDue, retryLater, type DueClaim, type DueKind } from './due-work-store';
+
+/** What a kind of due work does. */
+export interface DueHandler {
+  kind: DueKind;
+  /** How long a claim lasts: longer than one run can take. */
+  leaseMs: number;
+  /**
+   * Does the work. Its final write must include `finishEntry(claim)` (or otherwise remove the
+   * record); a throw puts the work back for a later run.
+   */
+  run(platform: Platform, claim: DueClaim): Promise<void>;
+}
+
+/** Wait before run `attempt + 1`: 1, 2, 4 ... minutes, at most an hour. */
+export function backoffMs(attempts: number): number {
+  return Math.min(60 * 60_000, 60_000 * 2 ** Math.max(0, attempts - 1));
+}
+
+/** Runs claimed work; answers whether it finished. */
+export async function runClaimed(platform: Platform, handler: DueHandler, claim: DueClaim): Promise<boolean> {
+  try {
+    await handler.run(platform, claim);
+    return true;
+  } catch (error) {
+    logger.error('Due work failed; it will run again', { kind: handler.kind, ref: claim.record.ref, attempts: claim.record.attempts, error: error as Error });
+    await retryLater(claim, platform.clock.nowMs() + backoffMs(claim.record.attempts), (error as Error).message ?? String(error)).catch((retryError: unknown) =>
+      logger.error('Due work could not be put back; its lease will lapse', { kind: handler.kind, ref: claim.record.ref, error: retryError as Error }),
+    );
+    return false;
+  }
+}
+
+/**
+ * The relay: the process that just committed the work runs it at once, before it is due. If
+ * someone else holds it, or it is done already, nothing happens.
+ */
+export async function runNow(platform: Platform, handler: DueHandler, scope: RecordScope, ref: string): Promise<boolean> {
+  const claim = await claimDue(handler.kind, scope, ref, platform.clock.nowMs(), handler.leaseMs, true);
+  return claim ? runClaimed(platform, handler, claim) : false;
+}
+
+/** The sweep: runs every due record of the handlers' kinds (at most `limit` per kind); answers how many finished. */
+export async function sweepDue(platform: Platform, handlers: readonly DueHandler[], now = platform.clock.nowMs(), limit = 200): Promise<number> {
+  let finished = 0;
+  for (const handler of handlers) {
+    for (const record of await listDue(handler.kind, now, limit)) {
+      const scope = { accountId: record.account_id, mode: record.mode };
+      const claim = await claimDue(handler.kind, scope, record.ref, now, handler.leaseMs);
+      if (claim && (await runClaimed(platform, handler, claim))) finished++;
+    }
+  }
+  return finished;
+}
