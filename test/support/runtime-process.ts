@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -21,12 +22,28 @@ export interface Bootstrap {
 /** A runtime child process. */
 export interface RuntimeProcess {
   url: string;
+  port: number;
   dataDir: string;
   bootstrap: Bootstrap;
   child: ChildProcess;
   output: () => string;
   /** Sends a signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** `kill -9`: resolves once the process is gone. */
+  kill9(): Promise<void>;
+  /** Starts a new runtime on the same data directory and port (after this one exited). */
+  restart(): Promise<RuntimeProcess>;
+}
+
+/** A spawned runtime that may still be starting. */
+export interface SpawnedRuntime {
+  child: ChildProcess;
+  dataDir: string;
+  output: () => string;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+  /** Resolves with the URL of the listening line; rejects if the process exits first. */
+  listening: Promise<string>;
 }
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -44,8 +61,20 @@ export function tempDataDir(): string {
   return dir;
 }
 
-/** Starts `infra/local/main.ts` and waits for its listening line. */
-export async function startRuntime(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<RuntimeProcess> {
+/** A TCP port that was free a moment ago (bound on port 0, read, closed). */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolveListen());
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolveClose) => server.close(() => resolveClose()));
+  return port;
+}
+
+/** Spawns `infra/local/main.ts` and returns at once (the runtime is still starting). */
+export function spawnRuntime(options: { dataDir?: string; env?: Record<string, string> } = {}): SpawnedRuntime {
   const dataDir = options.dataDir ?? tempDataDir();
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', join(ROOT, 'infra/local/main.ts')], {
     cwd: ROOT,
@@ -56,7 +85,7 @@ export async function startRuntime(options: { dataDir?: string; env?: Record<str
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
-  const url = await new Promise<string>((resolveUrl, reject) => {
+  const listening = new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(() => reject(new Error(`Runtime did not start in time:\n${output}`)), 60_000);
     const check = () => {
       const match = /Cartwheel listening on (http:\/\/localhost:\d+)/.exec(output);
@@ -71,16 +100,36 @@ export async function startRuntime(options: { dataDir?: string; env?: Record<str
       reject(new Error(`Runtime exited with ${code}:\n${output}`));
     });
   });
+  // Nobody may be waiting for the listening line (a test that watches the port instead).
+  listening.catch(() => undefined);
+  return { child, dataDir, output: () => output, exited, listening };
+}
+
+/** Starts `infra/local/main.ts` and waits for its listening line. */
+export async function startRuntime(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<RuntimeProcess> {
+  const spawned = spawnRuntime(options);
+  const { child, dataDir, exited } = spawned;
+  const url = await spawned.listening;
+  const port = Number(new URL(url).port);
   const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Bootstrap;
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
+  };
   return {
     url,
+    port,
     dataDir,
     bootstrap,
     child,
-    output: () => output,
-    stop: async (signal = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
+    output: spawned.output,
+    stop,
+    kill9: async () => {
+      await stop('SIGKILL');
+    },
+    restart: async () => {
+      if (child.exitCode === null && child.signalCode === null) throw new Error('restart() needs the previous runtime to have exited');
+      return startRuntime({ dataDir, env: { ...options.env, PORT: String(port) } });
     },
   };
 }
