@@ -139,3 +139,58 @@ describe('sweepConfirmationEmails', () => {
     expect(readdirSync(outbox).filter((name) => name.endsWith('.json')).length).toBe(sentBefore + 1);
   });
 });
+
+describe('the due-work sweep settles payments nobody finished (no shopper retry needed)', () => {
+  it('completes a payment the gateway charged but whose process died before recording it: one order, one email', async () => {
+    const { job } = await import('../../../handlers/jobs/due-work');
+    const { dueEntry } = await import('../../../shared/due-work/due-work-store');
+    const { writeOne } = await import('../../../shared/store/transact');
+    const { chargeKey } = await import('../../../shared/commerce/payments/payment-store');
+    const start = T0 + 60 * 60_000;
+    setManualTime(start);
+    const cart = await crashedCheckout('CARTSWEPT', 'PAYSWEPT', false);
+    // (The fixture's lock lapsed long ago; the recovery is due two minutes from now.)
+    await writeOne(dueEntry('payment-recovery', scope, 'PAYSWEPT', start + 120_000, start));
+    // The gateway took the money; the process died before the platform heard back.
+    const card = { kind: 'new' as const, number: '4242424242424242', expMonth: 12, expYear: 2031, cvv: '123', cardholderName: null, billingAddress: null };
+    const charged = await platform.gateway.charge({ key: chargeKey(scope, 'PAYSWEPT'), amount: 19, currency: 'USD', card, billingPostalCode: null, ignoreBadCvv: false, ignoreBadAvs: false });
+    expect(charged.outcome).toBe('approved');
+    const mails = () => readdirSync(outbox).filter((name) => name.endsWith('.json')).length;
+    const before = mails();
+    // Not before it is due.
+    setManualTime(start + 30_000);
+    await job(platform);
+    expect(await ordersOf('CARTSWEPT')).toHaveLength(0);
+    setManualTime(start + 121_000);
+    await job(platform);
+    const orders = await ordersOf('CARTSWEPT');
+    expect(orders).toHaveLength(1);
+    expect(await findRecord(paymentDeclaration, scope, 'PAYSWEPT')).toMatchObject({ status: 'completed', gateway_transaction_id: charged.transactionId });
+    expect(mails()).toBe(before + 1);
+    // A second sweep and a late charge with the same key change nothing and take nothing more.
+    await job(platform);
+    const again = await platform.gateway.charge({ key: chargeKey(scope, 'PAYSWEPT'), amount: 19, currency: 'USD', card, billingPostalCode: null, ignoreBadCvv: false, ignoreBadAvs: false });
+    expect(again.transactionId).toBe(charged.transactionId);
+    expect(await ordersOf('CARTSWEPT')).toHaveLength(1);
+    expect(mails()).toBe(before + 1);
+  });
+
+  it('fails a payment that was never charged, releases the cart and voids the charge key so a late charge is refused', async () => {
+    const { job } = await import('../../../handlers/jobs/due-work');
+    const { dueEntry } = await import('../../../shared/due-work/due-work-store');
+    const { writeOne } = await import('../../../shared/store/transact');
+    const { chargeKey } = await import('../../../shared/commerce/payments/payment-store');
+    const start = T0 + 2 * 60 * 60_000;
+    setManualTime(start);
+    const cart = await crashedCheckout('CARTVOID', 'PAYVOID', false);
+    await writeOne(dueEntry('payment-recovery', scope, 'PAYVOID', start, start));
+    expect(cart.payment_lock!.until_ms).toBeLessThan(start);
+    await job(platform);
+    expect(await findRecord(paymentDeclaration, scope, 'PAYVOID')).toMatchObject({ status: 'failed', error_code: 'bank_network_timeout' });
+    expect(await readCart('CARTVOID')).toMatchObject({ open: true, payment_lock: null });
+    const card = { kind: 'new' as const, number: '4242424242424242', expMonth: 12, expYear: 2031, cvv: '123', cardholderName: null, billingAddress: null };
+    const late = await platform.gateway.charge({ key: chargeKey(scope, 'PAYVOID'), amount: 19, currency: 'USD', card, billingPostalCode: null, ignoreBadCvv: false, ignoreBadAvs: false });
+    expect(late.outcome).toBe('declined');
+    expect(await platform.gateway.lookup(chargeKey(scope, 'PAYVOID'))).toBeUndefined();
+  });
+});
