@@ -15,13 +15,14 @@
  *   const cart = await carts.get(scope, 'C1');              // 404 / token_type_mismatch
  *   await transact([carts.updateEntry(scope, 'C1', { set: { open: false }, condition: ... }), ...]);
  */
-import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Mode } from '../auth/tokens';
 import { db, table } from './client';
 import { OtherModeError, RecordExistsError, RecordNotFoundError, VersionConflictError } from './errors';
 import type { ItemKey } from './keys';
 import { bucketCounterWrite } from './offset-index';
 import { batchGetItems } from './batch';
+import { queryItems } from './query';
 import { tableDefinition, type IndexName } from './table';
 import { transact, writeAll, type TransactEntry } from './transact';
 
@@ -273,23 +274,7 @@ export function defineEntity<R>(definition: EntityDefinition, options: { registe
     },
     async query(index, input, max = Number.POSITIVE_INFINITY) {
       if (index && !definition.indexes?.[index]) throw new Error(`Entity ${definition.name} does not declare index ${index}`);
-      const items: R[] = [];
-      let startKey = input.ExclusiveStartKey;
-      do {
-        const remaining = max - items.length;
-        const page = await db().send(
-          new QueryCommand({
-            ...input,
-            TableName: table(),
-            ...(index ? { IndexName: index } : {}),
-            ...(Number.isFinite(remaining) && !input.FilterExpression ? { Limit: Math.min(input.Limit ?? 1000, remaining) } : {}),
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        items.push(...((page.Items ?? []) as R[]));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey && items.length < max);
-      return items.slice(0, max);
+      return (await queryItems({ ...input, TableName: table(), ...(index ? { IndexName: index } : {}) }, max)) as R[];
     },
   };
   return entity;

@@ -19,8 +19,8 @@ export interface ShippingQuote {
   total_original: number;
 }
 
-/** The field paths each settings token stands for (§3.4). */
-const FIELD_PATHS: Record<CustomerOptionalFieldToken, readonly string[]> = {
+/** The field paths each settings token stands for (§3.4); the payment checks read the same table. */
+export const FIELD_PATHS: Record<CustomerOptionalFieldToken, readonly string[]> = {
   name: ['name'],
   email: ['email'],
   company_name: ['company_name'],

@@ -6,6 +6,7 @@ import type { PaymentSettings } from '../../accounts/settings';
 import { logger } from '../../logging';
 import { invalid, objectValue } from '../../rest/input';
 import type { RecordScope } from '../../store/entity';
+import { FIELD_PATHS } from '../carts/options';
 import type { SaleCustomer } from '../carts/types';
 import { cardFingerprint, maskedCard, parseNewCard, type MaskedCard, type NewCard } from '../payments/cards';
 import { DuplicatePaymentError } from '../payments/errors';
@@ -13,18 +14,6 @@ import type { SavedCardRef } from '../payments/gateway';
 import type { PaymentRecord } from '../payments/payment-records';
 import { findRecentDuplicate, recordSavedMethod } from '../payments/payment-store';
 import { findCustomerPaymentMethod, storePaymentMethod } from '../payment-methods/payment-methods';
-
-/** Field paths each `customer_required_fields` token stands for (commerce.md §3.4). */
-const REQUIRED_PATHS: Record<string, string[]> = {
-  name: ['name'],
-  email: ['email'],
-  company_name: ['company_name'],
-  phone: ['phone'],
-  tax_number: ['tax_number'],
-  country: ['billing_address.country'],
-  postal_code: ['billing_address.postal_code'],
-  full_address: ['billing_address.address_1', 'billing_address.city', 'billing_address.state_prov', 'billing_address.postal_code', 'billing_address.country'],
-};
 
 function valueAt(customer: SaleCustomer, path: string): unknown {
   return path.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), customer);
@@ -34,7 +23,7 @@ function valueAt(customer: SaleCustomer, path: string): unknown {
 export function checkCustomer(customer: SaleCustomer, payment: PaymentSettings): void {
   const tokens = new Set(['email', ...payment.customer_required_fields]);
   for (const token of tokens) {
-    for (const path of REQUIRED_PATHS[token] ?? []) {
+    for (const path of FIELD_PATHS[token as keyof typeof FIELD_PATHS] ?? []) {
       const value = valueAt(customer, path);
       if (value === null || value === undefined || value === '') {
         invalid(`customer.${path}`, `The property customer.${path} is required to pay.`, 'required');
