@@ -10,7 +10,7 @@
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { routeKey, routesOf, type FamilyName, type RouteDefinition } from '../../infra/routes';
+import { routeKey, routesOf, type FamilyName, type FamilyRouteKey, type RouteDefinition, type RouteParams } from '../../infra/routes';
 import { authenticate, expiresInSeconds } from '../auth/authenticate';
 import { InsufficientPermissionsError } from '../auth/errors';
 import { isAllowed } from '../auth/permissions';
@@ -37,6 +37,12 @@ export const JSON_TYPE = 'application/json';
 
 /** A family's actions by route key. */
 export type ActionTable = Record<string, Action>;
+
+/**
+ * Exactly one action per route of family `F`, each typed with its route's path parameters:
+ * a missing route or a key outside the family fails the compiler.
+ */
+export type FamilyActionTable<F extends FamilyName> = { [Key in FamilyRouteKey<F>]: Action<RouteParams<Key>> };
 
 /** A route family's actions, checked against the route table; what a handler module exports as `family`. */
 export interface FamilyActions {
@@ -75,18 +81,23 @@ export function errorResult(error: unknown, requestId: string): ApiResult {
 }
 
 /**
- * Declares a route family's actions. Fails at load time when the action table and the route
- * table disagree, so a route can never dispatch to nothing.
+ * Declares a route family's actions. The compiler checks the table against the route table;
+ * the same check runs at load time for tables it could not see (built dynamically), so a
+ * route can never dispatch to nothing.
+ *
+ * @example defineFamily('settings', { 'GET /api/v1/settings/{group}': async ({ params }) => ..., ... })
  */
-export function defineFamily(family: FamilyName, actions: ActionTable): FamilyActions {
+export function defineFamily<F extends FamilyName>(family: F, actions: FamilyActionTable<F>): FamilyActions {
+  // Each action reads only its own route's parameters, which the pipeline fills from that route.
+  const table = actions as unknown as ActionTable;
   const familyRoutes = new Set(routesOf(family).map((route) => routeKey(route)));
   for (const key of familyRoutes) {
-    if (!actions[key]) throw new Error(`Family ${family}: route ${key} has no action`);
+    if (!table[key]) throw new Error(`Family ${family}: route ${key} has no action`);
   }
-  for (const key of Object.keys(actions)) {
+  for (const key of Object.keys(table)) {
     if (!familyRoutes.has(key)) throw new Error(`Family ${family}: action ${key} is not in the route table`);
   }
-  return { family, actions };
+  return { family, actions: table };
 }
 
 /** The Lambda handler of a family: the cloud platform, built once when the module loads. */
