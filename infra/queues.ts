@@ -10,6 +10,22 @@
  * so `maxReceiveCount` sits well above attempts + re-hide hops: the DLQ only catches
  * messages a worker could not handle at all.
  */
+import type { FamilyGrants } from './routes';
+
+/** The function that drains a queue. */
+export interface QueueConsumerDefinition {
+  /** Handler module (exporting `handler`, called with an SQS event). */
+  entry: string;
+  batchSize: number;
+  memoryMb: number;
+  /**
+   * What the consumer may touch beyond receiving from its own queue; the CDK stack grants
+   * exactly this, as for route families and schedules. Workers record attempts in the table.
+   */
+  grants: FamilyGrants;
+}
+
+/** One work queue, its redrive settings and (once its capability exists) its consumer. */
 export interface QueueDefinition {
   /** Logical name; also the env suffix `CARTWHEEL_QUEUE_URL_<NAME>` and local queue name. */
   name: string;
@@ -19,7 +35,7 @@ export interface QueueDefinition {
   /** Receives before a message moves to the dead-letter queue. */
   maxReceiveCount: number;
   /** Consumer handler module (exporting `handler`), once the capability that drains it exists. */
-  consumer?: { entry: string; batchSize: number; memoryMb: number };
+  consumer?: QueueConsumerDefinition;
 }
 
 /** Every work queue. Consumers are added by the capabilities that own them. */

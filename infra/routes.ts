@@ -151,7 +151,7 @@ const allowOrReach = (resource: PermissionResource, method: PermissionMethod): R
 });
 
 /** Every route of the platform. Order does not matter: literal segments beat `{params}`. */
-export const routes: readonly RouteDefinition[] = [
+export const routes = [
   { method: 'GET', path: '/api/v1/auths', family: 'auths', access: allow('auths', 'read') },
   { method: 'POST', path: '/api/v1/auths/secret', family: 'auths', access: allow('auths', 'create') },
   { method: 'POST', path: '/api/v1/auths/limited', family: 'auths', access: { kind: 'public' } },
@@ -227,11 +227,32 @@ export const routes: readonly RouteDefinition[] = [
 
   { method: 'GET', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'read') },
   { method: 'POST', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'update') },
-];
+] as const satisfies readonly RouteDefinition[];
+
+/** One entry of the route table, with its literal method, path and family. */
+export type Route = (typeof routes)[number];
+
+/** The route key of one route entry type, e.g. `GET /api/v1/auths/{auth_id}`. */
+type KeyOfRoute<R> = R extends { method: infer M extends string; path: infer P extends string } ? `${M} ${P}` : never;
+
+/** Every route key of the table, e.g. `'GET /api/v1/carts/{cart_id}'`. */
+export type RouteKey = KeyOfRoute<Route>;
+
+/** The route keys served by one family. */
+export type FamilyRouteKey<F extends FamilyName> = KeyOfRoute<Extract<Route, { family: F }>>;
+
+/**
+ * The parameter names of a path template, as Hono's `ParamKeys` derives them:
+ * `ParamKeys<'/carts/{cart_id}/items/{item_id}'>` is `'cart_id' | 'item_id'`.
+ */
+export type ParamKeys<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamKeys<Rest> : never;
+
+/** The path parameters of a route key (or path template): exactly its `{names}`, as strings. */
+export type RouteParams<Key extends string> = { [Name in ParamKeys<Key>]: string };
 
 /** The API Gateway route key of a route, e.g. `GET /api/v1/auths/{auth_id}`. */
-export function routeKey(route: Pick<RouteDefinition, 'method' | 'path'>): string {
-  return `${route.method} ${route.path}`;
+export function routeKey<R extends Pick<RouteDefinition, 'method' | 'path'>>(route: R): string extends R['path'] ? string : KeyOfRoute<R> {
+  return `${route.method} ${route.path}` as string extends R['path'] ? string : KeyOfRoute<R>;
 }
 
 /** Routes served by one family. */

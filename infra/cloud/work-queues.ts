@@ -9,7 +9,6 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { QueueDefinition } from '../queues';
 import { queueUrlVariable } from '../queues';
-import type { FamilyGrants } from '../routes';
 import { pascalCase } from './outputs';
 import type { PlatformResources } from './platform-function';
 import { PlatformFunction } from './platform-function';
@@ -82,12 +81,6 @@ export class WorkQueues extends Construct {
   }
 }
 
-/**
- * What a consumer may touch when its queue entry does not say. `QueueDefinition.consumer`
- * has no `grants` field yet; workers record attempts in the table, so read/write it.
- */
-export const defaultConsumerGrants: FamilyGrants = { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] };
-
 /** Options of a queue consumer: the work queue it drains and the resources it may use. */
 export interface QueueConsumerProps {
   work: WorkQueue;
@@ -103,14 +96,12 @@ export class QueueConsumer extends Construct {
     const { definition, queue } = props.work;
     const consumer = definition.consumer;
     if (!consumer) throw new Error(`Queue "${definition.name}" has no consumer`);
-    // Read a `grants` field if infra/queues.ts gains one, without requiring it today.
-    const grants = (consumer as { grants?: FamilyGrants }).grants ?? defaultConsumerGrants;
-
     this.handler = new PlatformFunction(this, 'Handler', {
       entry: consumer.entry,
       memoryMb: consumer.memoryMb,
       description: `Consumer of ${definition.name}: ${definition.description}`,
-      grants,
+      // Exactly the queue entry's grants; receiving from its own queue comes from the event source.
+      grants: consumer.grants,
       resources: props.resources,
       role: `consumer:${definition.name}`,
       timeout: consumerTimeout(definition),

@@ -9,7 +9,7 @@ import { routes } from '../../infra/routes';
 import { newId } from '../ids';
 import { PREFLIGHT_HEADERS } from './cors';
 import { MethodNotAllowedError, NotFoundError, TlsRequiredError } from './errors';
-import { errorResult, toResponse } from './pipeline';
+import { errorResult, toResponse } from './response';
 import { compileRoutes } from './route-matcher';
 import { transportOf } from './transport';
 

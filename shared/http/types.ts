@@ -4,13 +4,17 @@ import type { RouteDefinition } from '../../infra/routes';
 import type { Principal } from '../auth/principal';
 import type { Platform } from '../platform/ports';
 
-/** One API request, parsed once by the pipeline and handed to an action. */
-export interface ApiContext {
+/**
+ * One API request, parsed once by the pipeline and handed to an action. `Params` is the
+ * route's path parameters (`RouteParams<'GET /api/v1/carts/{cart_id}'>` gives `{ cart_id: string }`);
+ * actions written for any route take the default.
+ */
+export interface ApiContext<Params extends Record<string, string> = Record<string, string>> {
   requestId: string;
   method: string;
   route: RouteDefinition;
   /** Path parameters of the route template, e.g. `{ auth_id: '5HDN3BV2SSNY' }`. */
-  params: Record<string, string>;
+  params: Params;
   /** Query parameters; when one is repeated the last occurrence wins. */
   query: Record<string, string>;
   /** Request headers with lowercase names. */
@@ -38,8 +42,8 @@ export interface ApiResult {
   sensitive?: boolean;
 }
 
-/** An action: the domain call behind one route. */
-export type Action = (context: ApiContext) => Promise<ApiResult>;
+/** An action: the domain call behind one route (`Params`: that route's path parameters). */
+export type Action<Params extends Record<string, string> = Record<string, string>> = (context: ApiContext<Params>) => Promise<ApiResult>;
 
 /** A principal that must be present (for routes that require a token). */
 export function requirePrincipal(context: ApiContext): Principal {

@@ -53,15 +53,24 @@ export interface ResourceDeclaration<Stored = any> {
   toJson(stored: Stored, context: RenderContext): Record<string, unknown>;
 }
 
-const registry = new Map<string, ResourceDeclaration>();
-
-/** Registers a declaration (resource modules call this once at load). */
+/**
+ * Declares a resource: the identity, typed by the stored record. Declaring registers nothing;
+ * the registry is the explicit list in `./resources`, so a declaration that is not listed
+ * there fails the declarations test instead of silently disabling expansion into it.
+ */
 export function declareResource<Stored>(declaration: ResourceDeclaration<Stored>): ResourceDeclaration<Stored> {
-  registry.set(declaration.name, declaration as ResourceDeclaration);
   return declaration;
 }
 
-/** A registered declaration by name, or undefined. */
-export function declarationOf(name: string): ResourceDeclaration | undefined {
-  return registry.get(name);
+/** Finds a declaration by its `name`; what expansion follows links and sub-collections with. */
+export type DeclarationLookup = (name: string) => ResourceDeclaration | undefined;
+
+/** The lookup over a fixed list of declarations; fails on a duplicate name. */
+export function lookupOf(declarations: readonly ResourceDeclaration[]): DeclarationLookup {
+  const byName = new Map<string, ResourceDeclaration>();
+  for (const declaration of declarations) {
+    if (byName.has(declaration.name)) throw new Error(`Duplicate resource declaration "${declaration.name}"`);
+    byName.set(declaration.name, declaration);
+  }
+  return (name) => byName.get(name);
 }

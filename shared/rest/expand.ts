@@ -8,10 +8,11 @@
 import { isAllowed } from '../auth/permissions';
 import { reaches } from '../auth/reach';
 import { batchGetItems, recordKey } from '../store/records';
-import { declarationOf, type ResourceDeclaration } from './declarations';
+import type { DeclarationLookup, ResourceDeclaration } from './declarations';
 import { addFormatted } from './formatted-output';
 import type { PathTree } from './paths';
 import type { RenderContext } from './render-context';
+import { declarationOf } from './resources';
 
 /** A rendered object, its declaration, and the expand subtree still to apply to it. */
 interface Pending {
@@ -49,12 +50,16 @@ export function renderStored(declaration: ResourceDeclaration, stored: unknown, 
   return json;
 }
 
-/** Applies an expand tree to rendered resources, one batched read per depth level. */
+/**
+ * Applies an expand tree to rendered resources, one batched read per depth level. Links are
+ * resolved through `lookup`: the platform's registry, or a test's own declarations.
+ */
 export async function expandResources(
   roots: Array<{ json: Record<string, unknown>; declaration: ResourceDeclaration }>,
   tree: PathTree,
   context: RenderContext,
   inList: boolean,
+  lookup: DeclarationLookup = declarationOf,
 ): Promise<void> {
   let level: Pending[] = roots.map((root) => ({ ...root, tree, inList }));
   while (level.length) {
@@ -67,7 +72,7 @@ export async function expandResources(
         const linkTarget = node.declaration.links?.[property];
         const sub = node.declaration.subCollections?.[property];
         if (linkTarget) {
-          const target = declarationOf(linkTarget);
+          const target = lookup(linkTarget);
           if (!target) continue;
           if (value && typeof value === 'object' && !Array.isArray(value)) {
             // Already inline (or expanded by an earlier path): keep walking into it.
@@ -78,7 +83,7 @@ export async function expandResources(
           const id = idFromUrl(value, target, context);
           if (id !== undefined && mayRead(context, target, id)) links.push({ holder: node.json, property, target, id, tree: subtree, inList: node.inList });
         } else if (sub && !node.inList && typeof value === 'string' && sub.firstPage) {
-          const target = declarationOf(sub.resource);
+          const target = lookup(sub.resource);
           if (!target || !mayRead(context, target)) continue;
           const parentId = node.declaration.idOf(node.json);
           subLists.push(

@@ -5,7 +5,6 @@
  */
 import type { ResourceDeclaration } from './declarations';
 import { expandResources, renderStored } from './expand';
-import './resources';
 import { parseExpand, withLegacyOptions } from './paths';
 import type { RenderContext } from './render-context';
 import { applyShowHide } from './show-hide';

@@ -1,12 +1,43 @@
 /**
- * Every declared resource, imported for its registration: expansion follows a link only to a
- * resource whose declaration is loaded, whichever family bundle is running.
+ * The resource registry: every declared resource, listed by name. Expansion follows a link
+ * or sub-collection only to a resource listed here, whichever family bundle is running, and
+ * test/rest/declarations.test.ts checks that every link target is listed.
+ *
+ * The resource modules import the REST engine (render, expand), which reads this registry:
+ * the cycle is harmless because the list is only read when a request is rendered, through
+ * `declarationOf`, never while modules load.
  */
-import '../auth/auths';
-import '../catalog/products';
-import '../customers/customers';
-import '../commerce/payments/payment-records';
-import '../commerce/orders/orders';
-import '../commerce/carts/carts';
-import '../commerce/promotions/promotions';
-import '../commerce/shipping/shipping-methods';
+import { authDeclaration } from '../auth/auths';
+import { productDeclaration } from '../catalog/products';
+import { cartDeclaration, cartItemDeclaration } from '../commerce/carts/carts';
+import { orderDeclaration } from '../commerce/orders/orders';
+import { paymentMethodDeclaration } from '../commerce/payment-methods/payment-methods';
+import { paymentDeclaration } from '../commerce/payments/payment-records';
+import { promotionDeclaration } from '../commerce/promotions/promotions';
+import { shippingMethodDeclaration } from '../commerce/shipping/shipping-methods';
+import { customerDeclaration } from '../customers/customers';
+import { lookupOf, type DeclarationLookup, type ResourceDeclaration } from './declarations';
+
+/** Every declared resource of the platform. */
+export function resources(): readonly ResourceDeclaration[] {
+  return [
+    authDeclaration,
+    productDeclaration,
+    customerDeclaration,
+    paymentMethodDeclaration,
+    cartDeclaration,
+    cartItemDeclaration,
+    paymentDeclaration,
+    orderDeclaration,
+    promotionDeclaration,
+    shippingMethodDeclaration,
+  ];
+}
+
+let lookup: DeclarationLookup | undefined;
+
+/** A registered declaration by name, or undefined (built on first use, after every module loaded). */
+export function declarationOf(name: string): ResourceDeclaration | undefined {
+  lookup ??= lookupOf(resources());
+  return lookup(name);
+}

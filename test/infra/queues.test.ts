@@ -4,7 +4,7 @@ import type { QueueDefinition } from '../../infra/queues';
 import { queues, queueUrlVariable } from '../../infra/queues';
 import { queueUrlOutput } from '../../infra/cloud/outputs';
 import type { Synthesized, TemplateJson } from './synthesize';
-import { functionWithRole, referencedId, resourcesOfType, roleStatements, synthesize, synthTimeout } from './synthesize';
+import { allowedActions, functionWithRole, referencedId, resourcesOfType, roleStatements, synthesize, synthTimeout } from './synthesize';
 
 /** Work queues (those with a redrive policy) with the logical id of their DLQ. */
 function workQueues(json: TemplateJson): { id: string; dlqId: string; props: Record<string, any> }[] {
@@ -93,7 +93,12 @@ describe('a queue with a consumer', () => {
       description: 'test queue with a consumer',
       visibilityTimeoutSeconds: 180,
       maxReceiveCount: 7,
-      consumer: { entry: 'test/infra/fixtures/handler.ts', batchSize: 5, memoryMb: 512 },
+      consumer: {
+        entry: 'test/infra/fixtures/handler.ts',
+        batchSize: 5,
+        memoryMb: 512,
+        grants: { table: 'read', secrets: 'decrypt', email: false, sendsTo: [] },
+      },
     },
     { name: 'license-requests', description: 'test queue without a consumer', visibilityTimeoutSeconds: 60, maxReceiveCount: 3 },
   ];
@@ -137,5 +142,18 @@ describe('a queue with a consumer', () => {
     expect(sqsStatements.flatMap((statement) => [statement.Action].flat())).toEqual(
       expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']),
     );
+  });
+
+  it('grants the consumer exactly its queue entry grants: a read-only table, decrypt only, no email', () => {
+    const consumerId = functionWithRole(synth.json, 'consumer:event-notifications');
+    const actions = allowedActions(synth.json, consumerId);
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'kms:Decrypt']));
+    for (const write of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) expect(actions).not.toContain(write);
+    expect(actions).not.toContain('kms:Encrypt');
+    expect(actions.filter((action) => action.startsWith('ses:'))).toEqual([]);
+    expect(actions).not.toContain('sqs:SendMessage');
+    const environment = synth.json.Resources[consumerId]!.Properties!.Environment.Variables;
+    expect(environment.CARTWHEEL_TABLE).toBeDefined();
+    expect(environment.CARTWHEEL_SECRETS).toBe('kms');
   });
 });

@@ -8,7 +8,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../shared/auth/principal';
 import { resetConfig } from '../../shared/config';
-import { declareResource } from '../../shared/rest/declarations';
+import { declareResource, lookupOf } from '../../shared/rest/declarations';
 import { expandResources, renderStored } from '../../shared/rest/expand';
 import { parseExpand } from '../../shared/rest/paths';
 import type { RenderContext } from '../../shared/rest/render-context';
@@ -39,6 +39,9 @@ const widget = declareResource<Row>({
   idOf: (row) => row.id,
   toJson: (row, context) => ({ object: 'test_widget', url: context.url(`test_widgets/${row.id}`), id: row.id, gadget: link('test_gadgets', row.next, context) }),
 });
+
+/** The synthetic declarations' own registry (the platform's lists only real resources). */
+const lookup = lookupOf([gizmo, gadget, widget]);
 
 function context(permissions: Principal['permissions']): RenderContext {
   return {
@@ -72,7 +75,7 @@ describe('expandResources', () => {
   it('reads each depth level with one BatchGetItem for a whole page', async () => {
     const ctx = context(all);
     const roots = Array.from({ length: 50 }, (_, i) => ({ json: renderStored(widget, { id: `w${i}`, next: `g${i}` }, ctx), declaration: widget }));
-    await expandResources(roots, parseExpand('gadget.gizmo', 'list'), ctx, true);
+    await expandResources(roots, parseExpand('gadget.gizmo', 'list'), ctx, true, lookup);
     expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(2);
     expect(roots[7]!.json.gadget).toMatchObject({ object: 'test_gadget', id: 'g7', gizmo: { object: 'test_gizmo', note: 'note z-g7' } });
   });
@@ -80,7 +83,7 @@ describe('expandResources', () => {
   it('expands every link along a path and ignores unknown paths', async () => {
     const ctx = context(all);
     const json = renderStored(widget, { id: 'w1', next: 'g1' }, ctx);
-    await expandResources([{ json, declaration: widget }], parseExpand('gadget.gizmo.nothing,bogus,gadget.nope', 'single'), ctx, false);
+    await expandResources([{ json, declaration: widget }], parseExpand('gadget.gizmo.nothing,bogus,gadget.nope', 'single'), ctx, false, lookup);
     expect((json.gadget as Record<string, unknown>).gizmo).toMatchObject({ id: 'z-g1' });
     expect(json).not.toHaveProperty('bogus');
   });
@@ -88,12 +91,12 @@ describe('expandResources', () => {
   it('leaves links to missing records, and links the caller may not read, as URLs', async () => {
     const missing = context(all);
     const json = renderStored(widget, { id: 'w1', next: 'missing' }, missing);
-    await expandResources([{ json, declaration: widget }], parseExpand('gadget', 'single'), missing, false);
+    await expandResources([{ json, declaration: widget }], parseExpand('gadget', 'single'), missing, false, lookup);
     expect(json.gadget).toBe('https://api.example.test/api/v1/test_gadgets/missing');
 
     const productsOnly = context([{ resource: 'products', methods: ['read'], allow: true }]);
     const limited = renderStored(widget, { id: 'w2', next: 'g2' }, productsOnly);
-    await expandResources([{ json: limited, declaration: widget }], parseExpand('gadget.gizmo', 'single'), productsOnly, false);
+    await expandResources([{ json: limited, declaration: widget }], parseExpand('gadget.gizmo', 'single'), productsOnly, false, lookup);
     expect(limited.gadget).toMatchObject({ object: 'test_gadget' });
     expect((limited.gadget as Record<string, unknown>).gizmo).toBe('https://api.example.test/api/v1/test_gizmos/z-g2');
     expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(2);
@@ -101,7 +104,7 @@ describe('expandResources', () => {
 
   it('makes no read when nothing is to be expanded', async () => {
     const ctx = context(all);
-    await expandResources([{ json: renderStored(widget, { id: 'w1' }, ctx), declaration: widget }], parseExpand('gadget', 'single'), ctx, false);
+    await expandResources([{ json: renderStored(widget, { id: 'w1' }, ctx), declaration: widget }], parseExpand('gadget', 'single'), ctx, false, lookup);
     expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(0);
   });
 });

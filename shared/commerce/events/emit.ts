@@ -4,20 +4,40 @@
  * Delivery to subscriptions is a later capability; these records are what it will deliver.
  */
 import type { TransactItem } from '../../auth/auths';
+import { eventTypeEntry, type EventResource, type EventType } from '../../events/catalog';
 import { newId } from '../../ids';
 import { table } from '../../store/client';
 import { listSortKey } from '../../store/keys';
 import type { RecordScope } from '../../store/records';
 
-/** What an event is about: its type and the resource its `data` is. */
-export interface EventSpec {
+/**
+ * What an event is about: a catalog type and the resource its `data` is, which the catalog
+ * fixes per type (`{ type: 'payment:completed', resource: 'order' }` fails the compiler).
+ * `EventSpec` alone is the union over every type.
+ */
+export type EventSpec<T extends EventType = EventType> = T extends EventType ? { type: T; resource: EventResource<T>; id: string } : never;
+
+/** A spec whose type was widened to `string` before it reached `eventWrites` (checked at run time). */
+interface WidenedEventSpec {
   type: string;
   resource: string;
   id: string;
 }
 
+/**
+ * The specs `eventWrites` accepts: catalog specs, checked by the compiler; a list whose types
+ * were already widened to `string` (a variable declared without `EventSpec[]`) is let through
+ * and checked against the catalog when written. Prefer annotating such lists `EventSpec[]`.
+ */
+type CheckedSpecs<Specs extends readonly WidenedEventSpec[]> = string extends Specs[number]['type'] ? Specs : readonly EventSpec[];
+
 /** The transaction entries that record `events` (one Put each). */
-export function eventWrites(scope: RecordScope, events: readonly EventSpec[], now: number): TransactItem[] {
+export function eventWrites<const Specs extends readonly WidenedEventSpec[]>(scope: RecordScope, events: CheckedSpecs<Specs>, now: number): TransactItem[] {
+  for (const event of events) {
+    const entry = eventTypeEntry(event.type);
+    if (!entry) throw new Error(`Unknown event type ${event.type}`);
+    if (entry.resource !== event.resource) throw new Error(`Event ${event.type} carries a ${entry.resource}, not a ${event.resource}`);
+  }
   const partition = `${scope.accountId}#${scope.mode}#events`;
   return events.map((event) => {
     const eventId = newId();
