@@ -7,7 +7,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { InUseError } from '../http/errors';
 import { db, table } from '../store/client';
 import { defineEntity, IS_NEW, transact, TransactionRejectedError, writeAll, type TransactEntry } from '../store/entity';
-import { accountKey, settingsKey, userEmailKey, userKey } from '../store/keys';
+import { accountKey, listSortKey, settingsKey, userEmailKey, userKey } from '../store/keys';
 
 const users = defineEntity<Record<string, unknown>>({
   name: 'user',
@@ -61,8 +61,8 @@ export interface NewAccount {
   account: Record<string, unknown>;
   technicalSettings: Record<string, unknown>;
   generalSettings: Record<string, unknown>;
-  /** The owner user (with `user_id`). */
-  owner: Record<string, unknown> & { user_id: string; email: string };
+  /** The owner user (with `user_id`; its listing keys are added here). */
+  owner: Record<string, unknown> & { user_id: string; email: string; created_ms: number };
   /** The owner's token entries (token store). */
   tokens: TransactEntry[];
 }
@@ -79,7 +79,13 @@ export async function insertAccount(account: NewAccount): Promise<void> {
     { name: 'settings.technical', item: { Put: { TableName: table(), Item: { ...settingsKey(accountId, 'technical'), ...account.technicalSettings } } } },
     { name: 'settings.general', item: { Put: { TableName: table(), Item: { ...settingsKey(accountId, 'general'), ...account.generalSettings } } } },
     users.putEntry(
-      { ...userKey(owner.user_id), ...owner },
+      {
+        ...userKey(owner.user_id),
+        ...owner,
+        // Users are account-wide: the mode does not enter their partition.
+        gsi1pk: users.partition({ accountId, mode: 'live' }),
+        gsi1sk: listSortKey(owner.created_ms, owner.user_id.toLowerCase()),
+      },
       {
         name: 'user.create',
         ifNew: true,

@@ -11,7 +11,6 @@ import { config } from '../config';
 import { InvalidInputError } from '../http/errors';
 import { generatePassword, newId, randomBase62 } from '../ids';
 import type { SecretsPort } from '../platform/ports';
-import { listSortKey } from '../store/keys';
 import { insertAccount } from './account-store';
 import { defaultTechnicalSettings } from './settings';
 
@@ -78,8 +77,6 @@ export async function createAccount(input: CreateAccountInput, secrets: SecretsP
       permissions: [],
       created_ms: now,
       modified_ms: now,
-      gsi1pk: `${accountId}#users`,
-      gsi1sk: listSortKey(now, userId.toLowerCase()),
     },
     tokens: [...live.entries, ...test.entries],
   });

@@ -10,8 +10,8 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { NotFoundError } from '../http/errors';
 import { db, table } from '../store/client';
 import { defineEntity, EXISTS, IS_NEW, transact, TransactionRejectedError, type TransactEntry } from '../store/entity';
-import { authIdKey, counterKey, scope, tokenKey } from '../store/keys';
-import { BindingLimitExceededError, bindingWrite } from './bindings';
+import { authIdKey, counterKey, scope, tokenKey, type ItemKey } from '../store/keys';
+import { BindingLimitExceededError, isBound, MAX_BINDINGS } from './bindings';
 import type { Principal } from './principal';
 import { authListPartition, type TokenRecord } from './token-records';
 import type { Mode, TokenKind } from './tokens';
@@ -186,6 +186,42 @@ export async function recordTokenUse(tokenHash: string, use: TokenUse): Promise<
 }
 
 /**
+ * The entry that binds `path` to the token at `key` (auth.md 3.3): it holds only while the
+ * token exists and has fewer than `MAX_BINDINGS` bindings, so the 21st fails with no effect.
+ */
+export function bindingEntry(key: ItemKey, path: string): TransactEntry {
+  return {
+    name: 'auth.bind',
+    item: {
+      Update: {
+        TableName: table(),
+        Key: { pk: key.pk, sk: key.sk },
+        UpdateExpression: 'SET bindings = list_append(if_not_exists(bindings, :none), :one)',
+        ConditionExpression: `${EXISTS.expression} AND (attribute_not_exists(bindings) OR size(bindings) < :max)`,
+        ExpressionAttributeValues: { ':none': [], ':one': [path], ':max': MAX_BINDINGS },
+      },
+    },
+    onConditionFailed: () => new BindingLimitExceededError(),
+  };
+}
+
+/** The entry that gives the token at `key` uncounted reach over `paths` (after a paid sale). */
+export function reachEntry(key: ItemKey, paths: string[]): TransactEntry {
+  return {
+    name: 'auth.reach',
+    item: {
+      Update: {
+        TableName: table(),
+        Key: { pk: key.pk, sk: key.sk },
+        UpdateExpression: 'SET reach = list_append(if_not_exists(reach, :none), :paths)',
+        ConditionExpression: EXISTS.expression,
+        ExpressionAttributeValues: { ':none': [], ':paths': paths },
+      },
+    },
+  };
+}
+
+/**
  * The entry that gives a limited caller customer scope over `customerId`: the binding of
  * `path` (counted; auth.md 3.3) and the token's `customer_id`, which `/customers/me` follows.
  * Undefined for other tokens, or when the token already has exactly this scope. A refused
@@ -193,7 +229,7 @@ export async function recordTokenUse(tokenHash: string, use: TokenUse): Promise<
  */
 export function customerScopeEntry(principal: Principal | undefined, path: string, customerId: string): TransactEntry | undefined {
   if (!principal || principal.kind !== 'limited') return undefined;
-  const binding = bindingWrite(principal, path);
+  const binding = isBound(principal, path) ? undefined : bindingEntry(principal.record, path).item;
   const onConditionFailed = () => new BindingLimitExceededError();
   if (binding?.Update) {
     return {
