@@ -8,7 +8,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { InUseError } from '../http/errors';
 import { db, table } from '../store/client';
-import { atVersion, defineEntity, EXISTS, IS_NEW, writeAll, type RecordScope, type TransactEntry } from '../store/entity';
+import { defineEntity, EXISTS, IS_NEW, writeAll, type RecordScope, type TransactEntry } from '../store/entity';
 import { VersionConflictError } from '../store/errors';
 import type { CustomerRecord } from './customers';
 
