@@ -3,18 +3,15 @@
  * the owner user and a live and a test secret token with every permission. Either all of it
  * exists afterwards or none of it does, so a failed run can simply be repeated.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { tokenWrites, type TransactItem } from '../auth/auths';
+import { tokenWrites } from '../auth/auths';
 import { checkPasswordRules, hashPassword } from '../auth/passwords';
 import { FULL_ACCESS } from '../auth/permissions';
 import { nowMs } from '../clock';
 import { config } from '../config';
-import { InUseError, InvalidInputError } from '../http/errors';
+import { InvalidInputError } from '../http/errors';
 import { generatePassword, newId, randomBase62 } from '../ids';
 import type { SecretsPort } from '../platform/ports';
-import { db, table } from '../store/client';
-import { accountKey, listSortKey, settingsKey, userEmailKey, userKey } from '../store/keys';
+import { insertAccount } from './account-store';
 import { defaultTechnicalSettings } from './settings';
 
 /** What the operator gives. */
@@ -63,76 +60,26 @@ export async function createAccount(input: CreateAccountInput, secrets: SecretsP
   const signatureKey = randomBase62(32);
   const live = tokenWrites({ accountId, mode: 'live', kind: 'secret', permissions: FULL_ACCESS, comments: 'bootstrap' });
   const test = tokenWrites({ accountId, mode: 'test', kind: 'secret', permissions: FULL_ACCESS, comments: 'bootstrap' });
-  const items: TransactItem[] = [
-    {
-      Put: {
-        TableName: table(),
-        Item: { ...accountKey(accountId), account_id: accountId, company_name: company, created_ms: now, modified_ms: now },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
+  await insertAccount({
+    accountId,
+    account: { account_id: accountId, company_name: company, created_ms: now, modified_ms: now },
+    technicalSettings: { ...defaultTechnicalSettings(), signature_key_sealed: await secrets.seal(signatureKey, `signature_key:${accountId}`) },
+    generalSettings: { company_name: company, support_email: email, support_website: null },
+    owner: {
+      user_id: userId,
+      account_id: accountId,
+      name: company,
+      email,
+      password_hash: await hashPassword(password),
+      is_account_owner: true,
+      language: 'en',
+      locale: 'en-US',
+      permissions: [],
+      created_ms: now,
+      modified_ms: now,
     },
-    {
-      Put: {
-        TableName: table(),
-        Item: {
-          ...settingsKey(accountId, 'technical'),
-          ...defaultTechnicalSettings(),
-          signature_key_sealed: await secrets.seal(signatureKey, `signature_key:${accountId}`),
-        },
-      },
-    },
-    {
-      Put: {
-        TableName: table(),
-        Item: { ...settingsKey(accountId, 'general'), company_name: company, support_email: email, support_website: null },
-      },
-    },
-    {
-      Put: {
-        TableName: table(),
-        Item: {
-          ...userKey(userId),
-          user_id: userId,
-          account_id: accountId,
-          name: company,
-          email,
-          password_hash: await hashPassword(password),
-          is_account_owner: true,
-          language: 'en',
-          locale: 'en-US',
-          permissions: [],
-          created_ms: now,
-          modified_ms: now,
-          gsi1pk: `${accountId}#users`,
-          gsi1sk: listSortKey(now, userId.toLowerCase()),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    {
-      Put: {
-        TableName: table(),
-        Item: { ...userEmailKey(email), user_id: userId, account_id: accountId },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    ...live.writes,
-    ...test.writes,
-  ];
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) {
-      const reasons = error.CancellationReasons ?? [];
-      if (reasons[3]?.Code === 'ConditionalCheckFailed') {
-        throw new InUseError(`The user id ${userId} is already taken.`, { property: 'user_id', reason: 'conflict' });
-      }
-      if (reasons[4]?.Code === 'ConditionalCheckFailed') {
-        throw new InUseError(`The email address ${email} is already taken.`, { property: 'email', reason: 'conflict' });
-      }
-    }
-    throw error;
-  }
+    tokens: [...live.entries, ...test.entries],
+  });
   const urls = config().publicUrls;
   return {
     account_id: accountId,

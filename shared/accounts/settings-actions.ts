@@ -16,8 +16,6 @@
  *   `settings:update`; for other callers the property is left out (not null), so a client
  *   can tell "hidden" from "unset". `rotate_signature_key: true` seals a new key.
  */
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/principal';
 import { isAllowed } from '../auth/permissions';
 import { config } from '../config';
@@ -25,7 +23,7 @@ import { ApiError, NotFoundError } from '../http/errors';
 import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
 import { randomBase62 } from '../ids';
 import type { SecretsPort } from '../platform/ports';
-import { db, table } from '../store/client';
+import { saveSettingsItems } from './account-store';
 import { settingsKey } from '../store/keys';
 import {
   defaultGeneralSettings,
@@ -172,33 +170,9 @@ function itemWrite(accountId: string, group: SettingsGroup, before: StoredItem, 
   };
 }
 
-function putInput(write: ItemWrite) {
-  const version = versionOf(write.before);
-  const condition = !write.before
-    ? { ConditionExpression: 'attribute_not_exists(pk)' }
-    : version === undefined
-      ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(version)' }
-      : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': version } };
-  return { TableName: table(), Item: write.item, ...condition };
-}
-
 /** Writes the items, all or none. Answers false when another writer changed one first. */
 async function writeItems(writes: ItemWrite[]): Promise<boolean> {
-  try {
-    if (writes.length === 1) {
-      await db().send(new PutCommand(putInput(writes[0]!)));
-    } else {
-      await db().send(new TransactWriteCommand({ TransactItems: writes.map((write) => ({ Put: putInput(write) })) }));
-    }
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    if (error instanceof TransactionCanceledException) {
-      const reasons = error.CancellationReasons ?? [];
-      if (reasons.some((reason) => reason.Code === 'ConditionalCheckFailed' || reason.Code === 'TransactionConflict')) return false;
-    }
-    throw error;
-  }
+  return saveSettingsItems(writes);
 }
 
 /** The writes (possibly none) and resulting state of one change, computed from items read. */

@@ -11,9 +11,9 @@
  *
  * The settings API lives in `settings-actions.ts`; validation in `settings-validation.ts`.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, table } from '../store/client';
-import { settingsKey } from '../store/keys';
+import { readSettingsItem } from './account-store';
+
+export { readSettingsItem } from './account-store';
 
 /** The settings groups of `/settings/{group}`. */
 export const SETTINGS_GROUPS = ['technical', 'general', 'payment', 'tax'] as const;
@@ -190,18 +190,6 @@ export function defaultPaymentSettings(): PaymentValues {
 /** Defaults of `/settings/tax` (commerce.md section 13.3). */
 export function defaultTaxSettings(): TaxValues {
   return { rules: [], tax_inclusive_countries: [], gross_discount_countries: [], tax_shipping: true };
-}
-
-/** The raw stored item of a settings group (with its key attributes), or undefined. */
-export async function readSettingsItem(
-  accountId: string,
-  group: SettingsGroup,
-  options: { consistent?: boolean } = {},
-): Promise<Record<string, unknown> | undefined> {
-  const result = await db().send(
-    new GetCommand({ TableName: table(), Key: settingsKey(accountId, group), ConsistentRead: options.consistent ?? false }),
-  );
-  return result.Item;
 }
 
 /**

@@ -15,19 +15,15 @@
  * The stored last-use time (and with it the end of a sliding token's idle window) is
  * refreshed at most once a minute, as auth.md 1.5 allows, in the same write.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { nowMs } from '../clock';
 import { config, type RateLimit } from '../config';
 import { RequestLimitExceededError } from '../http/errors';
-import { db, table } from '../store/client';
-import { tokenKey } from '../store/keys';
 import { ExpiredTokenError, InvalidTokenError } from './errors';
 import { rightsOfToken } from './permissions';
 import type { Principal } from './principal';
 import { bucketBackoff, bucketClauses, MAX_BUCKET_ATTEMPTS, nextStep, slotsFit } from './rate-limit';
 import { IDLE_LIFETIME_MS, TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from './token-records';
+import { readTokenRecord, recordTokenUse } from './token-store';
 import { hashToken, parseToken } from './tokens';
 
 /** How long a cached token record is trusted (real time). */
@@ -143,8 +139,7 @@ function remember(tokenHash: string, record: TokenRecord, lease: Lease | undefin
 }
 
 async function readRecord(tokenHash: string): Promise<TokenRecord | undefined> {
-  const result = await db().send(new GetCommand({ TableName: table(), Key: tokenKey(tokenHash), ConsistentRead: true }));
-  return result.Item as TokenRecord | undefined;
+  return readTokenRecord(tokenHash);
 }
 
 /** The size of the next lease: double while leases are used up within their lifetime. */
@@ -166,45 +161,21 @@ async function writeUse(tokenHash: string, entry: CachedToken, takeLease: boolea
     const now = nowMs();
     if (slots > 1 && !slotsFit(knownTat, now, limit, slots)) slots = 1;
     const bucket = slots ? bucketClauses(nextStep(knownTat, now, limit, slots), now, limit, slots) : undefined;
-    const sets = ['last_used_ms = :now'];
-    const values: Record<string, unknown> = { ':now': now, ...bucket?.values };
-    const names: Record<string, string> = {};
-    if (bucket) sets.unshift(bucket.set);
-    let expiryCondition = '(attribute_not_exists(expires_at_ms) OR expires_at_ms > :now)';
-    if (idle) {
-      sets.push('expires_at_ms = :slide', '#ttl = :ttl');
-      values[':slide'] = now + idle;
-      values[':ttl'] = Math.ceil((now + idle) / 1000) + TOKEN_TTL_GRACE_SECONDS;
-      names['#ttl'] = 'ttl';
-      expiryCondition = 'expires_at_ms > :now';
-    }
-    try {
-      const result = await db().send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: tokenKey(tokenHash),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: `attribute_exists(pk) AND ${expiryCondition}${bucket ? ` AND ${bucket.condition}` : ''}`,
-          ExpressionAttributeValues: values,
-          ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+    const slide = idle ? { expiresAtMs: now + idle, ttl: Math.ceil((now + idle) / 1000) + TOKEN_TTL_GRACE_SECONDS } : undefined;
+    const result = await recordTokenUse(tokenHash, { now, ...(slide ? { slide } : {}), ...(bucket ? { bucket } : {}) });
+    if ('used' in result) {
       const lease = slots ? { remaining: slots, size: slots, takenAt: performance.now() } : entry.lease;
-      return remember(tokenHash, result.Attributes as TokenRecord, lease);
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const record = error.Item ? (unmarshall(error.Item) as TokenRecord) : await readRecord(tokenHash);
-      if (!record) {
-        forgetToken(tokenHash);
-        throw new InvalidTokenError();
-      }
-      if (isExpired(record, now)) throw new ExpiredTokenError();
-      // The bucket was not where we guessed: decide again from its stored TAT.
-      knownTat = record.rl_tat;
-      await bucketBackoff(attempt);
+      return remember(tokenHash, result.used, lease);
     }
+    const record = result.refused;
+    if (!record) {
+      forgetToken(tokenHash);
+      throw new InvalidTokenError();
+    }
+    if (isExpired(record, now)) throw new ExpiredTokenError();
+    // The bucket was not where we guessed: decide again from its stored TAT.
+    knownTat = record.rl_tat;
+    await bucketBackoff(attempt);
   }
   throw new RequestLimitExceededError(1);
 }

@@ -3,22 +3,19 @@
  * (auth.md sections 2, 4 and 7). Tokens are stored only as their SHA-256 (one item per
  * token, keyed by the hash); an account-wide pointer finds a token by `auth_id`.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-
-/** One entry of a TransactWriteItems call. */
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+/** One raw entry of a TransactWriteItems call (kept here while other modules import it from auths). */
+export type { TransactItem } from '../store/transact';
 import { nowMs } from '../clock';
 import { InvalidInputError, NotFoundError } from '../http/errors';
 import { newId } from '../ids';
 import { declareResource } from '../rest/declarations';
 import type { RenderContext } from '../rest/render-context';
-import { db, table } from '../store/client';
-import { queryItems } from '../store/query';
-import { authIdKey, counterKey, listSortKey, scope, tokenKey } from '../store/keys';
+import type { TransactEntry } from '../store/entity';
+import { listSortKey, tokenKey } from '../store/keys';
 import { forgetToken } from './authenticate';
 import { effectivePermissions, rightsOfToken, type PermissionEntry } from './permissions';
 import { authListPartition, IDLE_LIFETIME_MS, TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from './token-records';
+import { changeToken, countTokens, deleteToken, findTokenByAuthId, insertToken, listTokens, newTokenEntries } from './token-store';
 import { hashToken, newToken, redactToken, type Mode, type TokenKind, type TokenPrefix } from './tokens';
 
 const PREFIX_OF: Record<Exclude<TokenKind, 'refresh'>, TokenPrefix> = { secret: 'sk', limited: 'lt', trusted: 'tt' };
@@ -37,8 +34,8 @@ export interface NewTokenInput {
   customerId?: string;
 }
 
-/** The writes that store a new token: its record, its id pointer and its count. */
-export function tokenWrites(input: NewTokenInput): { record: TokenRecord; token: string; writes: TransactItem[] } {
+/** The record of a new token and the entries that store it (record, id pointer, count). */
+export function tokenWrites(input: NewTokenInput): { record: TokenRecord; token: string; entries: TransactEntry[] } {
   const now = nowMs();
   const token = newToken(PREFIX_OF[input.kind], input.mode);
   const authId = newId();
@@ -67,48 +64,20 @@ export function tokenWrites(input: NewTokenInput): { record: TokenRecord; token:
     gsi2pk: authListPartition(input.accountId, input.mode, input.kind),
     gsi2sk: sortKey,
   };
-  const writes: TransactItem[] = [
-    { Put: { TableName: table(), Item: record, ConditionExpression: 'attribute_not_exists(pk)' } },
-    {
-      Put: {
-        TableName: table(),
-        Item: { ...authIdKey(input.accountId, authId), token_pk: record.pk },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    counterUpdate(input.accountId, input.mode, input.kind, 1),
-  ];
-  return { record, token, writes };
+  return { record, token, entries: newTokenEntries(record) };
 }
 
 /** Stores a new token and returns its record and the full token string (shown exactly once). */
 export async function issueToken(input: NewTokenInput): Promise<{ record: TokenRecord; token: string }> {
-  const { record, token, writes } = tokenWrites(input);
-  await db().send(new TransactWriteCommand({ TransactItems: writes }));
+  const { record, token } = tokenWrites(input);
+  await insertToken(record);
   return { record, token };
-}
-
-function counterUpdate(accountId: string, mode: Mode, kind: TokenKind, delta: number): TransactItem {
-  return {
-    Update: {
-      TableName: table(),
-      Key: counterKey(scope(accountId, mode), `auths#${kind}`),
-      UpdateExpression: 'ADD n :delta',
-      ExpressionAttributeValues: { ':delta': delta },
-    },
-  };
 }
 
 /** Reads a token record by `auth_id` within an account (either mode); 404 when absent. */
 export async function getAuthRecord(accountId: string, authId: string): Promise<TokenRecord> {
-  const pointer = await db().send(new GetCommand({ TableName: table(), Key: authIdKey(accountId, authId) }));
-  const tokenPk = pointer.Item?.token_pk as string | undefined;
-  if (tokenPk) {
-    const result = await db().send(
-      new GetCommand({ TableName: table(), Key: { pk: tokenPk, sk: 'token' }, ConsistentRead: true }),
-    );
-    if (result.Item) return result.Item as TokenRecord;
-  }
+  const record = await findTokenByAuthId(accountId, authId);
+  if (record) return record;
   throw new NotFoundError('The auth does not exist.', { parameter: 'auth_id' });
 }
 
@@ -116,27 +85,7 @@ export async function getAuthRecord(accountId: string, authId: string): Promise<
 /** Revokes a token at once: its record, its id pointer and its count go in one transaction. */
 export async function revokeAuth(record: TokenRecord): Promise<void> {
   forgetToken(record.pk.slice('token#'.length));
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: table(),
-              Key: { pk: record.pk, sk: record.sk },
-              ConditionExpression: 'attribute_exists(pk)',
-            },
-          },
-          { Delete: { TableName: table(), Key: authIdKey(record.account_id, record.auth_id) } },
-          counterUpdate(record.account_id, record.mode, record.kind, -1),
-        ],
-      }),
-    );
-  } catch (error) {
-    // Revoked concurrently by someone else: the outcome the caller wanted.
-    if (error instanceof TransactionCanceledException) throw new NotFoundError('The auth does not exist.');
-    throw error;
-  }
+  await deleteToken(record);
 }
 
 /** Changes of a secret token (auth.md section 4.2). */
@@ -173,32 +122,14 @@ export async function updateSecretToken(record: TokenRecord, changes: SecretToke
     names['#permissions'] = 'permissions';
     values[':permissions'] = changes.permissions;
   }
-  try {
-    const result = await db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: { pk: record.pk, sk: record.sk },
-        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: values,
-        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    forgetToken(record.pk.slice('token#'.length));
-    return result.Attributes as TokenRecord;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') throw new NotFoundError('The auth does not exist.');
-    throw error;
-  }
+  const stored = await changeToken(record, { sets, removes, values, names });
+  forgetToken(record.pk.slice('token#'.length));
+  return stored;
 }
 
 /** The stored count of an account's tokens of one mode and kind. */
 export async function countAuths(accountId: string, mode: Mode, kind: TokenKind): Promise<number> {
-  const result = await db().send(
-    new GetCommand({ TableName: table(), Key: counterKey(scope(accountId, mode), `auths#${kind}`) }),
-  );
-  return Math.max(0, Number(result.Item?.n ?? 0));
+  return countTokens(accountId, mode, kind);
 }
 
 /** Reads up to `max` token records of a listing partition in `date_created` order. */
@@ -209,18 +140,7 @@ export async function queryAuths(
   max: number,
   descending: boolean,
 ): Promise<TokenRecord[]> {
-  const items = await queryItems(
-    {
-      TableName: table(),
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': authListPartition(accountId, mode, kind) },
-      ScanIndexForward: !descending,
-      Limit: 1000,
-    },
-    max,
-  );
-  return items as unknown as TokenRecord[];
+  return listTokens(accountId, mode, kind, max, descending);
 }
 
 /** A token record as rendered: the full token only in the answer that issues it. */

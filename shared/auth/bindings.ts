@@ -4,10 +4,10 @@
  * creates it, guarded by a condition on the token record, so the 21st fails with no effect.
  */
 import { ApiError } from '../http/errors';
-import { table } from '../store/client';
-import type { TransactItem } from './auths';
+import type { TransactItem } from '../store/transact';
 import { forgetToken } from './authenticate';
 import type { Principal } from './principal';
+import { bindingEntry } from './token-store';
 
 /** Most direct bindings a limited token may hold. */
 export const MAX_BINDINGS = 20;
@@ -41,15 +41,7 @@ export function assertBindingCapacity(principal: Principal, path: string): void 
  */
 export function bindingWrite(principal: Principal, path: string): TransactItem | undefined {
   if (principal.kind !== 'limited' || isBound(principal, path)) return undefined;
-  return {
-    Update: {
-      TableName: table(),
-      Key: { pk: principal.record.pk, sk: principal.record.sk },
-      UpdateExpression: 'SET bindings = list_append(if_not_exists(bindings, :none), :one)',
-      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(bindings) OR size(bindings) < :max)',
-      ExpressionAttributeValues: { ':none': [], ':one': [path], ':max': MAX_BINDINGS },
-    },
-  };
+  return bindingEntry(principal.record, path).item;
 }
 
 /** After a binding was written: this process re-reads the token on its next use. */

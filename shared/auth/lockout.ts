@@ -11,13 +11,11 @@
  * exactly once: a loser re-reads and applies its failure on top (or finds the name locked).
  * Time comes from the platform clock, so the local manual clock drives lockouts.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { nowMs } from '../clock';
 import { ApiError } from '../http/errors';
-import { db, table } from '../store/client';
 import type { ItemKey } from '../store/keys';
-import { retryOnConflict, VersionConflictError } from '../store/records';
+import { retryOnConflict } from '../store/records';
+import { clearFailedLogins, readLockout, recordFailedLogin, type LockoutItem } from './lockout-store';
 
 /** The lockout rule of auth.md 5.3. */
 export const LOCKOUT_RULE = Object.freeze({
@@ -54,17 +52,6 @@ export class AccountLockedError extends ApiError {
   }
 }
 
-/** The stored lockout state of one login name. */
-interface LockoutItem extends ItemKey {
-  /** Failure instants (epoch ms) still inside the window when last written, oldest first. */
-  failures_ms: number[];
-  /** End of the current lock (epoch ms); absent or past when not locked. */
-  locked_until_ms?: number;
-  /** Optimistic-concurrency version, incremented by every write. */
-  version: number;
-  ttl: number;
-}
-
 /**
  * The key of a login name's lockout item: `realm` names what signs in (`customers`, `users`),
  * `partition` where its names are unique (`<account>#<mode>` for customers). Names are
@@ -76,11 +63,6 @@ export function lockoutKey(partition: string, realm: string, loginName: string):
 
 /** What a password check found. */
 export type LoginCheck<T> = { outcome: 'success'; value: T } | { outcome: 'failure' } | { outcome: 'unknown' };
-
-async function readItem(key: ItemKey): Promise<LockoutItem | undefined> {
-  const result = await db().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }));
-  return result.Item as LockoutItem | undefined;
-}
 
 /** The lock end when `item` is locked at `now`. */
 function lockedUntil(item: LockoutItem | undefined, now: number): number | undefined {
@@ -106,7 +88,7 @@ function assertUnlocked(item: LockoutItem | undefined, now: number): void {
  */
 async function countFailure(key: ItemKey): Promise<{ locked: boolean }> {
   return retryOnConflict(async () => {
-    const current = await readItem(key);
+    const current = await readLockout(key);
     const now = nowMs();
     assertUnlocked(current, now);
     const failures = [...countingFailures(current, now), now];
@@ -119,37 +101,14 @@ async function countFailure(key: ItemKey): Promise<{ locked: boolean }> {
       version: (current?.version ?? 0) + 1,
       ttl: Math.ceil((locks ? now + LOCKOUT_RULE.lockMs : now + LOCKOUT_RULE.windowMs) / 1000) + TTL_GRACE_SECONDS,
     };
-    try {
-      await db().send(
-        new PutCommand({
-          TableName: table(),
-          Item: next,
-          ConditionExpression: current ? 'version = :version' : 'attribute_not_exists(pk)',
-          ...(current ? { ExpressionAttributeValues: { ':version': current.version } } : {}),
-        }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new VersionConflictError(`Lockout ${key.pk} changed concurrently`);
-      throw error;
-    }
+    await recordFailedLogin(current, next);
     return { locked: locks };
   }, WRITE_ATTEMPTS);
 }
 
 /** Forgets the failures of a name after a success, unless a concurrent failure locked it meanwhile. */
 async function resetFailures(key: ItemKey): Promise<void> {
-  try {
-    await db().send(
-      new DeleteCommand({
-        TableName: table(),
-        Key: key,
-        ConditionExpression: 'attribute_not_exists(locked_until_ms) OR locked_until_ms <= :now',
-        ExpressionAttributeValues: { ':now': nowMs() },
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+  await clearFailedLogins(key, nowMs());
 }
 
 /**
@@ -163,7 +122,7 @@ async function resetFailures(key: ItemKey): Promise<void> {
  *   found ? ((await verifyPassword(password, found.hash)) ? { outcome: 'success', value: found } : { outcome: 'failure' }) : { outcome: 'unknown' });
  */
 export async function withLockout<T>(key: ItemKey, check: () => Promise<LoginCheck<T>>): Promise<T> {
-  const state = await readItem(key);
+  const state = await readLockout(key);
   assertUnlocked(state, nowMs());
   const result = await check();
   if (result.outcome === 'unknown') throw new InvalidLoginError();

@@ -14,13 +14,13 @@
  * For tokens the bucket is stored on the token record and updated by the same call that
  * authenticates (authenticate.ts); public endpoints use per-IP bucket items (`takeFromBucket`).
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { nowMs } from '../clock';
 import type { RateLimit } from '../config';
 import { RequestLimitExceededError } from '../http/errors';
-import { db, table } from '../store/client';
 import type { ItemKey } from '../store/keys';
+import { takeBucketStep } from './rate-limit-store';
+
+export { bucketClauses } from './rate-limit-store';
 
 /** Outcome of one GCRA step. */
 export interface GcraDecision {
@@ -37,7 +37,7 @@ export function intervalMs(limit: RateLimit): number {
 }
 
 /** The largest TAT at which a request at `now` is still allowed. */
-function latestAllowedTat(now: number, limit: RateLimit): number {
+export function latestAllowedTat(now: number, limit: RateLimit): number {
   return now + (limit.burst - 1) * intervalMs(limit);
 }
 
@@ -67,22 +67,6 @@ export function slotsFit(tat: number | undefined, now: number, limit: RateLimit,
   return Math.max(tat ?? now, now) + (slots - 1) * intervalMs(limit) <= latestAllowedTat(now, limit);
 }
 
-/** The update and condition clauses that take `slots` requests, with their placeholder values. */
-export function bucketClauses(step: BucketStep, now: number, limit: RateLimit, slots = 1) {
-  const interval = intervalMs(limit);
-  return step === 'fresh'
-    ? {
-        set: 'rl_tat = :rl_next',
-        condition: '(attribute_not_exists(rl_tat) OR rl_tat <= :rl_now)',
-        values: { ':rl_next': now + slots * interval, ':rl_now': now },
-      }
-    : {
-        set: 'rl_tat = rl_tat + :rl_add',
-        condition: '(rl_tat > :rl_now AND rl_tat <= :rl_latest)',
-        values: { ':rl_add': slots * interval, ':rl_now': now, ':rl_latest': latestAllowedTat(now, limit) - (slots - 1) * interval },
-      };
-}
-
 /** Attempts before giving up; each failed attempt means the bucket moved under us. */
 export const MAX_BUCKET_ATTEMPTS = 16;
 
@@ -99,26 +83,10 @@ export async function takeFromBucket(key: ItemKey, limit: RateLimit): Promise<vo
   let known: number | undefined;
   for (let attempt = 0; attempt < MAX_BUCKET_ATTEMPTS; attempt++) {
     const now = nowMs();
-    const clauses = bucketClauses(nextStep(known, now, limit), now, limit);
-    try {
-      await db().send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: key,
-          UpdateExpression: `SET ${clauses.set}, #ttl = :ttl`,
-          ConditionExpression: clauses.condition,
-          ExpressionAttributeNames: { '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ...clauses.values, ':ttl': Math.ceil(now / 1000) + 3600 },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const stored = error.Item?.rl_tat?.N;
-      known = stored === undefined ? undefined : Number(stored);
-      await bucketBackoff(attempt);
-    }
+    const result = await takeBucketStep(key, nextStep(known, now, limit), now, limit);
+    if (result.taken) return;
+    known = result.storedTat;
+    await bucketBackoff(attempt);
   }
   throw new RequestLimitExceededError(1);
 }

@@ -4,9 +4,9 @@
  * permissions allow.
  */
 import { NotFoundError } from '../http/errors';
-import { table } from '../store/client';
-import type { TransactItem } from './auths';
+import type { TransactItem } from '../store/transact';
 import type { Principal } from './principal';
+import { reachEntry } from './token-store';
 
 /** Whether the caller reaches the resource at `path` (e.g. `orders/3HE81X8T8P1B`). */
 export function reaches(principal: Principal, path: string): boolean {
@@ -22,13 +22,5 @@ export function assertReach(principal: Principal, path: string, what = 'resource
 /** The transaction entry that gives a limited token reach over `paths` (after a paid sale). */
 export function reachWrite(principal: Principal, paths: string[]): TransactItem | undefined {
   if (principal.kind !== 'limited' || paths.length === 0) return undefined;
-  return {
-    Update: {
-      TableName: table(),
-      Key: { pk: principal.record.pk, sk: principal.record.sk },
-      UpdateExpression: 'SET reach = list_append(if_not_exists(reach, :none), :paths)',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':none': [], ':paths': paths },
-    },
-  };
+  return reachEntry(principal.record, paths).item;
 }

@@ -3,8 +3,6 @@
  * collection listed in creation order through the bucketed offset index; soft-deleted
  * products move to a separate listing so the default list (and its total) excludes them.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PaymentSettings } from '../accounts/settings';
 import { nowMs } from '../clock';
 import { newId } from '../ids';
@@ -12,9 +10,8 @@ import { eventWrites } from '../commerce/events/emit';
 import { declareResource } from '../rest/declarations';
 import { booleanValue, clientId, invalid, metaValue, numberValue, objectValue, optionalString, requiredString, sends } from '../rest/input';
 import type { RenderContext } from '../rest/render-context';
-import { db, table } from '../store/client';
-import { bucketCounterWrite, listingKeys, putListedRecord, reserveSequence } from '../store/offset-index';
-import { collectionPartition, recordKey, VersionConflictError, type RecordScope } from '../store/records';
+import type { RecordScope } from '../store/records';
+import { insertProduct, productKey, productListing, reserveProductPosition, saveProductRecord } from './product-store';
 import { unitPrice, type PriceEntry } from './pricing';
 
 /** Product types. */
@@ -174,11 +171,10 @@ export function productFields(body: Record<string, unknown>, current: ProductFie
 export async function createProduct(scope: RecordScope, body: Record<string, unknown>, payment: PaymentSettings): Promise<ProductRecord> {
   const productId = sends(body, 'product_id') && body.product_id !== null && body.product_id !== '' ? clientId(body.product_id, 'product_id', []) : newId();
   const fields = productFields(body, undefined, payment, scope.mode);
-  const partition = collectionPartition(productDeclaration, scope);
-  const seq = await reserveSequence(partition);
+  const position = await reserveProductPosition(scope);
   const now = nowMs();
   const record: ProductRecord = {
-    ...recordKey(productDeclaration, scope, productId),
+    ...productKey(scope, productId),
     product_id: productId,
     account_id: scope.accountId,
     mode: scope.mode,
@@ -186,15 +182,9 @@ export async function createProduct(scope: RecordScope, body: Record<string, unk
     deleted: false,
     created_ms: now,
     modified_ms: now,
-    seq,
-    ...listingKeys(partition, seq),
+    ...position,
   };
-  await putListedRecord(record, partition, seq, {
-    idField: 'product_id',
-    id: productId,
-    label: 'product',
-    extra: eventWrites(scope, [{ type: 'product:created', resource: 'product', id: productId }], now),
-  });
+  await insertProduct(scope, record, eventWrites(scope, [{ type: 'product:created', resource: 'product', id: productId }], now));
   return record;
 }
 
@@ -203,30 +193,12 @@ export async function createProduct(scope: RecordScope, body: Record<string, unk
  * changes; the write is conditional on the version read, so concurrent changes never mix.
  */
 export async function saveProduct(current: ProductRecord, fields: ProductFields, deleted: boolean): Promise<ProductRecord> {
-  const partition = collectionPartition(productDeclaration, { accountId: current.account_id, mode: current.mode });
+  const scope: RecordScope = { accountId: current.account_id, mode: current.mode };
+  const partition = productListing(scope);
   const listing = deleted ? `${partition}#deleted` : partition;
   const next: ProductRecord = { ...current, ...fields, deleted, modified_ms: Math.max(nowMs(), current.modified_ms + 1), gsi1pk: listing };
-  const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
-    {
-      Put: {
-        TableName: table(),
-        Item: next,
-        ConditionExpression: 'modified_ms = :version',
-        ExpressionAttributeValues: { ':version': current.modified_ms },
-      },
-    },
-  ];
-  if (deleted !== current.deleted) items.push(bucketCounterWrite(partition, current.seq, deleted ? -1 : 1));
   // commerce.md §14: every change of a product is an event, recorded with the change.
   const type = deleted && !current.deleted ? 'product:deleted' : 'product:modified';
-  items.push(...eventWrites({ accountId: current.account_id, mode: current.mode }, [{ type, resource: 'product', id: current.product_id }], next.modified_ms));
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) {
-      throw new VersionConflictError(`Product ${current.product_id} changed concurrently`);
-    }
-    throw error;
-  }
+  await saveProductRecord(current, next, eventWrites(scope, [{ type, resource: 'product', id: current.product_id }], next.modified_ms));
   return next;
 }

@@ -3,19 +3,18 @@
  * collection (gsi1 by date_created, gsi2 by date_modified). A username is unique per account
  * and mode, case-insensitively, through a claim item written in the same transaction.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { TransactItem } from '../auth/auths';
 import { hashPassword } from '../auth/passwords';
 import { nowMs } from '../clock';
-import { InUseError, InvalidStateError } from '../http/errors';
+import { InvalidStateError } from '../http/errors';
 import { newId } from '../ids';
 import { addressJson, mergeAddress, type Address } from '../rest/addresses';
 import { declareResource } from '../rest/declarations';
 import { booleanValue, clientId, invalid, metaValue, optionalEmail, optionalString, sends } from '../rest/input';
-import { db, table } from '../store/client';
 import { listSortKey } from '../store/keys';
-import { collectionPartition, recordKey, VersionConflictError, type RecordScope } from '../store/records';
+import type { RecordScope } from '../store/records';
+import { customerKey, customerListing, insertCustomer, removeCustomer, saveCustomerRecord } from './customer-store';
+
+export { usernameClaimKey } from './customer-store';
 
 /** A stored customer. */
 export interface CustomerRecord {
@@ -143,41 +142,8 @@ export function customerFields(body: Record<string, unknown>, current: CustomerR
   };
 }
 
-/** The claim that makes a username unique per account and mode (it holds `customer_id`). */
-export function usernameClaimKey(scope: RecordScope, username: string) {
-  return { pk: `${scope.accountId}#${scope.mode}#customer-username#${username.toLowerCase()}`, sk: 'claim' };
-}
-
 function searchText(fields: CustomerFields): string {
   return [fields.name, fields.email, fields.username].filter(Boolean).join(' ').toLowerCase();
-}
-
-function claimWrites(scope: RecordScope, customerId: string, before: string | null, after: string | null): TransactItem[] {
-  if ((before ?? '').toLowerCase() === (after ?? '').toLowerCase()) return [];
-  const writes: TransactItem[] = [];
-  if (after) {
-    writes.push({ Put: { TableName: table(), Item: { ...usernameClaimKey(scope, after), customer_id: customerId }, ConditionExpression: 'attribute_not_exists(pk)' } });
-  }
-  if (before) writes.push({ Delete: { TableName: table(), Key: usernameClaimKey(scope, before) } });
-  return writes;
-}
-
-async function write(items: TransactItem[], usernameIndex: number | undefined, idTaken?: string): Promise<void> {
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) {
-      const reasons = error.CancellationReasons ?? [];
-      if (idTaken && reasons[0]?.Code === 'ConditionalCheckFailed') {
-        throw new InUseError(`The customer id ${idTaken} is already in use.`, { property: 'customer_id', reason: 'conflict' });
-      }
-      if (usernameIndex !== undefined && reasons[usernameIndex]?.Code === 'ConditionalCheckFailed') {
-        throw new InUseError('The username is already taken.', { property: 'username', reason: 'conflict' });
-      }
-      if (reasons[0]?.Code === 'ConditionalCheckFailed') throw new VersionConflictError('Customer changed concurrently');
-    }
-    throw error;
-  }
 }
 
 /** Creates a customer (client-chosen or generated id). */
@@ -186,9 +152,9 @@ export async function createCustomer(scope: RecordScope, body: Record<string, un
     sends(body, 'customer_id') && body.customer_id !== null && body.customer_id !== '' ? clientId(body.customer_id, 'customer_id', ['me', 'login']) : newId();
   const { password, ...fields } = customerFields(body, undefined);
   const now = nowMs();
-  const partition = collectionPartition(customerDeclaration, scope);
+  const partition = customerListing(scope);
   const record: CustomerRecord = {
-    ...recordKey(customerDeclaration, scope, customerId),
+    ...customerKey(scope, customerId),
     customer_id: customerId,
     account_id: scope.accountId,
     mode: scope.mode,
@@ -203,19 +169,13 @@ export async function createCustomer(scope: RecordScope, body: Record<string, un
     gsi2pk: partition,
     gsi2sk: listSortKey(now, customerId),
   };
-  const claims = claimWrites(scope, customerId, null, record.username);
-  await write(
-    [{ Put: { TableName: table(), Item: record, ConditionExpression: 'attribute_not_exists(pk)' } }, ...claims],
-    claims.length ? 1 : undefined,
-    customerId,
-  );
+  await insertCustomer(scope, record);
   return record;
 }
 
 /** Applies a partial update (conditional on the version read). */
 export async function updateCustomer(current: CustomerRecord, body: Record<string, unknown>): Promise<CustomerRecord> {
   const { password, ...fields } = customerFields(body, current);
-  const scope = { accountId: current.account_id, mode: current.mode };
   const now = Math.max(nowMs(), current.modified_ms + 1);
   const next: CustomerRecord = {
     ...current,
@@ -225,35 +185,14 @@ export async function updateCustomer(current: CustomerRecord, body: Record<strin
     modified_ms: now,
     gsi2sk: listSortKey(now, current.customer_id),
   };
-  const claims = claimWrites(scope, current.customer_id, current.username, next.username);
-  await write(
-    [
-      { Put: { TableName: table(), Item: next, ConditionExpression: 'modified_ms = :version', ExpressionAttributeValues: { ':version': current.modified_ms } } },
-      ...claims,
-    ],
-    claims.length && next.username ? 1 : undefined,
-  );
+  await saveCustomerRecord(current, next);
   return next;
 }
 
 /** Deletes a customer without payments, and frees its username. */
 export async function deleteCustomer(current: CustomerRecord): Promise<void> {
   if (current.has_payments) throw new InvalidStateError('A customer with payments cannot be deleted.', { reason: 'has_payments' });
-  const scope = { accountId: current.account_id, mode: current.mode };
-  await write(
-    [
-      {
-        Delete: {
-          TableName: table(),
-          Key: { pk: current.pk, sk: current.sk },
-          ConditionExpression: 'has_payments = :false',
-          ExpressionAttributeValues: { ':false': false },
-        },
-      },
-      ...claimWrites(scope, current.customer_id, current.username, null),
-    ],
-    undefined,
-  );
+  await removeCustomer(current);
 }
 
 /** A new customer made from a paid sale's customer (guests are never matched by email, §5.1). */
@@ -263,10 +202,10 @@ export function customerFromSale(
   sale: { name: string | null; email: string | null; company_name: string | null; phone: string | null; tax_number: string | null; billing_address: Address; shipping_address: Address },
   now: number,
 ): CustomerRecord {
-  const partition = collectionPartition(customerDeclaration, scope);
+  const partition = customerListing(scope);
   const fields = { name: sale.name, email: sale.email, username: null } as CustomerFields;
   return {
-    ...recordKey(customerDeclaration, scope, customerId),
+    ...customerKey(scope, customerId),
     customer_id: customerId,
     account_id: scope.accountId,
     mode: scope.mode,

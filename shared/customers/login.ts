@@ -8,22 +8,23 @@
  * customer's own URL answers it like `/customers/me` does; a limited token that signs in
  * gains the customer as a counted binding, in the same transaction as the sign-in's write.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PaymentSettings, TaxSettings } from '../accounts/settings';
-import { tokenWrites, type TransactItem } from '../auth/auths';
-import { assertBindingCapacity, BindingLimitExceededError, bindingWrite, bindingWritten } from '../auth/bindings';
+import { tokenWrites } from '../auth/auths';
+import { assertBindingCapacity, bindingWritten } from '../auth/bindings';
 import { lockoutKey, withLockout, type LoginCheck } from '../auth/lockout';
 import { hashPassword, verifyPassword } from '../auth/passwords';
 import type { Principal } from '../auth/principal';
 import type { TokenRecord } from '../auth/token-records';
+import { customerScopeEntry, newTokenEntries } from '../auth/token-store';
 import { assertWritable, cartSaveWrite, withTotals, type CartRecord, type SaleCustomer } from '../commerce/carts';
 import { emptyAddress } from '../rest/addresses';
 import { invalid, sends } from '../rest/input';
-import { db, table } from '../store/client';
+import { transact, type TransactEntry } from '../store/entity';
+import { VersionConflictError } from '../store/errors';
 import { scope as modeScope, type ItemKey } from '../store/keys';
-import { findRecord, VersionConflictError, type RecordScope } from '../store/records';
-import { customerDeclaration, usernameClaimKey, type CustomerRecord } from './customers';
+import type { RecordScope } from '../store/records';
+import { customerIdOfUsername, findCustomerRecord } from './customer-store';
+import type { CustomerRecord } from './customers';
 
 /** What a sign-in sends. */
 export interface Credentials {
@@ -55,10 +56,9 @@ export function customerLockoutKey(scope: RecordScope, username: string): ItemKe
 
 /** The customer a username names, or undefined. */
 async function customerByUsername(scope: RecordScope, username: string): Promise<CustomerRecord | undefined> {
-  const claim = await db().send(new GetCommand({ TableName: table(), Key: usernameClaimKey(scope, username), ConsistentRead: true }));
-  const customerId = claim.Item?.customer_id as string | undefined;
+  const customerId = await customerIdOfUsername(scope, username);
   if (!customerId) return undefined;
-  const customer = await findRecord(customerDeclaration, scope, customerId);
+  const customer = await findCustomerRecord(scope, customerId);
   return customer && customer.username?.toLowerCase() === username.toLowerCase() ? customer : undefined;
 }
 
@@ -94,36 +94,6 @@ export function customerPath(customerId: string): string {
   return `customers/${customerId}`;
 }
 
-/**
- * The transaction entry that gives a limited caller customer scope over `customerId`: the
- * binding (counted; auth.md 3.3) and the token's `customer_id`, which `/customers/me` follows.
- * Undefined for other tokens, or when the token already has exactly this scope. A cancelled
- * transaction whose reason is this entry means the binding limit was reached meanwhile.
- */
-function customerScopeWrite(principal: Principal | undefined, customerId: string): TransactItem | undefined {
-  if (!principal || principal.kind !== 'limited') return undefined;
-  const binding = bindingWrite(principal, customerPath(customerId));
-  if (binding?.Update) {
-    return {
-      Update: {
-        ...binding.Update,
-        UpdateExpression: `${binding.Update.UpdateExpression}, customer_id = :customer_id`,
-        ExpressionAttributeValues: { ...binding.Update.ExpressionAttributeValues, ':customer_id': customerId },
-      },
-    };
-  }
-  if (principal.customerId === customerId) return undefined;
-  return {
-    Update: {
-      TableName: table(),
-      Key: { pk: principal.record.pk, sk: principal.record.sk },
-      UpdateExpression: 'SET customer_id = :customer_id',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':customer_id': customerId },
-    },
-  };
-}
-
 /** A limited caller gaining customer scope over a customer with a write. */
 interface ScopeGrant {
   principal: Principal | undefined;
@@ -131,22 +101,14 @@ interface ScopeGrant {
 }
 
 /**
- * Writes `items` and, with `grant`, the caller's customer-scope entry in one transaction. A
- * failed condition on the scope entry is the binding limit (422); on the first item, a
+ * Writes `entries` and, with `grant`, the caller's customer-scope entry (the token store's) in
+ * one transaction. A refused scope entry is the binding limit (422); a refused first entry, a
  * concurrent change (`VersionConflictError`, for the caller's `retryOnConflict`).
  */
-async function writeWithScope(items: TransactItem[], grant?: ScopeGrant): Promise<void> {
-  const scoped = grant ? customerScopeWrite(grant.principal, grant.customerId) : undefined;
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: scoped ? [...items, scoped] : items }));
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) {
-      const reasons = error.CancellationReasons ?? [];
-      if (reasons[0]?.Code === 'ConditionalCheckFailed') throw new VersionConflictError('Changed concurrently during sign-in');
-      if (scoped && reasons[items.length]?.Code === 'ConditionalCheckFailed') throw new BindingLimitExceededError();
-    }
-    throw error;
-  }
+async function writeWithScope(entries: TransactEntry[], grant?: ScopeGrant): Promise<void> {
+  const scoped = grant ? customerScopeEntry(grant.principal, customerPath(grant.customerId), grant.customerId) : undefined;
+  const [first, ...rest] = entries;
+  await transact([{ ...first!, onConditionFailed: () => new VersionConflictError('Changed concurrently during sign-in') }, ...rest, ...(scoped ? [scoped] : [])]);
   if (scoped && grant?.principal) bindingWritten(grant.principal);
 }
 
@@ -161,8 +123,7 @@ export async function issueCustomerToken(customer: CustomerRecord, principal: Pr
   const issued = tokenWrites({ accountId: customer.account_id, mode: customer.mode, kind: 'limited', customerId: customer.customer_id });
   // Uncounted reach over its own customer: `GET /customers/{id}` answers it like `/customers/me`.
   const record: TokenRecord = { ...issued.record, reach: [path] };
-  const writes = issued.writes.map((write) => (write.Put?.Item === issued.record ? { Put: { ...write.Put, Item: record } } : write));
-  await writeWithScope(writes, { principal, customerId: customer.customer_id });
+  await writeWithScope(newTokenEntries(record), { principal, customerId: customer.customer_id });
   return { record, token: issued.token };
 }
 
@@ -194,7 +155,7 @@ export interface CartTotalsSettings {
  */
 async function saveCart(current: CartRecord, next: CartRecord, grant?: ScopeGrant): Promise<CartRecord> {
   const { saved, put } = cartSaveWrite(current, next);
-  await writeWithScope([put], grant);
+  await writeWithScope([{ name: 'cart.save', item: put }], grant);
   return saved;
 }
 

@@ -280,4 +280,5 @@ export function defineEntity<R>(definition: EntityDefinition, options: { registe
   return entity;
 }
 
-export { transact, writeAll, writeOne, type TransactEntry } from './transact';
+export { isConditionFailure, namedEntries, transact, writeAll, writeOne, type TransactEntry, type TransactItem } from './transact';
+export { TransactionRejectedError } from './errors';

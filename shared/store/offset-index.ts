@@ -10,9 +10,7 @@
  * item per 100 records), and one Query of at most two buckets. The total is the sum of the
  * counters. Nothing ever walks the records in front of the page.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { RecordExistsError } from './errors';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactItem } from './transact';
 import { db, table } from './client';
 import { queryItems } from './query';
@@ -117,53 +115,6 @@ export async function readWholeListing(partition: string): Promise<Record<string
     KeyConditionExpression: 'gsi1pk = :pk',
     ExpressionAttributeValues: { ':pk': partition },
   });
-}
-
-/** How `putListedRecord` names a taken id, and what else goes into its transaction. */
-export interface ListedRecordWrite {
-  /** The id property, for the 409 (`product_id`). */
-  idField: string;
-  /** The id value. */
-  id: string;
-  /** Readable kind for the message (`product`, `shipping method`). */
-  label: string;
-  /** Further entries of the same transaction (claims); their cancellation reasons follow index 1. */
-  extra?: TransactItem[];
-  /** Maps a cancellation of one of the `extra` entries (its index within `extra`) to an API error. */
-  onExtraCancelled?: (index: number) => Error | undefined;
-}
-
-/**
- * Writes a new record of an offset collection together with its bucket counter (and any
- * `extra` entries) in one transaction. A record that exists already (a taken client-chosen
- * id) answers 409 in_use naming the id property.
- */
-export async function putListedRecord(record: { pk: string; sk: string }, partition: string, sequence: number, write: ListedRecordWrite): Promise<void> {
-  const extra = write.extra ?? [];
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: table(), Item: record, ConditionExpression: 'attribute_not_exists(pk)' } },
-          bucketCounterWrite(partition, sequence, 1),
-          ...extra,
-        ],
-      }),
-    );
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) {
-      const reasons = error.CancellationReasons ?? [];
-      if (reasons[0]?.Code === 'ConditionalCheckFailed') {
-        throw new RecordExistsError(write.label, write.id, write.idField);
-      }
-      for (let index = 0; index < extra.length; index++) {
-        if (reasons[index + 2]?.Code !== 'ConditionalCheckFailed') continue;
-        const mapped = write.onExtraCancelled?.(index);
-        if (mapped) throw mapped;
-      }
-    }
-    throw error;
-  }
 }
 
 /** How `readOffsetCollection` reads a page. */

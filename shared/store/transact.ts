@@ -30,6 +30,14 @@ export interface TransactEntry {
   onConditionFailed?: () => Error;
 }
 
+/**
+ * Names the raw items of a module that is not on the entity helper yet (event records), so
+ * they can join a store's transaction; they carry no condition, hence no domain error.
+ */
+export function namedEntries(name: string, items: readonly TransactItem[]): TransactEntry[] {
+  return items.map((item) => ({ name, item }));
+}
+
 /** Options of `transact`. */
 export interface TransactOptions {
   /**

@@ -23,6 +23,7 @@ import type { TransactItem } from '../../shared/auth/auths';
 import { resetConfig } from '../../shared/config';
 import { InUseError } from '../../shared/http/errors';
 import { resetDb } from '../../shared/store/client';
+import { TransactionRejectedError } from '../../shared/store/errors';
 import { kmsSecrets } from '../../shared/secrets';
 
 const secrets = () => kmsSecrets({ keyId: STACK_OUTPUTS.SecretsKeyId, region: 'eu-west-1' });
@@ -264,10 +265,11 @@ describe('createAccount with the environment the cloud path sets', () => {
     expect((error as Error).message).toBe('The email address owner@acme.example is already taken.');
   });
 
-  it('rethrows any other cancellation unchanged (nothing was written; the run can be repeated)', async () => {
-    const cancelled = cancelledAt(0);
-    ddb.on(TransactWriteCommand).rejects(cancelled);
-    await expect(createAccount({ company: 'Acme Ltd', email: 'owner@acme.example' }, secrets())).rejects.toBe(cancelled);
+  it('reports any other cancellation by the refused entry, unmapped (nothing was written; the run can be repeated)', async () => {
+    ddb.on(TransactWriteCommand).rejects(cancelledAt(0));
+    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example' }, secrets()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransactionRejectedError);
+    expect((error as TransactionRejectedError).rejected).toEqual(['account.create']);
   });
 });
 

@@ -10,20 +10,23 @@
  * holds only below `max_uses`) and gives it back when the charge fails, so a code can never
  * be charged for more often than `max_uses` allows (see checkout/pay-cart.ts).
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PaymentSettings } from '../../accounts/settings';
-import type { TransactItem } from '../../auth/auths';
 import { nowMs } from '../../clock';
-import { InUseError } from '../../http/errors';
 import { newId } from '../../ids';
 import { parseDateInput } from '../../rest/dates';
 import { declareResource } from '../../rest/declarations';
 import { booleanValue, clientId, invalid, metaValue, numberValue, objectValue, requiredString, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
-import { db, table } from '../../store/client';
-import { bucketCounterWrite, listingKeys, putListedRecord, reserveSequence } from '../../store/offset-index';
-import { collectionPartition, recordKey, VersionConflictError, type RecordScope } from '../../store/records';
+import type { RecordScope } from '../../store/records';
+import {
+  findPromotionRecord,
+  insertPromotion,
+  promotionIdOfCode,
+  promotionKey,
+  promotionListing,
+  reservePromotionPosition,
+  updatePromotion,
+} from './promotion-store';
 import { DISCOUNT_TYPES, type DiscountAmount, type PromotionTerms } from './discounts';
 
 /** A stored promotion. */
@@ -223,37 +226,17 @@ export function promotionFields(body: Record<string, unknown>, current: Promotio
   };
 }
 
-/** The claim that makes a code unique per account and mode, case-insensitively. */
-export function codeClaimKey(scope: RecordScope, code: string): { pk: string; sk: string } {
-  return { pk: `${scope.accountId}#${scope.mode}#promotion-code#${code.toLowerCase()}`, sk: 'claim' };
-}
-
-/** Claim writes for a code change; none when only the letter case changes. */
-function claimWrites(scope: RecordScope, promotionId: string, before: string | null, after: string): TransactItem[] {
-  if (before !== null && before.toLowerCase() === after.toLowerCase()) return [];
-  const writes: TransactItem[] = [
-    { Put: { TableName: table(), Item: { ...codeClaimKey(scope, after), promotion_id: promotionId }, ConditionExpression: 'attribute_not_exists(pk)' } },
-  ];
-  if (before !== null) {
-    writes.push({ Delete: { TableName: table(), Key: codeClaimKey(scope, before) } });
-  }
-  return writes;
-}
-
-function codeTaken(code: string): InUseError {
-  return new InUseError(`The promotion code ${code} is already in use.`, { property: 'code', reason: 'conflict' });
-}
+export { codeClaimKey } from './promotion-store';
 
 /** Creates a promotion: reserve its listing position, then write record, counter and code claim together. */
 export async function createPromotion(scope: RecordScope, body: Record<string, unknown>, context: PromotionInputContext): Promise<PromotionRecord> {
   const promotionId =
     sends(body, 'promotion_id') && body.promotion_id !== null && body.promotion_id !== '' ? clientId(body.promotion_id, 'promotion_id', []) : newId();
   const fields = promotionFields(body, undefined, context);
-  const partition = collectionPartition(promotionDeclaration, scope);
-  const seq = await reserveSequence(partition);
+  const position = await reservePromotionPosition(scope);
   const now = nowMs();
   const record: PromotionRecord = {
-    ...recordKey(promotionDeclaration, scope, promotionId),
+    ...promotionKey(scope, promotionId),
     promotion_id: promotionId,
     account_id: scope.accountId,
     mode: scope.mode,
@@ -264,16 +247,9 @@ export async function createPromotion(scope: RecordScope, body: Record<string, u
     claimed_uses: 0,
     created_ms: now,
     modified_ms: now,
-    seq,
-    ...listingKeys(partition, seq),
+    ...position,
   };
-  await putListedRecord(record, partition, seq, {
-    idField: 'promotion_id',
-    id: promotionId,
-    label: 'promotion',
-    extra: claimWrites(scope, promotionId, null, record.code),
-    onExtraCancelled: (index) => (index === 0 ? codeTaken(record.code) : undefined),
-  });
+  await insertPromotion(scope, record);
   return record;
 }
 
@@ -285,7 +261,7 @@ export async function createPromotion(scope: RecordScope, body: Record<string, u
  */
 export async function savePromotion(current: PromotionRecord, fields: PromotionFields, deleted: boolean): Promise<PromotionRecord> {
   const scope = { accountId: current.account_id, mode: current.mode };
-  const partition = collectionPartition(promotionDeclaration, scope);
+  const partition = promotionListing(scope);
   const next: PromotionRecord = {
     ...current,
     ...(Object.fromEntries(FIELD_NAMES.map((name) => [name, fields[name]])) as PromotionFields),
@@ -303,54 +279,19 @@ export async function savePromotion(current: PromotionRecord, fields: PromotionF
     modified_ms: next.modified_ms,
     gsi1pk: next.gsi1pk,
   };
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':version': current.modified_ms };
-  const sets = Object.entries(changed).map(([name, value], index) => {
-    names[`#f${index}`] = name;
-    values[`:f${index}`] = value;
-    return `#f${index} = :f${index}`;
-  });
-  const items: TransactItem[] = [
-    {
-      Update: {
-        TableName: table(),
-        Key: { pk: current.pk, sk: current.sk },
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'modified_ms = :version',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
-    },
-  ];
-  if (deleted !== current.deleted) items.push(bucketCounterWrite(partition, current.seq, deleted ? -1 : 1));
-  const claims = claimWrites(scope, current.promotion_id, current.code, next.code);
-  const claimIndex = items.length;
-  items.push(...claims);
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) {
-      const reasons = error.CancellationReasons ?? [];
-      if (reasons[0]?.Code === 'ConditionalCheckFailed') throw new VersionConflictError(`Promotion ${current.promotion_id} changed concurrently`);
-      if (claims.length && reasons[claimIndex]?.Code === 'ConditionalCheckFailed') throw codeTaken(next.code);
-      throw new VersionConflictError(`Promotion ${current.promotion_id} changed concurrently`);
-    }
-    throw error;
-  }
+  await updatePromotion(current, next, changed);
   return next;
 }
 
 /** Reads a promotion by id, or undefined (strongly consistent). */
 export async function findPromotion(scope: RecordScope, promotionId: string): Promise<PromotionRecord | undefined> {
-  const result = await db().send(new GetCommand({ TableName: table(), Key: recordKey(promotionDeclaration, scope, promotionId), ConsistentRead: true }));
-  return result.Item as PromotionRecord | undefined;
+  return findPromotionRecord(scope, promotionId);
 }
 
 /** The promotion a code names (case-insensitively), or undefined: one read of the claim, one of the record. */
 export async function findPromotionByCode(scope: RecordScope, code: string): Promise<PromotionRecord | undefined> {
   if (!CODE.test(code)) return undefined;
-  const claim = await db().send(new GetCommand({ TableName: table(), Key: codeClaimKey(scope, code), ConsistentRead: true }));
-  const promotionId = claim.Item?.promotion_id as string | undefined;
+  const promotionId = await promotionIdOfCode(scope, code);
   if (promotionId === undefined) return undefined;
   return findPromotion(scope, promotionId);
 }

@@ -1,14 +1,12 @@
 /**
  * Promotion codes on sales (commerce.md §11 "Checks", §4.3 check 4, §5.1 step 4): resolving a
- * shopper's code, the checks run when it is applied and again at payment, and the transaction
- * entries with which a payment reserves, gives back and counts a use.
+ * shopper's code and the checks run when it is applied and again at payment. The entries with
+ * which a payment reserves, gives back and counts a use are the store's (promotion-store.ts).
  */
-import type { TransactItem } from '../../auth/auths';
-import { table } from '../../store/client';
-import { recordKey, type RecordScope } from '../../store/records';
+import type { RecordScope } from '../../store/records';
 import { hasEligibleLine } from './discounts';
 import { InvalidPromotionCodeError, type PromotionCodeReason } from './errors';
-import { findPromotion, findPromotionByCode, promotionDeclaration, type PromotionRecord } from './promotions';
+import { findPromotion, findPromotionByCode, type PromotionRecord } from './promotions';
 
 /**
  * Why a promotion cannot be used at `now`, or null when it can (applicability to the sale's
@@ -73,53 +71,4 @@ export async function recheckSalePromotion(
   if (promotion.promotion_id !== sale.promotion_id) throw new InvalidPromotionCodeError(sale.promotion_code, 'not_found');
   assertApplicable(promotion, sale.promotion_code, lines);
   return promotion;
-}
-
-function promotionKey(scope: RecordScope, promotionId: string) {
-  return recordKey(promotionDeclaration, scope, promotionId);
-}
-
-/**
- * Reserves one use for a payment about to charge: holds only while `claimed_uses` (paid uses
- * plus running payments) is below `max_uses`, so a code is never charged for beyond it. When
- * the condition fails the code is used up: 400 invalid_promotion_code `max_uses_reached`.
- */
-export function reserveUseWrite(scope: RecordScope, promotionId: string): TransactItem {
-  return {
-    Update: {
-      TableName: table(),
-      Key: promotionKey(scope, promotionId),
-      UpdateExpression: 'ADD claimed_uses :one',
-      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(max_uses) OR max_uses = :null OR claimed_uses < max_uses)',
-      ExpressionAttributeValues: { ':one': 1, ':null': null },
-    },
-  };
-}
-
-/** Gives a reserved use back (the charge failed): written with the failed payment, unconditionally, so it never blocks that record. */
-export function releaseUseWrite(scope: RecordScope, promotionId: string): TransactItem {
-  return {
-    Update: {
-      TableName: table(),
-      Key: promotionKey(scope, promotionId),
-      UpdateExpression: 'ADD claimed_uses :minus',
-      ExpressionAttributeValues: { ':minus': -1 },
-    },
-  };
-}
-
-/**
- * Counts the paid use (§5.1 step 4), in the completion transaction. The use was reserved
- * before the charge, so this has no condition that could cancel a completion after a charge.
- */
-export function countUseWrite(scope: RecordScope, promotionId: string): TransactItem {
-  return {
-    Update: {
-      TableName: table(),
-      Key: promotionKey(scope, promotionId),
-      UpdateExpression: 'ADD #uses :one',
-      ExpressionAttributeNames: { '#uses': 'uses' },
-      ExpressionAttributeValues: { ':one': 1 },
-    },
-  };
 }

@@ -4,8 +4,6 @@
  * offset index. Deletes are hard: carts keep the terms they were quoted with until their next
  * write, and orders copy the shipping line, so nothing links to a deleted method.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PaymentSettings } from '../../accounts/settings';
 import { nowMs } from '../../clock';
 import { newId } from '../../ids';
@@ -13,9 +11,16 @@ import { declareResource } from '../../rest/declarations';
 import { isCountryCode } from '../../rest/formatted';
 import { booleanValue, clientId, invalid, metaValue, numberValue, objectValue, optionalString, requiredString, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
-import { db, table } from '../../store/client';
-import { bucketCounterWrite, listingKeys, putListedRecord, readWholeListing, reserveSequence } from '../../store/offset-index';
-import { collectionPartition, recordKey, VersionConflictError, type RecordScope } from '../../store/records';
+import type { RecordScope } from '../../store/records';
+import {
+  allShippingMethods,
+  findShippingMethodRecord,
+  insertShippingMethod,
+  removeShippingMethod,
+  reserveShippingMethodPosition,
+  saveShippingMethodRecord,
+  shippingMethodKey,
+} from './shipping-method-store';
 import type { ShippingMethodTerms } from './quotes';
 
 /** A stored shipping method. */
@@ -142,82 +147,41 @@ export async function createShippingMethod(scope: RecordScope, body: Record<stri
       ? clientId(body.shipping_method_id, 'shipping_method_id', [])
       : newId();
   const fields = shippingMethodFields(body, undefined, payment);
-  const partition = collectionPartition(shippingMethodDeclaration, scope);
-  const seq = await reserveSequence(partition);
+  const position = await reserveShippingMethodPosition(scope);
   const now = nowMs();
   const record: ShippingMethodRecord = {
-    ...recordKey(shippingMethodDeclaration, scope, methodId),
+    ...shippingMethodKey(scope, methodId),
     shipping_method_id: methodId,
     account_id: scope.accountId,
     mode: scope.mode,
     ...fields,
     created_ms: now,
     modified_ms: now,
-    seq,
-    ...listingKeys(partition, seq),
+    ...position,
   };
-  await putListedRecord(record, partition, seq, { idField: 'shipping_method_id', id: methodId, label: 'shipping method' });
+  await insertShippingMethod(scope, record);
   return record;
 }
 
 /** Writes changed fields of a method, conditional on the version read (the caller's `retryOnConflict` reads again). */
 export async function saveShippingMethod(current: ShippingMethodRecord, fields: ShippingMethodFields): Promise<ShippingMethodRecord> {
   const next: ShippingMethodRecord = { ...current, ...fields, modified_ms: Math.max(nowMs(), current.modified_ms + 1) };
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: table(),
-              Item: next,
-              ConditionExpression: 'modified_ms = :version',
-              ExpressionAttributeValues: { ':version': current.modified_ms },
-            },
-          },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) throw new VersionConflictError(`Shipping method ${current.shipping_method_id} changed concurrently`);
-    throw error;
-  }
+  await saveShippingMethodRecord(current, next);
   return next;
 }
 
 /** Deletes a method (hard) and takes it out of the listing count, conditional on the version read. */
 export async function deleteShippingMethod(current: ShippingMethodRecord): Promise<void> {
-  const partition = collectionPartition(shippingMethodDeclaration, { accountId: current.account_id, mode: current.mode });
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: table(),
-              Key: { pk: current.pk, sk: current.sk },
-              ConditionExpression: 'modified_ms = :version',
-              ExpressionAttributeValues: { ':version': current.modified_ms },
-            },
-          },
-          bucketCounterWrite(partition, current.seq, -1),
-        ],
-      }),
-    );
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) throw new VersionConflictError(`Shipping method ${current.shipping_method_id} changed concurrently`);
-    throw error;
-  }
+  await removeShippingMethod(current);
 }
 
 /** Reads a shipping method by id, or undefined (strongly consistent). */
 export async function findShippingMethod(scope: RecordScope, methodId: string): Promise<ShippingMethodRecord | undefined> {
-  const result = await db().send(new GetCommand({ TableName: table(), Key: recordKey(shippingMethodDeclaration, scope, methodId), ConsistentRead: true }));
-  return result.Item as ShippingMethodRecord | undefined;
+  return findShippingMethodRecord(scope, methodId);
 }
 
 /** Every active method of a scope, as quoting terms (what a cart write keeps). */
 export async function activeShippingMethods(scope: RecordScope): Promise<ShippingMethodTerms[]> {
-  const all = (await readWholeListing(collectionPartition(shippingMethodDeclaration, scope))) as unknown as ShippingMethodRecord[];
+  const all = await allShippingMethods(scope);
   return all.filter((method) => method.active).map(termsOfMethod);
 }

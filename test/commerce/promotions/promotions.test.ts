@@ -4,8 +4,7 @@
  * apply codes and keep their terms on every re-price, and the use reservation that holds
  * `max_uses` when payments race.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../../shared/auth/authenticate';
 import { issueToken } from '../../../shared/auth/auths';
@@ -13,14 +12,8 @@ import { createProduct } from '../../../shared/catalog/products';
 import { cartDeclaration, createCart, updateCart, withTotals, writeCartLines, type CartWriteContext } from '../../../shared/commerce/carts/carts';
 import { removeItem } from '../../../shared/commerce/carts/items';
 import type { CartRecord } from '../../../shared/commerce/carts/types';
-import {
-  countUseWrite,
-  promotionProblem,
-  recheckSalePromotion,
-  releaseUseWrite,
-  reserveUseWrite,
-  resolvePromotionCode,
-} from '../../../shared/commerce/promotions';
+import { promotionProblem, recheckSalePromotion, resolvePromotionCode } from '../../../shared/commerce/promotions';
+import { countUseWrite, releaseUseWrite, reserveUseWrite } from '../../../shared/commerce/promotions/promotion-store';
 import {
   createPromotion,
   findPromotion,
@@ -32,6 +25,7 @@ import {
 } from '../../../shared/commerce/promotions/promotions';
 import { resetConfig } from '../../../shared/config';
 import { db, resetDb } from '../../../shared/store/client';
+import { transact, TransactionRejectedError } from '../../../shared/store/entity';
 import { getRecord, retryOnConflict, type RecordScope } from '../../../shared/store/records';
 import { Harness, TABLE } from '../../local/fixtures/dynamo-harness';
 import { paymentSettings, taxSettings } from '../pricing/fixtures';
@@ -139,7 +133,7 @@ describe('usability checks', () => {
     const expired = await promotion({ expires: new Date(now - 1000).toISOString() });
     await expect(resolvePromotionCode(scope, expired.code.toLowerCase(), now)).rejects.toMatchObject({ meta: { reason: 'expired' } });
     const used = await promotion({ max_uses: 1 });
-    await db().send(new TransactWriteCommand({ TransactItems: [countUseWrite(scope, used.promotion_id)] }));
+    await transact([countUseWrite(scope, used.promotion_id)]);
     await expect(resolvePromotionCode(scope, used.code, now)).rejects.toMatchObject({ meta: { reason: 'max_uses_reached' } });
     const deleted = await promotion();
     await savePromotion(deleted, deleted, true);
@@ -240,14 +234,14 @@ describe('payment re-check', () => {
 });
 
 describe('use reservation', () => {
-  const reserve = (record: PromotionRecord) => db().send(new TransactWriteCommand({ TransactItems: [reserveUseWrite(scope, record.promotion_id)] }));
+  const reserve = (record: PromotionRecord) => transact([reserveUseWrite(scope, record.promotion_id)]);
 
   it('lets exactly max_uses of many racing payments through', async () => {
     const record = await promotion({ max_uses: 3 });
     const results = await Promise.allSettled(Array.from({ length: 12 }, () => reserve(record)));
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(3);
     for (const result of results) {
-      if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(TransactionCanceledException);
+      if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(TransactionRejectedError);
     }
     expect(await findPromotion(scope, record.promotion_id)).toMatchObject({ claimed_uses: 3, uses: 0 });
   });
@@ -255,10 +249,10 @@ describe('use reservation', () => {
   it('frees a use when a charge fails, counts it when a payment completes, and is unlimited without max_uses', async () => {
     const record = await promotion({ max_uses: 1 });
     await reserve(record);
-    await expect(reserve(record)).rejects.toBeInstanceOf(TransactionCanceledException);
-    await db().send(new TransactWriteCommand({ TransactItems: [releaseUseWrite(scope, record.promotion_id)] }));
+    await expect(reserve(record)).rejects.toSatisfy((error: unknown) => error instanceof TransactionRejectedError && error.refused('promotion.reserve-use'));
+    await transact([releaseUseWrite(scope, record.promotion_id)]);
     await reserve(record);
-    await db().send(new TransactWriteCommand({ TransactItems: [countUseWrite(scope, record.promotion_id)] }));
+    await transact([countUseWrite(scope, record.promotion_id)]);
     expect(await findPromotion(scope, record.promotion_id)).toMatchObject({ claimed_uses: 1, uses: 1 });
     const unlimited = await promotion();
     for (let n = 0; n < 5; n++) await reserve(unlimited);
@@ -268,7 +262,7 @@ describe('use reservation', () => {
   it('is never overwritten by a promotion update that read older counters', async () => {
     const record = await promotion({ max_uses: 5 });
     await reserve(record);
-    await db().send(new TransactWriteCommand({ TransactItems: [countUseWrite(scope, record.promotion_id)] }));
+    await transact([countUseWrite(scope, record.promotion_id)]);
     // `record` still holds uses 0: the save must not write it back.
     const saved = await savePromotion(record, promotionFields({ name: 'Renamed' }, record, input), false);
     expect(saved.name).toBe('Renamed');
@@ -280,6 +274,6 @@ describe('use reservation', () => {
     await reserve(record);
     await reserve(record);
     await db().send(new UpdateCommand({ TableName: TABLE, Key: { pk: record.pk, sk: record.sk }, UpdateExpression: 'SET max_uses = :two', ExpressionAttributeValues: { ':two': 2 } }));
-    await expect(reserve(record)).rejects.toBeInstanceOf(TransactionCanceledException);
+    await expect(reserve(record)).rejects.toSatisfy((error: unknown) => error instanceof TransactionRejectedError && error.refused('promotion.reserve-use'));
   });
 });

@@ -1,0 +1,70 @@
+/**
+ * Only shared/store/ and the `*-store.ts` files build DynamoDB commands (issue 7, deliverable
+ * 1; architecture.md "Inside a capability"): every other file under shared/ asks a store for
+ * reads and named transaction entries, so keys, conditions and the meaning of a refused write
+ * stay in one place per entity.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Modules that still build their own commands because they are being moved onto their stores
+ * in parallel (checkout, carts, payments, orders, payment methods). Remove a file from this
+ * list in the change that converts it; the second test fails while a listed file is clean.
+ */
+const NOT_YET_CONVERTED = [
+  'shared/commerce/carts/carts.ts',
+  'shared/commerce/checkout/confirmation.ts',
+  'shared/commerce/checkout/pay-cart.ts',
+  'shared/commerce/checkout/pay-direct.ts',
+  'shared/commerce/orders/order-actions.ts',
+  'shared/commerce/payment-methods/payment-methods.ts',
+  'shared/commerce/payments/payment-actions.ts',
+];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [relative(root, path).split('\\').join('/')] : [];
+  });
+}
+
+const SDK_IMPORT = /from\s+['"]@aws-sdk\/(lib-dynamodb|client-dynamodb)['"]|import\(\s*['"]@aws-sdk\/(lib-dynamodb|client-dynamodb)['"]\s*\)/;
+const DB_CALL = /\bdb\(\)/;
+
+/** Whether a source file builds DynamoDB commands itself. */
+function buildsCommands(file: string): boolean {
+  const text = readFileSync(join(root, file), 'utf8');
+  return SDK_IMPORT.test(text) || DB_CALL.test(text);
+}
+
+const mayBuildCommands = (file: string) => file.startsWith('shared/store/') || file.endsWith('-store.ts');
+
+describe('store boundary', () => {
+  const files = sourceFiles(join(root, 'shared'));
+
+  it('finds the sources it checks', () => {
+    expect(files.length).toBeGreaterThan(50);
+    expect(files).toContain('shared/store/entity.ts');
+  });
+
+  it('lets no file outside shared/store/ and the *-store.ts files build DynamoDB commands', () => {
+    const offenders = files.filter((file) => !mayBuildCommands(file) && !NOT_YET_CONVERTED.includes(file) && buildsCommands(file));
+    expect(offenders).toEqual([]);
+  });
+
+  it('lists only files that exist and still build commands (a converted file leaves the list)', () => {
+    const stale = NOT_YET_CONVERTED.filter((file) => !files.includes(file) || !buildsCommands(file));
+    expect(stale).toEqual([]);
+  });
+
+  it('recognises a file that builds commands', () => {
+    expect(buildsCommands('shared/store/transact.ts')).toBe(true);
+    expect(buildsCommands('shared/customers/customers.ts')).toBe(false);
+  });
+});
