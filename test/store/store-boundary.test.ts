@@ -18,9 +18,6 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
  */
 const NOT_YET_CONVERTED = [
   'shared/commerce/carts/carts.ts',
-  'shared/commerce/checkout/confirmation.ts',
-  'shared/commerce/checkout/pay-cart.ts',
-  'shared/commerce/checkout/pay-direct.ts',
   'shared/commerce/orders/order-actions.ts',
   'shared/commerce/payment-methods/payment-methods.ts',
   'shared/commerce/payments/payment-actions.ts',
