@@ -14,7 +14,8 @@ describe('scheduled jobs from infra/schedules.ts', () => {
       .map((id) => synth.json.Resources[id]!)
       .find((candidate) => JSON.stringify(candidate.Properties!.Targets).includes(fn));
     expect(rule).toBeDefined();
-    expect(rule!.Properties!.ScheduleExpression).toBe(`rate(${schedule.everyMinutes} minutes)`);
+    // EventBridge wants the singular for one: rate(1 minute).
+    expect(rule!.Properties!.ScheduleExpression).toBe(`rate(${schedule.everyMinutes} ${schedule.everyMinutes === 1 ? 'minute' : 'minutes'})`);
     const actions = allowedActions(synth.json, fn);
     expect(actions).toEqual(expect.arrayContaining(['ses:SendEmail']));
     expect(actions.some((action) => action.startsWith('sqs:'))).toBe(false);
