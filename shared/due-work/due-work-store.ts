@@ -9,7 +9,7 @@
  */
 import { newId } from '../ids';
 import { defineEntity, type RecordScope } from '../store/entity';
-import { isConditionFailure, writeOne, type TransactEntry } from '../store/transact';
+import { isConditionFailure, updateReturning, writeOne, type TransactEntry } from '../store/transact';
 import { TransactionRejectedError } from '../store/errors';
 
 /** The kinds of due work (each has a handler in shared/due-work/kinds.ts). */
@@ -111,8 +111,9 @@ export interface DueClaim {
 export async function claimDue(kind: DueKind, scope: RecordScope, ref: string, now: number, leaseMs: number, early = false): Promise<DueClaim | undefined> {
   const claimId = newId();
   const until = now + leaseMs;
+  let record: DueWorkRecord;
   try {
-    await writeOne(
+    record = await updateReturning<DueWorkRecord>(
       dueWork.updateEntry(scope, dueId(kind, ref), {
         name: `due.${kind}.claim`,
         set: { claim_id: claimId, next_ms: until, gsi3sk: sortKey(until, scope, ref) },
@@ -126,8 +127,7 @@ export async function claimDue(kind: DueKind, scope: RecordScope, ref: string, n
     if (isConditionFailure(error) || error instanceof TransactionRejectedError) return undefined;
     throw error;
   }
-  const record = await findDue(kind, scope, ref);
-  return record && record.claim_id === claimId ? { record, claimId } : undefined;
+  return { record, claimId };
 }
 
 /** The entry that removes claimed work, only while the claim is still ours (a lapsed lease may have passed it on). */

@@ -22,7 +22,7 @@ export interface DueHandler {
    * Does the work. Its final write must include `finishEntry(claim)` (or otherwise remove the
    * record); a throw puts the work back for a later run.
    */
-  run(platform: Platform, claim: DueClaim): Promise<void>;
+  run(platform: Platform, claim: DueClaim, known?: unknown): Promise<void>;
 }
 
 /** Wait before run `attempt + 1`: 1, 2, 4 ... minutes, at most an hour. */
@@ -30,10 +30,10 @@ export function backoffMs(attempts: number): number {
   return Math.min(60 * 60_000, 60_000 * 2 ** Math.max(0, attempts - 1));
 }
 
-/** Runs claimed work; answers whether it finished. */
-export async function runClaimed(platform: Platform, handler: DueHandler, claim: DueClaim): Promise<boolean> {
+/** Runs claimed work (with what the caller already read, if any); answers whether it finished. */
+export async function runClaimed(platform: Platform, handler: DueHandler, claim: DueClaim, known?: unknown): Promise<boolean> {
   try {
-    await handler.run(platform, claim);
+    await handler.run(platform, claim, known);
     return true;
   } catch (error) {
     logger.error('Due work failed; it will run again', { kind: handler.kind, ref: claim.record.ref, attempts: claim.record.attempts, error: error as Error });
@@ -45,12 +45,13 @@ export async function runClaimed(platform: Platform, handler: DueHandler, claim:
 }
 
 /**
- * The relay: the process that just committed the work runs it at once, before it is due. If
- * someone else holds it, or it is done already, nothing happens.
+ * The relay: the process that just committed the work runs it at once, before it is due,
+ * handing over what it already holds (`known`, for example the order it just wrote) so the
+ * handler need not read it again. If someone else holds the work, or it is done, nothing happens.
  */
-export async function runNow(platform: Platform, handler: DueHandler, scope: RecordScope, ref: string): Promise<boolean> {
+export async function runNow(platform: Platform, handler: DueHandler, scope: RecordScope, ref: string, known?: unknown): Promise<boolean> {
   const claim = await claimDue(handler.kind, scope, ref, platform.clock.nowMs(), handler.leaseMs, true);
-  return claim ? runClaimed(platform, handler, claim) : false;
+  return claim ? runClaimed(platform, handler, claim, known) : false;
 }
 
 /** The sweep: runs every due record of the handlers' kinds (at most `limit` per kind); answers how many finished. */

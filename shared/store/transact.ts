@@ -98,12 +98,25 @@ function rejectionOf(entries: readonly TransactEntry[], error: TransactionCancel
 
 /** Runs one entry as a plain write (Put, Update, Delete or a lone ConditionCheck is refused). */
 export async function writeOne(entry: TransactEntry): Promise<void> {
+  await writeReturning(entry);
+}
+
+/** Runs one Update entry and answers the item as written (no second read to learn it). */
+export async function updateReturning<T>(entry: TransactEntry): Promise<T> {
+  if (!entry.item.Update) throw new Error(`Entry ${entry.name} is not an update`);
+  return (await writeReturning(entry, true)) as T;
+}
+
+async function writeReturning(entry: TransactEntry, returnNew = false): Promise<Record<string, unknown> | undefined> {
   const { item } = entry;
   try {
     if (item.Put) await db().send(new PutCommand(item.Put));
-    else if (item.Update) await db().send(new UpdateCommand(item.Update as ConstructorParameters<typeof UpdateCommand>[0]));
-    else if (item.Delete) await db().send(new DeleteCommand(item.Delete));
+    else if (item.Update) {
+      const input = { ...(item.Update as ConstructorParameters<typeof UpdateCommand>[0]), ...(returnNew ? { ReturnValues: 'ALL_NEW' as const } : {}) };
+      return (await db().send(new UpdateCommand(input))).Attributes;
+    } else if (item.Delete) await db().send(new DeleteCommand(item.Delete));
     else throw new Error(`Entry ${entry.name} has nothing to write on its own`);
+    return undefined;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     throw entry.onConditionFailed?.() ?? new TransactionRejectedError([entry.name], false);

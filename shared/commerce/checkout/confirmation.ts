@@ -70,10 +70,12 @@ export function confirmationDueWrite(order: Pick<OrderRecord, 'account_id' | 'mo
  * Sends (or holds) the confirmation of `orderId` under `claim`, then records the outcome on the
  * order and removes the due record in one transaction.
  */
-async function sendClaimed(platform: Platform, claim: DueClaim): Promise<void> {
+async function sendClaimed(platform: Platform, claim: DueClaim, known?: unknown): Promise<void> {
   const scope: RecordScope = { accountId: claim.record.account_id, mode: claim.record.mode };
-  const order = await orders.find(scope, claim.record.ref);
-  const cart = order?.cart_id ? await carts.find(scope, order.cart_id) : undefined;
+  // The paying request hands over the order and cart it just committed; the sweep reads them.
+  const held = known as { order: OrderRecord; cart: CartRecord } | undefined;
+  const order = held?.order.order_id === claim.record.ref ? held.order : await orders.find(scope, claim.record.ref);
+  const cart = held?.order.order_id === claim.record.ref ? held.cart : order?.cart_id ? await carts.find(scope, order.cart_id) : undefined;
   const view = order && cart ? confirmationOrder(order, cart) : undefined;
   if (!order || !view) {
     // Nothing to send (no order, or no address): the work is done.
@@ -120,8 +122,8 @@ export const confirmationEmailWork: DueHandler = { kind: 'confirmation-email', l
  * Sends (or holds) the confirmation of a new order now, in the request that paid (the relay).
  * Returns whether it completed; if not, the sweep sends it after the grace period.
  */
-export async function sendOrderConfirmation(platform: Platform, scope: RecordScope, orderId: string): Promise<boolean> {
-  return runNow(platform, confirmationEmailWork, scope, orderId);
+export async function sendOrderConfirmation(platform: Platform, scope: RecordScope, orderId: string, known?: { order: OrderRecord; cart: CartRecord }): Promise<boolean> {
+  return runNow(platform, confirmationEmailWork, scope, orderId, known);
 }
 
 /** Sends every due confirmation email (the scheduled job); answers how many were handled. */

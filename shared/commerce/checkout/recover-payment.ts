@@ -66,7 +66,7 @@ export async function recoverPayment(platform: Platform, scope: RecordScope, pay
         return 'failed';
       }
       const { order } = await completeCartPayment(scope, cart, answered, cart.promotion_id ?? undefined, undefined, now);
-      await sendOrderConfirmation(platform, scope, order.order_id);
+      await sendOrderConfirmation(platform, scope, order.order_id, { order, cart });
       return 'completed';
     }
     const outcome: FailedChargeOutcome = charge ? (charge.outcome as FailedChargeOutcome) : 'timeout';
