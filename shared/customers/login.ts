@@ -16,7 +16,7 @@ import { hashPassword, verifyPassword } from '../auth/passwords';
 import type { Principal } from '../auth/principal';
 import type { TokenRecord } from '../auth/token-records';
 import { customerScopeEntry, newTokenEntries } from '../auth/token-store';
-import { assertWritable, cartSaveWrite, withTotals, type CartRecord, type SaleCustomer } from '../commerce/carts';
+import { assertWritable, cartSaveEntry, withTotals, type CartRecord, type SaleCustomer } from '../commerce/carts';
 import { emptyAddress } from '../rest/addresses';
 import { invalid, sends } from '../rest/input';
 import { transact, type TransactEntry } from '../store/entity';
@@ -149,13 +149,13 @@ export interface CartTotalsSettings {
 }
 
 /**
- * Stores a changed cart under the carts capability's write conditions (`cartSaveWrite`); with
+ * Stores a changed cart under the carts capability's write conditions (`cartSaveEntry`); with
  * `grant`, the caller's customer scope in the same transaction. A lost race is a
  * `VersionConflictError`, so the caller's `retryOnConflict` reads the cart again.
  */
 async function saveCart(current: CartRecord, next: CartRecord, grant?: ScopeGrant): Promise<CartRecord> {
-  const { saved, put } = cartSaveWrite(current, next);
-  await writeWithScope([{ name: 'cart.save', item: put }], grant);
+  const { saved, entry } = cartSaveEntry(current, next);
+  await writeWithScope([entry], grant);
   return saved;
 }
 

@@ -1,10 +1,14 @@
 /**
- * The carts entity and the writes other capabilities make to a cart: the payment lock, its
- * release, and closing the cart for its order. Only this store knows the lock's conditions.
+ * The carts entity and every write to a cart: creation (with the creating token's binding),
+ * the versioned save of a changed cart, the payment lock, its release, and closing the cart
+ * for its order. Only this store knows the conditions of those writes.
  */
+import { BindingLimitExceededError } from '../../auth/bindings';
+import { nowMs } from '../../clock';
 import { listSortKey } from '../../store/keys';
-import { defineEntity, type RecordScope } from '../../store/entity';
-import type { TransactEntry } from '../../store/transact';
+import { defineEntity, IS_NEW, writeAll, writeOne, type RecordScope } from '../../store/entity';
+import { VersionConflictError } from '../../store/errors';
+import type { TransactEntry, TransactItem } from '../../store/transact';
 import type { CartRecord } from './types';
 
 /** Carts (mode-scoped), listed by date_created (gsi1) and date_modified (gsi2). */
@@ -54,4 +58,49 @@ export function closeForOrderEntry(scope: RecordScope, cartId: string, paymentId
     set: { open: false, payment_status: 'completed', order_id: orderId, payment_lock: null, modified_ms: now, gsi2sk: listSortKey(now, cartId) },
     condition: { expression: 'payment_lock.payment_id = :pid AND #open = :true', names: { '#open': 'open' }, values: { ':pid': paymentId, ':true': true } },
   });
+}
+
+/**
+ * Writes a new cart and, when given, the binding of the creating limited token to it in the
+ * same transaction: a refused binding (the token's 21st) creates nothing (422 binding_limit_exceeded).
+ */
+export async function insertCart(cart: CartRecord, binding?: TransactItem): Promise<void> {
+  const entries: TransactEntry[] = [carts.putEntry(cart, { name: 'cart.create', condition: IS_NEW })];
+  if (binding) entries.push({ name: 'token.binding', item: binding, onConditionFailed: () => new BindingLimitExceededError() });
+  await writeAll(entries);
+}
+
+/**
+ * The conditional Put that stores a changed cart (`saved`, with its new version): it holds
+ * only if nobody changed the cart since it was read (version), it is still open, and its
+ * payment lock is as read; refused, it is a `VersionConflictError` (read again and retry).
+ * Other modules that write a cart in a transaction of their own (customer login) use it.
+ */
+export function cartSaveEntry(current: CartRecord, next: CartRecord): { saved: CartRecord; entry: TransactEntry } {
+  const modified = Math.max(nowMs(), current.modified_ms + 1);
+  const saved: CartRecord = { ...next, modified_ms: modified, gsi2sk: listSortKey(modified, current.cart_id) };
+  const lock = current.payment_lock;
+  const entry = carts.putEntry(saved, {
+    name: 'cart.save',
+    condition: {
+      expression: lock
+        ? 'modified_ms = :version AND #open = :open AND payment_lock.payment_id = :lock_id AND payment_lock.until_ms = :lock_until'
+        : 'modified_ms = :version AND #open = :open AND (attribute_not_exists(payment_lock) OR attribute_type(payment_lock, :null_type))',
+      names: { '#open': 'open' },
+      values: {
+        ':version': current.modified_ms,
+        ':open': true,
+        ...(lock ? { ':lock_id': lock.payment_id, ':lock_until': lock.until_ms } : { ':null_type': 'NULL' }),
+      },
+    },
+    onConditionFailed: () => new VersionConflictError(`Cart ${current.cart_id} changed concurrently`),
+  });
+  return { saved, entry };
+}
+
+/** Stores a changed cart under `cartSaveEntry`'s conditions and answers it as saved (a lost race: `VersionConflictError`). */
+export async function saveCartRecord(current: CartRecord, next: CartRecord): Promise<CartRecord> {
+  const { saved, entry } = cartSaveEntry(current, next);
+  await writeOne(entry);
+  return saved;
 }

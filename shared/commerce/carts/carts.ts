@@ -9,12 +9,9 @@
  * its payment lock being as read, so a payment that starts meanwhile is never overwritten.
  */
 import { OtherModeError, RecordNotFoundError } from '../../store/errors';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PaymentSettings, TaxSettings } from '../../accounts/settings';
-import { BindingLimitExceededError, assertBindingCapacity, bindingWrite, bindingWritten } from '../../auth/bindings';
+import { assertBindingCapacity, bindingWrite, bindingWritten } from '../../auth/bindings';
 import { TokenTypeMismatchError } from '../../auth/errors';
-import type { TransactItem } from '../../auth/auths';
 import type { Principal } from '../../auth/principal';
 import type { SubscriptionPlan } from '../../catalog/products';
 import { nowMs } from '../../clock';
@@ -30,12 +27,12 @@ import { invalid, metaValue, objectValue, optionalEmail, optionalString, sends }
 import { parseExpand, withLegacyOptions, type PathTree } from '../../rest/paths';
 import type { RenderContext } from '../../rest/render-context';
 import { applyShowHide } from '../../rest/show-hide';
-import { db, table } from '../../store/client';
 import { listSortKey } from '../../store/keys';
-import { collectionPartition, getRecord, recordKey, VersionConflictError, type RecordScope } from '../../store/records';
+import { collectionPartition, getRecord, recordKey, type RecordScope } from '../../store/records';
 import { computeSale, taxLocationOf, taxTreatmentOf, type SaleLineInput, type SaleLineTotals } from '../pricing';
 import { activeShippingMethods, quoteMethods, selectQuote, shippingCountryOf } from '../shipping';
 import { currentSalePromotion, hasEligibleLine, InvalidPromotionCodeError, promotionDiscounts, resolvePromotionCode, termsOf } from '../promotions';
+import { insertCart, saveCartRecord } from './cart-store';
 import { CartLockedError, CartPaidError, BodyTokenTypeMismatchError } from './errors';
 import {
   checkSentLines,
@@ -615,16 +612,7 @@ export async function createCart(body: Record<string, unknown>, origin: CartOrig
   assertCodeApplies(cart, body);
   assertShippingQuoted(cart, body);
   const binding = bindingWrite(principal, path);
-  const items: TransactItem[] = [{ Put: { TableName: table(), Item: cart, ConditionExpression: 'attribute_not_exists(pk)' } }];
-  if (binding) items.push(binding);
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (error) {
-    if (error instanceof TransactionCanceledException && binding && error.CancellationReasons?.[1]?.Code === 'ConditionalCheckFailed') {
-      throw new BindingLimitExceededError();
-    }
-    throw error;
-  }
+  await insertCart(cart, binding);
   if (binding) bindingWritten(principal);
   return cart;
 }
@@ -637,7 +625,7 @@ export async function updateCart(current: CartRecord, body: Record<string, unkno
   const priced = await priceCart(draft, current, entries, plan, write);
   assertCodeApplies(priced, body);
   assertShippingQuoted(priced, body);
-  return saveCart(current, priced);
+  return saveCartRecord(current, priced);
 }
 
 /**
@@ -648,50 +636,5 @@ export async function writeCartLines(current: CartRecord, entries: readonly Item
   assertWritable(current);
   const draft = { ...current, ...(await currentPromotionTerms(current, write.scope)) };
   if (!write.payment.currencies.includes(draft.currency)) draft.currency = write.payment.default_payment_currency;
-  return saveCart(current, await priceCart(draft, current, entries, plan, write));
-}
-
-/**
- * The conditional Put that stores a changed cart: it holds only if nobody changed the cart
- * since it was read (version), it is still open, and its payment lock is as read. Other
- * modules that write a cart in a transaction of their own (customer login) use this entry.
- */
-export function cartSaveWrite(current: CartRecord, next: CartRecord): { saved: CartRecord; put: TransactItem } {
-  const modified = Math.max(nowMs(), current.modified_ms + 1);
-  const saved: CartRecord = { ...next, modified_ms: modified, gsi2sk: listSortKey(modified, current.cart_id) };
-  const lock = current.payment_lock;
-  return {
-    saved,
-    put: {
-      Put: {
-        TableName: table(),
-        Item: saved,
-        ConditionExpression: lock
-          ? 'modified_ms = :version AND #open = :open AND payment_lock.payment_id = :lock_id AND payment_lock.until_ms = :lock_until'
-          : 'modified_ms = :version AND #open = :open AND (attribute_not_exists(payment_lock) OR attribute_type(payment_lock, :null_type))',
-        ExpressionAttributeNames: { '#open': 'open' },
-        ExpressionAttributeValues: {
-          ':version': current.modified_ms,
-          ':open': true,
-          ...(lock ? { ':lock_id': lock.payment_id, ':lock_until': lock.until_ms } : { ':null_type': 'NULL' }),
-        },
-      },
-    },
-  };
-}
-
-/**
- * Stores a changed cart under `cartSaveWrite`'s conditions; a lost race is a
- * `VersionConflictError`, so the caller's `retryOnConflict` reads it again (and then sees the
- * paid or locked state).
- */
-export async function saveCart(current: CartRecord, next: CartRecord): Promise<CartRecord> {
-  const { saved, put } = cartSaveWrite(current, next);
-  try {
-    await db().send(new PutCommand(put.Put!));
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new VersionConflictError(`Cart ${current.cart_id} changed concurrently`);
-    throw error;
-  }
-  return saved;
+  return saveCartRecord(current, await priceCart(draft, current, entries, plan, write));
 }

@@ -6,9 +6,8 @@
 import type { TransactItem } from '../../auth/auths';
 import { eventTypeEntry, type EventResource, type EventType } from '../../events/catalog';
 import { newId } from '../../ids';
-import { table } from '../../store/client';
-import { listSortKey } from '../../store/keys';
 import type { RecordScope } from '../../store/records';
+import { newEventEntry } from './event-store';
 
 /**
  * What an event is about: a catalog type and the resource its `data` is, which the catalog
@@ -31,36 +30,12 @@ interface WidenedEventSpec {
  */
 type CheckedSpecs<Specs extends readonly WidenedEventSpec[]> = string extends Specs[number]['type'] ? Specs : readonly EventSpec[];
 
-/** The transaction entries that record `events` (one Put each). */
+/** The transaction items that record `events` (one Put each, built by the event store). */
 export function eventWrites<const Specs extends readonly WidenedEventSpec[]>(scope: RecordScope, events: CheckedSpecs<Specs>, now: number): TransactItem[] {
   for (const event of events) {
     const entry = eventTypeEntry(event.type);
     if (!entry) throw new Error(`Unknown event type ${event.type}`);
     if (entry.resource !== event.resource) throw new Error(`Event ${event.type} carries a ${entry.resource}, not a ${event.resource}`);
   }
-  const partition = `${scope.accountId}#${scope.mode}#events`;
-  return events.map((event) => {
-    const eventId = newId();
-    return {
-      Put: {
-        TableName: table(),
-        Item: {
-          pk: `${partition}#${eventId}`,
-          sk: 'record',
-          event_id: eventId,
-          account_id: scope.accountId,
-          mode: scope.mode,
-          type: event.type,
-          data_resource: event.resource,
-          data_id: event.id,
-          status: 'created',
-          created_ms: now,
-          modified_ms: now,
-          gsi1pk: partition,
-          gsi1sk: listSortKey(now, eventId),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    };
-  });
+  return events.map((event) => newEventEntry(scope, newId(), event, now).item);
 }

@@ -10,14 +10,13 @@ import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
 import { applyShowHide } from '../../rest/show-hide';
 import { addFormatted } from '../../rest/formatted-output';
-import { db, table } from '../../store/client';
-import { collectionPartition, findRecord, getRecord, retryOnConflict, VersionConflictError, type RecordScope } from '../../store/records';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
 import { nowMs } from '../../clock';
-import { customerOrdersPartition, orderDeclaration, orderItemJson, type OrderRecord } from './orders';
-import { paymentDeclaration, type PaymentRecord } from '../payments/payment-records';
+import { orderDeclaration, orderItemJson, type OrderRecord } from './orders';
+import { customerOrders, saveOrderRecord } from './order-store';
+import { paymentDeclaration } from '../payments/payment-records';
+import { paymentsOfCustomer } from '../payments/payment-store';
 import { customerDeclaration } from '../../customers/customers';
-import { queryItems } from '../../store/query';
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
   const principal = requirePrincipal(context);
@@ -50,12 +49,7 @@ export async function updateOrderAction(context: ApiContext): Promise<ApiResult>
     if (!Object.keys(changes).length) return current;
     const next = { ...current, ...changes, modified_ms: Math.max(nowMs(), current.modified_ms + 1) };
     next.gsi2sk = `${new Date(next.modified_ms).toISOString()}#${current.order_id}`;
-    try {
-      await db().send(new PutCommand({ TableName: table(), Item: next, ConditionExpression: 'modified_ms = :v', ExpressionAttributeValues: { ':v': current.modified_ms } }));
-    } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') throw new VersionConflictError('order changed');
-      throw error;
-    }
+    await saveOrderRecord(current, next);
     return next;
   });
   return { status: 200, body: await renderResource(orderDeclaration, saved, render) };
@@ -141,12 +135,7 @@ export async function updateOrderItemAction(context: ApiContext): Promise<ApiRes
       modified_ms: Math.max(nowMs(), current.modified_ms + 1),
     };
     next.gsi2sk = `${new Date(next.modified_ms).toISOString()}#${current.order_id}`;
-    try {
-      await db().send(new PutCommand({ TableName: table(), Item: next, ConditionExpression: 'modified_ms = :v', ExpressionAttributeValues: { ':v': current.modified_ms } }));
-    } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') throw new VersionConflictError('order changed');
-      throw error;
-    }
+    await saveOrderRecord(current, next);
     return next;
   });
   const item = saved.items.find((candidate) => candidate.item_id === itemId)!;
@@ -188,12 +177,7 @@ async function readCustomer(context: ApiContext, scope: RecordScope): Promise<st
 export async function listCustomerOrdersAction(context: ApiContext): Promise<ApiResult> {
   const { scope, render } = await prepare(context);
   const customerId = await readCustomer(context, scope);
-  const orders = (await queryItems({
-    TableName: table(),
-    IndexName: 'gsi3',
-    KeyConditionExpression: 'gsi3pk = :pk',
-    ExpressionAttributeValues: { ':pk': customerOrdersPartition(scope, customerId) },
-  })) as unknown as OrderRecord[];
+  const orders = await customerOrders(scope, customerId);
   return offsetPageOf(context, render, orderDeclaration, orders, `customers/${customerId}/orders`);
 }
 
@@ -201,12 +185,6 @@ export async function listCustomerOrdersAction(context: ApiContext): Promise<Api
 export async function listCustomerPaymentsAction(context: ApiContext): Promise<ApiResult> {
   const { scope, render } = await prepare(context);
   const customerId = await readCustomer(context, scope);
-  const payments = (await queryItems({
-    TableName: table(),
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :pk',
-    FilterExpression: 'customer_id = :customer',
-    ExpressionAttributeValues: { ':pk': collectionPartition(paymentDeclaration, scope), ':customer': customerId },
-  })) as unknown as PaymentRecord[];
+  const payments = await paymentsOfCustomer(scope, customerId);
   return offsetPageOf(context, render, paymentDeclaration, payments, `customers/${customerId}/payments`);
 }

@@ -8,7 +8,7 @@ import { booleanValue, invalid, sends } from '../../rest/input';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
-import { getRecord, retryOnConflict, VersionConflictError, type RecordScope } from '../../store/records';
+import { getRecord, retryOnConflict, type RecordScope } from '../../store/records';
 import { parseNewCard } from '../payments/cards';
 import { FeatureNotEnabledError, gatewayError } from '../payments/errors';
 import {
@@ -83,12 +83,7 @@ export async function updatePaymentMethodAction(context: ApiContext): Promise<Ap
   const saved = await retryOnConflict(async () => {
     const current = await getCustomerPaymentMethod(scope, customerId, context.params.payment_method_id!);
     const next = changedPaymentMethod(current, context.body ?? {});
-    try {
-      await updatePaymentMethod(scope, current, next);
-    } catch (error) {
-      if ((error as Error).name === 'TransactionCanceledException') throw new VersionConflictError('payment method changed');
-      throw error;
-    }
+    await updatePaymentMethod(scope, current, next);
     return next;
   });
   return { status: 200, body: await renderResource(paymentMethodDeclaration, saved, render) };
@@ -98,9 +93,7 @@ export async function updatePaymentMethodAction(context: ApiContext): Promise<Ap
 export async function deletePaymentMethodAction(context: ApiContext): Promise<ApiResult> {
   const { scope, customerId } = await prepare(context);
   const current = await getCustomerPaymentMethod(scope, customerId, context.params.payment_method_id!);
-  await deletePaymentMethod(scope, current).catch((error: Error) => {
-    // Deleted concurrently: the outcome the caller asked for.
-    if (error.name !== 'TransactionCanceledException') throw error;
-  });
+  // Deleted concurrently meanwhile is the outcome the caller asked for (no error).
+  await deletePaymentMethod(scope, current);
   return { status: 204 };
 }

@@ -4,21 +4,25 @@
  * `data`, never the full number or the CVV; a customer's methods are listed through gsi3
  * (`<account>#<mode>#customer-payment-methods#<customer_id>`), in creation order.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { TransactItem } from '../../auth/auths';
 import { nowMs } from '../../clock';
 import { NotFoundError } from '../../http/errors';
 import { newId } from '../../ids';
 import { mergeAddress } from '../../rest/addresses';
 import { declareResource } from '../../rest/declarations';
 import { booleanValue, invalid, objectValue, optionalString, sends } from '../../rest/input';
-import { db, table } from '../../store/client';
 import { listSortKey } from '../../store/keys';
-import { queryItems } from '../../store/query';
-import { findRecord, recordKey, type RecordScope } from '../../store/records';
+import { recordKey, type RecordScope } from '../../store/records';
 import { cardExpired, maskedCard, type MaskedCard, type NewCard } from '../payments/cards';
 import type { SavedCardRef } from '../payments/gateway';
 import { savedCardRef } from '../payments/test-gateway';
+import {
+  customerPaymentMethodsPartition,
+  customerPaymentMethods,
+  findPaymentMethodRecord,
+  insertPaymentMethod,
+  removePaymentMethod,
+  savePaymentMethodRecord,
+} from './payment-method-store';
 
 /** A stored saved payment method. */
 export interface PaymentMethodRecord {
@@ -63,11 +67,6 @@ export const paymentMethodDeclaration = declareResource<PaymentMethodRecord>({
   },
 });
 
-/** The gsi3 partition listing one customer's saved methods. */
-export function customerPaymentMethodsPartition(scope: RecordScope, customerId: string): string {
-  return `${scope.accountId}#${scope.mode}#customer-payment-methods#${customerId}`;
-}
-
 /** A new saved method from a verified new card (the number and CVV are dropped here). */
 export function newPaymentMethodRecord(scope: RecordScope, customerId: string, card: NewCard, isDefault: boolean, now: number, id = newId()): PaymentMethodRecord {
   const ref = savedCardRef(card);
@@ -90,18 +89,13 @@ export function newPaymentMethodRecord(scope: RecordScope, customerId: string, c
 
 /** A customer's saved methods, oldest first. */
 export async function listPaymentMethods(scope: RecordScope, customerId: string): Promise<PaymentMethodRecord[]> {
-  return (await queryItems({
-    TableName: table(),
-    IndexName: 'gsi3',
-    KeyConditionExpression: 'gsi3pk = :pk',
-    ExpressionAttributeValues: { ':pk': customerPaymentMethodsPartition(scope, customerId) },
-  })) as unknown as PaymentMethodRecord[];
+  return customerPaymentMethods(scope, customerId);
 }
 
 /** The customer's saved method, or undefined when it does not exist or belongs to someone else. */
 export async function findCustomerPaymentMethod(scope: RecordScope, customerId: string, paymentMethodId: string): Promise<PaymentMethodRecord | undefined> {
   if (!paymentMethodId) return undefined;
-  const found = await findRecord(paymentMethodDeclaration, scope, paymentMethodId);
+  const found = await findPaymentMethodRecord(scope, paymentMethodId);
   return found && found.customer_id === customerId ? found : undefined;
 }
 
@@ -112,18 +106,9 @@ export async function getCustomerPaymentMethod(scope: RecordScope, customerId: s
   return found;
 }
 
-/** Writes clearing `is_default` on the customer's other methods (the current ones read now). */
-async function clearDefaultWrites(scope: RecordScope, customerId: string, exceptId: string): Promise<TransactItem[]> {
-  const others = (await listPaymentMethods(scope, customerId)).filter((method) => method.is_default && method.payment_method_id !== exceptId);
-  return others.map((method) => ({
-    Update: {
-      TableName: table(),
-      Key: recordKey(paymentMethodDeclaration, scope, method.payment_method_id),
-      UpdateExpression: 'SET is_default = :false',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':false': false },
-    },
-  }));
+/** The customer's other methods that are the default now (read now), which a new default clears. */
+async function otherDefaults(scope: RecordScope, customerId: string, exceptId: string): Promise<PaymentMethodRecord[]> {
+  return (await listPaymentMethods(scope, customerId)).filter((method) => method.is_default && method.payment_method_id !== exceptId);
 }
 
 /**
@@ -133,10 +118,8 @@ async function clearDefaultWrites(scope: RecordScope, customerId: string, except
 export async function storePaymentMethod(scope: RecordScope, customerId: string, card: NewCard, isDefault: boolean | undefined, now = nowMs()): Promise<PaymentMethodRecord> {
   const existing = await listPaymentMethods(scope, customerId);
   const record = newPaymentMethodRecord(scope, customerId, card, isDefault ?? existing.length === 0, now);
-  const clears = record.is_default ? await clearDefaultWrites(scope, customerId, record.payment_method_id) : [];
-  await db().send(
-    new TransactWriteCommand({ TransactItems: [{ Put: { TableName: table(), Item: record, ConditionExpression: 'attribute_not_exists(pk)' } }, ...clears] }),
-  );
+  const clears = record.is_default ? await otherDefaults(scope, customerId, record.payment_method_id) : [];
+  await insertPaymentMethod(scope, record, clears);
   return record;
 }
 
@@ -186,24 +169,16 @@ export function changedPaymentMethod(current: PaymentMethodRecord, body: Record<
   };
 }
 
-/** Writes a changed method (conditional on the version read); `is_default: true` clears the others. */
+/**
+ * Writes a changed method (conditional on the version read; a lost race is a
+ * `VersionConflictError`); `is_default: true` clears the others.
+ */
 export async function updatePaymentMethod(scope: RecordScope, current: PaymentMethodRecord, next: PaymentMethodRecord): Promise<void> {
-  const clears = next.is_default && !current.is_default ? await clearDefaultWrites(scope, current.customer_id, current.payment_method_id) : [];
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        { Put: { TableName: table(), Item: next, ConditionExpression: 'modified_ms = :version', ExpressionAttributeValues: { ':version': current.modified_ms } } },
-        ...clears,
-      ],
-    }),
-  );
+  const clears = next.is_default && !current.is_default ? await otherDefaults(scope, current.customer_id, current.payment_method_id) : [];
+  await savePaymentMethodRecord(scope, current, next, clears);
 }
 
-/** Deletes a saved method. */
+/** Deletes a saved method (one deleted concurrently is no error: the outcome asked for). */
 export async function deletePaymentMethod(scope: RecordScope, current: PaymentMethodRecord): Promise<void> {
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [{ Delete: { TableName: table(), Key: recordKey(paymentMethodDeclaration, scope, current.payment_method_id), ConditionExpression: 'attribute_exists(pk)' } }],
-    }),
-  );
+  await removePaymentMethod(scope, current.payment_method_id);
 }

@@ -8,17 +8,16 @@ import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
-import { queryItems } from '../../store/query';
-import { db, table } from '../../store/client';
-import { collectionPartition, findRecord, getRecord, retryOnConflict, VersionConflictError, type RecordScope } from '../../store/records';
+import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
 import { viewerCountry } from '../carts/carts';
 import { payCart, type PaymentOutcome } from '../checkout/pay-cart';
 import { gatewayError } from './errors';
 import { payDirect } from '../checkout/pay-direct';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { nowMs } from '../../clock';
 import { metaValue, optionalString, sends } from '../../rest/input';
 import { paymentDeclaration, type PaymentRecord } from './payment-records';
+import { paymentsOfCart, savePaymentRecord } from './payment-store';
+import { carts } from '../carts/cart-store';
 
 const STATUSES = ['initiated', 'pending', 'completed', 'failed', 'refunded', 'cancelled'];
 const CARD_LIST_BRANDS = ['Visa', 'Mastercard', 'American Express', 'Discover', 'JCB', 'Diners Club'];
@@ -52,15 +51,9 @@ export async function listCartPaymentsAction(context: ApiContext): Promise<ApiRe
   const principal = requirePrincipal(context);
   const cartId = context.params.cart_id!;
   assertReach(principal, `carts/${cartId}`, 'cart');
-  await getRecord({ name: 'cart', collection: 'carts', scope: 'mode', idField: 'cart_id' } as never, scope, cartId);
+  await carts.get(scope, cartId);
   const page = offsetPage(context.query);
-  const all = (await queryItems({
-    TableName: table(),
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :pk',
-    FilterExpression: 'cart_id = :cart',
-    ExpressionAttributeValues: { ':pk': collectionPartition(paymentDeclaration, scope), ':cart': cartId },
-  })) as unknown as PaymentRecord[];
+  const all = await paymentsOfCart(scope, cartId);
   const data = await renderElements(paymentDeclaration, all.slice(page.offset, page.offset + page.limit), render);
   return { status: 200, body: offsetList(data, page, all.length, pageUrlBuilder(render.url(`carts/${cartId}/payments`), context.query, 'offset')) };
 }
@@ -95,12 +88,7 @@ export async function updatePaymentAction(context: ApiContext): Promise<ApiResul
     if (!Object.keys(changes).length) return current;
     const next: PaymentRecord = { ...current, ...changes, modified_ms: Math.max(nowMs(), current.modified_ms + 1) };
     next.gsi2sk = `${new Date(next.modified_ms).toISOString()}#${paymentId}`;
-    try {
-      await db().send(new PutCommand({ TableName: table(), Item: next, ConditionExpression: 'modified_ms = :v', ExpressionAttributeValues: { ':v': current.modified_ms } }));
-    } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') throw new VersionConflictError('payment changed');
-      throw error;
-    }
+    await savePaymentRecord(current, next);
     return next;
   });
   return { status: 200, body: await renderResource(paymentDeclaration, saved, render) };

@@ -1,8 +1,10 @@
 /**
  * The payments entity: a payment's life as writes (initiated, then completed or failed, each
- * only from `initiated`), the saved-method note, and the duplicate-detection lookup (gsi3).
+ * only from `initiated`), the saved-method note, versioned saves of the client's fields, the
+ * payments of a cart or a customer (gsi1, filtered) and the duplicate-detection lookup (gsi3).
  */
 import { defineEntity, type RecordScope } from '../../store/entity';
+import { VersionConflictError } from '../../store/errors';
 import { writeOne, type TransactEntry } from '../../store/transact';
 import { duplicatePartition, type PaymentRecord } from './payment-records';
 
@@ -61,4 +63,28 @@ export async function findRecentDuplicate(scope: RecordScope, fingerprint: strin
     1,
   );
   return found[0];
+}
+
+/** Replaces `current` by `next` if nobody changed it meanwhile (a lost race: `VersionConflictError`, read again). */
+export async function savePaymentRecord(current: PaymentRecord, next: PaymentRecord): Promise<void> {
+  await writeOne(payments.putEntry(next, { name: 'payment.save', ifVersion: current.modified_ms, onConditionFailed: () => new VersionConflictError('payment changed') }));
+}
+
+/** The payments of the scope whose `property` is `value`, in creation order (gsi1, filtered). */
+async function paymentsWhere(scope: RecordScope, property: 'cart_id' | 'customer_id', value: string): Promise<PaymentRecord[]> {
+  return payments.query('gsi1', {
+    KeyConditionExpression: 'gsi1pk = :pk',
+    FilterExpression: `${property} = :value`,
+    ExpressionAttributeValues: { ':pk': payments.partition(scope), ':value': value },
+  });
+}
+
+/** A cart's payment attempts, in creation order. */
+export async function paymentsOfCart(scope: RecordScope, cartId: string): Promise<PaymentRecord[]> {
+  return paymentsWhere(scope, 'cart_id', cartId);
+}
+
+/** A customer's payments, in creation order. */
+export async function paymentsOfCustomer(scope: RecordScope, customerId: string): Promise<PaymentRecord[]> {
+  return paymentsWhere(scope, 'customer_id', customerId);
 }

@@ -1,0 +1,52 @@
+/**
+ * Where events live: the event entity (mode-scoped), listed by date_created through gsi1. An
+ * event record is only ever written in the transaction of the change it reports, so the store
+ * gives entries, never writes on its own.
+ */
+import { defineEntity, IS_NEW, type RecordScope, type TransactEntry } from '../../store/entity';
+import { listSortKey } from '../../store/keys';
+
+/** A stored event (events.md §7): what happened, to which resource, and its delivery status. */
+export interface EventRecord {
+  pk: string;
+  sk: string;
+  event_id: string;
+  account_id: string;
+  mode: RecordScope['mode'];
+  type: string;
+  data_resource: string;
+  data_id: string;
+  status: 'created';
+  created_ms: number;
+  modified_ms: number;
+  gsi1pk: string;
+  gsi1sk: string;
+}
+
+const events = defineEntity<EventRecord>({
+  name: 'event',
+  collection: 'events',
+  scope: 'mode',
+  idField: 'event_id',
+  indexes: { gsi1: 'events by date_created (cursor list)' },
+});
+
+/** The entry that records one event `eventId` about `resource` `dataId`, created at `now` (its id must be new). */
+export function newEventEntry(scope: RecordScope, eventId: string, event: { type: string; resource: string; id: string }, now: number): TransactEntry {
+  const partition = events.partition(scope);
+  const record: EventRecord = {
+    ...events.key(scope, eventId),
+    event_id: eventId,
+    account_id: scope.accountId,
+    mode: scope.mode,
+    type: event.type,
+    data_resource: event.resource,
+    data_id: event.id,
+    status: 'created',
+    created_ms: now,
+    modified_ms: now,
+    gsi1pk: partition,
+    gsi1sk: listSortKey(now, eventId),
+  };
+  return events.putEntry(record, { name: `event.${event.type}`, condition: IS_NEW });
+}
