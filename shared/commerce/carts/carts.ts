@@ -11,12 +11,10 @@
 import { OtherModeError, RecordNotFoundError } from '../../store/errors';
 import type { PaymentSettings, TaxSettings } from '../../accounts/settings';
 import { assertBindingCapacity, bindingWrite, bindingWritten } from '../../auth/bindings';
-import { TokenTypeMismatchError } from '../../auth/errors';
 import type { Principal } from '../../auth/principal';
 import type { SubscriptionPlan } from '../../catalog/products';
 import { nowMs } from '../../clock';
 import { customerDeclaration, type CustomerRecord } from '../../customers/customers';
-import { NotFoundError } from '../../http/errors';
 import { newId } from '../../ids';
 import { addressJson, emptyAddress, mergeAddress } from '../../rest/addresses';
 import { fromOwnEdge } from '../../http/transport';
