@@ -56,8 +56,12 @@ const scopeOf = (record: DueWorkRecord): RecordScope => ({ accountId: record.acc
 /** Kept 30 days at most, whatever happens (a record nobody can finish is not kept forever). */
 const KEEP_SECONDS = 30 * 24 * 3600;
 
-/** The transaction entry that makes `kind` work on `ref` due at `dueMs` (written with the change that causes it). */
-export function dueEntry(kind: DueKind, scope: RecordScope, ref: string, dueMs: number, now: number): TransactEntry {
+/**
+ * The transaction entry that makes `kind` work on `ref` due at `dueMs` (written with the change
+ * that causes it). With `claimId` the writer claims it in the same write, to run it at once
+ * itself (the relay) without a second call; `dueMs` is then also its lease's end.
+ */
+export function dueEntry(kind: DueKind, scope: RecordScope, ref: string, dueMs: number, now: number, claimId: string | null = null): TransactEntry {
   const record: DueWorkRecord = {
     ...keyOf(kind, scope, ref),
     due_id: dueId(kind, ref),
@@ -65,9 +69,9 @@ export function dueEntry(kind: DueKind, scope: RecordScope, ref: string, dueMs: 
     ref,
     account_id: scope.accountId,
     mode: scope.mode,
-    attempts: 0,
+    attempts: claimId ? 1 : 0,
     next_ms: dueMs,
-    claim_id: null,
+    claim_id: claimId,
     last_failure: null,
     created_ms: now,
     gsi3pk: `due#${kind}`,
@@ -75,6 +79,13 @@ export function dueEntry(kind: DueKind, scope: RecordScope, ref: string, dueMs: 
     ttl: Math.ceil(now / 1000) + KEEP_SECONDS,
   };
   return dueWork.putEntry(record, { name: `due.${kind}` });
+}
+
+/** The claim held by whoever wrote `entry` with a claim id (see `dueEntry`). */
+export function claimWritten(entry: TransactEntry): DueClaim {
+  const record = entry.item.Put?.Item as DueWorkRecord | undefined;
+  if (!record?.claim_id) throw new Error(`${entry.name} was not written claimed`);
+  return { record, claimId: record.claim_id };
 }
 
 /** The entry that removes the work (it was done as part of the same transaction). */

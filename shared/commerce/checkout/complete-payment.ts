@@ -16,7 +16,7 @@ import type { Principal } from '../../auth/principal';
 import { reachWrite } from '../../auth/reach';
 import { customerFromSale } from '../../customers/customers';
 import { createFromSaleEntry, hasPaymentsEntry } from '../../customers/customer-store';
-import { doneEntry } from '../../due-work/due-work-store';
+import { claimWritten, doneEntry, type DueClaim } from '../../due-work/due-work-store';
 import { InUseError } from '../../http/errors';
 import { newId } from '../../ids';
 import { logger } from '../../logging';
@@ -57,7 +57,7 @@ export async function completeCartPayment(
   promotionId: string | undefined,
   principal: Principal | undefined,
   completedAt: number,
-): Promise<{ order: OrderRecord; completed: PaymentRecord }> {
+): Promise<{ order: OrderRecord; completed: PaymentRecord; confirmation: DueClaim }> {
   const paymentId = approved.payment_id;
   const orderId = newId();
   const linkedCustomerId = cart.customer.customer_id;
@@ -67,11 +67,12 @@ export async function completeCartPayment(
   delete completed.gateway_outcome;
   const reachPaths = [`orders/${orderId}`, `payments/${paymentId}`, `customers/${customerId}`];
   const reach = principal ? named('token.reach', reachWrite(principal, reachPaths)) : undefined;
+  const confirmationDue = confirmationDueWrite(order, newId());
   const entries = present(
     outcomeEntry(completed),
     closeForOrderEntry(scope, cart.cart_id, paymentId, orderId, completedAt),
     createOrderEntry(order),
-    confirmationDueWrite(order),
+    confirmationDue,
     linkedCustomerId ? hasPaymentsEntry(scope, linkedCustomerId) : createFromSaleEntry(customerFromSale(scope, customerId, cart.customer, completedAt)),
     promotionId ? named('promotion.count-use', countUseWrite(scope, promotionId)) : undefined,
     ...eventEntries(
@@ -102,7 +103,7 @@ export async function completeCartPayment(
     // This answer may already expand what the payment gave the shopper (`expand=order`).
     principal.record = { ...principal.record, reach: [...(principal.record.reach ?? []), ...reachPaths] };
   }
-  return { order, completed };
+  return { order, completed, confirmation: claimWritten(confirmationDue) };
 }
 
 /**

@@ -13,7 +13,7 @@
  * the cloud SES has no key: that window, between SES accepting and the record, is the one left).
  */
 import { doneEntry, dueEntry, finishEntry, type DueClaim } from '../../due-work/due-work-store';
-import { runNow, sweepDue, type DueHandler } from '../../due-work/runner';
+import { runClaimed, sweepDue, type DueHandler } from '../../due-work/runner';
 import type { RecordScope } from '../../store/entity';
 import { transact, writeOne, type TransactEntry } from '../../store/transact';
 import { TransactionRejectedError } from '../../store/errors';
@@ -61,9 +61,13 @@ function confirmationOrder(order: OrderRecord, cart: CartRecord): ConfirmationOr
 /** How long after the payment the sweep takes over an email the payment request did not send. */
 export const CONFIRMATION_GRACE_MS = 5 * 60_000;
 
-/** The transaction entry, written with the order, that makes its confirmation email due. */
-export function confirmationDueWrite(order: Pick<OrderRecord, 'account_id' | 'mode' | 'order_id' | 'created_ms'>): TransactEntry {
-  return dueEntry('confirmation-email', { accountId: order.account_id, mode: order.mode }, order.order_id, order.created_ms + CONFIRMATION_GRACE_MS, order.created_ms);
+/**
+ * The transaction entry, written with the order, that makes its confirmation email due. With
+ * `claimId` the paying request claims it in the same write (it sends at once; the sweep takes
+ * over only after the grace period).
+ */
+export function confirmationDueWrite(order: Pick<OrderRecord, 'account_id' | 'mode' | 'order_id' | 'created_ms'>, claimId: string | null = null): TransactEntry {
+  return dueEntry('confirmation-email', { accountId: order.account_id, mode: order.mode }, order.order_id, order.created_ms + CONFIRMATION_GRACE_MS, order.created_ms, claimId);
 }
 
 /**
@@ -119,11 +123,12 @@ function ignoreLostClaim(error: unknown): void {
 export const confirmationEmailWork: DueHandler = { kind: 'confirmation-email', leaseMs: 2 * 60_000, run: sendClaimed };
 
 /**
- * Sends (or holds) the confirmation of a new order now, in the request that paid (the relay).
- * Returns whether it completed; if not, the sweep sends it after the grace period.
+ * Sends (or holds) the confirmation of a new order now, in the request that paid (the relay),
+ * under the claim its completing transaction wrote. Returns whether it completed; if not, the
+ * sweep sends it after the grace period.
  */
-export async function sendOrderConfirmation(platform: Platform, scope: RecordScope, orderId: string, known?: { order: OrderRecord; cart: CartRecord }): Promise<boolean> {
-  return runNow(platform, confirmationEmailWork, scope, orderId, known);
+export async function sendOrderConfirmation(platform: Platform, claim: DueClaim, known: { order: OrderRecord; cart: CartRecord }): Promise<boolean> {
+  return runClaimed(platform, confirmationEmailWork, claim, known);
 }
 
 /** Sends every due confirmation email (the scheduled job); answers how many were handled. */

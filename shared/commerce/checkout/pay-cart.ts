@@ -162,8 +162,8 @@ export async function payCart(platform: Platform, input: PayCartInput): Promise<
   }
 
   // 4b: complete everything at once, or nothing.
-  const { order, completed: committed } = await completeCartPayment(scope, cart, answered, promotion?.promotion_id, principal, platform.clock.nowMs());
+  const { order, completed: committed, confirmation } = await completeCartPayment(scope, cart, answered, promotion?.promotion_id, principal, platform.clock.nowMs());
   const completed = await saveCardAfterPayment(scope, method, committed, settings.allow_save_cards);
-  await sendOrderConfirmation(platform, scope, order.order_id, { order, cart }).catch(afterCommit('The confirmation email', paymentId));
+  await sendOrderConfirmation(platform, confirmation, { order, cart }).catch(afterCommit('The confirmation email', paymentId));
   return { status: 'completed', payment: completed, order };
 }

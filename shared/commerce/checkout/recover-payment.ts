@@ -65,8 +65,8 @@ export async function recoverPayment(platform: Platform, scope: RecordScope, pay
         await failPayment(scope, answered, 'error', undefined, now);
         return 'failed';
       }
-      const { order } = await completeCartPayment(scope, cart, answered, cart.promotion_id ?? undefined, undefined, now);
-      await sendOrderConfirmation(platform, scope, order.order_id, { order, cart });
+      const { order, confirmation } = await completeCartPayment(scope, cart, answered, cart.promotion_id ?? undefined, undefined, now);
+      await sendOrderConfirmation(platform, confirmation, { order, cart });
       return 'completed';
     }
     const outcome: FailedChargeOutcome = charge ? (charge.outcome as FailedChargeOutcome) : 'timeout';
