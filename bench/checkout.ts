@@ -27,17 +27,30 @@ async function metrics(): Promise<Record<string, number>> {
   return (await api(`${runtime.url}/_local/metrics`)).body.dynamodb_calls;
 }
 
+/** Milliseconds each step took, per step, while `timing` is on (the sequential run). */
+const steps: Record<string, number[]> = { token: [], cart: [], pay: [], order: [] };
+let timing = false;
+
+async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const result = await run();
+  if (timing) steps[name]!.push(performance.now() - started);
+  return result;
+}
+
 /** One shopper's checkout; returns the HTTP requests it made. */
 async function checkout(): Promise<number> {
-  const token = (await api(`${base}auths/limited?account_id=${account}&test=true`, { method: 'POST', token: secret })).body.token;
-  const cart = await api(`${base}carts`, { method: 'POST', token, body: { items: [{ product_id: 'bench-ebook', quantity: 2 }], customer } });
+  const token = (await step('token', () => api(`${base}auths/limited?account_id=${account}&test=true`, { method: 'POST', token: secret }))).body.token;
+  const cart = await step('cart', () => api(`${base}carts`, { method: 'POST', token, body: { items: [{ product_id: 'bench-ebook', quantity: 2 }], customer } }));
   if (cart.status !== 201) throw new Error(`cart: ${cart.status} ${cart.text}`);
-  const paid = await api(`${base}carts/${cart.body.cart_id}/payments`, { method: 'POST', token, body: card });
+  const paid = await step('pay', () => api(`${base}carts/${cart.body.cart_id}/payments`, { method: 'POST', token, body: card }));
   if (paid.status !== 201) throw new Error(`pay: ${paid.status} ${paid.text}`);
-  const order = await api(`${paid.body.url}?expand=order`, { token });
+  const order = await step('order', () => api(`${paid.body.url}?expand=order`, { token }));
   if (order.status !== 200 || !order.body.order?.order_id) throw new Error(`order: ${order.status}`);
   return 4;
 }
+
+const p50 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 try {
   await api(`${base}settings/payment`, { method: 'POST', token: secret, body: { duplicate_payment_timeout: 0 } });
@@ -52,7 +65,9 @@ try {
   const totalCalls = Object.values(perCheckout).reduce((a, b) => (a as number) + (b as number), 0);
 
   let start = performance.now();
+  timing = true;
   for (let i = 0; i < Math.min(checkouts, 50); i++) await checkout();
+  timing = false;
   const sequentialRate = Math.min(checkouts, 50) / ((performance.now() - start) / 1000);
 
   start = performance.now();
@@ -65,6 +80,7 @@ try {
   console.log('Full checkout (limited token, cart, pay, order read) on the local runtime');
   console.log(`  sequential:             ${sequentialRate.toFixed(1)} checkouts/s (${(1000 / sequentialRate).toFixed(1)} ms each)`);
   console.log(`  ${concurrency} concurrent shoppers:  ${concurrentRate.toFixed(1)} checkouts/s`);
+  console.log(`  p50 per step (sequential): ${Object.entries(steps).map(([name, values]) => `${name} ${p50(values).toFixed(1)} ms`).join(', ')}`);
   console.log(`  DynamoDB calls per checkout: ${totalCalls} ${JSON.stringify(perCheckout)}`);
 } finally {
   await runtime.stop();
