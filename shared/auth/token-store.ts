@@ -16,16 +16,8 @@ import type { Principal } from './principal';
 import { authListPartition, type TokenRecord } from './token-records';
 import type { Mode, TokenKind } from './tokens';
 
-const tokens = defineEntity<TokenRecord>({
-  name: 'auth',
-  collection: 'auths',
-  scope: 'account',
-  idField: 'auth_id',
-  indexes: {
-    gsi1: 'tokens by date_created within <account>#<mode>#auths#<kind> (offset list by date)',
-    gsi2: 'tokens by date_modified',
-  },
-});
+const tokens = defineEntity<TokenRecord>({ name: 'auth', collection: 'auths', scope: 'account', idField: 'auth_id',
+  indexes: { gsi1: 'tokens by date_created within <account>#<mode>#auths#<kind> (offset list by date)', gsi2: 'tokens by date_modified' } });
 
 function counterEntry(accountId: string, mode: Mode, kind: TokenKind, delta: number): TransactEntry {
   return {

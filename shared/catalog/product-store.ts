@@ -7,13 +7,8 @@ import { defineEntity, namedEntries, type RecordScope, type TransactItem } from 
 import { bucketCounterWrite, listingKeys, reserveSequence } from '../store/offset-index';
 import type { ProductRecord } from './products';
 
-const products = defineEntity<ProductRecord>({
-  name: 'product',
-  collection: 'products',
-  scope: 'mode',
-  idField: 'product_id',
-  indexes: { gsi1: 'products by creation sequence (offset list); deleted ones under <partition>#deleted' },
-});
+const products = defineEntity<ProductRecord>({ name: 'product', collection: 'products', scope: 'mode', idField: 'product_id',
+  indexes: { gsi1: 'products by creation sequence (offset list); deleted ones under <partition>#deleted' } });
 
 /** The key of a product record. */
 export function productKey(scope: RecordScope, productId: string): { pk: string; sk: string } {

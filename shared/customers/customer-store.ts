@@ -12,16 +12,8 @@ import { defineEntity, EXISTS, IS_NEW, writeAll, type RecordScope, type Transact
 import { VersionConflictError } from '../store/errors';
 import type { CustomerRecord } from './customers';
 
-const customers = defineEntity<CustomerRecord>({
-  name: 'customer',
-  collection: 'customers',
-  scope: 'mode',
-  idField: 'customer_id',
-  indexes: {
-    gsi1: 'customers by date_created (cursor list)',
-    gsi2: 'customers by date_modified (cursor list, date_type=date_modified)',
-  },
-});
+const customers = defineEntity<CustomerRecord>({ name: 'customer', collection: 'customers', scope: 'mode', idField: 'customer_id',
+  indexes: { gsi1: 'customers by date_created (cursor list)', gsi2: 'customers by date_modified (cursor list, date_type=date_modified)' } });
 
 /** The key of a customer record. */
 export function customerKey(scope: RecordScope, customerId: string): { pk: string; sk: string } {

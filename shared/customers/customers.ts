@@ -3,6 +3,7 @@
  * collection (gsi1 by date_created, gsi2 by date_modified). A username is unique per account
  * and mode, case-insensitively, through a claim item written in the same transaction.
  */
+import type { DateListed } from '../store/keys';
 import { hashPassword } from '../auth/passwords';
 import { nowMs } from '../clock';
 import { InvalidStateError } from '../http/errors';
@@ -17,7 +18,7 @@ import { customerKey, customerListing, insertCustomer, removeCustomer, saveCusto
 export { usernameClaimKey } from './customer-store';
 
 /** A stored customer. */
-export interface CustomerRecord {
+export interface CustomerRecord extends DateListed {
   pk: string;
   sk: string;
   customer_id: string;
@@ -38,12 +39,6 @@ export interface CustomerRecord {
   meta: unknown;
   /** Lowercase name, email and username, for `q`. */
   search_text: string;
-  created_ms: number;
-  modified_ms: number;
-  gsi1pk: string;
-  gsi1sk: string;
-  gsi2pk: string;
-  gsi2sk: string;
 }
 
 const SUB_COLLECTIONS = ['payment_methods', 'payments', 'refunds', 'orders', 'subscriptions', 'invoices'] as const;

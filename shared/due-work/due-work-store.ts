@@ -40,13 +40,8 @@ export interface DueWorkRecord {
   ttl: number;
 }
 
-const dueWork = defineEntity<DueWorkRecord>({
-  name: 'due work',
-  collection: 'due',
-  scope: 'mode',
-  idField: 'due_id',
-  indexes: { gsi3: 'work due at a time, across accounts' },
-});
+const dueWork = defineEntity<DueWorkRecord>({ name: 'due work', collection: 'due', scope: 'mode', idField: 'due_id',
+  indexes: { gsi3: 'work due at a time, across accounts' } });
 
 const dueId = (kind: DueKind, ref: string) => `${kind}:${ref}`;
 const keyOf = (kind: DueKind, scope: RecordScope, ref: string) => dueWork.key(scope, dueId(kind, ref));

@@ -60,3 +60,13 @@ export function counterKey(partition: string, collection: string): ItemKey {
 export function listSortKey(epochMs: number, id: string): string {
   return `${new Date(epochMs).toISOString()}#${id}`;
 }
+
+/** What every record of a date-listed collection carries: times and its keys in gsi1 (date_created) and gsi2 (date_modified). */
+export interface DateListed {
+  created_ms: number;
+  modified_ms: number;
+  gsi1pk: string;
+  gsi1sk: string;
+  gsi2pk: string;
+  gsi2sk: string;
+}

@@ -5,28 +5,17 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { authenticate, forgetToken } from '../../shared/auth/authenticate';
 import { issueToken } from '../../shared/auth/auths';
 import { assertBindingCapacity, bindingWrite, bindingWritten, MAX_BINDINGS } from '../../shared/auth/bindings';
-import { resetConfig } from '../../shared/config';
-import { db, resetDb } from '../../shared/store/client';
+import { db } from '../../shared/store/client';
 import { hashToken } from '../../shared/auth/tokens';
-import { Harness, TABLE } from '../local/fixtures/dynamo-harness';
+import { Harness, TABLE, useEmulatedTable } from '../local/fixtures/dynamo-harness';
 
 const harness = new Harness();
 
-beforeAll(async () => {
-  const { emulator } = await harness.startWithTable();
-  process.env.CARTWHEEL_TABLE = TABLE;
-  process.env.CARTWHEEL_DYNAMODB_ENDPOINT = emulator.endpoint;
-  resetConfig();
-  resetDb();
-});
-afterAll(async () => {
-  resetDb();
-  await harness.cleanup();
-});
+useEmulatedTable(harness);
 
 /** Writes a stand-in record and the binding in one transaction, as cart creation will. */
 async function createBound(token: string, id: string): Promise<void> {

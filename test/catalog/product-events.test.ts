@@ -1,25 +1,14 @@
 /** Product changes record their events in the same transaction (commerce.md §14), against the emulator. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createProduct, productFields, saveProduct } from '../../shared/catalog/products';
-import { resetConfig } from '../../shared/config';
-import { resetDb } from '../../shared/store/client';
 import { queryItems } from '../../shared/store/query';
-import { Harness, TABLE } from '../local/fixtures/dynamo-harness';
+import { Harness, TABLE, useEmulatedTable } from '../local/fixtures/dynamo-harness';
 import { paymentSettings } from '../commerce/pricing/fixtures';
 
 const harness = new Harness();
 const scope = { accountId: 'ACCT', mode: 'live' as const };
 
-beforeAll(async () => {
-  const { emulator } = await harness.startWithTable();
-  Object.assign(process.env, { CARTWHEEL_TABLE: TABLE, CARTWHEEL_DYNAMODB_ENDPOINT: emulator.endpoint });
-  resetConfig();
-  resetDb();
-});
-afterAll(async () => {
-  resetDb();
-  await harness.cleanup();
-});
+useEmulatedTable(harness);
 
 describe('product events', () => {
   it('records product:created, product:modified and product:deleted with each change', async () => {

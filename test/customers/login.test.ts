@@ -5,33 +5,20 @@
  * resets; unknown names are never counted; concurrent failures each count once.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { LOCKOUT_RULE, lockoutKey, withLockout, type LoginCheck } from '../../shared/auth/lockout';
 import { setManualTime, nowMs, useManualClock, useSystemClock } from '../../shared/clock';
-import { resetConfig } from '../../shared/config';
 import { createCustomer } from '../../shared/customers/customers';
 import { customerLockoutKey, signInCustomer } from '../../shared/customers/login';
-import { db, resetDb } from '../../shared/store/client';
+import { db } from '../../shared/store/client';
 import type { ItemKey } from '../../shared/store/keys';
-import { Harness, TABLE } from '../local/fixtures/dynamo-harness';
+import { Harness, TABLE, useEmulatedTable } from '../local/fixtures/dynamo-harness';
 
 const harness = new Harness();
 const MINUTE = 60_000;
 const START = Date.UTC(2026, 0, 15, 12, 0, 0);
 
-beforeAll(async () => {
-  const { emulator } = await harness.startWithTable();
-  process.env.CARTWHEEL_TABLE = TABLE;
-  process.env.CARTWHEEL_DYNAMODB_ENDPOINT = emulator.endpoint;
-  resetConfig();
-  resetDb();
-  useManualClock(START);
-});
-afterAll(async () => {
-  useSystemClock();
-  resetDb();
-  await harness.cleanup();
-});
+useEmulatedTable(harness, { before: () => useManualClock(START), after: useSystemClock });
 
 /** Moves the manual clock forward by `ms`. */
 function advance(ms: number): void {

@@ -7,35 +7,22 @@ import { mkdtempSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { outboxEmail } from '../../infra/local/outbox';
 import { processClock } from '../../infra/local/platform';
 import { setManualTime, useManualClock, useSystemClock, nowMs } from '../../shared/clock';
-import { resetConfig } from '../../shared/config';
 import { claimDue, dueEntry, findDue, finishEntry, listDue } from '../../shared/due-work/due-work-store';
 import { backoffMs, runNow, sweepDue, type DueHandler } from '../../shared/due-work/runner';
-import { resetDb } from '../../shared/store/client';
 import { transact, writeOne } from '../../shared/store/transact';
 import { TransactionRejectedError } from '../../shared/store/errors';
-import { Harness, TABLE } from '../local/fixtures/dynamo-harness';
+import { Harness, useEmulatedTable } from '../local/fixtures/dynamo-harness';
 import { testPlatform } from '../support/platform';
 
 const harness = new Harness();
 const scope = { accountId: 'ACCTDUE', mode: 'test' as const };
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 
-beforeAll(async () => {
-  const { emulator } = await harness.startWithTable();
-  Object.assign(process.env, { CARTWHEEL_TABLE: TABLE, CARTWHEEL_DYNAMODB_ENDPOINT: emulator.endpoint });
-  resetConfig();
-  resetDb();
-  useManualClock(T0);
-});
-afterAll(async () => {
-  useSystemClock();
-  resetDb();
-  await harness.cleanup();
-});
+useEmulatedTable(harness, { before: () => useManualClock(T0), after: useSystemClock });
 
 describe('claims', () => {
   it('lets exactly one of many concurrent claimers hold due work', async () => {

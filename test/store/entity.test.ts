@@ -3,14 +3,12 @@
  * creation that refuses a taken id, versioned saves, and transactions whose refusals are
  * reported by entry name (never by position) or as the entry's own domain error.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../shared/errors';
-import { resetConfig } from '../../shared/config';
-import { resetDb } from '../../shared/store/client';
 import { allOf, defineEntity, EXISTS, updateExpression } from '../../shared/store/entity';
 import { OtherModeError, RecordExistsError, RecordNotFoundError, TransactionRejectedError, VersionConflictError } from '../../shared/store/errors';
 import { transact, writeOne } from '../../shared/store/transact';
-import { Harness, TABLE } from '../local/fixtures/dynamo-harness';
+import { Harness, useEmulatedTable } from '../local/fixtures/dynamo-harness';
 
 const harness = new Harness();
 interface Widget { pk: string; sk: string; widget_id: string; n: number; modified_ms: number }
@@ -19,16 +17,7 @@ const test = { accountId: 'ACCTW', mode: 'test' as const };
 const live = { accountId: 'ACCTW', mode: 'live' as const };
 const widget = (scope: typeof test, id: string, n = 0): Widget => ({ ...widgets.key(scope, id), widget_id: id, n, modified_ms: 1 });
 
-beforeAll(async () => {
-  const { emulator } = await harness.startWithTable();
-  Object.assign(process.env, { CARTWHEEL_TABLE: TABLE, CARTWHEEL_DYNAMODB_ENDPOINT: emulator.endpoint });
-  resetConfig();
-  resetDb();
-});
-afterAll(async () => {
-  resetDb();
-  await harness.cleanup();
-});
+useEmulatedTable(harness);
 
 describe('defineEntity', () => {
   it('keys records by owner, collection and id, and refuses an unknown index or a second definition', () => {

@@ -12,13 +12,8 @@ import type { TransactEntry, TransactItem } from '../../store/transact';
 import type { CartRecord } from './types';
 
 /** Carts (mode-scoped), listed by date_created (gsi1) and date_modified (gsi2). */
-export const carts = defineEntity<CartRecord>({
-  name: 'cart',
-  collection: 'carts',
-  scope: 'mode',
-  idField: 'cart_id',
-  indexes: { gsi1: 'carts by date_created', gsi2: 'carts by date_modified' },
-});
+export const carts = defineEntity<CartRecord>({ name: 'cart', collection: 'carts', scope: 'mode', idField: 'cart_id',
+  indexes: { gsi1: 'carts by date_created', gsi2: 'carts by date_modified' } });
 
 /** Whether the cart's payment lock is held at `now` by a payment that has not lapsed. */
 export function lockHeld(cart: CartRecord, now: number): boolean {

@@ -2,6 +2,7 @@
  * The stored shape of a cart, shared by the carts capability (which writes it) and the
  * payments capability (which charges its stored totals and closes it when paid).
  */
+import type { DateListed } from '../../store/keys';
 import type { SubscriptionPlan } from '../../catalog/products';
 import type { Address } from '../../rest/addresses';
 import type { SaleTotals } from '../pricing';
@@ -39,7 +40,7 @@ export interface CartItemRecord {
 }
 
 /** A stored cart. */
-export interface CartRecord {
+export interface CartRecord extends DateListed {
   pk: string;
   sk: string;
   cart_id: string;
@@ -82,10 +83,4 @@ export interface CartRecord {
   order_id: string | null;
   /** While a payment runs the cart is locked (writes get 409 in_use); `until_ms` bounds a crashed run. */
   payment_lock: { payment_id: string; until_ms: number } | null;
-  created_ms: number;
-  modified_ms: number;
-  gsi1pk: string;
-  gsi1sk: string;
-  gsi2pk: string;
-  gsi2sk: string;
 }

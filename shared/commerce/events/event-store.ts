@@ -23,13 +23,8 @@ export interface EventRecord {
   gsi1sk: string;
 }
 
-const events = defineEntity<EventRecord>({
-  name: 'event',
-  collection: 'events',
-  scope: 'mode',
-  idField: 'event_id',
-  indexes: { gsi1: 'events by date_created (cursor list)' },
-});
+const events = defineEntity<EventRecord>({ name: 'event', collection: 'events', scope: 'mode', idField: 'event_id',
+  indexes: { gsi1: 'events by date_created (cursor list)' } });
 
 /** The entry that records one event `eventId` about `resource` `dataId`, created at `now` (its id must be new). */
 export function newEventEntry(scope: RecordScope, eventId: string, event: { type: string; resource: string; id: string }, now: number): TransactEntry {

@@ -5,13 +5,8 @@ import type { TransactEntry } from '../../store/transact';
 import { customerOrdersPartition, type OrderRecord } from './orders';
 
 /** Orders (mode-scoped): by date_created (gsi1), date_modified (gsi2), per customer (gsi3). */
-export const orders = defineEntity<OrderRecord>({
-  name: 'order',
-  collection: 'orders',
-  scope: 'mode',
-  idField: 'order_id',
-  indexes: { gsi1: 'orders by date_created', gsi2: 'orders by date_modified', gsi3: "a customer's orders" },
-});
+export const orders = defineEntity<OrderRecord>({ name: 'order', collection: 'orders', scope: 'mode', idField: 'order_id',
+  indexes: { gsi1: 'orders by date_created', gsi2: 'orders by date_modified', gsi3: "a customer's orders" } });
 
 /** Creates a new order (its id must be new). */
 export function createOrderEntry(order: OrderRecord): TransactEntry {

@@ -2,6 +2,7 @@
  * Orders (commerce.md §5): made once, when a sale's payment completes, from the sale's stored
  * amounts; items copy the sale lines and their meta (§5.2). Cursor-listed by date.
  */
+import type { DateListed } from '../../store/keys';
 import { declareResource } from '../../rest/declarations';
 import type { RenderContext } from '../../rest/render-context';
 import { listSortKey } from '../../store/keys';
@@ -25,7 +26,7 @@ export interface OrderItemRecord extends LineAmounts {
 }
 
 /** A stored order. */
-export interface OrderRecord {
+export interface OrderRecord extends DateListed {
   pk: string;
   sk: string;
   order_id: string;
@@ -50,12 +51,6 @@ export interface OrderRecord {
   meta: unknown;
   /** Confirmation email: `held` while licenses are pending, then `sent`. */
   confirmation_email: 'pending' | 'held' | 'sent';
-  created_ms: number;
-  modified_ms: number;
-  gsi1pk: string;
-  gsi1sk: string;
-  gsi2pk: string;
-  gsi2sk: string;
   /** The customer's orders (`/customers/{id}/orders`). */
   gsi3pk: string;
   gsi3sk: string;

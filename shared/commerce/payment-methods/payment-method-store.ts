@@ -8,13 +8,8 @@ import { defineEntity, EXISTS, IS_NEW, TransactionRejectedError, writeAll, write
 import { VersionConflictError } from '../../store/errors';
 import type { PaymentMethodRecord } from './payment-methods';
 
-const paymentMethods = defineEntity<PaymentMethodRecord>({
-  name: 'payment method',
-  collection: 'payment_methods',
-  scope: 'mode',
-  idField: 'payment_method_id',
-  indexes: { gsi3: "a customer's saved methods" },
-});
+const paymentMethods = defineEntity<PaymentMethodRecord>({ name: 'payment method', collection: 'payment_methods', scope: 'mode', idField: 'payment_method_id',
+  indexes: { gsi3: "a customer's saved methods" } });
 
 /** The gsi3 partition listing one customer's saved methods. */
 export function customerPaymentMethodsPartition(scope: RecordScope, customerId: string): string {

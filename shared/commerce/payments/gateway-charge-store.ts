@@ -26,13 +26,8 @@ export interface GatewayChargeRecord {
 /** The ledger across accounts (gsi3), newest last; only the local runtime's page lists it. */
 export const LEDGER_PARTITION = 'test-gateway#charges';
 
-const charges = defineEntity<GatewayChargeRecord>({
-  name: 'gateway charge',
-  collection: 'gateway-charges',
-  scope: 'account',
-  idField: 'key',
-  indexes: { gsi3: 'the test gateway ledger, for the local runtime page' },
-});
+const charges = defineEntity<GatewayChargeRecord>({ name: 'gateway charge', collection: 'gateway-charges', scope: 'account', idField: 'key',
+  indexes: { gsi3: 'the test gateway ledger, for the local runtime page' } });
 
 const keyOf = (chargeKey: string) => ({ pk: `test-gateway#${chargeKey}`, sk: 'charge' });
 

@@ -2,6 +2,7 @@
  * Payments as stored and shown (commerce.md §4.1): one record per attempt, cursor-listed by
  * date, and indexed by card fingerprint, currency and total for duplicate detection (§4.5).
  */
+import type { DateListed } from '../../store/keys';
 import { nowMs } from '../../clock';
 import { declareResource } from '../../rest/declarations';
 import type { RenderContext } from '../../rest/render-context';
@@ -14,7 +15,7 @@ import type { ChargeResponseData } from './gateway';
 export type PaymentStatus = 'initiated' | 'pending' | 'completed' | 'failed' | 'refunded' | 'cancelled';
 
 /** A stored payment. */
-export interface PaymentRecord {
+export interface PaymentRecord extends DateListed {
   pk: string;
   sk: string;
   payment_id: string;
@@ -48,12 +49,6 @@ export interface PaymentRecord {
   gateway_outcome?: 'approved';
   /** Card fingerprint (never the number), for duplicate detection. */
   fingerprint: string | null;
-  created_ms: number;
-  modified_ms: number;
-  gsi1pk: string;
-  gsi1sk: string;
-  gsi2pk: string;
-  gsi2sk: string;
   gsi3pk?: string;
   gsi3sk?: string;
 }

@@ -9,17 +9,8 @@ import { writeOne, type TransactEntry } from '../../store/transact';
 import { duplicatePartition, type PaymentRecord } from './payment-records';
 
 /** Payments (mode-scoped). */
-export const payments = defineEntity<PaymentRecord>({
-  name: 'payment',
-  collection: 'payments',
-  scope: 'mode',
-  idField: 'payment_id',
-  indexes: {
-    gsi1: 'payments by date_created; payments of a cart or an order (filtered)',
-    gsi2: 'payments by date_modified',
-    gsi3: 'duplicate detection by card fingerprint, currency and total',
-  },
-});
+export const payments = defineEntity<PaymentRecord>({ name: 'payment', collection: 'payments', scope: 'mode', idField: 'payment_id',
+  indexes: { gsi1: 'payments by date_created; payments of a cart or an order (filtered)', gsi2: 'payments by date_modified', gsi3: 'duplicate detection by card fingerprint, currency and total' } });
 
 /** The gateway idempotency key of a payment: one charge per payment, ever. */
 export function chargeKey(scope: RecordScope, paymentId: string): string {

@@ -12,13 +12,8 @@ import { VersionConflictError } from '../../store/errors';
 import { bucketCounterWrite, listingKeys, reserveSequence } from '../../store/offset-index';
 import type { PromotionRecord } from './promotions';
 
-const promotions = defineEntity<PromotionRecord>({
-  name: 'promotion',
-  collection: 'promotions',
-  scope: 'mode',
-  idField: 'promotion_id',
-  indexes: { gsi1: 'promotions by creation sequence (offset list); deleted ones under <partition>#deleted' },
-});
+const promotions = defineEntity<PromotionRecord>({ name: 'promotion', collection: 'promotions', scope: 'mode', idField: 'promotion_id',
+  indexes: { gsi1: 'promotions by creation sequence (offset list); deleted ones under <partition>#deleted' } });
 
 /** The key of a promotion record. */
 export function promotionKey(scope: RecordScope, promotionId: string): { pk: string; sk: string } {

@@ -7,13 +7,8 @@ import { VersionConflictError } from '../../store/errors';
 import { bucketCounterWrite, listingKeys, readWholeListing, reserveSequence } from '../../store/offset-index';
 import type { ShippingMethodRecord } from './shipping-methods';
 
-const shippingMethods = defineEntity<ShippingMethodRecord>({
-  name: 'shipping method',
-  collection: 'shipping_methods',
-  scope: 'mode',
-  idField: 'shipping_method_id',
-  indexes: { gsi1: 'shipping methods by creation sequence (offset list)' },
-});
+const shippingMethods = defineEntity<ShippingMethodRecord>({ name: 'shipping method', collection: 'shipping_methods', scope: 'mode', idField: 'shipping_method_id',
+  indexes: { gsi1: 'shipping methods by creation sequence (offset list)' } });
 
 /** The key of a shipping method record. */
 export function shippingMethodKey(scope: RecordScope, methodId: string): { pk: string; sk: string } {

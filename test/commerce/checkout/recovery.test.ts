@@ -8,19 +8,18 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useManualClock, useSystemClock, setManualTime } from '../../../shared/clock';
-import { resetConfig } from '../../../shared/config';
 import { recoverPayment } from '../../../shared/commerce/checkout/recover-payment';
 import type { CartRecord } from '../../../shared/commerce/carts/types';
 import { computeSale } from '../../../shared/commerce/pricing';
 import { newPaymentRecord, paymentDeclaration, type PaymentRecord } from '../../../shared/commerce/payments/payment-records';
 import { orderDeclaration } from '../../../shared/commerce/orders/orders';
 import { emptyAddress } from '../../../shared/rest/addresses';
-import { db, resetDb } from '../../../shared/store/client';
+import { db } from '../../../shared/store/client';
 import { findRecord, recordKey } from '../../../shared/store/records';
 import { queryItems } from '../../../shared/store/query';
-import { Harness, TABLE } from '../../local/fixtures/dynamo-harness';
+import { Harness, TABLE, useEmulatedTable } from '../../local/fixtures/dynamo-harness';
 import { outboxEmail } from '../../../infra/local/outbox';
 import { processClock } from '../../../infra/local/platform';
 import { testPlatform } from '../../support/platform';
@@ -32,18 +31,7 @@ const T0 = Date.parse('2026-11-21T12:00:00Z');
 const outbox = mkdtempSync(join(tmpdir(), 'cartwheel-recovery-outbox-'));
 const platform = testPlatform({ email: outboxEmail({ dir: outbox, from: 'shop@example.test', clock: processClock }) });
 
-beforeAll(async () => {
-  const { emulator } = await harness.startWithTable();
-  Object.assign(process.env, { CARTWHEEL_TABLE: TABLE, CARTWHEEL_DYNAMODB_ENDPOINT: emulator.endpoint, CARTWHEEL_EMAIL: 'outbox', CARTWHEEL_OUTBOX_DIR: outbox });
-  resetConfig();
-  resetDb();
-  useManualClock(T0);
-});
-afterAll(async () => {
-  useSystemClock();
-  resetDb();
-  await harness.cleanup();
-});
+useEmulatedTable(harness, { before: () => useManualClock(T0), after: useSystemClock });
 
 /** A cart locked by `paymentId` since T0 (lock until T0 + 60 s), and its initiated payment. */
 async function crashedCheckout(cartId: string, paymentId: string, approved: boolean): Promise<CartRecord> {

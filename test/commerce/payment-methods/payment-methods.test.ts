@@ -2,36 +2,19 @@
  * Saved payment methods against the local DynamoDB emulator: what is stored (never the number
  * or the CVV), defaults, changes, and paying with one (a saved 4000000000000002 still declines).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '../../../shared/config';
+import { describe, expect, it } from 'vitest';
 import { parsePaymentMethod } from '../../../shared/commerce/checkout/checks';
 import { parseNewCard } from '../../../shared/commerce/payments/cards';
 import { testGateway } from '../../../shared/commerce/payments/test-gateway';
-import {
-  changedPaymentMethod,
-  findCustomerPaymentMethod,
-  listPaymentMethods,
-  storePaymentMethod,
-  updatePaymentMethod,
-} from '../../../shared/commerce/payment-methods/payment-methods';
-import { resetDb } from '../../../shared/store/client';
-import { Harness, TABLE } from '../../local/fixtures/dynamo-harness';
+import { changedPaymentMethod, findCustomerPaymentMethod, listPaymentMethods, storePaymentMethod, updatePaymentMethod } from '../../../shared/commerce/payment-methods/payment-methods';
+import { Harness, useEmulatedTable } from '../../local/fixtures/dynamo-harness';
 
 const harness = new Harness();
 const scope = { accountId: 'ACCT', mode: 'test' as const };
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const card = (number: string) => parseNewCard({ number, exp_month: 12, exp_year: 2031, cvv: '123', cardholder_name: 'Ada Lee', billing_address: { postal_code: '94107' } }, 'data', NOW);
 
-beforeAll(async () => {
-  const { emulator } = await harness.startWithTable();
-  Object.assign(process.env, { CARTWHEEL_TABLE: TABLE, CARTWHEEL_DYNAMODB_ENDPOINT: emulator.endpoint });
-  resetConfig();
-  resetDb();
-});
-afterAll(async () => {
-  resetDb();
-  await harness.cleanup();
-});
+useEmulatedTable(harness);
 
 describe('saved payment methods', () => {
   it('stores the card reference and the masked data, never the number or the CVV', async () => {
