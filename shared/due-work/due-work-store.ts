@@ -136,6 +136,29 @@ export async function claimDue(kind: DueKind, scope: RecordScope, ref: string, n
   return { record, claimId };
 }
 
+/**
+ * Moves a claim from whoever queued the work to the worker that received it, so that of two
+ * deliveries of one message only one runs. Answers undefined when the queued claim is no
+ * longer current.
+ */
+export async function takeOverClaim(kind: DueKind, scope: RecordScope, ref: string, fromClaimId: string, now: number, leaseMs: number): Promise<DueClaim | undefined> {
+  const claimId = newId();
+  const until = now + leaseMs;
+  try {
+    const record = await updateReturning<DueWorkRecord>(
+      dueWork.updateEntry(scope, dueId(kind, ref), {
+        name: `due.${kind}.take-over`,
+        set: { claim_id: claimId, next_ms: until, gsi3sk: sortKey(until, scope, ref) },
+        condition: { expression: 'claim_id = :queued', values: { ':queued': fromClaimId } },
+      }),
+    );
+    return { record, claimId };
+  } catch (error) {
+    if (isConditionFailure(error) || error instanceof TransactionRejectedError) return undefined;
+    throw error;
+  }
+}
+
 /** The entry that removes claimed work, only while the claim is still ours (a lapsed lease may have passed it on). */
 export function finishEntry(claim: DueClaim): TransactEntry {
   const { record } = claim;

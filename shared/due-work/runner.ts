@@ -5,8 +5,10 @@
  * write removes the record in the same transaction as the work's own record (for example the
  * order's `confirmation_email: sent`). A run that fails is put back with backoff.
  *
- * Kinds whose work goes through a queue (event delivery, license requests) will hand the
- * claimed record to their queue instead of running it here; the claim and sweep stay the same.
+ * Kinds whose work goes through a queue (event delivery, license requests) name it
+ * (`queue`): the relay and the sweep then hand the claimed record to that queue, and the
+ * queue's worker (consumer.ts, on Powertools' batch processor) runs it under the same claim.
+ * Receives are not attempts: the attempt count and next run live on the record.
  */
 import { logger } from '../logging';
 import type { Platform } from '../platform/ports';
@@ -16,8 +18,10 @@ import { claimDue, listDue, retryLater, type DueClaim, type DueKind } from './du
 /** What a kind of due work does. */
 export interface DueHandler {
   kind: DueKind;
-  /** How long a claim lasts: longer than one run can take. */
+  /** How long a claim lasts: longer than one run can take (for a queued kind, than the queue's delivery). */
   leaseMs: number;
+  /** The work queue (infra/queues.ts) that runs this kind; absent: the relay and sweep run it here. */
+  queue?: string;
   /**
    * Does the work. Its final write must include `finishEntry(claim)` (or otherwise remove the
    * record); a throw puts the work back for a later run.
@@ -30,8 +34,40 @@ export function backoffMs(attempts: number): number {
   return Math.min(60 * 60_000, 60_000 * 2 ** Math.max(0, attempts - 1));
 }
 
-/** Runs claimed work (with what the caller already read, if any); answers whether it finished. */
+/** What a queued kind's message carries: which record, under which claim. */
+export interface DueMessage {
+  kind: DueKind;
+  account_id: string;
+  mode: RecordScope['mode'];
+  ref: string;
+  claim_id: string;
+}
+
+/** Hands claimed work to its kind's queue; answers true once it is on the queue. */
+async function enqueueClaimed(platform: Platform, handler: DueHandler, claim: DueClaim): Promise<boolean> {
+  const { record } = claim;
+  const message: DueMessage = { kind: record.kind, account_id: record.account_id, mode: record.mode, ref: record.ref, claim_id: claim.claimId };
+  try {
+    await platform.queues.send(handler.queue!, JSON.stringify(message));
+    return true;
+  } catch (error) {
+    // The lease lapses and the sweep hands it over again.
+    logger.error('Due work could not be queued; the sweep will retry', { kind: handler.kind, ref: record.ref, error: error as Error });
+    return false;
+  }
+}
+
+/**
+ * Runs claimed work (with what the caller already read, if any), or queues it for a queued
+ * kind; answers whether it finished (or was queued).
+ */
 export async function runClaimed(platform: Platform, handler: DueHandler, claim: DueClaim, known?: unknown): Promise<boolean> {
+  if (handler.queue) return enqueueClaimed(platform, handler, claim);
+  return runHere(platform, handler, claim, known);
+}
+
+/** Runs claimed work in this process; a failure puts it back with backoff. */
+export async function runHere(platform: Platform, handler: DueHandler, claim: DueClaim, known?: unknown): Promise<boolean> {
   try {
     await handler.run(platform, claim, known);
     return true;

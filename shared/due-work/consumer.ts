@@ -1,0 +1,41 @@
+/**
+ * The worker side of queued due work: an SQS handler (Lambda event source mapping in the
+ * cloud, the local poller locally) built on Powertools' batch processor, reporting partial
+ * batch failures. Each message names a due record and the claim it was queued under; the
+ * worker runs the kind's handler under that claim, which records the attempt and schedules the
+ * next run on failure (runner.ts). The worker first takes the claim over (a conditional
+ * write), so of two deliveries of one message only one runs; a message whose claim is no
+ * longer current (the lease lapsed and the sweep queued it again) is dropped. Only a message
+ * the worker cannot read at all fails its item, so the DLQ catches poison messages alone.
+ */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Platform } from '../platform/ports';
+import { takeOverClaim } from './due-work-store';
+import { runHere, type DueHandler, type DueMessage } from './runner';
+
+/** Reads a message body, or throws (a poison message). */
+export function parseDueMessage(body: string): DueMessage {
+  const message = JSON.parse(body) as Partial<DueMessage>;
+  for (const field of ['kind', 'account_id', 'mode', 'ref', 'claim_id'] as const) {
+    if (typeof message[field] !== 'string' || !message[field]) throw new Error(`Due-work message without ${field}`);
+  }
+  if (message.mode !== 'live' && message.mode !== 'test') throw new Error('Due-work message with an unknown mode');
+  return message as DueMessage;
+}
+
+/** The SQS handler that runs queued due work of `handlers`' kinds. */
+export function dueWorkConsumer(platform: Platform, handlers: readonly DueHandler[]) {
+  const byKind = new Map(handlers.map((handler) => [handler.kind as string, handler]));
+  const runOne = async (record: SQSRecord): Promise<void> => {
+    const message = parseDueMessage(record.body);
+    const handler = byKind.get(message.kind);
+    if (!handler) throw new Error(`No worker for due work of kind ${message.kind}`);
+    const claim = await takeOverClaim(message.kind, { accountId: message.account_id, mode: message.mode }, message.ref, message.claim_id, platform.clock.nowMs(), handler.leaseMs);
+    if (claim) await runHere(platform, handler, claim);
+  };
+  return async (event: SQSEvent, context?: Context) => {
+    const processor = new BatchProcessor(EventType.SQS);
+    return processPartialResponse(event, runOne, processor, { ...(context ? { context } : {}), throwOnFullBatchFailure: false });
+  };
+}
