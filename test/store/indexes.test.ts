@@ -2,10 +2,9 @@
  * The indexes each entity declares (`defineEntity({ indexes })`) and the uses table.ts
  * documents for each index agree both ways, so the table's documentation cannot go stale.
  */
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { filesEndingWith } from '../support/source-files';
 import { definedEntities, type EntityDefinition } from '../../shared/store/entity';
 import { tableDefinition } from '../../shared/store/table';
 
@@ -18,13 +17,7 @@ const shared = fileURLToPath(new URL('../../shared', import.meta.url));
  */
 const DEFINED_ELSEWHERE: string[] = [];
 
-function storeFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return storeFiles(path);
-    return entry.name.endsWith('-store.ts') ? [path] : [];
-  });
-}
+const storeFiles = (dir: string): string[] => filesEndingWith(dir, '-store.ts');
 
 let entities: EntityDefinition[];
 

@@ -4,10 +4,11 @@
  * reads and named transaction entries, so keys, conditions and the meaning of a refused write
  * stay in one place per entity.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { filesEndingWith } from '../support/source-files';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -18,13 +19,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
  */
 const NOT_YET_CONVERTED: string[] = [];
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [relative(root, path).split('\\').join('/')] : [];
-  });
-}
+/** Source files under `dir`, relative to the repository root with forward slashes. */
+const sourceFiles = (dir: string): string[] => filesEndingWith(dir, '.ts').map((path) => relative(root, path).split('\\').join('/'));
 
 const SDK_IMPORT = /from\s+['"]@aws-sdk\/(lib-dynamodb|client-dynamodb)['"]|import\(\s*['"]@aws-sdk\/(lib-dynamodb|client-dynamodb)['"]\s*\)/;
 const DB_CALL = /\bdb\(\)/;
