@@ -20,7 +20,7 @@ import { outboxEmail } from './outbox';
 export const processClock: Clock = { nowMs };
 
 /** The configuration of a local runtime answering on `port`. */
-export function localConfig(emulators: Pick<Emulators, 'env'>, port: number, edgeSecret = ''): PlatformConfig {
+function localConfig(emulators: Pick<Emulators, 'env'>, port: number, edgeSecret = ''): PlatformConfig {
   const origin = `http://localhost:${port}`;
   return readConfig({
     ...emulators.env,

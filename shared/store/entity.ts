@@ -113,7 +113,7 @@ export function definedEntities(): EntityDefinition[] {
 }
 
 /** Owner prefix of a scope: `<account>#<mode>` or `<account>`. */
-export function ownerOf(definition: Pick<EntityDefinition, 'scope'>, scope: RecordScope): string {
+function ownerOf(definition: Pick<EntityDefinition, 'scope'>, scope: RecordScope): string {
   return definition.scope === 'mode' ? `${scope.accountId}#${scope.mode}` : scope.accountId;
 }
 

@@ -12,7 +12,7 @@
  * after sending but before recording, the sweep's send is answered from the outbox's key (in
  * the cloud SES has no key: that window, between SES accepting and the record, is the one left).
  */
-import { doneEntry, dueEntry, finishEntry, type DueClaim } from '../../due-work/due-work-store';
+import { dueEntry, finishEntry, type DueClaim } from '../../due-work/due-work-store';
 import { runClaimed, sweepDue, type DueHandler } from '../../due-work/runner';
 import type { RecordScope } from '../../store/entity';
 import { transact, writeOne, type TransactEntry } from '../../store/transact';
@@ -134,9 +134,4 @@ export async function sendOrderConfirmation(platform: Platform, claim: DueClaim,
 /** Sends every due confirmation email (the scheduled job); answers how many were handled. */
 export async function sweepConfirmationEmails(platform: Platform, now = platform.clock.nowMs()): Promise<number> {
   return sweepDue(platform, [confirmationEmailWork], now);
-}
-
-/** The entry that removes a confirmation's due record (tests and cleanup). */
-export function confirmationDoneEntry(scope: RecordScope, orderId: string): TransactEntry {
-  return doneEntry('confirmation-email', scope, orderId);
 }
