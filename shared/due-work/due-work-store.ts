@@ -8,8 +8,8 @@
  * dies holding a claim leaves the record due again when the lease ends; the sweep takes it.
  */
 import { newId } from '../ids';
-import { defineEntity, type RecordScope } from '../store/entity';
-import { isConditionFailure, updateReturning, writeOne, type TransactEntry } from '../store/transact';
+import { defineEntity, type Condition, type RecordScope } from '../store/entity';
+import { updateReturning, writeOne, type TransactEntry } from '../store/transact';
 import { TransactionRejectedError } from '../store/errors';
 
 /** The kinds of due work (each has a handler in shared/due-work/kinds.ts). */
@@ -109,54 +109,49 @@ export interface DueClaim {
 }
 
 /**
+ * Gives the work a new claim until `now + leaseMs` if `condition` holds: the one conditional
+ * write behind claiming and taking over. Answers undefined when the condition failed (the work
+ * is gone, not due, or someone else holds it).
+ */
+async function claimIf(kind: DueKind, scope: RecordScope, ref: string, now: number, leaseMs: number, step: string, condition: Condition, countAttempt: boolean): Promise<DueClaim | undefined> {
+  const claimId = newId();
+  const until = now + leaseMs;
+  try {
+    const record = await updateReturning<DueWorkRecord>(
+      dueWork.updateEntry(scope, dueId(kind, ref), {
+        name: `due.${kind}.${step}`,
+        set: { claim_id: claimId, next_ms: until, gsi3sk: sortKey(until, scope, ref) },
+        ...(countAttempt ? { add: { attempts: 1 } } : {}),
+        condition,
+      }),
+    );
+    return { record, claimId };
+  } catch (error) {
+    if (error instanceof TransactionRejectedError) return undefined;
+    throw error;
+  }
+}
+
+/**
  * Claims the work for `leaseMs`: only one worker holds a claim at a time. `early` lets the
  * process that caused the work run it at once, before it is due (the paying request sends the
  * confirmation it just made due); anyone else claims only due work. Answers undefined when the
  * work is gone or someone else holds it.
  */
 export async function claimDue(kind: DueKind, scope: RecordScope, ref: string, now: number, leaseMs: number, early = false): Promise<DueClaim | undefined> {
-  const claimId = newId();
-  const until = now + leaseMs;
-  let record: DueWorkRecord;
-  try {
-    record = await updateReturning<DueWorkRecord>(
-      dueWork.updateEntry(scope, dueId(kind, ref), {
-        name: `due.${kind}.claim`,
-        set: { claim_id: claimId, next_ms: until, gsi3sk: sortKey(until, scope, ref) },
-        add: { attempts: 1 },
-        condition: early
-          ? { expression: 'attribute_exists(pk) AND (claim_id = :none OR next_ms <= :now)', values: { ':none': null, ':now': now } }
-          : { expression: 'attribute_exists(pk) AND next_ms <= :now', values: { ':now': now } },
-      }),
-    );
-  } catch (error) {
-    if (isConditionFailure(error) || error instanceof TransactionRejectedError) return undefined;
-    throw error;
-  }
-  return { record, claimId };
+  const condition = early
+    ? { expression: 'attribute_exists(pk) AND (claim_id = :none OR next_ms <= :now)', values: { ':none': null, ':now': now } }
+    : { expression: 'attribute_exists(pk) AND next_ms <= :now', values: { ':now': now } };
+  return claimIf(kind, scope, ref, now, leaseMs, 'claim', condition, true);
 }
 
 /**
  * Moves a claim from whoever queued the work to the worker that received it, so that of two
- * deliveries of one message only one runs. Answers undefined when the queued claim is no
- * longer current.
+ * deliveries of one message only one runs (the queued claim already counted the attempt).
+ * Answers undefined when the queued claim is no longer current.
  */
 export async function takeOverClaim(kind: DueKind, scope: RecordScope, ref: string, fromClaimId: string, now: number, leaseMs: number): Promise<DueClaim | undefined> {
-  const claimId = newId();
-  const until = now + leaseMs;
-  try {
-    const record = await updateReturning<DueWorkRecord>(
-      dueWork.updateEntry(scope, dueId(kind, ref), {
-        name: `due.${kind}.take-over`,
-        set: { claim_id: claimId, next_ms: until, gsi3sk: sortKey(until, scope, ref) },
-        condition: { expression: 'claim_id = :queued', values: { ':queued': fromClaimId } },
-      }),
-    );
-    return { record, claimId };
-  } catch (error) {
-    if (isConditionFailure(error) || error instanceof TransactionRejectedError) return undefined;
-    throw error;
-  }
+  return claimIf(kind, scope, ref, now, leaseMs, 'take-over', { expression: 'claim_id = :queued', values: { ':queued': fromClaimId } }, false);
 }
 
 /** The entry that removes claimed work, only while the claim is still ours (a lapsed lease may have passed it on). */

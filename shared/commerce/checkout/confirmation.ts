@@ -81,12 +81,8 @@ async function sendClaimed(platform: Platform, claim: DueClaim, known?: unknown)
   const order = held?.order.order_id === claim.record.ref ? held.order : await orders.find(scope, claim.record.ref);
   const cart = held?.order.order_id === claim.record.ref ? held.cart : order?.cart_id ? await carts.find(scope, order.cart_id) : undefined;
   const view = order && cart ? confirmationOrder(order, cart) : undefined;
-  if (!order || !view) {
-    // Nothing to send (no order, or no address): the work is done.
-    await writeOne(finishEntry(claim)).catch(ignoreLostClaim);
-    return;
-  }
-  if (order.confirmation_email !== 'pending') {
+  if (!order || !view || order.confirmation_email !== 'pending') {
+    // Nothing to send (no order, no address, or already sent or held): the work is done.
     await writeOne(finishEntry(claim)).catch(ignoreLostClaim);
     return;
   }

@@ -6,7 +6,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, table } from '../../store/client';
 import { defineEntity, IS_NEW } from '../../store/entity';
-import { isConditionFailure, writeOne } from '../../store/transact';
+import { TransactionRejectedError } from '../../store/errors';
+import { writeOne } from '../../store/transact';
 import type { ChargeResult } from './gateway';
 
 /** A ledger entry: the charge's result, or `voided` when the key was closed before any charge. */
@@ -50,11 +51,11 @@ export async function recordOnce(chargeKey: string, entry: Pick<GatewayChargeRec
     gsi3sk: `${new Date(entry.created_ms).toISOString()}#${chargeKey}`,
   };
   try {
-    await writeOne({ ...charges.putEntry(record, { condition: IS_NEW, name: 'gateway-charge.record' }), onConditionFailed: () => new Error('taken') });
+    await writeOne(charges.putEntry(record, { condition: IS_NEW, name: 'gateway-charge.record' }));
     return record;
   } catch (error) {
-    if (!isConditionFailure(error) && (error as Error).message !== 'taken') throw error;
-    const standing = await findCharge(chargeKey);
+    // The key was charged or voided first: that entry stands.
+    const standing = error instanceof TransactionRejectedError ? await findCharge(chargeKey) : undefined;
     if (!standing) throw error;
     return standing;
   }
