@@ -5,7 +5,7 @@
  * only for the ports it touches.
  */
 import { testGateway } from '../commerce/payments/test-gateway';
-import { config, type PlatformConfig } from '../config';
+import { config } from '../config';
 import { sesEmail } from '../email';
 import { kmsSecrets } from '../secrets';
 import { s3Objects, sqsQueues } from './aws-adapters';
@@ -17,9 +17,11 @@ export const systemClock: Clock = { nowMs: () => Date.now() };
 
 let built: Platform | undefined;
 
-/** The platform of a cloud function, built once per process from its configuration. */
-export function cloudPlatform(settings: PlatformConfig = config()): Platform {
-  built ??= {
+/** The platform of a cloud function, built once per process (on first call) from its configuration. */
+export function cloudPlatform(): Platform {
+  if (built) return built;
+  const settings = config();
+  built = {
     clock: systemClock,
     email: sesEmail({ from: settings.emailFrom, region: settings.region }),
     secrets: kmsSecrets({ keyId: settings.kmsKeyId, region: settings.region }),
