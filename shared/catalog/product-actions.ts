@@ -1,5 +1,5 @@
 /** The `/products` endpoints (commerce.md §2), as actions of the API pipeline. */
-import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
+import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../http/types';
 import { InvalidInputError, NotFoundError } from '../http/errors';
 import { booleanParameter } from '../http/request';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../rest/offset-list';
@@ -8,6 +8,7 @@ import { renderContext, type RenderContext } from '../rest/render-context';
 import { readOffsetCollection } from '../store/offset-index';
 import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../store/records';
 import { requestCurrency } from './pricing';
+import { productCreate, productUpdate } from './product-schemas';
 import { createProduct, productDeclaration, productFields, saveProduct, type ProductRecord } from './products';
 
 const SORT_FIELDS = ['name', 'product_id', 'date_created', 'date_modified'] as const;
@@ -34,12 +35,12 @@ async function readProduct(scope: RecordScope, id: string): Promise<ProductRecor
 }
 
 /** `POST /products`. */
-export async function createProductAction(context: ApiContext): Promise<ApiResult> {
+export const createProductAction = withBody(productCreate, async (context) => {
   const { scope, render } = await prepare(context);
-  const record = await createProduct(scope, context.body ?? {}, render.payment);
+  const record = await createProduct(scope, context.body, render.payment);
   const body = await renderResource(productDeclaration, record, render);
   return { status: 201, body, location: render.url(`products/${encodeURIComponent(record.product_id)}`) };
-}
+});
 
 /** `GET /products/{product_id}`; limited tokens see active products only (hidden ones by id). */
 export async function getProductAction(context: ApiContext): Promise<ApiResult> {
@@ -52,16 +53,16 @@ export async function getProductAction(context: ApiContext): Promise<ApiResult> 
 }
 
 /** `POST /products/{product_id}`: partial update; `{"deleted": false}` restores. */
-export async function updateProductAction(context: ApiContext): Promise<ApiResult> {
+export const updateProductAction = withBody(productUpdate, async (context) => {
   const { scope, render } = await prepare(context);
-  const body = context.body ?? {};
+  const body = context.body;
   const saved = await retryOnConflict(async () => {
     const current = await readProduct(scope, context.params.product_id!);
     const fields = productFields(body, current, render.payment, scope.mode);
     return saveProduct(current, fields, body.deleted === false ? false : current.deleted);
   });
   return { status: 200, body: await renderResource(productDeclaration, saved, render) };
-}
+});
 
 /** `DELETE /products/{product_id}`: a soft delete (orders keep their lines). */
 export async function deleteProductAction(context: ApiContext): Promise<ApiResult> {

@@ -8,14 +8,14 @@ import { nowMs } from '../clock';
 import { newId } from '../ids';
 import { eventWrites } from '../commerce/events/emit';
 import { declareResource } from '../rest/declarations';
-import { booleanValue, clientId, invalid, metaValue, numberValue, objectValue, optionalString, requiredString, sends } from '../rest/input';
+import { invalid, sends } from '../rest/input';
 import type { RenderContext } from '../rest/render-context';
 import type { RecordScope } from '../store/records';
 import { insertProduct, productKey, productListing, reserveProductPosition, saveProductRecord } from './product-store';
 import { unitPrice, type PriceEntry } from './pricing';
+import { PRODUCT_TYPES, type ProductInput } from './product-schemas';
 
-/** Product types. */
-export const PRODUCT_TYPES = ['digital', 'physical', 'service'] as const;
+export { PRODUCT_TYPES };
 
 /** The inline subscription plan of a subscription product. */
 export interface SubscriptionPlan {
@@ -106,70 +106,53 @@ export const productDeclaration = declareResource<ProductRecord>({
   },
 });
 
-function parsePrices(value: unknown, payment: PaymentSettings): PriceEntry[] {
-  if (!Array.isArray(value) || value.length === 0) invalid('prices', 'The property prices must list at least one price.', 'required');
+function checkPrices(prices: readonly { currency: string; price: number }[], payment: PaymentSettings): PriceEntry[] {
   const seen = new Set<string>();
-  return value.map((entry, index) => {
+  return prices.map((entry, index) => {
     const at = `prices[${index}]`;
-    const object = objectValue(entry, at);
-    if (!object) invalid(at, `The property ${at} must be an object.`);
-    if (typeof object.currency !== 'string') invalid(`${at}.currency`, `The property ${at}.currency is required.`, 'required');
-    const currency = object.currency.toUpperCase();
-    if (!payment.currencies.includes(currency)) invalid(`${at}.currency`, `The currency ${object.currency} is not enabled for this account.`);
+    const currency = entry.currency.toUpperCase();
+    if (!payment.currencies.includes(currency)) invalid(`${at}.currency`, `The currency ${entry.currency} is not enabled for this account.`);
     if (seen.has(currency)) invalid(`${at}.currency`, `The currency ${currency} is listed twice.`, 'conflict');
     seen.add(currency);
-    return { currency, price: numberValue(object.price, `${at}.price`, { min: 0 }) };
+    return { currency, price: entry.price };
   });
 }
 
-function parsePlan(value: unknown, mode: 'live' | 'test'): SubscriptionPlan | null {
-  const plan = objectValue(value, 'subscription_plan');
+function checkPlan(plan: ProductInput['subscription_plan'], mode: 'live' | 'test'): SubscriptionPlan | null {
   if (!plan) return null;
-  const units = mode === 'test' ? ['hour', 'day', 'week', 'month', 'year'] : ['day', 'week', 'month', 'year'];
-  if (typeof plan.billing_interval_unit !== 'string' || !units.includes(plan.billing_interval_unit)) {
-    invalid('subscription_plan.billing_interval_unit', `The property subscription_plan.billing_interval_unit must be one of ${units.join(', ')}.`);
+  if (plan.billing_interval_unit === 'hour' && mode !== 'test') {
+    invalid('subscription_plan.billing_interval_unit', 'The property subscription_plan.billing_interval_unit must be one of day, week, month, year.');
   }
-  const count = plan.end_at_billing_count;
-  return {
-    billing_interval: numberValue(plan.billing_interval, 'subscription_plan.billing_interval', { integer: true, min: 1, max: 365 }),
-    billing_interval_unit: plan.billing_interval_unit as SubscriptionPlan['billing_interval_unit'],
-    end_at_billing_count:
-      count === null || count === undefined ? null : numberValue(count, 'subscription_plan.end_at_billing_count', { integer: true, min: 1 }),
-  };
+  return { billing_interval: plan.billing_interval, billing_interval_unit: plan.billing_interval_unit, end_at_billing_count: plan.end_at_billing_count ?? null };
 }
 
 /**
- * Validates a create body or a partial update against the current fields: sent properties
- * change, null clears where allowed, read-only and unknown ones are ignored.
+ * Applies a parsed create body or partial update to the current fields: sent properties
+ * change, null clears where allowed, read-only and unknown ones were dropped by the schema.
  */
-export function productFields(body: Record<string, unknown>, current: ProductFields | undefined, payment: PaymentSettings, mode: 'live' | 'test'): ProductFields {
-  const has = (property: string) => sends(body, property) || !current;
-  const type = has('type') ? body.type : current!.type;
-  if (typeof type !== 'string' || !(PRODUCT_TYPES as readonly string[]).includes(type)) {
-    invalid('type', 'The property type must be digital, physical or service.', type === undefined ? 'required' : 'invalid');
-  }
-  if (sends(body, 'license_service_id') && body.license_service_id !== null && body.license_service_id !== '') {
+export function productFields(body: ProductInput, current: ProductFields | undefined, payment: PaymentSettings, mode: 'live' | 'test'): ProductFields {
+  if (body.license_service_id) {
     // License services arrive with their own capability; until then no id can exist.
-    invalid('license_service_id', `The license service ${String(body.license_service_id)} does not exist.`, 'not_found');
+    invalid('license_service_id', `The license service ${body.license_service_id} does not exist.`, 'not_found');
   }
   return {
-    name: has('name') ? requiredString(body.name, 'name', 200) : current!.name,
-    headline: sends(body, 'headline') ? optionalString(body.headline, 'headline', 500) : (current?.headline ?? null),
-    description: sends(body, 'description') ? optionalString(body.description, 'description', 100_000) : (current?.description ?? null),
-    type: type as ProductFields['type'],
-    active: sends(body, 'active') ? booleanValue(body.active, 'active') : (current?.active ?? true),
-    hidden: sends(body, 'hidden') ? booleanValue(body.hidden, 'hidden') : (current?.hidden ?? false),
-    prices: has('prices') ? parsePrices(body.prices, payment) : current!.prices,
-    tax_code: sends(body, 'tax_code') ? optionalString(body.tax_code, 'tax_code', 100) : (current?.tax_code ?? null),
-    subscription_plan: sends(body, 'subscription_plan') ? parsePlan(body.subscription_plan, mode) : (current?.subscription_plan ?? null),
+    name: body.name ?? current!.name,
+    headline: sends(body, 'headline') ? body.headline! : (current?.headline ?? null),
+    description: sends(body, 'description') ? body.description! : (current?.description ?? null),
+    type: body.type ?? current!.type,
+    active: body.active ?? current?.active ?? true,
+    hidden: body.hidden ?? current?.hidden ?? false,
+    prices: body.prices ? checkPrices(body.prices, payment) : current!.prices,
+    tax_code: sends(body, 'tax_code') ? body.tax_code! : (current?.tax_code ?? null),
+    subscription_plan: sends(body, 'subscription_plan') ? checkPlan(body.subscription_plan, mode) : (current?.subscription_plan ?? null),
     license_service_id: current?.license_service_id ?? null,
-    meta: sends(body, 'meta') ? metaValue(body.meta) : (current?.meta ?? null),
+    meta: sends(body, 'meta') ? body.meta : (current?.meta ?? null),
   };
 }
 
 /** Creates a product: reserve its listing position, then write record and counter together. */
-export async function createProduct(scope: RecordScope, body: Record<string, unknown>, payment: PaymentSettings): Promise<ProductRecord> {
-  const productId = sends(body, 'product_id') && body.product_id !== null && body.product_id !== '' ? clientId(body.product_id, 'product_id', []) : newId();
+export async function createProduct(scope: RecordScope, body: ProductInput, payment: PaymentSettings): Promise<ProductRecord> {
+  const productId = body.product_id ?? newId();
   const fields = productFields(body, undefined, payment, scope.mode);
   const position = await reserveProductPosition(scope);
   const now = nowMs();

@@ -34,6 +34,7 @@ import { config } from '../config';
 import { newId } from '../ids';
 import type { Platform, SecretsPort } from '../platform/ports';
 import { ipBucketKey } from '../store/keys';
+import { parseInput } from '../input/validate';
 import { isOriginAllowed } from './cors';
 import { InvalidOriginError, TlsRequiredError } from './errors';
 import { checkIdempotencyKey, runIdempotent } from './idempotency';
@@ -241,6 +242,7 @@ export function dispatch(actions: Readonly<Record<string, Action>>, platform: Pl
     const route = routeOf(state);
     const transport = transportOfState(state);
     const action = actions[event.routeKey]!;
+    const schema = action.input?.body;
     const apiContext: ApiContext = {
       requestId: state.requestId,
       method: event.requestContext.http.method,
@@ -248,7 +250,8 @@ export function dispatch(actions: Readonly<Record<string, Action>>, platform: Pl
       params: (event.pathParameters ?? {}) as Record<string, string>,
       query: state.query ?? parseQuery(event.rawQueryString),
       headers: event.headers as Record<string, string>,
-      body: state.body,
+      // A declared body is validated before any work; the action gets the converted value.
+      body: schema ? (parseInput(schema, state.body ?? {}) as Record<string, unknown>) : state.body,
       principal: state.principal,
       baseUrl: `${transport.scheme}://${transport.host}/api/v1/`,
       sourceIp: transport.sourceIp,

@@ -5,6 +5,29 @@ import { AccountLimitExceededError, InvalidInputError, InvalidSyntaxError } from
 /** Largest accepted JSON body, in bytes. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** Deepest nesting of any JSON body (conventions.md §20). */
+export const MAX_BODY_DEPTH = 64;
+
+/**
+ * Whether JSON text nests deeper than `limit`, found by one pass over the text before it is
+ * parsed: a body nested 10,000 deep is refused without building it.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charCodeAt(index);
+    if (inString) {
+      if (char === 0x5c) index++; // a backslash escapes the next character
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x7b || char === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (char === 0x7d || char === 0x5d) depth--;
+  }
+  return false;
+}
+
 /** Parses a raw query string; a repeated parameter keeps its last value. */
 export function parseQuery(raw: string | undefined): Record<string, string> {
   const query: Record<string, string> = {};
@@ -37,9 +60,18 @@ export function parseJsonBody(event: APIGatewayProxyEventV2): Record<string, unk
   if (bytes.length > MAX_BODY_BYTES) {
     throw new AccountLimitExceededError('The request body is larger than 1 MiB.', { limit_bytes: MAX_BODY_BYTES });
   }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new InvalidSyntaxError('The request body is not valid UTF-8.');
+  }
+  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
+    throw new InvalidInputError(`The request body is nested more than ${MAX_BODY_DEPTH} levels deep.`, { reason: 'too_deep', limit: MAX_BODY_DEPTH });
+  }
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    value = JSON.parse(text);
   } catch {
     throw new InvalidSyntaxError('The request body is not valid JSON.');
   }

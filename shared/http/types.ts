@@ -1,5 +1,6 @@
 /** Types shared by the HTTP layer and the actions it calls. */
 import type { Context } from 'aws-lambda';
+import type { z } from 'zod';
 import type { RouteDefinition } from '../../infra/routes';
 import type { Principal } from '../auth/principal';
 import type { Platform } from '../platform/ports';
@@ -9,7 +10,7 @@ import type { Platform } from '../platform/ports';
  * route's path parameters (`RouteParams<'GET /api/v1/carts/{cart_id}'>` gives `{ cart_id: string }`);
  * actions written for any route take the default.
  */
-export interface ApiContext<Params extends Record<string, string> = Record<string, string>> {
+export interface ApiContext<Params extends Record<string, string> = Record<string, string>, Body = Record<string, unknown> | undefined> {
   requestId: string;
   method: string;
   route: RouteDefinition;
@@ -19,8 +20,11 @@ export interface ApiContext<Params extends Record<string, string> = Record<strin
   query: Record<string, string>;
   /** Request headers with lowercase names. */
   headers: Record<string, string>;
-  /** The JSON body object, when the request carried one. */
-  body: Record<string, unknown> | undefined;
+  /**
+   * The body: parsed and converted by the action's declared schema (`withBody`), or, for an
+   * action that declares none, the JSON object when the request carried one.
+   */
+  body: Body;
   /** The authenticated caller (absent only on public routes called without a token). */
   principal: Principal | undefined;
   /** Absolute API root for links, from the scheme and host the request arrived on. */
@@ -42,8 +46,31 @@ export interface ApiResult {
   sensitive?: boolean;
 }
 
+/** What an action declares about its input: the body schema, validated before the action runs. */
+export interface ActionInput {
+  body?: z.ZodType;
+}
+
 /** An action: the domain call behind one route (`Params`: that route's path parameters). */
-export type Action<Params extends Record<string, string> = Record<string, string>> = (context: ApiContext<Params>) => Promise<ApiResult>;
+export type Action<Params extends Record<string, string> = Record<string, string>> = ((context: ApiContext<Params>) => Promise<ApiResult>) & {
+  input?: ActionInput;
+};
+
+/**
+ * An action with a declared body: the pipeline validates the request body against `schema`
+ * (conventions.md §4 tolerance and §20 limits included) before anything runs, and the action
+ * receives the parsed, typed value. The same schema is the route's OpenAPI request body.
+ *
+ * @example export const createProductAction = withBody(productCreate, async (context) => ...context.body.name...)
+ */
+export function withBody<S extends z.ZodType, Params extends Record<string, string> = Record<string, string>>(
+  schema: S,
+  action: (context: ApiContext<Params, z.output<S>>) => Promise<ApiResult>,
+): Action<Params> {
+  const declared = action as unknown as Action<Params>;
+  declared.input = { body: schema };
+  return declared;
+}
 
 /** A principal that must be present (for routes that require a token). */
 export function requirePrincipal(context: ApiContext): Principal {

@@ -540,13 +540,15 @@ describe('validation errors change nothing (conventions.md 4, 6, 7)', () => {
       [{ ...valid, type: 'ebook' }, 'type'],
       [{ ...valid, prices: undefined }, 'prices'],
       [{ ...valid, prices: [] }, 'prices'],
-      [{ ...valid, prices: [{ currency: 'USD', price: '19.99' }] }, 'prices[0].price'],
+      [{ ...valid, prices: [{ currency: 'USD', price: '19.99 ' }] }, 'prices[0].price'],
+      [{ ...valid, prices: [{ currency: 'USD', price: '1e3' }] }, 'prices[0].price'],
+      [{ ...valid, prices: [{ currency: 'USD', price: 1e20 }] }, 'prices[0].price'],
       [{ ...valid, prices: [{ currency: 'USD', price: -1 }] }, 'prices[0].price'],
       [{ ...valid, prices: [{ currency: 'USD', price: 1 }, { currency: 'GBP', price: 1 }] }, 'prices[1].currency'],
       [{ ...valid, prices: [{ currency: 'USD', price: 1 }, { currency: 'usd', price: 2 }] }, 'prices[1].currency'],
       [{ ...valid, active: 'true' }, 'active'],
       [{ ...valid, hidden: 1 }, 'hidden'],
-      [{ ...valid, subscription_plan: { billing_interval: '1', billing_interval_unit: 'month' } }, 'subscription_plan.billing_interval'],
+      [{ ...valid, subscription_plan: { billing_interval: 'one', billing_interval_unit: 'month' } }, 'subscription_plan.billing_interval'],
       [{ ...valid, license_service_id: 'LS-MISSING' }, 'license_service_id'],
     ];
     for (const [body, property] of cases) {
@@ -557,15 +559,28 @@ describe('validation errors change nothing (conventions.md 4, 6, 7)', () => {
     expect((await createProduct({ name: 'n'.repeat(200) })).name).toHaveLength(200);
   });
 
-  it('refuses a disabled currency (400) and a string price on update, and leaves the product unchanged', async () => {
+  it('takes plain decimal strings for prices and the billing interval, as browsers post them (conventions.md §4)', async () => {
+    const created = await post('products', {
+      product_id: 'from-a-form',
+      name: 'Form',
+      type: 'service',
+      prices: [{ currency: 'USD', price: '19.99' }],
+      subscription_plan: { billing_interval: '2', billing_interval_unit: 'week', end_at_billing_count: '3' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.prices).toEqual([{ currency: 'USD', price: 19.99 }]);
+    expect(created.body.subscription_plan).toMatchObject({ billing_interval: 2, end_at_billing_count: 3 });
+  });
+
+  it('refuses a disabled currency (400) and a malformed price on update, and leaves the product unchanged', async () => {
     await createProduct({ product_id: 'unchanged', name: 'Unchanged', prices: [{ currency: 'USD', price: 5 }], meta: 'm' });
     const before = await snapshot('unchanged');
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ name: 'New', prices: [{ currency: 'GBP', price: 5 }] }, 'prices[0].currency'],
-      [{ name: 'New', prices: [{ currency: 'USD', price: '19.99' }] }, 'prices[0].price'],
+      [{ name: 'New', prices: [{ currency: 'USD', price: 'NaN' }] }, 'prices[0].price'],
       [{ headline: 'New', name: null }, 'name'],
       [{ headline: 'New', type: 'ebook' }, 'type'],
-      [{ headline: 'New', subscription_plan: { billing_interval: '2', billing_interval_unit: 'week' } }, 'subscription_plan.billing_interval'],
+      [{ headline: 'New', subscription_plan: { billing_interval: '2.5', billing_interval_unit: 'week' } }, 'subscription_plan.billing_interval'],
       [{ headline: 'New', active: 'false' }, 'active'],
       [{ headline: 'New', meta: 'q'.repeat(2047) }, 'meta'],
     ];

@@ -9,6 +9,7 @@ import { authenticate } from '../../../shared/auth/authenticate';
 import { issueToken } from '../../../shared/auth/auths';
 import { BindingLimitExceededError } from '../../../shared/auth/bindings';
 import { createProduct, productDeclaration, saveProduct } from '../../../shared/catalog/products';
+import { productCreate } from '../../../shared/catalog/product-schemas';
 import { cartDeclaration, createCart, updateCart, writeCartLines, type CartWriteContext } from '../../../shared/commerce/carts/carts';
 import { CartLockedError, CartPaidError } from '../../../shared/commerce/carts/errors';
 import { removeItem } from '../../../shared/commerce/carts/items';
@@ -38,7 +39,7 @@ beforeAll(async () => {
     { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] },
     { product_id: 'mug', name: 'Mug', type: 'physical', prices: [{ currency: 'USD', price: 10 }] },
   ]) {
-    await createProduct(scope, body, payment);
+    await createProduct(scope, productCreate.parse(body), payment);
   }
 });
 afterAll(async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../../shared/auth/authenticate';
 import { issueToken } from '../../../shared/auth/auths';
 import { createProduct } from '../../../shared/catalog/products';
+import { productCreate } from '../../../shared/catalog/product-schemas';
 import { cartDeclaration, createCart, updateCart, withTotals, writeCartLines, type CartWriteContext } from '../../../shared/commerce/carts/carts';
 import { removeItem } from '../../../shared/commerce/carts/items';
 import type { CartRecord } from '../../../shared/commerce/carts/types';
@@ -50,7 +51,7 @@ beforeAll(async () => {
     { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] },
     { product_id: 'poster', name: 'Poster', type: 'digital', prices: [{ currency: 'USD', price: 10 }] },
   ]) {
-    await createProduct(scope, body, payment);
+    await createProduct(scope, productCreate.parse(body), payment);
   }
 });
 afterAll(async () => {
