@@ -8,7 +8,7 @@ import { hashPassword } from '../auth/passwords';
 import { nowMs } from '../clock';
 import { InvalidStateError } from '../http/errors';
 import { newId } from '../ids';
-import { addressJson, mergeAddress, type Address } from '../rest/addresses';
+import { addressJson, mergeAddress, mergeAddressBody, type Address } from '../rest/addresses';
 import { declareResource } from '../rest/declarations';
 import { booleanValue, clientId, invalid, metaValue, optionalEmail, optionalString, sends } from '../rest/input';
 import { listSortKey } from '../store/keys';
@@ -128,8 +128,8 @@ export function customerFields(body: Record<string, unknown>, current: CustomerR
     phone: text('phone', 50),
     tax_number: text('tax_number', 50),
     username,
-    billing_address: sends(body, 'billing_address') ? mergeAddress(current?.billing_address, body.billing_address, 'billing_address') : mergeAddress(current?.billing_address, undefined, 'billing_address'),
-    shipping_address: sends(body, 'shipping_address') ? mergeAddress(current?.shipping_address, body.shipping_address, 'shipping_address') : mergeAddress(current?.shipping_address, undefined, 'shipping_address'),
+    billing_address: sends(body, 'billing_address') ? mergeAddressBody(current?.billing_address, body.billing_address, 'billing_address') : mergeAddressBody(current?.billing_address, undefined, 'billing_address'),
+    shipping_address: sends(body, 'shipping_address') ? mergeAddressBody(current?.shipping_address, body.shipping_address, 'shipping_address') : mergeAddressBody(current?.shipping_address, undefined, 'shipping_address'),
     tax_exempt: sends(body, 'tax_exempt') ? booleanValue(body.tax_exempt, 'tax_exempt') : (current?.tax_exempt ?? false),
     locale,
     meta: sends(body, 'meta') ? metaValue(body.meta) : (current?.meta ?? null),

@@ -1,6 +1,8 @@
 /** The address object (commerce.md §1.5): validated, merged property by property, rendered. */
+import { code, email, meta, nested, reason, text, z } from '../input/fields';
 import { isCountryCode } from './formatted';
-import { invalid, metaValue, objectValue, optionalEmail, optionalString, sends } from './input';
+import { parseInput } from '../input/validate';
+import { sends } from './input';
 
 /** A stored address. */
 export interface Address {
@@ -22,22 +24,42 @@ export function emptyAddress(): Address {
   return { name: null, address_1: null, address_2: null, city: null, state_prov: null, postal_code: null, country: null, email: null, meta: null };
 }
 
-/** Merges a sent address into the current one: sent properties change, null clears, others stay. */
-export function mergeAddress(current: Address | undefined, value: unknown, property: string): Address {
+/** The address in a request body (commerce.md §1.5): every property optional; null clears it all. */
+export const addressInput = nested({
+  name: text(200).optional(),
+  address_1: text(200).optional(),
+  address_2: text(200).optional(),
+  city: text(200).optional(),
+  state_prov: text(200).optional(),
+  postal_code: code(200).optional(),
+  country: text(2)
+    .refine((value) => value === null || isCountryCode(value), reason('invalid', 'must be an ISO 3166 country code'))
+    .transform((value) => (value === null ? null : value.toUpperCase()))
+    .optional(),
+  email: email().optional(),
+  meta: meta().optional(),
+});
+
+/** An address as parsed from a body: absent, null (clear), or the sent properties. */
+export type AddressInput = z.output<typeof addressInput> | undefined;
+
+/** Merges a parsed address into the current one: sent properties change, null clears, others stay. */
+export function mergeAddress(current: Address | undefined, patch: AddressInput): Address {
   const base = { ...emptyAddress(), ...current };
-  const patch = objectValue(value, property);
-  if (patch === null) return value === null ? emptyAddress() : base;
-  for (const field of TEXT_FIELDS) {
-    if (sends(patch, field)) base[field] = optionalString(patch[field], `${property}.${field}`, 200);
+  if (patch === undefined) return base;
+  if (patch === null) return emptyAddress();
+  for (const field of [...TEXT_FIELDS, 'country', 'email', 'meta'] as const) {
+    if (sends(patch, field)) (base as Record<string, unknown>)[field] = patch[field] ?? null;
   }
-  if (sends(patch, 'email')) base.email = optionalEmail(patch.email, `${property}.email`);
-  if (sends(patch, 'country')) {
-    const country = optionalString(patch.country, `${property}.country`, 2);
-    if (country !== null && !isCountryCode(country)) invalid(`${property}.country`, `The property ${property}.country must be an ISO 3166 country code.`);
-    base.country = country === null ? null : country.toUpperCase();
-  }
-  if (sends(patch, 'meta')) base.meta = metaValue(patch.meta, `${property}.meta`);
   return base;
+}
+
+/**
+ * Validates an unparsed address at `property` and merges it. Transitional: callers whose body
+ * has a declared schema pass the parsed address to `mergeAddress` instead.
+ */
+export function mergeAddressBody(current: Address | undefined, value: unknown, property: string): Address {
+  return mergeAddress(current, parseInput(addressInput.optional(), value, property));
 }
 
 /** The address as the API shows it. */

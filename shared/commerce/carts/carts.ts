@@ -16,7 +16,7 @@ import type { SubscriptionPlan } from '../../catalog/products';
 import { nowMs } from '../../clock';
 import { customerDeclaration, type CustomerRecord } from '../../customers/customers';
 import { newId } from '../../ids';
-import { addressJson, emptyAddress, mergeAddress } from '../../rest/addresses';
+import { addressJson, emptyAddress, mergeAddress, mergeAddressBody } from '../../rest/addresses';
 import { fromOwnEdge } from '../../http/transport';
 import { declareResource, type FormattedShape } from '../../rest/declarations';
 import { expandResources, renderStored } from '../../rest/expand';
@@ -395,8 +395,8 @@ async function applyCustomer(
     text('company_name', 200);
     text('phone', 50);
     text('tax_number', 50);
-    if (sends(patch, 'billing_address')) customer.billing_address = mergeAddress(customer.billing_address, patch.billing_address, 'customer.billing_address');
-    if (sends(patch, 'shipping_address')) customer.shipping_address = mergeAddress(customer.shipping_address, patch.shipping_address, 'customer.shipping_address');
+    if (sends(patch, 'billing_address')) customer.billing_address = mergeAddressBody(customer.billing_address, patch.billing_address, 'customer.billing_address');
+    if (sends(patch, 'shipping_address')) customer.shipping_address = mergeAddressBody(customer.shipping_address, patch.shipping_address, 'customer.shipping_address');
   }
   return { customer, customer_tax_exempt: taxExempt };
 }

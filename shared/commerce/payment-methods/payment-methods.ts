@@ -7,7 +7,7 @@
 import { nowMs } from '../../clock';
 import { NotFoundError } from '../../http/errors';
 import { newId } from '../../ids';
-import { mergeAddress } from '../../rest/addresses';
+import { mergeAddress, mergeAddressBody } from '../../rest/addresses';
 import { declareResource } from '../../rest/declarations';
 import { booleanValue, invalid, objectValue, optionalString, sends } from '../../rest/input';
 import { listSortKey } from '../../store/keys';
@@ -155,7 +155,7 @@ export function changedPaymentMethod(current: PaymentMethodRecord, body: Record<
   const name = field('cardholder_name');
   if (name) card.cardholderName = optionalString(name[1], name[0], 100);
   const address = field('billing_address');
-  if (address) card.billingAddress = address[1] === null ? null : mergeAddress(undefined, address[1], address[0]);
+  if (address) card.billingAddress = address[1] === null ? null : mergeAddressBody(undefined, address[1], address[0]);
   const labelField = field('label');
   const relabelled = labelField !== undefined;
   if (labelField) label = optionalString(labelField[1], labelField[0], 100) ?? maskedCard(card).label;

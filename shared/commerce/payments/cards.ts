@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { nowMs } from '../../clock';
-import { addressJson, mergeAddress, type Address } from '../../rest/addresses';
+import { addressJson, mergeAddress, mergeAddressBody, type Address } from '../../rest/addresses';
 import { invalid, optionalString } from '../../rest/input';
 import type { SavedCardRef } from './gateway';
 
@@ -112,7 +112,7 @@ export function parseNewCard(data: unknown, propertyPrefix = 'payment_method.dat
   const cardholderName = optionalString(body.cardholder_name, at('cardholder_name'), 100);
   const billingAddress = body.billing_address === undefined || body.billing_address === null
     ? null
-    : mergeAddress(undefined, body.billing_address, at('billing_address'));
+    : mergeAddressBody(undefined, body.billing_address, at('billing_address'));
 
   const card: NewCard = { kind: 'new', number, expMonth, expYear, cvv, cardholderName, billingAddress };
   // A stray log line or JSON.stringify of the card must not leak the number or the CVV.
