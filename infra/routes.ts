@@ -122,6 +122,13 @@ export const families = {
     description: 'Account settings: /settings/*',
     grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: false, sendsTo: [] },
   },
+  openapi: {
+    entry: 'handlers/http/openapi.ts',
+    memoryMb: 256,
+    description: 'The API description: /openapi.json',
+    // Public: the per-IP rate limit keeps its buckets in the table.
+    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
+  },
   fallback: {
     entry: 'handlers/http/fallback.ts',
     memoryMb: 128,
@@ -152,6 +159,8 @@ const allowOrReach = (resource: PermissionResource, method: PermissionMethod): R
 
 /** Every route of the platform. Order does not matter: literal segments beat `{params}`. */
 export const routes = [
+  { method: 'GET', path: '/api/v1/openapi.json', family: 'openapi', access: { kind: 'public' } },
+
   { method: 'GET', path: '/api/v1/auths', family: 'auths', access: allow('auths', 'read') },
   { method: 'POST', path: '/api/v1/auths/secret', family: 'auths', access: allow('auths', 'create') },
   { method: 'POST', path: '/api/v1/auths/limited', family: 'auths', access: { kind: 'public' } },
