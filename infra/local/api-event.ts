@@ -2,6 +2,7 @@
  * The local gateway's translation between Node HTTP and the API Gateway v2 (payload 2.0)
  * event and result shapes, so handlers receive exactly what the HTTP API would send them.
  */
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { newId } from '../../shared/ids';
@@ -57,7 +58,8 @@ export function toApiGatewayEvent(
   }
   const now = Date.now();
   const method = req.method ?? 'GET';
-  const isText = body.length === 0 || isTextual(headers['content-type']);
+  // Bytes that are not UTF-8 travel base64-encoded, so the handler judges the body as sent.
+  const isText = body.length === 0 || (isTextual(headers['content-type']) && isUtf8(body));
   return {
     version: '2.0',
     routeKey,

@@ -78,7 +78,37 @@ export function parseJsonBody(event: APIGatewayProxyEventV2): Record<string, unk
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InvalidInputError('The request body must be a JSON object.', { reason: 'invalid' });
   }
+  const broken = illFormedString(value);
+  if (broken !== undefined) {
+    throw new InvalidInputError(`The property ${broken || '(a property name)'} is not valid Unicode text (a lone surrogate escape).`, {
+      property: broken,
+      reason: 'invalid',
+    });
+  }
   return value as Record<string, unknown>;
+}
+
+/**
+ * The property path of the first string (value or property name) that is not well-formed
+ * Unicode, such as a lone `\ud800` escape, which storage would silently mangle; undefined when
+ * every string is well-formed.
+ */
+export function illFormedString(value: unknown): string | undefined {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length) {
+    const [node, path] = stack.pop()!;
+    if (typeof node === 'string') {
+      if (!node.isWellFormed()) return path;
+    } else if (Array.isArray(node)) {
+      node.forEach((child, index) => stack.push([child, `${path}[${index}]`]));
+    } else if (node !== null && typeof node === 'object') {
+      for (const [name, child] of Object.entries(node)) {
+        if (!name.isWellFormed()) return path;
+        stack.push([child, path ? `${path}.${name}` : name]);
+      }
+    }
+  }
+  return undefined;
 }
 
 /** Whether a Content-Type header names JSON (`application/json`, optional `charset=utf-8`). */

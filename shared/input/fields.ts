@@ -85,11 +85,18 @@ export function flag() {
   return z.boolean({ error: 'must be true or false' });
 }
 
+/** C0 control characters other than tab, line feed and carriage return, and DEL. */
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+/** Refuses control characters in a text: they are never part of a name, address or code. */
+const printable = reason('invalid', 'must not contain control characters');
+
 /** An optional text: a string of at most `max` characters, `''` and null stored as null. */
 export function text(max: number) {
   return z
     .string({ error: 'must be a string' })
     .max(max, { error: `must be at most ${max} characters` })
+    .refine((value) => !CONTROL_CHARACTERS.test(value), printable)
     .nullable()
     .transform((value) => (value === '' ? null : value));
 }
@@ -99,6 +106,7 @@ export function requiredText(max: number) {
   return z
     .string({ error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : 'must be a string') })
     .max(max, { error: `must be at most ${max} characters` })
+    .refine((value) => !CONTROL_CHARACTERS.test(value), printable)
     .refine((value) => value.trim() !== '', reason('required', 'must not be blank'));
 }
 
