@@ -113,6 +113,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A declared entry by name; own keys only, so `expand=constructor` names nothing. */
+function own<T>(entries: Record<string, T> | undefined, name: string): T | undefined {
+  return entries !== undefined && Object.hasOwn(entries, name) ? entries[name] : undefined;
+}
+
 function hasPaths(tree: PathTree): boolean {
   return Object.keys(tree).length > 0;
 }
@@ -157,10 +162,10 @@ export async function expandResources(
       const { declaration } = node;
       for (const [property, subtree] of Object.entries(node.tree)) {
         const value = node.json[property];
-        const virtual = declaration.virtuals?.[property];
-        const embedded = declaration.embedded?.[property];
-        const linkTarget = declaration.links?.[property];
-        const sub = declaration.subCollections?.[property];
+        const virtual = own(declaration.virtuals, property);
+        const embedded = own(declaration.embedded, property);
+        const linkTarget = own(declaration.links, property);
+        const sub = own(declaration.subCollections, property);
         if (virtual) {
           // Computed from the stored record; an inline object has none, so it has no virtuals.
           if (node.stored === undefined) continue;

@@ -425,3 +425,18 @@ describe('what a limited token may read, at every depth', () => {
     expect(other.crate).toBe('https://api.example.test/api/v1/test_crates/c2');
   });
 });
+
+describe('names inherited from Object.prototype', () => {
+  it('name nothing at any depth: expand=constructor,toString,crate.valueOf is ignored', async () => {
+    crates.clear();
+    crates.set('c1', { id: 'c1', lines: ['g0'] });
+    serveRecords();
+    const ctx = context([{ resource: '*', methods: ['read'], allow: true }]);
+    const json = renderStored(box, { id: 'b1', crate: 'c1' }, ctx);
+    const paths = 'constructor,toString,crate.valueOf,crate.lines.hasOwnProperty,crate.constructor.x';
+    await expandResources([{ json, declaration: box, stored: {} }], parseExpand(paths, 'single'), ctx, false, deep);
+    expect(obj(json.crate)).toMatchObject({ object: 'test_crate', id: 'c1' });
+    expect(Object.hasOwn(json, 'constructor')).toBe(false);
+    expect(Object.hasOwn(obj(json.crate), 'valueOf')).toBe(false);
+  });
+});
