@@ -70,6 +70,8 @@ export const productDeclaration = declareResource<ProductRecord>({
   permission: 'products',
   scope: 'mode',
   links: { license_service: 'license_service' },
+  // Shoppers see active products only (commerce.md §0.1); expanding a link to another stays a URL.
+  visibleTo: (stored, principal) => principal.kind !== 'limited' || (stored.active && !stored.deleted),
   formatted: {
     money: { price: 'currency' },
     dates: ['date_created', 'date_modified'],

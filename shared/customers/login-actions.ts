@@ -9,15 +9,13 @@ import { InsufficientPermissionsError } from '../auth/errors';
 import type { Principal } from '../auth/principal';
 import { assertReach } from '../auth/reach';
 import { IDLE_LIFETIME_MS } from '../auth/token-records';
-import { assertWritable, cartDeclaration, cartPath, renderCart } from '../commerce/carts';
+import { assertWritable, cartDeclaration, cartPath } from '../commerce/carts';
 import { InvalidInputError, NotFoundError } from '../http/errors';
 import { booleanParameter } from '../http/request';
 import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
-import { expandResources, renderStored } from '../rest/expand';
-import { parseExpand, withLegacyOptions } from '../rest/paths';
+import type { ResourceDeclaration } from '../rest/declarations';
 import { renderResource } from '../rest/render';
 import { renderContext, type RenderContext } from '../rest/render-context';
-import { applyShowHide } from '../rest/show-hide';
 import { getRecord, retryOnConflict, type RecordScope } from '../store/records';
 import { customerDeclaration, updateCustomer, type CustomerRecord } from './customers';
 import { issueCustomerToken, parseCredentials, signInCustomer, signInOnCart, signOutOfCart, type CartTotalsSettings } from './login';
@@ -43,22 +41,17 @@ async function loginScope(context: ApiContext): Promise<RecordScope> {
 }
 
 /**
- * The signed-in customer with its `auth` link to the issued token, rendered. `expand=auth`
- * inlines the auth object with the full token; the engine does not know this virtual link,
- * so it is expanded here (and `auth.*` paths walk on from it), then `show`/`hide` apply.
+ * The declaration of the login answer (commerce.md §6.2): the customer, plus `auth`, the URL
+ * of the token just issued. `auth` is a virtual expansion of this answer only: `expand=auth`
+ * inlines the token itself (the one time its full value is shown), and `auth.*` paths walk on
+ * from it like from any expanded link.
  */
-async function renderSignedIn(customer: CustomerRecord, auth: RenderedAuth, render: RenderContext): Promise<Record<string, unknown>> {
-  const json = renderStored(customerDeclaration, customer, render);
-  json.auth = render.url(`auths/${auth.auth_id}`);
-  const { auth: authTree, ...tree } = parseExpand(withLegacyOptions(render.query.expand, render.query), 'single');
-  const expansions = [expandResources([{ json, declaration: customerDeclaration }], tree, render, false)];
-  if (authTree) {
-    const authJson = renderStored(authDeclaration, auth, render);
-    json.auth = authJson;
-    expansions.push(expandResources([{ json: authJson, declaration: authDeclaration }], authTree, render, false));
-  }
-  await Promise.all(expansions);
-  return applyShowHide(json, render.showHide);
+function signedInDeclaration(auth: RenderedAuth): ResourceDeclaration<CustomerRecord> {
+  return {
+    ...customerDeclaration,
+    toJson: (customer, context) => ({ ...customerDeclaration.toJson(customer, context), auth: context.url(`auths/${auth.auth_id}`) }),
+    virtuals: { ...customerDeclaration.virtuals, auth: { resource: authDeclaration.name, compute: () => auth } },
+  };
 }
 
 /**
@@ -74,7 +67,7 @@ export async function customerLoginAction(context: ApiContext): Promise<ApiResul
   const { record, token } = await issueCustomerToken(customer, context.principal);
   return {
     status: 200,
-    body: await renderSignedIn(customer, { ...record, full_token: token }, render),
+    body: await renderResource(signedInDeclaration({ ...record, full_token: token }), customer, render),
     // The header describes the issued token, not the caller's (auth.md 1.5).
     headers: { 'X-Token-Expires-In-Seconds': LIMITED_LIFETIME_SECONDS },
     sensitive: true,
@@ -140,7 +133,7 @@ export async function cartLoginAction(context: ApiContext): Promise<ApiResult> {
   const customer = await signInCustomer(request.scope, credentials);
   const settings = await totalsSettings(request.scope);
   const saved = await retryOnConflict(async () => signInOnCart(await read(), customer, request.principal, settings));
-  return { status: 200, body: await renderCart(saved, request.render) };
+  return { status: 200, body: await renderResource(cartDeclaration, saved, request.render) };
 }
 
 /** `POST /carts/{cart_id}/logout`: unlinks the customer; entered details stay. 422 once paid. */
@@ -148,5 +141,5 @@ export async function cartLogoutAction(context: ApiContext): Promise<ApiResult> 
   const request = await cartRequest(context);
   const settings = await totalsSettings(request.scope);
   const saved = await retryOnConflict(async () => signOutOfCart(await getRecord(cartDeclaration, request.scope, request.cartId), settings));
-  return { status: 200, body: await renderCart(saved, request.render) };
+  return { status: 200, body: await renderResource(cartDeclaration, saved, request.render) };
 }

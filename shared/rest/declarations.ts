@@ -1,10 +1,11 @@
 /**
  * Resource declarations: what the REST conventions engine needs to know about a resource to
- * serialize it (links, sub-collections, formattable properties, nested objects), list it
- * and expand into it. A resource module declares itself once; expand, show/hide, formatted,
- * dates and lists then work for it without code of its own.
+ * serialize it (links, sub-collections, embedded objects, virtual expansions, formattable
+ * properties), list it and expand into it. A resource module declares itself once; expand,
+ * show/hide, formatted, dates and lists then work for it without code of its own.
  */
 import type { PermissionResource } from '../auth/permission-names';
+import type { Principal } from '../auth/principal';
 import type { RenderContext } from './render-context';
 
 /** Formattable properties of one JSON object shape (conventions.md §14). */
@@ -25,8 +26,33 @@ export interface FormattedShape {
 export interface SubCollection {
   /** The listed resource's declaration name. */
   resource: string;
-  /** Reads the first page (default order, default limit) for `expand`; undefined while the resource does not exist yet. */
-  firstPage?: (parentId: string, context: RenderContext) => Promise<unknown>;
+  /**
+   * Reads the stored records of the first page (default order, default limit) and the
+   * collection's size, for `expand`; the engine renders them and builds the offset envelope.
+   * Undefined while the listed resource does not exist yet: the sub-collection stays a URL.
+   */
+  firstPage?: (parentId: string, context: RenderContext) => Promise<{ records: unknown[]; totalItems: number }>;
+}
+
+/**
+ * A virtual expansion (conventions.md §10): a property that is not part of the resource and is
+ * computed only when an `expand` path names it, at any depth (`options` on a cart or order,
+ * so `cart.options` on a payment too). It is computed from the stored record, so it applies to
+ * resources the engine has a record for: the rendered root, expanded links and sub-collection
+ * elements, not the inline objects of an embedded array.
+ */
+export interface VirtualExpansion<Stored = any> {
+  /**
+   * The value. The render context carries what it may need about the account, loaded once
+   * for the whole answer: payment settings (`context.payment`), locale, currency, mode.
+   * `undefined` leaves the property out.
+   */
+  compute(stored: Stored, context: RenderContext): unknown;
+  /**
+   * Set when the value is a stored record of another declaration (the login answer's `auth`):
+   * it is rendered through that declaration, and longer paths walk on into it.
+   */
+  resource?: string;
 }
 
 /** Everything the engine knows about one resource kind. */
@@ -45,6 +71,20 @@ export interface ResourceDeclaration<Stored = any> {
   links?: Record<string, string>;
   /** Sub-collections: property → declaration (a URL in output, expandable on single resources). */
   subCollections?: Record<string, SubCollection>;
+  /**
+   * Embedded objects: property → declaration name of the inline object, or of every element
+   * of the inline array (`items` → `cart_item`). Expand paths cross them at no read cost, so
+   * `items.product` expands the product of every line, at any depth (`order.items.product`).
+   */
+  embedded?: Record<string, string>;
+  /** Virtual expansions: property → how it is computed. Absent from the output unless asked. */
+  virtuals?: Record<string, VirtualExpansion<Stored>>;
+  /**
+   * A record-level read rule for expansion, after permissions and reach allowed the kind:
+   * whether `principal` may see this record (limited tokens: active products only). A link
+   * to a record it may not see stays a URL.
+   */
+  visibleTo?(stored: Stored, principal: Principal): boolean;
   /** Formattable properties of the resource object itself. */
   formatted?: FormattedShape;
   /** The id of a stored record. */

@@ -1,26 +1,63 @@
 /**
  * `expand` (conventions.md §10): replaces link URLs by the objects they name, level by
- * level. All links of one depth level, across every resource being rendered (a whole list
- * page included), are read with one BatchGetItem; sub-collections become the first page of
- * their list. Links the caller may not read, links to missing records and paths that do not
- * apply are left as they are: expand never fails a request.
+ * level, through embedded arrays and at every depth. All links of one level, across every
+ * resource being rendered (a whole list page, every line of every embedded `items` array),
+ * are read with one BatchGetItem (split into 100-key calls only when a level holds more keys
+ * than DynamoDB takes at once). Embedded objects and objects already inline cost no read:
+ * they are walked within the level that reached them, so their links join that level's
+ * batch. Sub-collections become the first page of their list; virtual expansions (`options`)
+ * are computed from the stored record. Links the caller may not read, links to missing
+ * records and paths that do not apply are left as they are: expand never fails a request.
  */
+import type { Principal } from '../auth/principal';
 import { isAllowed } from '../auth/permissions';
 import { reaches } from '../auth/reach';
 import { batchGetItems, recordKey } from '../store/records';
-import type { DeclarationLookup, ResourceDeclaration } from './declarations';
+import type { DeclarationLookup, ResourceDeclaration, VirtualExpansion } from './declarations';
 import { addFormatted } from './formatted-output';
+import { MAX_LIMIT, offsetList, pageUrlBuilder } from './offset-list';
 import type { PathTree } from './paths';
 import type { RenderContext } from './render-context';
 import { declarationOf } from './resources';
 
-/** A rendered object, its declaration, and the expand subtree still to apply to it. */
-interface Pending {
+/** A rendered resource to expand: its JSON, its declaration and the stored record it was rendered from. */
+export interface ExpandRoot {
   json: Record<string, unknown>;
   declaration: ResourceDeclaration;
+  /** The stored record; virtual expansions are computed from it (without one they are skipped). */
+  stored?: unknown;
+}
+
+/** An object being expanded, and the expand subtree still to apply to it. */
+interface Node {
+  json: Record<string, unknown>;
+  declaration: ResourceDeclaration;
+  /** The stored record of the JSON; undefined for inline objects (embedded lines, sale customers). */
+  stored: unknown;
+  /** Path of the record this object is or belongs to (`orders/3HE8…`): a limited token's sub-collection reach. */
+  owner: string | undefined;
   tree: PathTree;
   /** Inside a list element: sub-collections are never expanded there. */
   inList: boolean;
+}
+
+/** A link to read in the level's batch. */
+interface LinkRead {
+  holder: Record<string, unknown>;
+  property: string;
+  target: ResourceDeclaration;
+  id: string;
+  tree: PathTree;
+  inList: boolean;
+}
+
+/** A virtual expansion being computed; results are assigned in visiting order. */
+interface VirtualRun {
+  node: Node;
+  property: string;
+  tree: PathTree;
+  virtual: VirtualExpansion;
+  value: Promise<unknown>;
 }
 
 /**
@@ -34,6 +71,23 @@ function mayRead(context: RenderContext, declaration: ResourceDeclaration, id?: 
   return principal.kind === 'limited' && id !== undefined && reaches(principal, `${declaration.collection}/${id}`);
 }
 
+/**
+ * Whether the caller may read a sub-collection listing `declaration` under the record at
+ * `owner`: its permissions, or for a limited token reach over that record (commerce.md §0.1:
+ * it reads the sub-collections of resources it reaches).
+ */
+function mayReadList(context: RenderContext, declaration: ResourceDeclaration, owner: string | undefined): boolean {
+  const principal = context.principal;
+  if (!principal) return false;
+  if (principal.isOwner || isAllowed(principal.permissions, declaration.permission, 'read')) return true;
+  return principal.kind === 'limited' && owner !== undefined && reaches(principal, owner);
+}
+
+/** Whether a record a link named may be shown to the caller (the declaration's record-level rule). */
+function visible(declaration: ResourceDeclaration, stored: unknown, principal: Principal | undefined): boolean {
+  return !declaration.visibleTo || (principal !== undefined && declaration.visibleTo(stored, principal));
+}
+
 /** The id in a link URL of a declaration, or undefined when the URL is not one of its links. */
 function idFromUrl(url: string, declaration: ResourceDeclaration, context: RenderContext): string | undefined {
   const prefix = context.url(`${declaration.collection}/`);
@@ -41,6 +95,31 @@ function idFromUrl(url: string, declaration: ResourceDeclaration, context: Rende
   const rest = url.slice(prefix.length);
   if (!rest || rest.includes('/') || rest.includes('?')) return undefined;
   return decodeURIComponent(rest);
+}
+
+/** The id of a rendered object: from its stored record, else its id property. */
+function idOf(declaration: ResourceDeclaration, stored: unknown, json: Record<string, unknown>): string | undefined {
+  if (stored !== undefined) return declaration.idOf(stored);
+  const id = json[declaration.idField];
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** The reach path of a record (`orders/3HE8…`), as bindings and reach store it. */
+function pathOf(declaration: ResourceDeclaration, id: string | undefined): string | undefined {
+  return id === undefined ? undefined : `${declaration.collection}/${id}`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A declared entry by name; own keys only, so `expand=constructor` names nothing. */
+function own<T>(entries: Record<string, T> | undefined, name: string): T | undefined {
+  return entries !== undefined && Object.hasOwn(entries, name) ? entries[name] : undefined;
+}
+
+function hasPaths(tree: PathTree): boolean {
+  return Object.keys(tree).length > 0;
 }
 
 /** Renders a stored record of a declaration (JSON, plus `formatted` when asked). */
@@ -51,62 +130,107 @@ export function renderStored(declaration: ResourceDeclaration, stored: unknown, 
 }
 
 /**
- * Applies an expand tree to rendered resources, one batched read per depth level. Links are
+ * Applies an expand tree to rendered resources, one batched read per level. Links are
  * resolved through `lookup`: the platform's registry, or a test's own declarations.
+ * `inList` says the roots are the elements of a list page (no sub-collections in them).
  */
 export async function expandResources(
-  roots: Array<{ json: Record<string, unknown>; declaration: ResourceDeclaration }>,
+  roots: readonly ExpandRoot[],
   tree: PathTree,
   context: RenderContext,
   inList: boolean,
   lookup: DeclarationLookup = declarationOf,
 ): Promise<void> {
-  let level: Pending[] = roots.map((root) => ({ ...root, tree, inList }));
+  if (!hasPaths(tree)) return;
+  let level: Node[] = roots.map(({ json, declaration, stored }) => ({
+    json,
+    declaration,
+    stored,
+    owner: pathOf(declaration, idOf(declaration, stored, json)),
+    tree,
+    inList,
+  }));
   while (level.length) {
-    const next: Pending[] = [];
-    const links: Array<{ holder: Record<string, unknown>; property: string; target: ResourceDeclaration; id: string; tree: PathTree; inList: boolean }> = [];
-    const subLists: Array<Promise<void>> = [];
-    for (const node of level) {
+    const next: Node[] = [];
+    const reads: LinkRead[] = [];
+    const virtuals: VirtualRun[] = [];
+    const lists: Array<Promise<void>> = [];
+    // `level` grows while it is walked: objects reached without a read (embedded lines,
+    // inline objects) are visited in this same level, so their links join its batch.
+    for (let index = 0; index < level.length; index++) {
+      const node = level[index]!;
+      const { declaration } = node;
       for (const [property, subtree] of Object.entries(node.tree)) {
         const value = node.json[property];
-        const linkTarget = node.declaration.links?.[property];
-        const sub = node.declaration.subCollections?.[property];
-        if (linkTarget) {
+        const virtual = own(declaration.virtuals, property);
+        const embedded = own(declaration.embedded, property);
+        const linkTarget = own(declaration.links, property);
+        const sub = own(declaration.subCollections, property);
+        if (virtual) {
+          // Computed from the stored record; an inline object has none, so it has no virtuals.
+          if (node.stored === undefined) continue;
+          const stored = node.stored;
+          virtuals.push({ node, property, tree: subtree, virtual, value: Promise.resolve().then(() => virtual.compute(stored, context)) });
+        } else if (embedded) {
+          const target = lookup(embedded);
+          if (!target || !hasPaths(subtree)) continue;
+          for (const element of Array.isArray(value) ? value : [value]) {
+            if (isObject(element)) level.push({ json: element, declaration: target, stored: undefined, owner: node.owner, tree: subtree, inList: node.inList });
+          }
+        } else if (linkTarget) {
           const target = lookup(linkTarget);
           if (!target) continue;
-          if (value && typeof value === 'object' && !Array.isArray(value)) {
-            // Already inline (or expanded by an earlier path): keep walking into it.
-            next.push({ json: value as Record<string, unknown>, declaration: target, tree: subtree, inList: node.inList });
+          if (isObject(value)) {
+            // Already inline (the cart's sale customer, or expanded by an earlier path): walk into it.
+            if (hasPaths(subtree)) level.push({ json: value, declaration: target, stored: undefined, owner: pathOf(target, idOf(target, undefined, value)), tree: subtree, inList: node.inList });
             continue;
           }
           if (typeof value !== 'string') continue;
           const id = idFromUrl(value, target, context);
-          if (id !== undefined && mayRead(context, target, id)) links.push({ holder: node.json, property, target, id, tree: subtree, inList: node.inList });
-        } else if (sub && !node.inList && typeof value === 'string' && sub.firstPage) {
+          if (id !== undefined && mayRead(context, target, id)) reads.push({ holder: node.json, property, target, id, tree: subtree, inList: node.inList });
+        } else if (sub?.firstPage && !node.inList && typeof value === 'string') {
           const target = lookup(sub.resource);
-          if (!target || !mayRead(context, target)) continue;
-          const parentId = node.declaration.idOf(node.json);
-          subLists.push(
-            sub.firstPage(parentId, context).then((list) => {
-              node.json[property] = list;
-              const data = (list as { data?: Record<string, unknown>[] }).data ?? [];
-              for (const element of data) next.push({ json: element, declaration: target, tree: subtree, inList: true });
+          const parentId = idOf(declaration, node.stored, node.json);
+          if (!target || parentId === undefined || !mayReadList(context, target, node.owner)) continue;
+          lists.push(
+            sub.firstPage(parentId, context).then(({ records, totalItems }) => {
+              const data = records.map((record) => renderStored(target, record, context));
+              node.json[property] = offsetList(data, { limit: MAX_LIMIT, offset: 0 }, totalItems, pageUrlBuilder(value, {}, 'offset'));
+              records.forEach((record, position) => {
+                next.push({ json: data[position]!, declaration: target, stored: record, owner: pathOf(target, target.idOf(record)), tree: subtree, inList: true });
+              });
             }),
           );
         }
       }
     }
-    await Promise.all(subLists);
-    if (links.length) {
-      const stored = await batchGetItems(links.map((link) => recordKey(link.target, context, link.id)));
-      for (const link of links) {
-        const item = stored.get(recordKey(link.target, context, link.id).pk);
-        if (!item) continue;
-        const json = renderStored(link.target, item, context);
-        link.holder[link.property] = json;
-        next.push({ json, declaration: link.target, tree: link.tree, inList: link.inList });
+    const [values] = await Promise.all([Promise.all(virtuals.map((run) => run.value)), Promise.all(lists)]);
+    virtuals.forEach((run, position) => attachVirtual(run, values[position], next, context, lookup));
+    if (reads.length) {
+      const found = await batchGetItems(reads.map((read) => recordKey(read.target, context, read.id)));
+      for (const read of reads) {
+        const item = found.get(recordKey(read.target, context, read.id).pk);
+        if (!item || !visible(read.target, item, context.principal)) continue;
+        const json = renderStored(read.target, item, context);
+        read.holder[read.property] = json;
+        next.push({ json, declaration: read.target, stored: item, owner: pathOf(read.target, read.id), tree: read.tree, inList: read.inList });
       }
     }
-    level = next.filter((node) => Object.keys(node.tree).length > 0);
+    level = next.filter((node) => hasPaths(node.tree));
   }
+}
+
+/** Puts a computed virtual value in place; a value of a declared resource is rendered and walked on. */
+function attachVirtual(run: VirtualRun, value: unknown, next: Node[], context: RenderContext, lookup: DeclarationLookup): void {
+  if (value === undefined) return;
+  const { node, property, virtual } = run;
+  if (virtual.resource === undefined) {
+    node.json[property] = value;
+    return;
+  }
+  const target = lookup(virtual.resource);
+  if (!target) return;
+  const json = renderStored(target, value, context);
+  node.json[property] = json;
+  next.push({ json, declaration: target, stored: value, owner: pathOf(target, target.idOf(value)), tree: run.tree, inList: node.inList });
 }

@@ -1,7 +1,8 @@
 /**
  * Rendering of API answers for declared resources: JSON with absolute links, `formatted`
- * twins, `expand`, then `show`/`hide` (conventions.md §8–§14), for single resources and list
- * pages. Resource actions call these and nothing else to shape their output.
+ * twins, `expand` (links, embedded arrays and virtual expansions such as `options`, at every
+ * depth), then `show`/`hide` (conventions.md §8–§14), for single resources and list pages.
+ * Resource actions call these and nothing else to shape their output.
  */
 import type { ResourceDeclaration } from './declarations';
 import { expandResources, renderStored } from './expand';
@@ -17,7 +18,7 @@ export async function renderResource(
 ): Promise<Record<string, unknown>> {
   const json = renderStored(declaration, stored, context);
   const tree = parseExpand(withLegacyOptions(context.query.expand, context.query), 'single');
-  await expandResources([{ json, declaration }], tree, context, false);
+  await expandResources([{ json, declaration, stored }], tree, context, false);
   return applyShowHide(json, context.showHide);
 }
 
@@ -29,6 +30,6 @@ export async function renderElements(
 ): Promise<Record<string, unknown>[]> {
   const elements = stored.map((item) => renderStored(declaration, item, context));
   const tree = parseExpand(withLegacyOptions(context.query.expand, context.query), 'list');
-  await expandResources(elements.map((json) => ({ json, declaration })), tree, context, true);
+  await expandResources(elements.map((json, index) => ({ json, declaration, stored: stored[index] })), tree, context, true);
   return elements.map((element) => applyShowHide(element, context.showHide));
 }

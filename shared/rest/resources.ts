@@ -1,7 +1,7 @@
 /**
  * The resource registry: every declared resource, listed by name. Expansion follows a link
- * or sub-collection only to a resource listed here, whichever family bundle is running, and
- * test/rest/declarations.test.ts checks that every link target is listed.
+ * sub-collection or embedded array only to a resource listed here, whichever family bundle is
+ * running, and test/rest/declarations.test.ts checks that every target is listed.
  *
  * The resource modules import the REST engine (render, expand), which reads this registry:
  * the cycle is harmless because the list is only read when a request is rendered, through
@@ -10,7 +10,7 @@
 import { authDeclaration } from '../auth/auths';
 import { productDeclaration } from '../catalog/products';
 import { cartDeclaration, cartItemDeclaration } from '../commerce/carts/carts';
-import { orderDeclaration } from '../commerce/orders/orders';
+import { orderDeclaration, orderItemDeclaration } from '../commerce/orders/orders';
 import { paymentMethodDeclaration } from '../commerce/payment-methods/payment-methods';
 import { paymentDeclaration } from '../commerce/payments/payment-records';
 import { promotionDeclaration } from '../commerce/promotions/promotions';
@@ -29,6 +29,7 @@ export function resources(): readonly ResourceDeclaration[] {
     cartItemDeclaration,
     paymentDeclaration,
     orderDeclaration,
+    orderItemDeclaration,
     promotionDeclaration,
     shippingMethodDeclaration,
   ];

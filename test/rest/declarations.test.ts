@@ -1,7 +1,7 @@
 /**
- * The resource registry checks itself: names are unique, and every link and sub-collection of
- * every declaration names a registered resource, so a forgotten registration fails here
- * rather than silently leaving a link unexpandable.
+ * The resource registry checks itself: names are unique, and every link, sub-collection and
+ * embedded array of every declaration names a registered resource, so a forgotten
+ * registration fails here rather than silently leaving a link unexpandable.
  */
 import { describe, expect, it } from 'vitest';
 import { declareResource, lookupOf } from '../../shared/rest/declarations';
@@ -17,10 +17,14 @@ const notYetDeclared = new Set(['license_service', 'refund', 'subscription', 'in
 describe('resource registry', () => {
   const all = resources();
 
-  it('has unique names and collections', () => {
+  it('has unique names, and unique collections among the resources stored on their own', () => {
     const names = all.map((declaration) => declaration.name);
     expect(new Set(names).size).toBe(names.length);
-    const collections = all.map((declaration) => declaration.collection);
+    // Embedded elements (cart and order items) are stored inside their parent: their
+    // collection is the path segment under it (`items`), never a storage partition.
+    const embedded = new Set(all.flatMap((declaration) => Object.values(declaration.embedded ?? {})));
+    expect(embedded).toEqual(new Set(['cart_item', 'order_item']));
+    const collections = all.filter((declaration) => !embedded.has(declaration.name)).map((declaration) => declaration.collection);
     expect(new Set(collections).size).toBe(collections.length);
   });
 
@@ -29,10 +33,12 @@ describe('resource registry', () => {
     expect(declarationOf('nope')).toBeUndefined();
   });
 
-  it.each(all.map((declaration) => [declaration.name, declaration] as const))('%s: every link and sub-collection resolves', (_name, declaration) => {
+  it.each(all.map((declaration) => [declaration.name, declaration] as const))('%s: every link, sub-collection, embedded array and virtual resolves', (_name, declaration) => {
     const targets = [
       ...Object.values(declaration.links ?? {}),
       ...Object.values(declaration.subCollections ?? {}).map((sub) => sub.resource),
+      ...Object.values(declaration.embedded ?? {}),
+      ...Object.values(declaration.virtuals ?? {}).flatMap((virtual) => (virtual.resource ? [virtual.resource] : [])),
     ];
     for (const target of targets) {
       if (notYetDeclared.has(target)) continue;

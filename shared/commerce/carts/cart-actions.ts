@@ -20,8 +20,6 @@ import {
   cartItemDeclaration,
   cartPath,
   createCart,
-  renderCart,
-  renderCarts,
   updateCart,
   viewerCountry,
   writeCartLines,
@@ -82,7 +80,7 @@ export async function createCartAction(context: ApiContext): Promise<ApiResult> 
   const prepared = await prepare(context);
   const origin = { ipAddress: context.sourceIp || null, ipCountry: viewerCountry(context.headers) };
   const cart = await createCart(context.body ?? {}, origin, await writeContext(prepared));
-  const body = await renderCart(cart, prepared.render);
+  const body = await renderResource(cartDeclaration, cart, prepared.render);
   return { status: 201, body, location: prepared.render.url(cartPath(cart.cart_id)) };
 }
 
@@ -91,7 +89,7 @@ export async function getCartAction(context: ApiContext): Promise<ApiResult> {
   const prepared = await prepare(context);
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
-  return { status: 200, body: await renderCart(await readCart(prepared, cartId), prepared.render) };
+  return { status: 200, body: await renderResource(cartDeclaration, await readCart(prepared, cartId), prepared.render) };
 }
 
 /** `POST /carts/{cart_id}`: partial update with the create fields; 422 once paid, 409 while a payment runs. */
@@ -101,7 +99,7 @@ export async function updateCartAction(context: ApiContext): Promise<ApiResult> 
   assertCartReach(prepared, cartId);
   const write = await writeContext(prepared);
   const saved = await retryOnConflict(async () => updateCart(await readCart(prepared, cartId), context.body ?? {}, write));
-  return { status: 200, body: await renderCart(saved, prepared.render) };
+  return { status: 200, body: await renderResource(cartDeclaration, saved, prepared.render) };
 }
 
 /** `GET /carts`: cursor list; filters `payment_status`, `open`, `customer_id`. */
@@ -142,7 +140,7 @@ export async function listCartsAction(context: ApiContext): Promise<ApiResult> {
     },
     request,
   );
-  const data = await renderCarts(page.items as unknown as CartRecord[], render, 'list');
+  const data = await renderElements(cartDeclaration, page.items as unknown as CartRecord[], render);
   return { status: 200, body: cursorList(data, page, render.url('carts'), query) };
 }
 

@@ -19,12 +19,9 @@ import { newId } from '../../ids';
 import { addressJson, emptyAddress, mergeAddress, mergeAddressBody } from '../../rest/addresses';
 import { fromOwnEdge } from '../../http/transport';
 import { declareResource, type FormattedShape } from '../../rest/declarations';
-import { expandResources, renderStored } from '../../rest/expand';
 import { isCountryCode } from '../../rest/formatted';
 import { invalid, metaValue, objectValue, optionalEmail, optionalString, sends } from '../../rest/input';
-import { parseExpand, withLegacyOptions, type PathTree } from '../../rest/paths';
 import type { RenderContext } from '../../rest/render-context';
-import { applyShowHide } from '../../rest/show-hide';
 import { listSortKey } from '../../store/keys';
 import { collectionPartition, getRecord, recordKey, type RecordScope } from '../../store/records';
 import { computeSale, taxLocationOf, taxTreatmentOf, type SaleLineInput, type SaleLineTotals } from '../pricing';
@@ -173,10 +170,11 @@ export const cartDeclaration = declareResource<CartRecord>({
   idField: 'cart_id',
   permission: 'carts',
   scope: 'mode',
-  // `items` are embedded, not links: `renderCarts` expands their links itself. The linked
-  // resources below arrive with their own capabilities; until then they stay URLs.
   links: { customer: 'customer', order: 'order', promotion: 'promotion' },
   subCollections: { payments: { resource: 'payment' } },
+  embedded: { items: 'cart_item' },
+  // §3.4: computed from the settings in effect and the quotes priced into the cart.
+  virtuals: { options: { compute: (cart, context) => cartOptions(cart, context.payment, context.locale, cart.shipping_quotes ?? []) } },
   formatted: {
     money: { ...moneyShape(SALE_MONEY, 'currency'), ...moneyShape(SALE_MONEY.map((name) => `settlement_${name}`), 'settlement_currency') },
     dates: ['date_created', 'date_modified'],
@@ -227,38 +225,6 @@ export const cartDeclaration = declareResource<CartRecord>({
     return json;
   },
 });
-
-// ---------------------------------------------------------------------------------------------
-// Rendering
-
-/**
- * Renders carts (a single answer or the elements of a list page): JSON with `formatted`
- * twins, the virtual `options` when asked, `expand` — including links of the embedded items
- * (`items.product`), which the engine does not walk into arrays for — then `show`/`hide`.
- */
-export async function renderCarts(carts: readonly CartRecord[], context: RenderContext, kind: 'single' | 'list'): Promise<Record<string, unknown>[]> {
-  const jsons = carts.map((cart) => renderStored(cartDeclaration, cart, context));
-  const { items: itemTree, options, ...tree } = parseExpand(withLegacyOptions(context.query.expand, context.query), kind) as PathTree & {
-    items?: PathTree;
-    options?: PathTree;
-  };
-  if (options) {
-    carts.forEach((cart, index) => {
-      jsons[index]!.options = cartOptions(cart, context.payment, context.locale, cart.shipping_quotes ?? []);
-    });
-  }
-  const itemJsons = itemTree && Object.keys(itemTree).length ? jsons.flatMap((json) => json.items as Record<string, unknown>[]) : [];
-  await Promise.all([
-    expandResources(jsons.map((json) => ({ json, declaration: cartDeclaration })), tree, context, kind === 'list'),
-    itemJsons.length ? expandResources(itemJsons.map((json) => ({ json, declaration: cartItemDeclaration })), itemTree!, context, true) : undefined,
-  ]);
-  return jsons.map((json) => applyShowHide(json, context.showHide));
-}
-
-/** One cart, fully rendered. */
-export async function renderCart(cart: CartRecord, context: RenderContext): Promise<Record<string, unknown>> {
-  return (await renderCarts([cart], context, 'single'))[0]!;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Writes

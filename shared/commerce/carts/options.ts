@@ -1,7 +1,8 @@
 /**
  * The virtual `options` expansion of a cart (commerce.md §3.4): what a checkout page needs to
  * draw its form (required and optional customer fields, countries, currencies), the shipping
- * quotes and the payment methods. Only computed when asked (`expand=options` or `options=true`).
+ * quotes and the payment methods. Only computed when asked (`expand=options` or `options=true`,
+ * or `cart.options` deeper in a path). Orders show the settings part of it (§5.3).
  */
 import type { CustomerFieldToken, CustomerOptionalFieldToken, PaymentSettings } from '../../accounts/settings';
 import { isCountryCode } from '../../rest/formatted';
@@ -89,18 +90,42 @@ export function currencyName(code: string, locale: string): string {
   return names.of(code) ?? code;
 }
 
-/** The `options` object of a cart. `quotes` are the cart's shipping quotes, cheapest first. */
-export function cartOptions(cart: CartRecord, payment: PaymentSettings, locale: string, quotes: readonly ShippingQuote[]): Record<string, unknown> {
+/** The part of `options` that comes from the settings alone (§3.4), shared by carts and orders (§5.3). */
+export interface FormOptions {
+  customer_required_fields: string[];
+  customer_optional_fields: string[];
+  card_types: string[];
+  currencies: Array<{ code: string; name: string }>;
+}
+
+/**
+ * What a checkout or receipt form draws from the settings in effect: the customer field paths,
+ * the card types and the enabled currencies named in `locale`. This is an order's whole
+ * `options` (receipts offer account creation from `customer_optional_fields`); a cart adds
+ * its quotes, payment methods and countries.
+ */
+export function formOptions(payment: PaymentSettings, locale: string): FormOptions {
   const fields = customerFields(payment);
-  const blocked = new Set(payment.blocked_countries.map((code) => code.toUpperCase()));
   return {
     customer_required_fields: fields.required,
     customer_optional_fields: fields.optional,
+    card_types: [...payment.card_types],
+    currencies: payment.currencies.map((code) => ({ code, name: currencyName(code, locale) })),
+  };
+}
+
+/** The `options` object of a cart. `quotes` are the cart's shipping quotes, cheapest first. */
+export function cartOptions(cart: CartRecord, payment: PaymentSettings, locale: string, quotes: readonly ShippingQuote[]): Record<string, unknown> {
+  const form = formOptions(payment, locale);
+  const blocked = new Set(payment.blocked_countries.map((code) => code.toUpperCase()));
+  return {
+    customer_required_fields: form.customer_required_fields,
+    customer_optional_fields: form.customer_optional_fields,
     shipping_quotes: quotes.map((quote) => ({ ...quote })),
     payment_methods: [{ payment_method_type: 'credit_card' }],
-    card_types: [...payment.card_types],
+    card_types: form.card_types,
     allowed_customer_countries: allCountryCodes().filter((code) => !blocked.has(code)),
     customer_default_country: cart.customer_ip_country,
-    currencies: payment.currencies.map((code) => ({ code, name: currencyName(code, locale) })),
+    currencies: form.currencies,
   };
 }

@@ -8,11 +8,9 @@ import { metaValue, optionalString, sends } from '../../rest/input';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
-import { applyShowHide } from '../../rest/show-hide';
-import { addFormatted } from '../../rest/formatted-output';
 import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
 import { nowMs } from '../../clock';
-import { orderDeclaration, orderItemJson, type OrderRecord } from './orders';
+import { orderDeclaration, orderItemDeclaration, type OrderRecord } from './orders';
 import { customerOrders, saveOrderRecord } from './order-store';
 import { paymentDeclaration } from '../payments/payment-records';
 import { paymentsOfCustomer } from '../payments/payment-store';
@@ -91,21 +89,13 @@ export async function listOrdersAction(context: ApiContext): Promise<ApiResult> 
   return { status: 200, body: cursorList(data, page, render.url('orders'), context.query) };
 }
 
-/** The order item shape for `formatted`. */
-const ITEM_SHAPE = orderDeclaration.formatted?.nested?.items;
-
-function itemJson(order: OrderRecord, item: OrderRecord['items'][number], render: RenderContext): Record<string, unknown> {
-  const json = orderItemJson(order, item, render);
-  if (render.formatted) addFormatted(json, ITEM_SHAPE, render);
-  return json;
-}
-
 /** `GET /orders/{order_id}/items`: offset list of the order's items. */
 export async function listOrderItemsAction(context: ApiContext): Promise<ApiResult> {
   const { scope, render } = await prepare(context);
   const order = await readOrder(context, scope);
   const page = offsetPage(context.query);
-  const data = order.items.slice(page.offset, page.offset + page.limit).map((item) => applyShowHide(itemJson(order, item, render), render.showHide));
+  const views = order.items.slice(page.offset, page.offset + page.limit).map((item) => ({ order, item }));
+  const data = await renderElements(orderItemDeclaration, views, render);
   return { status: 200, body: offsetList(data, page, order.items.length, pageUrlBuilder(render.url(`orders/${order.order_id}/items`), context.query, 'offset')) };
 }
 
@@ -115,9 +105,8 @@ export async function getOrderItemAction(context: ApiContext): Promise<ApiResult
   const order = await readOrder(context, scope);
   const item = order.items.find((candidate) => candidate.item_id === context.params.item_id);
   if (!item) throw new NotFoundError('The order item does not exist.', { parameter: 'item_id' });
-  return { status: 200, body: applyShowHide(itemJson(order, item, render), render.showHide) };
+  return { status: 200, body: await renderResource(orderItemDeclaration, { order, item }, render) };
 }
-
 
 /** `POST /orders/{order_id}/items/{item_id}`: changes only the item's `meta`. */
 export async function updateOrderItemAction(context: ApiContext): Promise<ApiResult> {
@@ -139,7 +128,7 @@ export async function updateOrderItemAction(context: ApiContext): Promise<ApiRes
     return next;
   });
   const item = saved.items.find((candidate) => candidate.item_id === itemId)!;
-  return { status: 200, body: applyShowHide(itemJson(saved, item, render), render.showHide) };
+  return { status: 200, body: await renderResource(orderItemDeclaration, { order: saved, item }, render) };
 }
 
 /** An offset page of records read in full (sub-collections are small: one customer's or order's). */

@@ -3,10 +3,11 @@
  * amounts; items copy the sale lines and their meta (§5.2). Cursor-listed by date.
  */
 import type { DateListed } from '../../store/keys';
-import { declareResource } from '../../rest/declarations';
+import { declareResource, type FormattedShape } from '../../rest/declarations';
 import type { RenderContext } from '../../rest/render-context';
 import { listSortKey } from '../../store/keys';
 import { collectionPartition, recordKey, type RecordScope } from '../../store/records';
+import { formOptions } from '../carts';
 import type { CartRecord } from '../carts/types';
 import type { LineAmounts, SaleTotals, ShippingLineTotals } from '../pricing';
 
@@ -69,8 +70,8 @@ function moneyShape(names: readonly string[]): Record<string, string> {
   return Object.fromEntries(names.flatMap((name) => [[name, 'currency'], [`settlement_${name}`, 'settlement_currency']]));
 }
 
-/** The JSON of an order item (also `GET /orders/{id}/items/{item_id}`). */
-export function orderItemJson(order: OrderRecord, item: OrderItemRecord, context: RenderContext): Record<string, unknown> {
+/** The JSON of an order item. */
+function orderItemJson(order: OrderRecord, item: OrderItemRecord, context: RenderContext): Record<string, unknown> {
   const orderUrl = context.url(`orders/${order.order_id}`);
   return {
     object: 'order_item',
@@ -99,6 +100,32 @@ export function orderItemJson(order: OrderRecord, item: OrderItemRecord, context
   };
 }
 
+/** What an order item is rendered from: the stored line and the order it is in. */
+export interface OrderItemView {
+  order: OrderRecord;
+  item: OrderItemRecord;
+}
+
+/** Formattable properties of an order item. */
+const ITEM_SHAPE: FormattedShape = { money: moneyShape(LINE_MONEY), percents: ['tax_rate'], dates: ['date_created', 'date_modified'] };
+
+/**
+ * The order item declaration: an element of `order.items` (embedded, so `items.product`
+ * expands at any depth) and of `/orders/{id}/items`. It is never read on its own: its
+ * `collection` is the path segment under its order.
+ */
+export const orderItemDeclaration = declareResource<OrderItemView>({
+  name: 'order_item',
+  collection: 'items',
+  idField: 'item_id',
+  permission: 'orders',
+  scope: 'mode',
+  links: { product: 'product' },
+  formatted: ITEM_SHAPE,
+  idOf: (view) => view.item.item_id,
+  toJson: ({ order, item }, context) => orderItemJson(order, item, context),
+});
+
 /** The order declaration (REST conventions engine). */
 export const orderDeclaration = declareResource<OrderRecord>({
   name: 'order',
@@ -107,11 +134,14 @@ export const orderDeclaration = declareResource<OrderRecord>({
   permission: 'orders',
   scope: 'mode',
   links: { customer: 'customer', payment: 'payment', cart: 'cart', promotion: 'promotion' },
+  embedded: { items: 'order_item' },
+  // §5.3: the settings part of the cart options, as the account's settings say now.
+  virtuals: { options: { compute: (_order, context) => formOptions(context.payment, context.locale) } },
   formatted: {
     money: moneyShape(SALE_MONEY),
     dates: ['date_created', 'date_modified'],
     nested: {
-      items: { money: moneyShape(LINE_MONEY), percents: ['tax_rate'], dates: ['date_created', 'date_modified'] },
+      items: ITEM_SHAPE,
       shipping_item: { money: moneyShape(LINE_MONEY), percents: ['tax_rate'] },
     },
   },
@@ -133,7 +163,7 @@ export const orderDeclaration = declareResource<OrderRecord>({
       referrer: order.referrer,
       affiliate_id: order.affiliate_id,
       promotion_code: order.promotion_code,
-      items: order.items.map((item) => orderItemJson(order, item, context)),
+      items: order.items.map((item) => orderItemDeclaration.toJson({ order, item }, context)),
       shipping_item: order.shipping_item,
       customer: context.url(`customers/${order.customer_id}`),
       cart: order.cart_id ? context.url(`carts/${order.cart_id}`) : null,
