@@ -194,7 +194,7 @@ describe('cardholder_name and billing_address', () => {
 
   it('refuse a malformed address with the nested property', () => {
     expect(failure(() => parse({ billing_address: 'Main St' }))).toEqual({ property: 'payment_method.data.billing_address', reason: 'invalid' });
-    expect(failure(() => parse({ billing_address: { postal_code: 94107 } }))).toEqual({
+    expect(failure(() => parse({ billing_address: { postal_code: {} } }))).toEqual({
       property: 'payment_method.data.billing_address.postal_code',
       reason: 'invalid',
     });
