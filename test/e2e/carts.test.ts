@@ -329,6 +329,7 @@ describe('storefront tolerance and limits (conventions.md §4, §20)', () => {
     for (const product of [
       { product_id: 'form', name: 'From a form', type: 'digital', prices: [{ currency: 'USD', price: '19.99' }] },
       { product_id: '1234', name: 'Numbered', type: 'digital', prices: [{ currency: 'USD', price: 5 }] },
+      { product_id: 'priciest', name: 'Priciest', type: 'service', prices: [{ currency: 'USD', price: 999_999_999_999 }] },
     ]) {
       const created = await post('products', product);
       expect(created.status, created.text).toBe(201);
@@ -381,6 +382,23 @@ describe('storefront tolerance and limits (conventions.md §4, §20)', () => {
       expectError(await post(`${path}/items`, { product_id: 'ebook', quantity }, token), 400, 'invalid_input', { property: 'quantity' });
       expectError(await post(`${path}/items/ebook`, { quantity, meta: 'changed' }, token), 400, 'invalid_input', { property: 'quantity' });
     }
+    expect((await get(path, token)).body).toEqual(cart);
+  });
+
+  it('refuses a cart whose amounts would pass 999,999,999,999 (400, not an overflow), with nothing created or changed', async () => {
+    const token = await limitedToken();
+    const tooMuch = await post('carts', { items: [{ product_id: 'priciest', quantity: 9999 }] }, token);
+    expectError(tooMuch, 400, 'invalid_input', { property: 'items[0].quantity', reason: 'out_of_range' });
+    expect((await get('auths/me', token)).body.bindings_count).toBe(0);
+    const cart = await createCart(token, { items: [{ product_id: 'priciest' }] });
+    expect(cart.total).toBe(999_999_999_999);
+    const path = `carts/${cart.cart_id}`;
+    expectError(await post(path, { items: [{ product_id: 'priciest', quantity: '9999' }] }, token), 400, 'invalid_input', { property: 'items[0].quantity', reason: 'out_of_range' });
+    expectError(await post(path, { items: [{ product_id: 'priciest' }, { product_id: 'ebook' }] }, token), 400, 'invalid_input', { property: 'items', reason: 'out_of_range' });
+    expectError(await post(path, { customer: US }, token), 400, 'invalid_input', { property: 'items', reason: 'out_of_range' });
+    expectError(await post(path, { currency: 'JPY' }, token), 400, 'invalid_input', { property: 'currency', reason: 'out_of_range' });
+    expectError(await post(`${path}/items`, { product_id: 'priciest', quantity: 2 }, token), 400, 'invalid_input', { property: 'quantity', reason: 'out_of_range' });
+    expectError(await post(`${path}/items/priciest`, { quantity: 2 }, token), 400, 'invalid_input', { property: 'quantity', reason: 'out_of_range' });
     expect((await get(path, token)).body).toEqual(cart);
   });
 

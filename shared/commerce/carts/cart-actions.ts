@@ -212,7 +212,7 @@ export const updateItemAction = withBody(cartItemUpdate, async (context) => {
       if (change.quantity === 0) return undefined;
       throw itemNotFound(context.params.item_id!);
     }
-    const saved = await writeCartLines(cart, [], () => changeItem(cart.items, item.item_id, change), write);
+    const saved = await writeCartLines(cart, [], () => changeItem(cart.items, item.item_id, change), write, 'quantity');
     const kept = saved.items.find((line) => line.item_id === item.item_id);
     return kept ? itemView(saved, kept) : undefined;
   });

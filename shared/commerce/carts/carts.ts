@@ -16,6 +16,7 @@ import type { SubscriptionPlan } from '../../catalog/products';
 import { nowMs } from '../../clock';
 import { customerDeclaration, type CustomerRecord } from '../../customers/customers';
 import { newId } from '../../ids';
+import { MAX_MONEY } from '../../input/fields';
 import { addressJson, emptyAddress, mergeAddress } from '../../rest/addresses';
 import { fromOwnEdge } from '../../http/transport';
 import { declareResource, type FormattedShape } from '../../rest/declarations';
@@ -457,8 +458,9 @@ export type LinePlan = (resolve: (id: string) => string) => LineIntent[];
 
 /**
  * Prices a cart whose fields are set: reads the products of its lines (one BatchGetItem),
- * plans the lines, checks the ones the request named, prices them in the cart currency and
- * recomputes the totals with the current settings.
+ * plans the lines, checks the ones the request named, prices them in the cart currency,
+ * recomputes the totals with the current settings and refuses amounts over the money limit
+ * (`overLimitProperty` is blamed unless a line the request named is itself over).
  */
 export async function priceCart(
   draft: CartRecord,
@@ -466,6 +468,7 @@ export async function priceCart(
   entries: readonly ItemEntry[],
   plan: LinePlan,
   write: CartWriteContext,
+  overLimitProperty = 'items',
 ): Promise<CartRecord> {
   const mode = write.scope.mode;
   const products = await readLineProducts(write.scope, productIdsToRead(previous.items, entries, mode));
@@ -473,7 +476,33 @@ export async function priceCart(
   await checkSentLines(write.scope, lines, products);
   const items = priceLines(lines, products, previous, draft.currency, write.payment);
   const shippingMethods = await activeShippingMethods(write.scope);
-  return withTotals({ ...draft, items, shipping_methods: shippingMethods }, write.payment, write.tax);
+  const priced = withTotals({ ...draft, items, shipping_methods: shippingMethods }, write.payment, write.tax);
+  assertWithinMoneyLimit(priced, lines, overLimitProperty);
+  return priced;
+}
+
+const LIMIT_TEXT = MAX_MONEY.toLocaleString('en');
+
+/**
+ * 400 invalid_input, reason `out_of_range`, when an amount of the priced cart exceeds
+ * 999,999,999,999 (conventions.md §20: prices, totals and every computed total, settlement
+ * twins included), so nothing that large is stored or charged. A line over the limit that
+ * the request named blames its quantity (`items[i].quantity`, or `quantity` on the item
+ * endpoints); otherwise, when only the sum, tax, shipping or a currency change gets there,
+ * `fallback` is blamed (`items`, `currency` or `quantity`).
+ */
+function assertWithinMoneyLimit(cart: CartRecord, lines: readonly LineIntent[], fallback: string): void {
+  const over = (amounts: object, names: readonly string[]) => names.some((name) => Math.abs((amounts as Record<string, number>)[name] ?? 0) > MAX_MONEY);
+  const line = cart.totals.items.find((item) => over(item, [...LINE_MONEY, ...LINE_SETTLEMENT]));
+  if (line) {
+    const sent = lines.find((intent) => intent.productId === line.product_id)?.sent;
+    const property = sent ? (sent.at ? `${sent.at}.quantity` : 'quantity') : fallback;
+    invalid(property, `The amounts of ${line.quantity} × ${line.product_id} would exceed ${LIMIT_TEXT}, the largest amount a sale may have.`, 'out_of_range');
+  }
+  const shipping = cart.totals.shipping_item;
+  if (over(cart.totals, [...SALE_MONEY, ...SALE_MONEY.map((name) => `settlement_${name}`)]) || (shipping && over(shipping, [...LINE_MONEY, ...LINE_SETTLEMENT]))) {
+    invalid(fallback, `The cart total would exceed ${LIMIT_TEXT}, the largest amount a sale may have.`, 'out_of_range');
+  }
 }
 
 /**
@@ -552,6 +581,11 @@ function bodyPlan(current: readonly CartItemRecord[], body: CartInput): { entrie
   return { entries, plan: (resolve) => replaceItems(current, entries.map((entry) => ({ ...entry, productId: resolve(entry.productId) }))) };
 }
 
+/** What a create or update that goes over the money limit blames, unless a sent line is over itself. */
+function overLimitProperty(body: CartInput): string {
+  return body.items === undefined && body.currency !== undefined ? 'currency' : 'items';
+}
+
 /**
  * Creates a cart (`POST /carts`). A limited token becomes bound to it in the same
  * transaction; at its 21st binding nothing is created (422 binding_limit_exceeded).
@@ -596,7 +630,7 @@ export async function createCart(body: CartInput, origin: CartOrigin, write: Car
   };
   const draft = await applyFields(blank, body, write);
   const { entries, plan } = bodyPlan([], body);
-  const cart = await priceCart(draft, { items: [], currency: draft.currency }, entries, plan, write);
+  const cart = await priceCart(draft, { items: [], currency: draft.currency }, entries, plan, write, overLimitProperty(body));
   assertCodeApplies(cart, body);
   assertShippingQuoted(cart, body);
   const binding = bindingWrite(principal, path);
@@ -610,7 +644,7 @@ export async function updateCart(current: CartRecord, body: CartInput, write: Ca
   assertWritable(current);
   const draft = await applyFields(current, body, write);
   const { entries, plan } = bodyPlan(current.items, body);
-  const priced = await priceCart(draft, current, entries, plan, write);
+  const priced = await priceCart(draft, current, entries, plan, write, overLimitProperty(body));
   assertCodeApplies(priced, body);
   assertShippingQuoted(priced, body);
   return saveCartRecord(current, priced);
@@ -618,11 +652,18 @@ export async function updateCart(current: CartRecord, body: CartInput, write: Ca
 
 /**
  * Changes the lines of a cart (the item endpoints) and re-prices it with the current settings:
- * `plan` gets the product-id resolver and returns the new lines.
+ * `plan` gets the product-id resolver and returns the new lines. Amounts over the money limit
+ * blame `overLimit` (default `items`) unless a sent entry's line is over itself.
  */
-export async function writeCartLines(current: CartRecord, entries: readonly ItemEntry[], plan: LinePlan, write: CartWriteContext): Promise<CartRecord> {
+export async function writeCartLines(
+  current: CartRecord,
+  entries: readonly ItemEntry[],
+  plan: LinePlan,
+  write: CartWriteContext,
+  overLimit = 'items',
+): Promise<CartRecord> {
   assertWritable(current);
   const draft = { ...current, ...(await currentPromotionTerms(current, write.scope)) };
   if (!write.payment.currencies.includes(draft.currency)) draft.currency = write.payment.default_payment_currency;
-  return saveCartRecord(current, await priceCart(draft, current, entries, plan, write));
+  return saveCartRecord(current, await priceCart(draft, current, entries, plan, write, overLimit));
 }
