@@ -211,6 +211,21 @@ describe('strict types and limits before anything is charged (conventions.md §4
     expect(await charges()).toBe(before + 1);
   });
 
+  it('refuses direct payments over 999,999,999,999, sent or computed, and charges nothing', async () => {
+    const before = await charges();
+    const direct = (amounts: Record<string, unknown>) => api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', ...amounts, ...card('4242424242424242') } });
+    refusal(await direct({ total: 1e300 }), { property: 'total', reason: 'out_of_range' });
+    refusal(await direct({ total: '1000000000000' }), { property: 'total', reason: 'out_of_range' });
+    refusal(await direct({ subtotal: 1e300, total: 1e300 }), { property: 'subtotal', reason: 'out_of_range' });
+    refusal(await direct({ subtotal: 999_999_999_999, shipping: 999_999_999_999 }), { property: 'total', reason: 'out_of_range' });
+    refusal(await direct({ total: 5, shipping: 10 }), { property: 'total', reason: 'conflict' });
+    expect(await charges()).toBe(before);
+    const largest = await direct({ subtotal: '999999999990', shipping: '9' });
+    expect(largest.status, largest.text).toBe(201);
+    expect(largest.body).toMatchObject({ total: 999_999_999_999, settlement_total: 999_999_999_999 });
+    expect(await charges()).toBe(before + 1);
+  });
+
   it('refuses a malformed card or payment method with the property, and charges nothing', async () => {
     const token = await shopper();
     const cartId = await cartFor(token);

@@ -11,6 +11,7 @@ import { customerDeclaration } from '../../customers/customers';
 import { dueEntry } from '../../due-work/due-work-store';
 import { newId } from '../../ids';
 import type { Platform } from '../../platform/ports';
+import { MAX_MONEY } from '../../input/fields';
 import { invalid } from '../../rest/input';
 import { roundMoney } from '../../rest/money';
 import type { RecordScope } from '../../store/entity';
@@ -31,8 +32,9 @@ import { RECOVERY_DELAY_MS } from './recover-payment';
 
 /**
  * Makes a direct payment (`POST /payments`) from its parsed body (`directPaymentCreate`, which
- * checked types and each amount's range): the currency must be enabled and the parts must
- * agree with `total`.
+ * checked types and each amount's range): the currency must be enabled, the parts must agree
+ * with `total`, and the total, computed or sent, must stay within the money limit in the
+ * payment's currency and in the settlement currency (conventions.md §20; `total` is blamed).
  */
 export async function payDirect(platform: Platform, principal: Principal, body: DirectPaymentInput, ipAddress: string): Promise<PaymentOutcome> {
   const scope: RecordScope = { accountId: principal.accountId, mode: principal.mode };
@@ -51,6 +53,11 @@ export async function payDirect(platform: Platform, principal: Principal, body: 
   const total = totalSent ?? roundMoney(subtotal + shipping + tax, currency);
   if (subtotalSent !== undefined && totalSent !== undefined && roundMoney(subtotal + shipping + tax, currency) !== total) {
     invalid('total', 'The total disagrees with subtotal + shipping + tax.', 'conflict');
+  }
+  if (subtotal < 0) invalid('total', 'The total is less than shipping + tax.', 'conflict');
+  const settlement = (value: number) => convert(value, currency, settings.settlement_currency, settings);
+  if (total > MAX_MONEY || settlement(total) > MAX_MONEY) {
+    invalid('total', `The total must be at most ${MAX_MONEY.toLocaleString('en')}, in ${currency} and in the settlement currency ${settings.settlement_currency}.`, 'out_of_range');
   }
   const reference = body.reference ?? null;
   const description = body.description ?? null;
@@ -72,7 +79,6 @@ export async function payDirect(platform: Platform, principal: Principal, body: 
 
   const paymentId = newId();
   assertBindingCapacity(principal, `payments/${paymentId}`);
-  const settlement = (value: number) => convert(value, currency, settings.settlement_currency, settings);
   const initiated = newPaymentRecord(scope, paymentId, {
     status: 'initiated', currency, subtotal, shipping, tax, total,
     settlement_currency: settings.settlement_currency,
