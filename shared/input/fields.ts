@@ -65,7 +65,7 @@ function rangeMessage(rules: NumberRules): string {
 export function decimal(rules: NumberRules = {}) {
   const accepted = rules.integer ? 'an integer' : 'a number';
   return z
-    .union([z.number(), z.string().regex(PLAIN_DECIMAL)], { error: `must be ${accepted}` })
+    .union([z.number(), z.string().regex(PLAIN_DECIMAL, { error: `must be ${accepted}` })], { error: `must be ${accepted}` })
     .transform((value) => (typeof value === 'string' ? Number(value) : value))
     .pipe(numberOf(rules));
 }

@@ -257,7 +257,9 @@ describe('replacing items', () => {
       [{ items: [{ product_id: 'inactive' }] }, 400, 'invalid_input', { property: 'items[0].product_id', reason: 'not_found' }],
       [{ items: [{ product_id: 'gone' }] }, 400, 'invalid_input', { property: 'items[0].product_id', reason: 'not_found' }],
       [{ items: [{ product_id: 'test-only' }] }, 400, 'token_type_mismatch', { property: 'items[0].product_id' }],
-      [{ items: [{ product_id: 'ebook', quantity: '2' }] }, 400, 'invalid_input', { property: 'items[0].quantity' }],
+      [{ items: [{ product_id: 'ebook', quantity: '1e3' }] }, 400, 'invalid_input', { property: 'items[0].quantity', reason: 'invalid' }],
+      [{ items: [{ product_id: 'ebook', quantity: ' 2' }] }, 400, 'invalid_input', { property: 'items[0].quantity', reason: 'invalid' }],
+      [{ items: [{ product_id: 'ebook', quantity: 'two' }] }, 400, 'invalid_input', { property: 'items[0].quantity', reason: 'invalid' }],
       [{ items: [{ product_id: 'ebook', quantity: 10000 }] }, 400, 'invalid_input', { property: 'items[0].quantity', reason: 'out_of_range' }],
       [{ items: [{ product_id: 'ebook', quantity: 1.5 }] }, 400, 'invalid_input', { property: 'items[0].quantity' }],
       [{ items: [{ quantity: 1 }] }, 400, 'invalid_input', { property: 'items[0].product_id', reason: 'required' }],
@@ -313,6 +315,107 @@ describe('replacing items', () => {
     const cleared = await post(`carts/${cart.cart_id}`, { customer: null }, token);
     expect(cleared.body.customer).toMatchObject({ name: null, billing_address: { country: null }, shipping_address: { country: null, city: null } });
     expect(cleared.body).toMatchObject({ tax: 0, total: 29 });
+  });
+});
+
+describe('storefront tolerance and limits (conventions.md §4, §20)', () => {
+  const deep = (levels: number): unknown => {
+    let value: unknown = 'leaf';
+    for (let i = 0; i < levels; i++) value = { n: value };
+    return value;
+  };
+
+  beforeAll(async () => {
+    for (const product of [
+      { product_id: 'form', name: 'From a form', type: 'digital', prices: [{ currency: 'USD', price: '19.99' }] },
+      { product_id: '1234', name: 'Numbered', type: 'digital', prices: [{ currency: 'USD', price: 5 }] },
+      { product_id: 'priciest', name: 'Priciest', type: 'service', prices: [{ currency: 'USD', price: 999_999_999_999 }] },
+    ]) {
+      const created = await post('products', product);
+      expect(created.status, created.text).toBe(201);
+    }
+    expectError(await post('products', { name: 'Too dear', type: 'digital', prices: [{ currency: 'USD', price: 1e20 }] }), 400, 'invalid_input', {
+      property: 'prices[0].price',
+      reason: 'out_of_range',
+    });
+  });
+
+  it('creates and updates a cart with plain decimal strings, as browsers post them', async () => {
+    const token = await limitedToken();
+    const created = await post('carts', { items: [{ product_id: 'form', quantity: '1' }] }, token);
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.items[0]).toMatchObject({ product_id: 'form', quantity: 1, price: 19.99 });
+    expect(created.body.total).toBe(19.99);
+    const path = `carts/${created.body.cart_id}`;
+    const updated = await post(path, { items: [{ product_id: 'form', quantity: '3' }] }, token);
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body).toMatchObject({ items_quantity: 3, subtotal: 59.97 });
+    const upserted = await post(`${path}/items`, { product_id: 'form', quantity: '2' }, token);
+    expect(upserted.status, upserted.text).toBe(200);
+    expect(upserted.body.quantity).toBe(2);
+    const changed = await post(`${path}/items/form`, { quantity: '4' }, token);
+    expect(changed.body.quantity).toBe(4);
+    expect((await post(`${path}/items/form`, { quantity: '0' }, token)).status).toBe(204);
+  });
+
+  it('converts a numeric product_id and postal code to strings', async () => {
+    const token = await limitedToken();
+    const created = await post('carts', { items: [{ product_id: 1234, quantity: 2 }], customer: { phone: 5550100, billing_address: { postal_code: 94107 } } }, token);
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.items[0]).toMatchObject({ item_id: '1234', product_id: '1234', quantity: 2 });
+    expect(created.body.customer).toMatchObject({ phone: '5550100', billing_address: { postal_code: '94107' } });
+    const upserted = await post(`carts/${created.body.cart_id}/items`, { product_id: 1234, quantity: 1 }, token);
+    expect(upserted.status, upserted.text).toBe(200);
+  });
+
+  it('refuses malformed numbers with nothing created or changed', async () => {
+    const token = await limitedToken();
+    for (const quantity of ['1e3', ' 2', 'two', '1 ', [], {}]) {
+      expectError(await post('carts', { items: [{ product_id: 'ebook', quantity }] }, token), 400, 'invalid_input', { property: 'items[0].quantity', reason: 'invalid' });
+    }
+    // Nothing was created: the token holds no cart yet.
+    expect((await get('auths/me', token)).body.bindings_count).toBe(0);
+    const cart = await createCart(token, { items: [{ product_id: 'ebook', quantity: 2 }] });
+    const path = `carts/${cart.cart_id}`;
+    for (const quantity of ['1e3', ' 2', 'two']) {
+      expectError(await post(path, { meta: 'changed', items: [{ product_id: 'ebook', quantity }] }, token), 400, 'invalid_input', { property: 'items[0].quantity' });
+      expectError(await post(`${path}/items`, { product_id: 'ebook', quantity }, token), 400, 'invalid_input', { property: 'quantity' });
+      expectError(await post(`${path}/items/ebook`, { quantity, meta: 'changed' }, token), 400, 'invalid_input', { property: 'quantity' });
+    }
+    expect((await get(path, token)).body).toEqual(cart);
+  });
+
+  it('refuses a cart whose amounts would pass 999,999,999,999 (400, not an overflow), with nothing created or changed', async () => {
+    const token = await limitedToken();
+    const tooMuch = await post('carts', { items: [{ product_id: 'priciest', quantity: 9999 }] }, token);
+    expectError(tooMuch, 400, 'invalid_input', { property: 'items[0].quantity', reason: 'out_of_range' });
+    expect((await get('auths/me', token)).body.bindings_count).toBe(0);
+    const cart = await createCart(token, { items: [{ product_id: 'priciest' }] });
+    expect(cart.total).toBe(999_999_999_999);
+    const path = `carts/${cart.cart_id}`;
+    expectError(await post(path, { items: [{ product_id: 'priciest', quantity: '9999' }] }, token), 400, 'invalid_input', { property: 'items[0].quantity', reason: 'out_of_range' });
+    expectError(await post(path, { items: [{ product_id: 'priciest' }, { product_id: 'ebook' }] }, token), 400, 'invalid_input', { property: 'items', reason: 'out_of_range' });
+    expectError(await post(path, { customer: US }, token), 400, 'invalid_input', { property: 'items', reason: 'out_of_range' });
+    expectError(await post(path, { currency: 'JPY' }, token), 400, 'invalid_input', { property: 'currency', reason: 'out_of_range' });
+    expectError(await post(`${path}/items`, { product_id: 'priciest', quantity: 2 }, token), 400, 'invalid_input', { property: 'quantity', reason: 'out_of_range' });
+    expectError(await post(`${path}/items/priciest`, { quantity: 2 }, token), 400, 'invalid_input', { property: 'quantity', reason: 'out_of_range' });
+    expect((await get(path, token)).body).toEqual(cart);
+  });
+
+  it('limits meta to 32 levels (too_long beyond) and refuses a body nested 10,000 deep before reading it', async () => {
+    const token = await limitedToken();
+    const cart = await createCart(token, { meta: deep(30), items: [{ product_id: 'ebook', meta: deep(31) }] });
+    expect(cart.meta).toEqual(deep(30));
+    const path = `carts/${cart.cart_id}`;
+    expectError(await post(path, { meta: deep(40) }, token), 400, 'invalid_input', { property: 'meta', reason: 'too_long' });
+    expectError(await post(path, { items: [{ product_id: 'ebook', meta: deep(40) }] }, token), 400, 'invalid_input', { property: 'items[0].meta', reason: 'too_long' });
+    expectError(await post(`${path}/items/ebook`, { meta: deep(33) }, token), 400, 'invalid_input', { property: 'meta', reason: 'too_long' });
+    const abyss = `{"meta":${'{"n":'.repeat(10_000)}"leaf"${'}'.repeat(10_000)}}`;
+    const raw = (url: string) => api(`${base}${url}`, { method: 'POST', token, rawBody: abyss, headers: { 'Content-Type': 'application/json' } });
+    expectError(await raw(path), 400, 'invalid_input', { reason: 'too_deep' });
+    expectError(await raw('carts'), 400, 'invalid_input', { reason: 'too_deep' });
+    expect((await get('auths/me', token)).body.bindings_count).toBe(1);
+    expect((await get(path, token)).body).toEqual(cart);
   });
 });
 

@@ -175,6 +175,82 @@ describe('exactly one order', () => {
   });
 });
 
+describe('strict types and limits before anything is charged (conventions.md §4, §20)', () => {
+  const charges = async (): Promise<number> => (await api(`${runtime.url}/_local/gateway/charges`)).body.data.length;
+  const refusal = (response: { status: number; text: string; body: any }, meta: Record<string, unknown>) => {
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.error).toMatchObject({ code: 'invalid_input', meta });
+  };
+
+  it('refuses allow_duplicate "yes" on a cart payment and a direct payment, and charges nothing', async () => {
+    const token = await shopper();
+    const cartId = await cartFor(token);
+    const before = await charges();
+    const orders = await orderCount();
+    for (const allow_duplicate of ['yes', 'true', 1, null]) {
+      refusal(await api(`${base}carts/${cartId}/payments`, { method: 'POST', token, body: { ...card('4242424242424242'), allow_duplicate } }), {
+        property: 'allow_duplicate',
+        reason: 'invalid',
+      });
+      refusal(await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 5, ...card('4242424242424242'), allow_duplicate } }), {
+        property: 'allow_duplicate',
+        reason: 'invalid',
+      });
+    }
+    refusal(await api(`${base}carts/${cartId}/payments`, { method: 'POST', token, body: { payment_method: { ...card('4242424242424242').payment_method, save: 'yes' } } }), {
+      property: 'payment_method.save',
+      reason: 'invalid',
+    });
+    expect(await charges()).toBe(before);
+    expect(await orderCount()).toBe(orders);
+    expect((await api(`${base}carts/${cartId}/payments`, { token: secret })).body.total_items).toBe(0);
+    expect((await api(`${base}carts/${cartId}`, { token })).body).toMatchObject({ open: true, payment_status: 'unpaid' });
+    // A strict true passes, and pays.
+    const paid = await api(`${base}carts/${cartId}/payments`, { method: 'POST', token, body: { ...card('4242424242424242'), allow_duplicate: true } });
+    expect(paid.status, paid.text).toBe(201);
+    expect(await charges()).toBe(before + 1);
+  });
+
+  it('refuses direct payments over 999,999,999,999, sent or computed, and charges nothing', async () => {
+    const before = await charges();
+    const direct = (amounts: Record<string, unknown>) => api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', ...amounts, ...card('4242424242424242') } });
+    refusal(await direct({ total: 1e300 }), { property: 'total', reason: 'out_of_range' });
+    refusal(await direct({ total: '1000000000000' }), { property: 'total', reason: 'out_of_range' });
+    refusal(await direct({ subtotal: 1e300, total: 1e300 }), { property: 'subtotal', reason: 'out_of_range' });
+    refusal(await direct({ subtotal: 999_999_999_999, shipping: 999_999_999_999 }), { property: 'total', reason: 'out_of_range' });
+    refusal(await direct({ total: 5, shipping: 10 }), { property: 'total', reason: 'conflict' });
+    expect(await charges()).toBe(before);
+    const largest = await direct({ subtotal: '999999999990', shipping: '9' });
+    expect(largest.status, largest.text).toBe(201);
+    expect(largest.body).toMatchObject({ total: 999_999_999_999, settlement_total: 999_999_999_999 });
+    expect(await charges()).toBe(before + 1);
+  });
+
+  it('refuses a malformed card or payment method with the property, and charges nothing', async () => {
+    const token = await shopper();
+    const cartId = await cartFor(token);
+    const before = await charges();
+    refusal(await api(`${base}carts/${cartId}/payments`, { method: 'POST', token, body: card(4242424242424242 as never) }), { property: 'payment_method.data.number', reason: 'invalid' });
+    refusal(await api(`${base}carts/${cartId}/payments`, { method: 'POST', token, body: card('4242424242424242', { exp_month: '1e1' }) }), {
+      property: 'payment_method.data.exp_month',
+      reason: 'invalid',
+    });
+    refusal(await api(`${base}carts/${cartId}/payments`, { method: 'POST', token, body: card('4242424242424242', { cvv: 123 }) }), { property: 'payment_method.data.cvv', reason: 'invalid' });
+    refusal(await api(`${base}carts/${cartId}/payments`, { method: 'POST', token, body: { payment_method: { type: 'paypal' } } }), { property: 'payment_method.type', reason: 'invalid' });
+    refusal(await api(`${base}carts/${cartId}/payments`, { method: 'POST', token, body: { payment_method: { type: 'credit_card' } } }), { property: 'payment_method.data', reason: 'required' });
+    refusal(await api(`${base}carts/${cartId}/payments`, { method: 'POST', token, body: {} }), { property: 'payment_method', reason: 'required' });
+    refusal(await api(`${base}carts/${cartId}/payments`, { method: 'POST', token, body: card('4242424242424242', { exp_month: 1, exp_year: 2020 }) }), {
+      property: 'payment_method.data.exp_year',
+      reason: 'expired',
+    });
+    expect(await charges()).toBe(before);
+    // Expiry and amounts sent as strings by a checkout form are fine.
+    const paid = await api(`${base}carts/${cartId}/payments`, { method: 'POST', token, body: card('4242424242424242', { exp_month: '12', exp_year: '31' }) });
+    expect(paid.status, paid.text).toBe(201);
+    expect(paid.body.payment_method.data).toMatchObject({ exp_month: 12, exp_year: 2031 });
+  });
+});
+
 describe('payments without a sale, and what follows a checkout', () => {
   it('charges a direct payment without an order, binds it to a limited caller, and refuses a bad total', async () => {
     const before = await orderCount();
@@ -191,8 +267,15 @@ describe('payments without a sale, and what follows a checkout', () => {
     const mismatch = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', subtotal: 10, tax: 1, total: 12, ...card('4242424242424242') } });
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.error.meta.property).toBe('total');
+    // Amounts take plain decimal strings (conventions.md §4); anything else is refused.
     const stringAmount = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: '12.00', ...card('4242424242424242') } });
-    expect(stringAmount.status).toBe(400);
+    expect(stringAmount.status, stringAmount.text).toBe(201);
+    expect(stringAmount.body.total).toBe(12);
+    for (const total of ['1e3', ' 12', 'twelve', [12]]) {
+      const refused = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total, ...card('4242424242424242') } });
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.body.error.meta).toMatchObject({ property: 'total', reason: 'invalid' });
+    }
     const declined = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 5, ...card('4000000000000002') } });
     expect(declined.status).toBe(402);
     expect(declined.body.error.meta.payment.status).toBe('failed');

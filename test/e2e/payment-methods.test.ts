@@ -107,6 +107,47 @@ describe('customer payment methods', () => {
     expect(guest.status, guest.text).toBe(400);
   });
 
+  it('validates bodies before anything is verified or stored: strict booleans and strings, plain decimal expiries, read-only numbers', async () => {
+    const customerId = await newCustomer();
+    const list = async () => (await api(`${base}customers/${customerId}/payment_methods`, { token: secret })).body.total_items;
+    const refusals: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+      [{ data: cardData('4242424242424242'), is_default: 'yes' }, { property: 'is_default', reason: 'invalid' }],
+      [{ type: 'paypal', data: cardData('4242424242424242') }, { property: 'type', reason: 'invalid' }],
+      [{ type: 'credit_card' }, { property: 'data', reason: 'required' }],
+      [{ data: cardData('4242424242424242', { exp_month: '1e1' }) }, { property: 'data.exp_month', reason: 'invalid' }],
+      [{ data: cardData('4242424242424242', { cvv: 123 }) }, { property: 'data.cvv', reason: 'invalid' }],
+      [{ data: cardData('4242424242424241') }, { property: 'data.number', reason: 'invalid' }],
+      [{ data: cardData('4242424242424242', { exp_year: 2020 }) }, { property: 'data.exp_year', reason: 'expired' }],
+    ];
+    for (const [body, meta] of refusals) {
+      const refused = await api(`${base}customers/${customerId}/payment_methods`, { method: 'POST', token: secret, body });
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'invalid_input', meta });
+    }
+    expect(await list()).toBe(0);
+
+    const added = await addCard(customerId, '4242424242424242', { data: cardData('4242424242424242', { exp_month: '07', exp_year: '31', billing_address: { postal_code: 94107 } }) });
+    expect(added.status, added.text).toBe(201);
+    expect(added.body.data).toMatchObject({ exp_month: 7, exp_year: 2031, billing_address: { postal_code: '94107' } });
+    const changes: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+      [{ data: { number: '4242424242424242' } }, { property: 'data.number', reason: 'read_only' }],
+      [{ data: { cvv: '123' } }, { property: 'data.cvv', reason: 'read_only' }],
+      [{ is_default: 'true' }, { property: 'is_default', reason: 'invalid' }],
+      [{ exp_month: 'July' }, { property: 'exp_month', reason: 'invalid' }],
+      [{ data: { exp_month: 1, exp_year: 2020 } }, { property: 'data.exp_year', reason: 'expired' }],
+    ];
+    for (const [body, meta] of changes) {
+      const refused = await api(added.body.url, { method: 'POST', token: secret, body });
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'invalid_input', meta });
+    }
+    expect((await api(added.body.url, { token: secret })).body).toEqual(added.body);
+    // A method posted back as read (masked data, brand as data.type) is accepted; strings convert.
+    const echoed = await api(added.body.url, { method: 'POST', token: secret, body: { ...added.body, data: { ...added.body.data, exp_month: '8' } } });
+    expect(echoed.status, echoed.text).toBe(200);
+    expect(echoed.body.data).toMatchObject({ exp_month: 8, exp_year: 2031, last4: '4242' });
+  });
+
   it('stores nothing when the card is declined', async () => {
     const customerId = await newCustomer();
     expect((await addCard(customerId, '4000000000000002')).status).toBe(402);

@@ -8,7 +8,7 @@ import type { Principal } from '../../auth/principal';
 import { assertReach } from '../../auth/reach';
 import { InvalidInputError, NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
-import { requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
+import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
@@ -26,7 +26,8 @@ import {
   type CartItemView,
   type CartWriteContext,
 } from './carts';
-import { changeItem, parseItemChange, parseUpsertEntry, removeItem, upsertItem } from './items';
+import { cartCreate, cartItemUpdate, cartItemUpsert, cartUpdate } from './cart-schemas';
+import { changeItem, itemChange, removeItem, upsertEntry, upsertItem } from './items';
 import type { CartItemRecord, CartRecord } from './types';
 
 const PAYMENT_STATUSES = ['unpaid', 'completed'] as const;
@@ -76,13 +77,13 @@ function itemView(cart: CartRecord, item: CartItemRecord): CartItemView {
 }
 
 /** `POST /carts`: 201; a limited token becomes bound to the new cart. */
-export async function createCartAction(context: ApiContext): Promise<ApiResult> {
+export const createCartAction = withBody(cartCreate, async (context) => {
   const prepared = await prepare(context);
   const origin = { ipAddress: context.sourceIp || null, ipCountry: viewerCountry(context.headers) };
-  const cart = await createCart(context.body ?? {}, origin, await writeContext(prepared));
+  const cart = await createCart(context.body, origin, await writeContext(prepared));
   const body = await renderResource(cartDeclaration, cart, prepared.render);
   return { status: 201, body, location: prepared.render.url(cartPath(cart.cart_id)) };
-}
+});
 
 /** `GET /carts/{cart_id}`. */
 export async function getCartAction(context: ApiContext): Promise<ApiResult> {
@@ -93,14 +94,14 @@ export async function getCartAction(context: ApiContext): Promise<ApiResult> {
 }
 
 /** `POST /carts/{cart_id}`: partial update with the create fields; 422 once paid, 409 while a payment runs. */
-export async function updateCartAction(context: ApiContext): Promise<ApiResult> {
+export const updateCartAction = withBody(cartUpdate, async (context) => {
   const prepared = await prepare(context);
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
   const write = await writeContext(prepared);
-  const saved = await retryOnConflict(async () => updateCart(await readCart(prepared, cartId), context.body ?? {}, write));
+  const saved = await retryOnConflict(async () => updateCart(await readCart(prepared, cartId), context.body, write));
   return { status: 200, body: await renderResource(cartDeclaration, saved, prepared.render) };
-}
+});
 
 /** `GET /carts`: cursor list; filters `payment_status`, `open`, `customer_id`. */
 export async function listCartsAction(context: ApiContext): Promise<ApiResult> {
@@ -158,11 +159,11 @@ export async function listItemsAction(context: ApiContext): Promise<ApiResult> {
 }
 
 /** `POST /carts/{cart_id}/items`: upsert; 201 with `Location` when added, 200 when the quantity was set. */
-export async function upsertItemAction(context: ApiContext): Promise<ApiResult> {
+export const upsertItemAction = withBody(cartItemUpsert, async (context) => {
   const prepared = await prepare(context);
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
-  const entry = parseUpsertEntry(context.body ?? {});
+  const entry = upsertEntry(context.body);
   const write = await writeContext(prepared);
   let created = false;
   let itemId = entry.productId;
@@ -178,7 +179,7 @@ export async function upsertItemAction(context: ApiContext): Promise<ApiResult> 
   const item = saved.items.find((line) => line.item_id === itemId)!;
   const body = await renderResource(cartItemDeclaration, itemView(saved, item), prepared.render);
   return created ? { status: 201, body, location: body.url as string } : { status: 200, body };
-}
+});
 
 /** `GET /carts/{cart_id}/items/{item_id}`. */
 export async function getItemAction(context: ApiContext): Promise<ApiResult> {
@@ -195,11 +196,11 @@ export async function getItemAction(context: ApiContext): Promise<ApiResult> {
  * `POST /carts/{cart_id}/items/{item_id}`: `{quantity, meta}`; 200 with the item, or 204 when
  * quantity 0 removed it (also when it was not in the cart: removing is idempotent).
  */
-export async function updateItemAction(context: ApiContext): Promise<ApiResult> {
+export const updateItemAction = withBody(cartItemUpdate, async (context) => {
   const prepared = await prepare(context);
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
-  const change = parseItemChange(context.body ?? {});
+  const change = itemChange(context.body);
   const write = await writeContext(prepared);
   const result = await retryOnConflict(async () => {
     const cart = await readCart(prepared, cartId);
@@ -209,13 +210,13 @@ export async function updateItemAction(context: ApiContext): Promise<ApiResult> 
       if (change.quantity === 0) return undefined;
       throw itemNotFound(context.params.item_id!);
     }
-    const saved = await writeCartLines(cart, [], () => changeItem(cart.items, item.item_id, change), write);
+    const saved = await writeCartLines(cart, [], () => changeItem(cart.items, item.item_id, change), write, 'quantity');
     const kept = saved.items.find((line) => line.item_id === item.item_id);
     return kept ? itemView(saved, kept) : undefined;
   });
   if (!result) return { status: 204 };
   return { status: 200, body: await renderResource(cartItemDeclaration, result, prepared.render) };
-}
+});
 
 /** `DELETE /carts/{cart_id}/items/{item_id}`: 204, also when the item was not in the cart (storefronts read a 404 on a cart write as a lost cart). */
 export async function deleteItemAction(context: ApiContext): Promise<ApiResult> {

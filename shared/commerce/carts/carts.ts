@@ -16,11 +16,12 @@ import type { SubscriptionPlan } from '../../catalog/products';
 import { nowMs } from '../../clock';
 import { customerDeclaration, type CustomerRecord } from '../../customers/customers';
 import { newId } from '../../ids';
-import { addressJson, emptyAddress, mergeAddress, mergeAddressBody } from '../../rest/addresses';
+import { MAX_MONEY } from '../../input/fields';
+import { addressJson, emptyAddress, mergeAddress } from '../../rest/addresses';
 import { fromOwnEdge } from '../../http/transport';
 import { declareResource, type FormattedShape } from '../../rest/declarations';
 import { isCountryCode } from '../../rest/formatted';
-import { invalid, metaValue, objectValue, optionalEmail, optionalString, sends } from '../../rest/input';
+import { invalid, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
 import { listSortKey } from '../../store/keys';
 import { collectionPartition, getRecord, recordKey, type RecordScope } from '../../store/records';
@@ -28,11 +29,12 @@ import { computeSale, taxLocationOf, taxTreatmentOf, type SaleLineInput, type Sa
 import { activeShippingMethods, quoteMethods, selectQuote, shippingCountryOf } from '../shipping';
 import { currentSalePromotion, hasEligibleLine, InvalidPromotionCodeError, promotionDiscounts, resolvePromotionCode, termsOf } from '../promotions';
 import { insertCart, saveCartRecord } from './cart-store';
+import type { CartInput } from './cart-schemas';
 import { CartLockedError, CartPaidError, BodyTokenTypeMismatchError } from './errors';
 import {
   checkSentLines,
+  itemEntries,
   keepItems,
-  parseItemEntries,
   priceLines,
   productIdsToRead,
   readLineProducts,
@@ -262,8 +264,7 @@ export function assertWritable(cart: CartRecord, now = nowMs()): void {
 }
 
 /** A sent `currency`: an enabled ISO 4217 code, case-insensitive in, uppercase out (§1.1). */
-function currencyValue(value: unknown, payment: PaymentSettings): string {
-  if (typeof value !== 'string' || value === '') invalid('currency', 'The property currency must be a currency code.', value === null || value === '' ? 'required' : 'invalid');
+function enabledCurrency(value: string, payment: PaymentSettings): string {
   const currency = value.toUpperCase();
   if (!payment.currencies.includes(currency)) invalid('currency', `The currency ${value} is not enabled for this account.`);
   return currency;
@@ -306,8 +307,7 @@ function copiedCustomer(saved: CustomerRecord): SaleCustomer {
 }
 
 /** Reads the saved customer a body links: 400 `not_found` when missing, 400 token_type_mismatch when in the other mode. */
-async function linkedCustomer(scope: RecordScope, id: unknown, property: string): Promise<CustomerRecord> {
-  if (typeof id !== 'string') invalid(property, `The property ${property} must be a customer id.`);
+async function linkedCustomer(scope: RecordScope, id: string, property: string): Promise<CustomerRecord> {
   try {
     return await getRecord(customerDeclaration, scope, id);
   } catch (error) {
@@ -326,20 +326,20 @@ async function linkedCustomer(scope: RecordScope, id: unknown, property: string)
  */
 async function applyCustomer(
   cart: Pick<CartRecord, 'customer' | 'customer_tax_exempt'>,
-  body: Record<string, unknown>,
+  body: CartInput,
   write: CartWriteContext,
 ): Promise<Pick<CartRecord, 'customer' | 'customer_tax_exempt'>> {
   let customer: SaleCustomer = { ...cart.customer };
   let taxExempt = cart.customer_tax_exempt;
-  const patch = sends(body, 'customer') ? objectValue(body.customer, 'customer') : null;
+  const patch = body.customer ?? null;
   if (write.principal.kind !== 'limited') {
-    const [property, value] = sends(body, 'customer_id')
+    const [property, value] = body.customer_id !== undefined
       ? ['customer_id', body.customer_id]
-      : patch && sends(patch, 'customer_id')
+      : patch?.customer_id !== undefined
         ? ['customer.customer_id', patch.customer_id]
         : [undefined, undefined];
     if (property !== undefined) {
-      if (value === null || value === '') {
+      if (value === null) {
         customer = { ...customer, customer_id: null, username: null };
         taxExempt = false;
       } else if (value !== customer.customer_id) {
@@ -349,20 +349,16 @@ async function applyCustomer(
       }
     }
   }
-  if (sends(body, 'customer') && body.customer === null) {
+  if (body.customer === null) {
     customer = { ...guestCustomer(), customer_id: customer.customer_id, username: customer.username };
   }
   if (patch) {
-    const text = (name: 'name' | 'company_name' | 'phone' | 'tax_number', max: number) => {
-      if (sends(patch, name)) customer[name] = optionalString(patch[name], `customer.${name}`, max);
-    };
-    text('name', 200);
-    if (sends(patch, 'email')) customer.email = optionalEmail(patch.email, 'customer.email');
-    text('company_name', 200);
-    text('phone', 50);
-    text('tax_number', 50);
-    if (sends(patch, 'billing_address')) customer.billing_address = mergeAddressBody(customer.billing_address, patch.billing_address, 'customer.billing_address');
-    if (sends(patch, 'shipping_address')) customer.shipping_address = mergeAddressBody(customer.shipping_address, patch.shipping_address, 'customer.shipping_address');
+    for (const name of ['name', 'email', 'company_name', 'phone', 'tax_number'] as const) {
+      const value = patch[name];
+      if (value !== undefined) customer[name] = value;
+    }
+    if (patch.billing_address !== undefined) customer.billing_address = mergeAddress(customer.billing_address, patch.billing_address);
+    if (patch.shipping_address !== undefined) customer.shipping_address = mergeAddress(customer.shipping_address, patch.shipping_address);
   }
   return { customer, customer_tax_exempt: taxExempt };
 }
@@ -375,31 +371,26 @@ async function applyCustomer(
  * keeps the stored code with its promotion's current terms. A sent `shipping_method_id` is
  * kept as asked; once the cart is priced, `assertShippingQuoted` refuses one not quoted (§3.3).
  */
-async function applyFields(base: CartRecord, body: Record<string, unknown>, write: CartWriteContext): Promise<CartRecord> {
+async function applyFields(base: CartRecord, body: CartInput, write: CartWriteContext): Promise<CartRecord> {
   const next: CartRecord = { ...base };
-  if (sends(body, 'currency')) next.currency = currencyValue(body.currency, write.payment);
+  if (body.currency !== undefined) next.currency = enabledCurrency(body.currency, write.payment);
   else if (!write.payment.currencies.includes(next.currency)) next.currency = write.payment.default_payment_currency;
   Object.assign(next, await applyCustomer(base, body, write));
-  if (sends(body, 'promotion_code')) {
+  if (body.promotion_code !== undefined) {
     const code = body.promotion_code;
-    if (code === null || code === '') {
+    if (code === null) {
       Object.assign(next, { promotion_code: null, promotion_id: null, promotion_terms: null });
     } else {
-      if (typeof code !== 'string') invalid('promotion_code', 'The property promotion_code must be a string.');
       const promotion = await resolvePromotionCode(write.scope, code.trim(), nowMs());
       Object.assign(next, { promotion_code: promotion.code, promotion_id: promotion.promotion_id, promotion_terms: termsOf(promotion) });
     }
   } else {
     Object.assign(next, await currentPromotionTerms(base, write.scope));
   }
-  if (sends(body, 'shipping_method_id')) {
-    const id = body.shipping_method_id;
-    if (id !== null && id !== '' && typeof id !== 'string') invalid('shipping_method_id', 'The property shipping_method_id must be a string.');
-    next.shipping_method_id = id === null || id === '' ? null : id;
-  }
-  if (sends(body, 'referrer')) next.referrer = optionalString(body.referrer, 'referrer', 2000);
-  if (sends(body, 'affiliate_id')) next.affiliate_id = optionalString(body.affiliate_id, 'affiliate_id', 200);
-  if (sends(body, 'meta')) next.meta = metaValue(body.meta);
+  if (body.shipping_method_id !== undefined) next.shipping_method_id = body.shipping_method_id;
+  if (body.referrer !== undefined) next.referrer = body.referrer;
+  if (body.affiliate_id !== undefined) next.affiliate_id = body.affiliate_id;
+  if (sends(body, 'meta')) next.meta = body.meta;
   return next;
 }
 
@@ -415,17 +406,17 @@ async function currentPromotionTerms(cart: CartRecord, scope: RecordScope): Prom
 }
 
 /** 400 invalid_promotion_code `not_applicable` when a code sent with this write applies to none of the priced lines (§11). */
-function assertCodeApplies(cart: CartRecord, body: Record<string, unknown>): void {
-  if (!sends(body, 'promotion_code') || cart.promotion_code === null || !cart.promotion_terms) return;
+function assertCodeApplies(cart: CartRecord, body: CartInput): void {
+  if (body.promotion_code === undefined || cart.promotion_code === null || !cart.promotion_terms) return;
   const lines = cart.items.map((item) => ({ productId: item.product_id, quantity: item.quantity }));
   if (!hasEligibleLine(cart.promotion_terms, lines)) throw new InvalidPromotionCodeError(cart.promotion_code, 'not_applicable');
 }
 
 /** 400 invalid_input `shipping_method_id` when the id this write sent is not among the priced cart's quotes (§3.3). */
-function assertShippingQuoted(cart: CartRecord, body: Record<string, unknown>): void {
+function assertShippingQuoted(cart: CartRecord, body: CartInput): void {
   const id = body.shipping_method_id;
-  if (!sends(body, 'shipping_method_id') || id === null || id === '' || cart.shipping_method_id === id) return;
-  invalid('shipping_method_id', `The shipping method ${String(id)} is not offered for this cart.`, 'not_found');
+  if (id === undefined || id === null || cart.shipping_method_id === id) return;
+  invalid('shipping_method_id', `The shipping method ${id} is not offered for this cart.`, 'not_found');
 }
 
 /** How a write changes the lines, once the products are known (ids in `entries` still as sent). */
@@ -433,8 +424,9 @@ export type LinePlan = (resolve: (id: string) => string) => LineIntent[];
 
 /**
  * Prices a cart whose fields are set: reads the products of its lines (one BatchGetItem),
- * plans the lines, checks the ones the request named, prices them in the cart currency and
- * recomputes the totals with the current settings.
+ * plans the lines, checks the ones the request named, prices them in the cart currency,
+ * recomputes the totals with the current settings and refuses amounts over the money limit
+ * (`overLimitProperty` is blamed unless a line the request named is itself over).
  */
 export async function priceCart(
   draft: CartRecord,
@@ -442,6 +434,7 @@ export async function priceCart(
   entries: readonly ItemEntry[],
   plan: LinePlan,
   write: CartWriteContext,
+  overLimitProperty = 'items',
 ): Promise<CartRecord> {
   const mode = write.scope.mode;
   const products = await readLineProducts(write.scope, productIdsToRead(previous.items, entries, mode));
@@ -449,7 +442,33 @@ export async function priceCart(
   await checkSentLines(write.scope, lines, products);
   const items = priceLines(lines, products, previous, draft.currency, write.payment);
   const shippingMethods = await activeShippingMethods(write.scope);
-  return withTotals({ ...draft, items, shipping_methods: shippingMethods }, write.payment, write.tax);
+  const priced = withTotals({ ...draft, items, shipping_methods: shippingMethods }, write.payment, write.tax);
+  assertWithinMoneyLimit(priced, lines, overLimitProperty);
+  return priced;
+}
+
+const LIMIT_TEXT = MAX_MONEY.toLocaleString('en');
+
+/**
+ * 400 invalid_input, reason `out_of_range`, when an amount of the priced cart exceeds
+ * 999,999,999,999 (conventions.md §20: prices, totals and every computed total, settlement
+ * twins included), so nothing that large is stored or charged. A line over the limit that
+ * the request named blames its quantity (`items[i].quantity`, or `quantity` on the item
+ * endpoints); otherwise, when only the sum, tax, shipping or a currency change gets there,
+ * `fallback` is blamed (`items`, `currency` or `quantity`).
+ */
+function assertWithinMoneyLimit(cart: CartRecord, lines: readonly LineIntent[], fallback: string): void {
+  const over = (amounts: object, names: readonly string[]) => names.some((name) => Math.abs((amounts as Record<string, number>)[name] ?? 0) > MAX_MONEY);
+  const line = cart.totals.items.find((item) => over(item, [...LINE_MONEY, ...LINE_SETTLEMENT]));
+  if (line) {
+    const sent = lines.find((intent) => intent.productId === line.product_id)?.sent;
+    const property = sent ? (sent.at ? `${sent.at}.quantity` : 'quantity') : fallback;
+    invalid(property, `The amounts of ${line.quantity} × ${line.product_id} would exceed ${LIMIT_TEXT}, the largest amount a sale may have.`, 'out_of_range');
+  }
+  const shipping = cart.totals.shipping_item;
+  if (over(cart.totals, [...SALE_MONEY, ...SALE_MONEY.map((name) => `settlement_${name}`)]) || (shipping && over(shipping, [...LINE_MONEY, ...LINE_SETTLEMENT]))) {
+    invalid(fallback, `The cart total would exceed ${LIMIT_TEXT}, the largest amount a sale may have.`, 'out_of_range');
+  }
 }
 
 /**
@@ -522,17 +541,22 @@ export function withTotals(cart: CartRecord, payment: PaymentSettings, tax: TaxS
 }
 
 /** The `items` plan of a body: its replace semantics when sent, else the lines unchanged. */
-function bodyPlan(current: readonly CartItemRecord[], body: Record<string, unknown>): { entries: ItemEntry[]; plan: LinePlan } {
-  if (!sends(body, 'items')) return { entries: [], plan: () => keepItems(current) };
-  const entries = parseItemEntries(body.items);
+function bodyPlan(current: readonly CartItemRecord[], body: CartInput): { entries: ItemEntry[]; plan: LinePlan } {
+  if (body.items === undefined) return { entries: [], plan: () => keepItems(current) };
+  const entries = itemEntries(body.items);
   return { entries, plan: (resolve) => replaceItems(current, entries.map((entry) => ({ ...entry, productId: resolve(entry.productId) }))) };
+}
+
+/** What a create or update that goes over the money limit blames, unless a sent line is over itself. */
+function overLimitProperty(body: CartInput): string {
+  return body.items === undefined && body.currency !== undefined ? 'currency' : 'items';
 }
 
 /**
  * Creates a cart (`POST /carts`). A limited token becomes bound to it in the same
  * transaction; at its 21st binding nothing is created (422 binding_limit_exceeded).
  */
-export async function createCart(body: Record<string, unknown>, origin: CartOrigin, write: CartWriteContext): Promise<CartRecord> {
+export async function createCart(body: CartInput, origin: CartOrigin, write: CartWriteContext): Promise<CartRecord> {
   const { scope, principal, payment } = write;
   const cartId = newId();
   const path = `carts/${cartId}`;
@@ -572,7 +596,7 @@ export async function createCart(body: Record<string, unknown>, origin: CartOrig
   };
   const draft = await applyFields(blank, body, write);
   const { entries, plan } = bodyPlan([], body);
-  const cart = await priceCart(draft, { items: [], currency: draft.currency }, entries, plan, write);
+  const cart = await priceCart(draft, { items: [], currency: draft.currency }, entries, plan, write, overLimitProperty(body));
   assertCodeApplies(cart, body);
   assertShippingQuoted(cart, body);
   const binding = bindingWrite(principal, path);
@@ -582,11 +606,11 @@ export async function createCart(body: Record<string, unknown>, origin: CartOrig
 }
 
 /** A partial update of a cart (`POST /carts/{id}`): the create fields, re-priced and saved. */
-export async function updateCart(current: CartRecord, body: Record<string, unknown>, write: CartWriteContext): Promise<CartRecord> {
+export async function updateCart(current: CartRecord, body: CartInput, write: CartWriteContext): Promise<CartRecord> {
   assertWritable(current);
   const draft = await applyFields(current, body, write);
   const { entries, plan } = bodyPlan(current.items, body);
-  const priced = await priceCart(draft, current, entries, plan, write);
+  const priced = await priceCart(draft, current, entries, plan, write, overLimitProperty(body));
   assertCodeApplies(priced, body);
   assertShippingQuoted(priced, body);
   return saveCartRecord(current, priced);
@@ -594,11 +618,18 @@ export async function updateCart(current: CartRecord, body: Record<string, unkno
 
 /**
  * Changes the lines of a cart (the item endpoints) and re-prices it with the current settings:
- * `plan` gets the product-id resolver and returns the new lines.
+ * `plan` gets the product-id resolver and returns the new lines. Amounts over the money limit
+ * blame `overLimit` (default `items`) unless a sent entry's line is over itself.
  */
-export async function writeCartLines(current: CartRecord, entries: readonly ItemEntry[], plan: LinePlan, write: CartWriteContext): Promise<CartRecord> {
+export async function writeCartLines(
+  current: CartRecord,
+  entries: readonly ItemEntry[],
+  plan: LinePlan,
+  write: CartWriteContext,
+  overLimit = 'items',
+): Promise<CartRecord> {
   assertWritable(current);
   const draft = { ...current, ...(await currentPromotionTerms(current, write.scope)) };
   if (!write.payment.currencies.includes(draft.currency)) draft.currency = write.payment.default_payment_currency;
-  return saveCartRecord(current, await priceCart(draft, current, entries, plan, write));
+  return saveCartRecord(current, await priceCart(draft, current, entries, plan, write, overLimit));
 }

@@ -11,8 +11,9 @@
 import type { PaymentSettings } from '../../accounts/settings';
 import { convert, unitPrice } from '../../catalog/pricing';
 import { productDeclaration, type ProductRecord } from '../../catalog/products';
-import { invalid, metaValue, numberValue, objectValue, sends } from '../../rest/input';
+import { invalid, sends } from '../../rest/input';
 import { batchGetItems, recordKey, type RecordScope } from '../../store/records';
+import type { CartItemUpdateInput, CartItemUpsertInput, CartLineInput } from './cart-schemas';
 import { BodyTokenTypeMismatchError } from './errors';
 import type { CartItemRecord } from './types';
 
@@ -49,51 +50,32 @@ function propertyPath(at: string, property: string): string {
   return at ? `${at}.${property}` : property;
 }
 
-function quantityValue(value: unknown, at: string, min: number): number {
-  return numberValue(value, propertyPath(at, 'quantity'), { integer: true, min, max: MAX_QUANTITY });
-}
-
-/** One entry's `product_id`, `quantity` (from `minQuantity`) and `meta`; other properties are ignored. */
-function entryOf(value: unknown, at: string, minQuantity: number): ItemEntry {
-  const object = objectValue(value, at || 'body');
-  if (!object) invalid(at || 'product_id', `The property ${at || 'product_id'} must be an object.`, at ? 'invalid' : 'required');
-  const productId = object.product_id;
-  if (productId === undefined || productId === null || productId === '') {
-    invalid(propertyPath(at, 'product_id'), `The property ${propertyPath(at, 'product_id')} is required.`, 'required');
-  }
-  if (typeof productId !== 'string' || productId.length > 100) {
-    invalid(propertyPath(at, 'product_id'), `The property ${propertyPath(at, 'product_id')} must be a product id.`);
-  }
-  const entry: ItemEntry = {
-    at,
-    productId,
-    quantity: sends(object, 'quantity') ? quantityValue(object.quantity, at, minQuantity) : undefined,
-  };
-  if (sends(object, 'meta')) entry.meta = { value: metaValue(object.meta, propertyPath(at, 'meta')) };
+/** One parsed entry (`cartLine` or `cartItemUpsert`) at `at`, remembering whether it sent `meta`. */
+function entryOf(line: CartLineInput | CartItemUpsertInput, at: string): ItemEntry {
+  const entry: ItemEntry = { at, productId: line.product_id, quantity: line.quantity };
+  if (sends(line, 'meta')) entry.meta = { value: line.meta };
   return entry;
 }
 
 /**
- * Parses an `items` array of a create or update: each entry needs `product_id` and may carry
- * `quantity` (integer 0–9999) and `meta`. `null` means no items.
- * @example parseItemEntries([{ product_id: 'ebook', quantity: 2 }]) // [{ at: 'items[0]', productId: 'ebook', quantity: 2 }]
+ * The entries of a parsed `items` array of a create or update (`cartCreate`, `cartUpdate`),
+ * each with its place in the body for error paths. `null` means no items.
+ * @example itemEntries([{ product_id: 'ebook', quantity: 2 }]) // [{ at: 'items[0]', productId: 'ebook', quantity: 2 }]
  */
-export function parseItemEntries(value: unknown): ItemEntry[] {
-  if (value === null) return [];
-  if (!Array.isArray(value)) invalid('items', 'The property items must be an array of items.');
-  return value.map((element, index) => entryOf(element, `items[${index}]`, 0));
+export function itemEntries(lines: readonly CartLineInput[] | null): ItemEntry[] {
+  return (lines ?? []).map((line, index) => entryOf(line, `items[${index}]`));
 }
 
-/** Parses the body of `POST /carts/{id}/items`: `{product_id, quantity ≥ 1, meta}`. */
-export function parseUpsertEntry(body: Record<string, unknown>): ItemEntry {
-  return entryOf(body, '', 1);
+/** The entry of a parsed `POST /carts/{id}/items` body (`cartItemUpsert`). */
+export function upsertEntry(body: CartItemUpsertInput): ItemEntry {
+  return entryOf(body, '');
 }
 
-/** Parses the body of `POST /carts/{id}/items/{item_id}`: `{quantity (0 removes), meta}`; `product_id` is read-only there. */
-export function parseItemChange(body: Record<string, unknown>): { quantity?: number; meta?: { value: unknown } } {
+/** The change of a parsed `POST /carts/{id}/items/{item_id}` body (`cartItemUpdate`). */
+export function itemChange(body: CartItemUpdateInput): { quantity?: number; meta?: { value: unknown } } {
   return {
-    ...(sends(body, 'quantity') ? { quantity: quantityValue(body.quantity, '', 0) } : {}),
-    ...(sends(body, 'meta') ? { meta: { value: metaValue(body.meta) } } : {}),
+    ...(body.quantity !== undefined ? { quantity: body.quantity } : {}),
+    ...(sends(body, 'meta') ? { meta: { value: body.meta } } : {}),
   };
 }
 

@@ -4,14 +4,15 @@
  */
 import type { PaymentSettings } from '../../accounts/settings';
 import { logger } from '../../logging';
-import { invalid, objectValue } from '../../rest/input';
+import { invalid } from '../../rest/input';
 import type { RecordScope } from '../../store/entity';
 import { FIELD_PATHS } from '../carts/options';
 import type { SaleCustomer } from '../carts/types';
-import { cardFingerprint, maskedCard, parseNewCard, type MaskedCard, type NewCard } from '../payments/cards';
+import { cardFingerprint, maskedCard, newCard, type MaskedCard, type NewCard } from '../payments/cards';
 import { DuplicatePaymentError } from '../payments/errors';
 import type { SavedCardRef } from '../payments/gateway';
 import type { PaymentRecord } from '../payments/payment-records';
+import type { PaymentMethodInput } from '../payments/payment-schemas';
 import { findRecentDuplicate, recordSavedMethod } from '../payments/payment-store';
 import { findCustomerPaymentMethod, storePaymentMethod } from '../payment-methods/payment-methods';
 
@@ -50,21 +51,21 @@ export interface ParsedPaymentMethod {
 }
 
 /**
- * Check 6: the payment method (§4.2). A new card is validated; a `payment_method_id` must be a
- * saved method of `customerId` (the sale's linked customer), else 400 invalid_input
- * `not_found`.
+ * Check 6: the payment method (§4.2) of a parsed body (`paymentMethodInput`, which checked its
+ * shape): needed unless the total is zero (the caller asks only then). A new card gets its Luhn
+ * and expiry checks; a `payment_method_id` must be a saved method of `customerId` (the sale's
+ * linked customer), else 400 invalid_input `not_found`.
  */
-export async function parsePaymentMethod(value: unknown, now: number, scope: RecordScope, customerId: string | null): Promise<ParsedPaymentMethod> {
-  const method = objectValue(value, 'payment_method');
+export async function parsePaymentMethod(method: PaymentMethodInput, now: number, scope: RecordScope, customerId: string | null): Promise<ParsedPaymentMethod> {
   if (!method) invalid('payment_method', 'The property payment_method is required.', 'required');
-  if (method.type !== undefined && method.type !== 'credit_card') invalid('payment_method.type', 'The property payment_method.type must be credit_card.');
-  if (method.payment_method_id !== undefined && method.payment_method_id !== null) {
+  if (method.payment_method_id) {
     const id = method.payment_method_id;
-    const saved = typeof id === 'string' && customerId ? await findCustomerPaymentMethod(scope, customerId, id) : undefined;
+    const saved = customerId ? await findCustomerPaymentMethod(scope, customerId, id) : undefined;
     if (!saved) invalid('payment_method.payment_method_id', 'The payment method does not belong to the sale customer.', 'not_found');
     return { card: saved.card, paymentMethodId: saved.payment_method_id, data: saved.data, fingerprint: `payment_method:${saved.payment_method_id}`, save: false };
   }
-  const card = parseNewCard(method.data, 'payment_method.data', now);
+  if (!method.data) invalid('payment_method.data', 'The property payment_method.data is required.', 'required');
+  const card = newCard(method.data, 'payment_method.data', now);
   return { card, paymentMethodId: null, data: maskedCard(card), fingerprint: cardFingerprint(card.number, scope.accountId), save: method.save === true };
 }
 

@@ -26,7 +26,7 @@ import { dueEntry } from '../../due-work/due-work-store';
 import { InUseError, InvalidStateError } from '../../http/errors';
 import { newId } from '../../ids';
 import type { Platform } from '../../platform/ports';
-import { invalid, metaValue } from '../../rest/input';
+import { invalid } from '../../rest/input';
 import type { RecordScope } from '../../store/entity';
 import { TransactionRejectedError } from '../../store/errors';
 import { transact } from '../../store/transact';
@@ -37,6 +37,7 @@ import { InvalidPromotionCodeError, recheckSalePromotion, reserveUseWrite } from
 import { FeatureNotEnabledError } from '../payments/errors';
 import type { FailedChargeOutcome } from '../payments/gateway';
 import { newPaymentRecord, type PaymentRecord } from '../payments/payment-records';
+import type { CartPaymentInput } from '../payments/payment-schemas';
 import { initiatedEntry } from '../payments/payment-store';
 import { chargeCard } from './charge-card';
 import { assertNotDuplicate, checkCustomer, parsePaymentMethod, saveCardAfterPayment } from './checks';
@@ -54,7 +55,8 @@ export type PaymentOutcome =
 export interface PayCartInput {
   principal: Principal;
   cartId: string;
-  body: Record<string, unknown>;
+  /** The parsed body (`cartPaymentCreate`). */
+  body: CartPaymentInput;
   ipAddress: string;
 }
 
@@ -96,7 +98,7 @@ export async function payCart(platform: Platform, input: PayCartInput): Promise<
   }
   const total = cart.totals.total;
   const method = total > 0 ? await parsePaymentMethod(input.body.payment_method, now, scope, cart.customer.customer_id) : undefined;
-  const meta = metaValue(input.body.meta);
+  const meta = input.body.meta ?? null;
   const fingerprint = method?.fingerprint ?? null;
   // 7–8: duplicates, then whether a gateway exists for this mode.
   if (fingerprint && input.body.allow_duplicate !== true) {

@@ -11,7 +11,8 @@ import { customerDeclaration } from '../../customers/customers';
 import { dueEntry } from '../../due-work/due-work-store';
 import { newId } from '../../ids';
 import type { Platform } from '../../platform/ports';
-import { invalid, metaValue, numberValue, optionalString, sends } from '../../rest/input';
+import { MAX_MONEY } from '../../input/fields';
+import { invalid } from '../../rest/input';
 import { roundMoney } from '../../rest/money';
 import type { RecordScope } from '../../store/entity';
 import { RecordNotFoundError, TransactionRejectedError } from '../../store/errors';
@@ -20,6 +21,7 @@ import { transact } from '../../store/transact';
 import { convert } from '../../catalog/pricing';
 import { FeatureNotEnabledError } from '../payments/errors';
 import { newPaymentRecord } from '../payments/payment-records';
+import type { DirectPaymentInput } from '../payments/payment-schemas';
 import { initiatedEntry } from '../payments/payment-store';
 import { chargeCard } from './charge-card';
 import { assertNotDuplicate, parsePaymentMethod, saveCardAfterPayment } from './checks';
@@ -28,32 +30,41 @@ import { named, present } from './entries';
 import type { PaymentOutcome } from './pay-cart';
 import { RECOVERY_DELAY_MS } from './recover-payment';
 
-/** Makes a direct payment (`POST /payments`). */
-export async function payDirect(platform: Platform, principal: Principal, body: Record<string, unknown>, ipAddress: string): Promise<PaymentOutcome> {
+/**
+ * Makes a direct payment (`POST /payments`) from its parsed body (`directPaymentCreate`, which
+ * checked types and each amount's range): the currency must be enabled, the parts must agree
+ * with `total`, and the total, computed or sent, must stay within the money limit in the
+ * payment's currency and in the settlement currency (conventions.md §20; `total` is blamed).
+ */
+export async function payDirect(platform: Platform, principal: Principal, body: DirectPaymentInput, ipAddress: string): Promise<PaymentOutcome> {
   const scope: RecordScope = { accountId: principal.accountId, mode: principal.mode };
   const settings = await readPaymentSettingsCached(scope.accountId);
   const now = platform.clock.nowMs();
 
-  if (typeof body.currency !== 'string' || !body.currency) invalid('currency', 'The property currency is required.', 'required');
   const currency = body.currency.toUpperCase();
   if (!settings.currencies.includes(currency)) invalid('currency', `The currency ${body.currency} is not enabled for this account.`);
-  const amount = (name: string) => (sends(body, name) && body[name] !== null ? roundMoney(numberValue(body[name], name, { min: 0 }), currency) : undefined);
-  const subtotalSent = amount('subtotal');
-  const shipping = amount('shipping') ?? 0;
-  const tax = amount('tax') ?? 0;
-  const totalSent = amount('total');
+  const amount = (value: number | null | undefined) => (value === null || value === undefined ? undefined : roundMoney(value, currency));
+  const subtotalSent = amount(body.subtotal);
+  const shipping = amount(body.shipping) ?? 0;
+  const tax = amount(body.tax) ?? 0;
+  const totalSent = amount(body.total);
   if (totalSent === undefined && subtotalSent === undefined) invalid('total', 'Send total, or subtotal with optional shipping and tax.', 'required');
   const subtotal = subtotalSent ?? roundMoney((totalSent as number) - shipping - tax, currency);
   const total = totalSent ?? roundMoney(subtotal + shipping + tax, currency);
   if (subtotalSent !== undefined && totalSent !== undefined && roundMoney(subtotal + shipping + tax, currency) !== total) {
     invalid('total', 'The total disagrees with subtotal + shipping + tax.', 'conflict');
   }
-  const reference = optionalString(body.reference, 'reference', 200);
-  const description = optionalString(body.description, 'description', 1000);
-  const referrer = optionalString(body.referrer, 'referrer', 200);
-  const meta = metaValue(body.meta);
+  if (subtotal < 0) invalid('total', 'The total is less than shipping + tax.', 'conflict');
+  const settlement = (value: number) => convert(value, currency, settings.settlement_currency, settings);
+  if (total > MAX_MONEY || settlement(total) > MAX_MONEY) {
+    invalid('total', `The total must be at most ${MAX_MONEY.toLocaleString('en')}, in ${currency} and in the settlement currency ${settings.settlement_currency}.`, 'out_of_range');
+  }
+  const reference = body.reference ?? null;
+  const description = body.description ?? null;
+  const referrer = body.referrer ?? null;
+  const meta = body.meta ?? null;
   let customerId: string | null = null;
-  if (typeof body.customer_id === 'string' && body.customer_id && principal.kind !== 'limited') {
+  if (body.customer_id && principal.kind !== 'limited') {
     customerId = body.customer_id;
     await getRecord(customerDeclaration, scope, customerId).catch((error: unknown) => {
       if (error instanceof RecordNotFoundError) invalid('customer_id', `The customer ${customerId} does not exist.`, 'not_found');
@@ -68,7 +79,6 @@ export async function payDirect(platform: Platform, principal: Principal, body: 
 
   const paymentId = newId();
   assertBindingCapacity(principal, `payments/${paymentId}`);
-  const settlement = (value: number) => convert(value, currency, settings.settlement_currency, settings);
   const initiated = newPaymentRecord(scope, paymentId, {
     status: 'initiated', currency, subtotal, shipping, tax, total,
     settlement_currency: settings.settlement_currency,

@@ -3,13 +3,12 @@ import { readPaymentSettingsCached } from '../../accounts/settings-cache';
 import { assertReach } from '../../auth/reach';
 import { customerDeclaration } from '../../customers/customers';
 import { booleanParameter } from '../../http/request';
-import { requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
-import { booleanValue, invalid, sends } from '../../rest/input';
+import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
 import { getRecord, retryOnConflict, type RecordScope } from '../../store/records';
-import { parseNewCard } from '../payments/cards';
+import { newCard } from '../payments/cards';
 import { FeatureNotEnabledError, gatewayError } from '../payments/errors';
 import {
   changedPaymentMethod,
@@ -20,6 +19,7 @@ import {
   storePaymentMethod,
   updatePaymentMethod,
 } from './payment-methods';
+import { paymentMethodCreate, paymentMethodUpdate } from './payment-method-schemas';
 
 /** The scope, the render context and the customer (within the caller's reach; 404 when missing). */
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext; customerId: string }> {
@@ -48,12 +48,10 @@ export async function listPaymentMethodsAction(context: ApiContext): Promise<Api
  * nothing is charged or stored on a failure: 402 payment_declined, invalid_cvv, invalid_avs)
  * and saves it.
  */
-export async function createPaymentMethodAction(context: ApiContext): Promise<ApiResult> {
+export const createPaymentMethodAction = withBody(paymentMethodCreate, async (context) => {
   const { scope, render, customerId } = await prepare(context);
-  const body = context.body ?? {};
-  if (body.type !== undefined && body.type !== 'credit_card') invalid('type', 'The property type must be credit_card.');
-  const isDefault = sends(body, 'is_default') && body.is_default !== null ? booleanValue(body.is_default, 'is_default') : undefined;
-  const card = parseNewCard(body.data, 'data');
+  const isDefault = context.body.is_default ?? undefined;
+  const card = newCard(context.body.data!, 'data');
   if (scope.mode === 'live') throw new FeatureNotEnabledError('Saving live cards needs a payment gateway integration, which this deployment does not have yet.', null);
   const settings = await readPaymentSettingsCached(scope.accountId);
   const verified = await context.platform.gateway.charge({
@@ -68,7 +66,7 @@ export async function createPaymentMethodAction(context: ApiContext): Promise<Ap
   const record = await storePaymentMethod(scope, customerId, card, isDefault);
   const rendered = await renderResource(paymentMethodDeclaration, record, render);
   return { status: 201, body: rendered, location: rendered.url as string };
-}
+});
 
 /** `GET /customers/{customer_id}/payment_methods/{payment_method_id}`. */
 export async function getPaymentMethodAction(context: ApiContext): Promise<ApiResult> {
@@ -78,16 +76,16 @@ export async function getPaymentMethodAction(context: ApiContext): Promise<ApiRe
 }
 
 /** `POST /customers/{customer_id}/payment_methods/{payment_method_id}`: partial update. */
-export async function updatePaymentMethodAction(context: ApiContext): Promise<ApiResult> {
+export const updatePaymentMethodAction = withBody(paymentMethodUpdate, async (context) => {
   const { scope, render, customerId } = await prepare(context);
   const saved = await retryOnConflict(async () => {
     const current = await getCustomerPaymentMethod(scope, customerId, context.params.payment_method_id!);
-    const next = changedPaymentMethod(current, context.body ?? {});
+    const next = changedPaymentMethod(current, context.body);
     await updatePaymentMethod(scope, current, next);
     return next;
   });
   return { status: 200, body: await renderResource(paymentMethodDeclaration, saved, render) };
-}
+});
 
 /** `DELETE /customers/{customer_id}/payment_methods/{payment_method_id}`: 204. */
 export async function deletePaymentMethodAction(context: ApiContext): Promise<ApiResult> {

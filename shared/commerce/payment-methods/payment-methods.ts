@@ -7,9 +7,9 @@
 import { nowMs } from '../../clock';
 import { NotFoundError } from '../../http/errors';
 import { newId } from '../../ids';
-import { mergeAddress, mergeAddressBody } from '../../rest/addresses';
+import { mergeAddress } from '../../rest/addresses';
 import { declareResource } from '../../rest/declarations';
-import { booleanValue, invalid, objectValue, optionalString, sends } from '../../rest/input';
+import { invalid } from '../../rest/input';
 import { listSortKey } from '../../store/keys';
 import { recordKey, type RecordScope } from '../../store/records';
 import { cardExpired, maskedCard, type MaskedCard, type NewCard } from '../payments/cards';
@@ -23,6 +23,7 @@ import {
   removePaymentMethod,
   savePaymentMethodRecord,
 } from './payment-method-store';
+import type { PaymentMethodUpdateInput } from './payment-method-schemas';
 
 /** A stored saved payment method. */
 export interface PaymentMethodRecord {
@@ -123,48 +124,39 @@ export async function storePaymentMethod(scope: RecordScope, customerId: string,
   return record;
 }
 
-/** Reads an expiry month or year: a JSON integer or a digit string (as new cards accept them). */
-function expiryValue(value: unknown, property: string, kind: 'month' | 'year'): number {
-  let digits: string | null = null;
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) digits = String(value);
-  if (typeof value === 'string' && /^\d+$/.test(value)) digits = value;
-  if (digits !== null && kind === 'month' && digits.length <= 2 && Number(digits) >= 1 && Number(digits) <= 12) return Number(digits);
-  if (digits !== null && kind === 'year' && digits.length <= 2) return 2000 + Number(digits);
-  if (digits !== null && kind === 'year' && digits.length === 4) return Number(digits);
-  return invalid(property, kind === 'month' ? `The property ${property} must be a month from 1 to 12.` : `The property ${property} must be a year of four digits, or two meaning 20xx.`);
+type Changeable = 'exp_month' | 'exp_year' | 'cardholder_name' | 'billing_address' | 'label';
+
+/** A changed property of a parsed update: from `data` when sent there, else from the top level; with its path. */
+function changed<K extends Changeable>(body: PaymentMethodUpdateInput, name: K): { at: string; value: Exclude<PaymentMethodUpdateInput[K], undefined> } | undefined {
+  const inData = body.data?.[name];
+  if (inData !== undefined) return { at: `data.${name}`, value: inData as Exclude<PaymentMethodUpdateInput[K], undefined> };
+  const top = body[name];
+  return top !== undefined ? { at: name, value: top as Exclude<PaymentMethodUpdateInput[K], undefined> } : undefined;
 }
 
 /**
- * The changed method from `POST /customers/{id}/payment_methods/{id}`: `is_default`, and in
- * `data` (or at the top level) `exp_month`, `exp_year`, `cardholder_name`, `label`,
- * `billing_address`. The number never changes; a `number` sent is refused.
+ * The changed method from a parsed `POST /customers/{id}/payment_methods/{id}` body
+ * (`paymentMethodUpdate`, which refused a `number` or `cvv`): `is_default`, and in `data` (or
+ * at the top level) `exp_month`, `exp_year`, `cardholder_name`, `label`, `billing_address`.
+ * A changed expiry that has passed is refused (reason `expired`).
  */
-export function changedPaymentMethod(current: PaymentMethodRecord, body: Record<string, unknown>, now = nowMs()): PaymentMethodRecord {
-  const data = objectValue(body.data, 'data') ?? {};
-  if (sends(data, 'number') || sends(data, 'cvv')) invalid(sends(data, 'number') ? 'data.number' : 'data.cvv', 'The card number of a saved payment method cannot change.', 'read_only');
-  if (body.type !== undefined && body.type !== 'credit_card') invalid('type', 'The property type must be credit_card.');
-  const field = (name: string): [string, unknown] | undefined =>
-    sends(data, name) ? [`data.${name}`, data[name]] : sends(body, name) ? [name, body[name]] : undefined;
+export function changedPaymentMethod(current: PaymentMethodRecord, body: PaymentMethodUpdateInput, now = nowMs()): PaymentMethodRecord {
   const card: SavedCardRef = { ...current.card };
-  let label = current.data.label;
-  const month = field('exp_month');
-  if (month) card.expMonth = expiryValue(month[1], month[0], 'month');
-  const year = field('exp_year');
-  if (year) card.expYear = expiryValue(year[1], year[0], 'year');
-  if ((month || year) && cardExpired(card, now)) invalid((year ?? month)![0], 'The card has expired.', 'expired');
-  const name = field('cardholder_name');
-  if (name) card.cardholderName = optionalString(name[1], name[0], 100);
-  const address = field('billing_address');
-  if (address) card.billingAddress = address[1] === null ? null : mergeAddressBody(undefined, address[1], address[0]);
-  const labelField = field('label');
-  const relabelled = labelField !== undefined;
-  if (labelField) label = optionalString(labelField[1], labelField[0], 100) ?? maskedCard(card).label;
-  const isDefault = sends(body, 'is_default') ? booleanValue(body.is_default, 'is_default') : current.is_default;
+  const month = changed(body, 'exp_month');
+  if (month) card.expMonth = month.value;
+  const year = changed(body, 'exp_year');
+  if (year) card.expYear = year.value;
+  if ((month || year) && cardExpired(card, now)) invalid((year ?? month)!.at, 'The card has expired.', 'expired');
+  const name = changed(body, 'cardholder_name');
+  if (name) card.cardholderName = name.value;
+  const address = changed(body, 'billing_address');
+  if (address) card.billingAddress = address.value === null ? null : mergeAddress(undefined, address.value);
+  const label = changed(body, 'label');
   return {
     ...current,
     card,
-    is_default: isDefault,
-    data: { ...maskedCard(card), label: relabelled ? label : current.data.label },
+    is_default: body.is_default ?? current.is_default,
+    data: { ...maskedCard(card), label: label ? (label.value ?? maskedCard(card).label) : current.data.label },
     modified_ms: Math.max(now, current.modified_ms + 1),
   };
 }

@@ -5,9 +5,10 @@
  */
 import { createHmac } from 'node:crypto';
 import { nowMs } from '../../clock';
-import { addressJson, mergeAddress, mergeAddressBody, type Address } from '../../rest/addresses';
-import { invalid, optionalString } from '../../rest/input';
+import { addressJson, mergeAddress, type Address } from '../../rest/addresses';
+import { invalid } from '../../rest/input';
 import type { SavedCardRef } from './gateway';
+import type { CardDataInput } from './payment-schemas';
 
 /** A validated new card from `payment_method.data`. Never stored, never logged. */
 export interface NewCard {
@@ -91,30 +92,21 @@ export function cardFingerprint(number: string, accountId: string): string {
 }
 
 /**
- * Validates `payment_method.data` for a new card (§4.2); the first failure throws 400
- * invalid_input with the property's dot path under `propertyPrefix` and a reason
- * (`required`, `invalid` or `expired`). `now` decides expiry; it defaults to the platform clock.
+ * The new card of a parsed `payment_method.data` (`cardData`, §4.2): the checks the schema
+ * leaves, the Luhn check and expiry, throw 400 invalid_input with the property's dot path under
+ * `propertyPrefix` (reason `invalid` or `expired`). `now` decides expiry; it defaults to the
+ * platform clock.
  */
-export function parseNewCard(data: unknown, propertyPrefix = 'payment_method.data', now: number = nowMs()): NewCard {
-  if (data === undefined || data === null) invalid(propertyPrefix, `The property ${propertyPrefix} is required.`, 'required');
-  if (typeof data !== 'object' || Array.isArray(data)) invalid(propertyPrefix, `The property ${propertyPrefix} must be an object.`);
-  const body = data as Record<string, unknown>;
+export function newCard(data: CardDataInput, propertyPrefix = 'payment_method.data', now: number = nowMs()): NewCard {
   const at = (name: string): string => `${propertyPrefix}.${name}`;
-
-  const number = cardNumber(body.number, at('number'));
-  const expMonth = expiryField(body.exp_month, at('exp_month'), parseMonth, 'a month from 1 to 12');
-  const expYear = expiryField(body.exp_year, at('exp_year'), parseYear, 'a year of four digits, or two meaning 20xx');
+  if (!luhnValid(data.number)) invalid(at('number'), `The property ${at('number')} is not a valid card number.`);
+  const { exp_month: expMonth, exp_year: expYear } = data;
   if (cardExpired({ expMonth, expYear }, now)) {
     const property = expYear < new Date(now).getUTCFullYear() ? at('exp_year') : at('exp_month');
     invalid(property, 'The card has expired.', 'expired');
   }
-  const cvv = securityCode(body.cvv, at('cvv'));
-  const cardholderName = optionalString(body.cardholder_name, at('cardholder_name'), 100);
-  const billingAddress = body.billing_address === undefined || body.billing_address === null
-    ? null
-    : mergeAddressBody(undefined, body.billing_address, at('billing_address'));
-
-  const card: NewCard = { kind: 'new', number, expMonth, expYear, cvv, cardholderName, billingAddress };
+  const billingAddress = data.billing_address ? mergeAddress(undefined, data.billing_address) : null;
+  const card: NewCard = { kind: 'new', number: data.number, expMonth, expYear, cvv: data.cvv, cardholderName: data.cardholder_name ?? null, billingAddress };
   // A stray log line or JSON.stringify of the card must not leak the number or the CVV.
   Object.defineProperty(card, 'toJSON', { value: () => maskedCard(card), enumerable: false });
   return card;
@@ -142,46 +134,4 @@ export function cardExpired(card: { expMonth: number; expYear: number }, now: nu
   // Good through the last day of the expiry month, in UTC like every platform date;
   // Date.UTC's month is zero-based, so `expMonth` here is the first instant of the next month.
   return now >= Date.UTC(card.expYear, card.expMonth, 1);
-}
-
-function cardNumber(value: unknown, property: string): string {
-  if (value === undefined || value === null || value === '') invalid(property, `The property ${property} is required.`, 'required');
-  if (typeof value !== 'string') invalid(property, `The property ${property} must be a string of digits.`);
-  const digits = value.replace(/[ -]/g, '');
-  if (!/^\d{12,19}$/.test(digits)) invalid(property, `The property ${property} must be a card number of 12 to 19 digits.`);
-  if (!luhnValid(digits)) invalid(property, `The property ${property} is not a valid card number.`);
-  return digits;
-}
-
-/**
- * An expiry field: a JSON integer or a digit string (the only numeric fields that accept
- * strings, conventions.md §4), turned into a value by `parse` (null when out of range).
- */
-function expiryField(value: unknown, property: string, parse: (digits: string) => number | null, expected: string): number {
-  if (value === undefined || value === null || value === '') invalid(property, `The property ${property} is required.`, 'required');
-  let digits: string | null = null;
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) digits = String(value);
-  if (typeof value === 'string' && /^\d+$/.test(value)) digits = value;
-  const parsed = digits === null ? null : parse(digits);
-  if (parsed === null) invalid(property, `The property ${property} must be ${expected}.`);
-  return parsed;
-}
-
-function parseMonth(digits: string): number | null {
-  if (digits.length > 2) return null;
-  const month = Number(digits);
-  return month >= 1 && month <= 12 ? month : null;
-}
-
-function parseYear(digits: string): number | null {
-  // A JSON number 5 arrives as "5"; it is the two-digit year 05.
-  if (digits.length <= 2) return 2000 + Number(digits);
-  return digits.length === 4 ? Number(digits) : null;
-}
-
-function securityCode(value: unknown, property: string): string {
-  if (value === undefined || value === null || value === '') invalid(property, `The property ${property} is required.`, 'required');
-  // A string only: a JSON number would lose leading zeros, and `000` means something (§4.4).
-  if (typeof value !== 'string' || !/^\d{3,4}$/.test(value)) invalid(property, `The property ${property} must be 3 or 4 digits.`);
-  return value;
 }

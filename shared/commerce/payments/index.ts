@@ -1,5 +1,5 @@
 /** Payments: card rules, the gateway port, the built-in test gateway and the payment errors. */
-export { cardBrand, cardExpired, cardFingerprint, luhnValid, maskedCard, parseNewCard, type MaskedCard, type NewCard } from './cards';
+export { cardBrand, cardExpired, cardFingerprint, luhnValid, maskedCard, newCard, type MaskedCard, type NewCard } from './cards';
 export {
   BankNetworkError,
   BankNetworkTimeoutError,

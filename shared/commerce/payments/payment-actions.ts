@@ -2,7 +2,7 @@
 import { readPaymentSettingsCached } from '../../accounts/settings-cache';
 import { assertReach } from '../../auth/reach';
 import { InvalidInputError, InvalidStateError } from '../../http/errors';
-import { requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
+import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { isCountryCode } from '../../rest/formatted';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
@@ -14,8 +14,9 @@ import { payCart, type PaymentOutcome } from '../checkout/pay-cart';
 import { gatewayError } from './errors';
 import { payDirect } from '../checkout/pay-direct';
 import { nowMs } from '../../clock';
-import { metaValue, optionalString, sends } from '../../rest/input';
+import { sends } from '../../rest/input';
 import { paymentDeclaration, type PaymentRecord } from './payment-records';
+import { cartPaymentCreate, directPaymentCreate, paymentUpdate } from './payment-schemas';
 import { paymentsOfCart, savePaymentRecord } from './payment-store';
 import { carts } from '../carts/cart-store';
 
@@ -39,11 +40,11 @@ async function paymentAnswer(outcome: PaymentOutcome, render: RenderContext): Pr
 }
 
 /** `POST /carts/{cart_id}/payments`: charges the cart and creates its order. */
-export async function payCartAction(context: ApiContext): Promise<ApiResult> {
+export const payCartAction = withBody(cartPaymentCreate, async (context) => {
   const { render } = await prepare(context);
-  const outcome = await payCart(context.platform, { principal: requirePrincipal(context), cartId: context.params.cart_id!, body: context.body ?? {}, ipAddress: context.sourceIp });
+  const outcome = await payCart(context.platform, { principal: requirePrincipal(context), cartId: context.params.cart_id!, body: context.body, ipAddress: context.sourceIp });
   return paymentAnswer(outcome, render);
-}
+});
 
 /** `GET /carts/{cart_id}/payments`: the cart's payment attempts (offset list). */
 export async function listCartPaymentsAction(context: ApiContext): Promise<ApiResult> {
@@ -68,21 +69,21 @@ export async function getPaymentAction(context: ApiContext): Promise<ApiResult> 
 }
 
 /** `POST /payments`: a direct payment (no order). */
-export async function payDirectAction(context: ApiContext): Promise<ApiResult> {
+export const payDirectAction = withBody(directPaymentCreate, async (context) => {
   const { render } = await prepare(context);
-  return paymentAnswer(await payDirect(context.platform, requirePrincipal(context), context.body ?? {}, context.sourceIp), render);
-}
+  return paymentAnswer(await payDirect(context.platform, requirePrincipal(context), context.body, context.sourceIp), render);
+});
 
 /** `POST /payments/{payment_id}`: changes only `reference`, `description` and `meta`. */
-export async function updatePaymentAction(context: ApiContext): Promise<ApiResult> {
+export const updatePaymentAction = withBody(paymentUpdate, async (context) => {
   const { scope, render } = await prepare(context);
   const paymentId = context.params.payment_id!;
   assertReach(requirePrincipal(context), `payments/${paymentId}`, 'payment');
-  const body = context.body ?? {};
+  const body = context.body;
   const changes: Partial<PaymentRecord> = {};
-  if (sends(body, 'reference')) changes.reference = optionalString(body.reference, 'reference', 200);
-  if (sends(body, 'description')) changes.description = optionalString(body.description, 'description', 1000);
-  if (sends(body, 'meta')) changes.meta = metaValue(body.meta);
+  if (body.reference !== undefined) changes.reference = body.reference;
+  if (body.description !== undefined) changes.description = body.description;
+  if (sends(body, 'meta')) changes.meta = body.meta;
   const saved = await retryOnConflict(async () => {
     const current = await getRecord(paymentDeclaration, scope, paymentId);
     if (!Object.keys(changes).length) return current;
@@ -92,7 +93,7 @@ export async function updatePaymentAction(context: ApiContext): Promise<ApiResul
     return next;
   });
   return { status: 200, body: await renderResource(paymentDeclaration, saved, render) };
-}
+});
 
 /**
  * `POST /payments/{payment_id}/commit`: the built-in gateway never leaves a payment

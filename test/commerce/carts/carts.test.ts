@@ -11,8 +11,9 @@ import { BindingLimitExceededError } from '../../../shared/auth/bindings';
 import { createProduct, productDeclaration, saveProduct } from '../../../shared/catalog/products';
 import { productCreate } from '../../../shared/catalog/product-schemas';
 import { cartDeclaration, createCart, updateCart, writeCartLines, type CartWriteContext } from '../../../shared/commerce/carts/carts';
+import { cartCreate, cartItemUpsert, cartUpdate } from '../../../shared/commerce/carts/cart-schemas';
 import { CartLockedError, CartPaidError } from '../../../shared/commerce/carts/errors';
-import { removeItem } from '../../../shared/commerce/carts/items';
+import { changeItem, removeItem, upsertEntry, upsertItem } from '../../../shared/commerce/carts/items';
 import type { CartRecord } from '../../../shared/commerce/carts/types';
 import { resetConfig } from '../../../shared/config';
 import { db, resetDb } from '../../../shared/store/client';
@@ -96,6 +97,50 @@ describe('stored totals', () => {
     });
     const removed = await writeCartLines(eur, [], () => removeItem(eur.items, 'retired'), write);
     expect(removed.items.map((item) => item.item_id)).toEqual(['ebook']);
+  });
+});
+
+describe('the money limit (conventions.md §20: 999,999,999,999, every computed total included)', () => {
+  const refused = (property: string) => ({ status: 400, code: 'invalid_input', meta: { property, reason: 'out_of_range' } });
+  let count: () => Promise<number>;
+
+  beforeAll(async () => {
+    for (const body of [
+      { product_id: 'priciest', name: 'Priciest', type: 'service', prices: [{ currency: 'USD', price: '999999999999' }] },
+      { product_id: 'big', name: 'Big', type: 'service', prices: [{ currency: 'USD', price: 600_000_000_000 }] },
+    ]) {
+      await createProduct(scope, productCreate.parse(body), payment);
+    }
+    const partition = collectionPartition(cartDeclaration, scope);
+    count = async () =>
+      (await queryItems({ TableName: TABLE, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': partition } }, 10_000)).length;
+  });
+
+  it('refuses 9,999 units at the largest price on the line quantity, and creates nothing', async () => {
+    const before = await count();
+    await expect(createCart(cartCreate.parse({ items: [{ product_id: 'ebook' }, { product_id: 'priciest', quantity: '9999' }] }), origin, write)).rejects.toMatchObject(
+      refused('items[1].quantity'),
+    );
+    expect(await count()).toBe(before);
+    // One unit at the largest price is a sale; tax on top of it is not (the line total is over).
+    expect((await createCart(cartCreate.parse({ items: [{ product_id: 'priciest' }] }), origin, write)).totals.total).toBe(999_999_999_999);
+    await expect(createCart(cartCreate.parse({ customer: US, items: [{ product_id: 'priciest' }] }), origin, write)).rejects.toMatchObject(refused('items[0].quantity'));
+  });
+
+  it('blames items when only the sum is over, currency when a currency change gets there, and changes nothing', async () => {
+    const cart = await createCart(cartCreate.parse({ items: [{ product_id: 'big' }] }), origin, write);
+    await expect(updateCart(cart, cartUpdate.parse({ items: [{ product_id: 'big' }, { product_id: 'priciest' }] }), write)).rejects.toMatchObject(refused('items'));
+    const dearer = { ...write, payment: paymentSettings({ currencies: ['USD', 'EUR'], exchange_rates: { EUR: 2 } }) };
+    await expect(updateCart(cart, cartUpdate.parse({ currency: 'EUR' }), dearer)).rejects.toMatchObject(refused('currency'));
+    expect(await stored(cart.cart_id)).toEqual(cart);
+  });
+
+  it('blames quantity on the item endpoints', async () => {
+    const cart = await createCart(cartCreate.parse({ items: [{ product_id: 'big' }] }), origin, write);
+    const entry = upsertEntry(cartItemUpsert.parse({ product_id: 'big', quantity: 2 }));
+    await expect(writeCartLines(cart, [entry], () => upsertItem(cart.items, entry).lines, write)).rejects.toMatchObject(refused('quantity'));
+    await expect(writeCartLines(cart, [], () => changeItem(cart.items, 'big', { quantity: 2 }), write, 'quantity')).rejects.toMatchObject(refused('quantity'));
+    expect(await stored(cart.cart_id)).toEqual(cart);
   });
 });
 

@@ -4,18 +4,20 @@ import type { ProductRecord } from '../../../shared/catalog/products';
 import {
   changeItem,
   checkSentLines,
+  itemChange,
+  itemEntries,
   MAX_CART_LINES,
-  parseItemChange,
-  parseItemEntries,
-  parseUpsertEntry,
   priceLines,
   productIdsToRead,
   removeItem,
   replaceItems,
   resolveProductId,
+  upsertEntry,
   upsertItem,
 } from '../../../shared/commerce/carts/items';
+import { cartItemUpdate, cartItemUpsert, cartUpdate } from '../../../shared/commerce/carts/cart-schemas';
 import type { CartItemRecord } from '../../../shared/commerce/carts/types';
+import { parseInput } from '../../../shared/input/validate';
 import { paymentSettings } from '../pricing/fixtures';
 
 function item(productId: string, quantity: number, meta: unknown = null, price = 10): CartItemRecord {
@@ -60,6 +62,11 @@ function product(productId: string, overrides: Partial<ProductRecord> = {}): Pro
   };
 }
 
+/** The request bodies as the pipeline hands them over: validated by their schemas, then read. */
+const parseItemEntries = (items: unknown) => itemEntries(parseInput(cartUpdate, { items }).items ?? null);
+const parseUpsertEntry = (body: unknown) => upsertEntry(parseInput(cartItemUpsert, body));
+const parseItemChange = (body: unknown) => itemChange(parseInput(cartItemUpdate, body));
+
 const lines = (intents: Array<{ productId: string; quantity: number; meta: unknown }>) => intents.map((l) => [l.productId, l.quantity, l.meta]);
 
 describe('parsing items', () => {
@@ -83,13 +90,28 @@ describe('parsing items', () => {
     expect(failure({ product_id: 'a' })).toEqual({ property: 'items', reason: 'invalid' });
     expect(failure(['a'])).toEqual({ property: 'items[0]', reason: 'invalid' });
     expect(failure([{ product_id: 'a' }, { quantity: 1 }])).toEqual({ property: 'items[1].product_id', reason: 'required' });
-    expect(failure([{ product_id: 7 }])).toEqual({ property: 'items[0].product_id', reason: 'invalid' });
-    expect(failure([{ product_id: 'a', quantity: '2' }])).toEqual({ property: 'items[0].quantity', reason: 'invalid' });
+    expect(failure([{ product_id: true }])).toEqual({ property: 'items[0].product_id', reason: 'invalid' });
+    expect(failure([{ product_id: '' }])).toEqual({ property: 'items[0].product_id', reason: 'required' });
+    for (const quantity of ['1e3', ' 2', '2 ', 'two', '', [], {}, true]) {
+      expect(failure([{ product_id: 'a', quantity }]), JSON.stringify(quantity)).toEqual({ property: 'items[0].quantity', reason: 'invalid' });
+    }
     expect(failure([{ product_id: 'a', quantity: 2.5 }])).toEqual({ property: 'items[0].quantity', reason: 'invalid' });
+    expect(failure([{ product_id: 'a', quantity: '2.5' }])).toEqual({ property: 'items[0].quantity', reason: 'invalid' });
     expect(failure([{ product_id: 'a', quantity: -1 }])).toEqual({ property: 'items[0].quantity', reason: 'out_of_range' });
     expect(failure([{ product_id: 'a', quantity: 10000 }])).toEqual({ property: 'items[0].quantity', reason: 'out_of_range' });
+    expect(failure([{ product_id: 'a', quantity: '-1' }])).toEqual({ property: 'items[0].quantity', reason: 'out_of_range' });
     expect(failure([{ product_id: 'a', quantity: 9999 }])).toBeUndefined();
     expect(failure([{ product_id: 'a', meta: 'x'.repeat(2049) }])).toEqual({ property: 'items[0].meta', reason: 'too_long' });
+    expect(failure(Array.from({ length: 201 }, () => ({ product_id: 'a' })))).toEqual({ property: 'items', reason: 'too_long' });
+  });
+
+  it('takes plain decimal quantities and numeric product ids as storefronts post them (conventions.md §4)', () => {
+    expect(parseItemEntries([{ product_id: 'a', quantity: '2' }, { product_id: 1234, quantity: '0' }])).toEqual([
+      { at: 'items[0]', productId: 'a', quantity: 2 },
+      { at: 'items[1]', productId: '1234', quantity: 0 },
+    ]);
+    expect(parseUpsertEntry({ product_id: 42, quantity: '3' })).toEqual({ at: '', productId: '42', quantity: 3 });
+    expect(parseItemChange({ quantity: '0' })).toEqual({ quantity: 0 });
   });
 
   it('needs quantity ≥ 1 in an upsert and allows 0 in a single-item change', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CARD_BRANDS } from '../../../shared/accounts/settings';
-import { cardBrand, cardFingerprint, maskedCard, parseNewCard, savedCardRef } from '../../../shared/commerce/payments';
-import { cardBody, luhnNumber, NOW } from './fixtures/cards';
+import { cardBrand, cardFingerprint, maskedCard, savedCardRef } from '../../../shared/commerce/payments';
+import { cardBody, luhnNumber, NOW, parseCard } from './fixtures/cards';
 
 describe('brand detection from the leading digits', () => {
   const cases: Record<string, string[]> = {
@@ -37,7 +37,7 @@ describe('brand detection from the leading digits', () => {
 
 describe('masked payment_method.data (§4.2)', () => {
   it('shows brand, mask, last four and expiry of a new card', () => {
-    const card = parseNewCard(cardBody({ cardholder_name: 'Ada Lee', exp_year: '30' }), undefined, NOW);
+    const card = parseCard(cardBody({ cardholder_name: 'Ada Lee', exp_year: '30' }), undefined, NOW);
     expect(maskedCard(card)).toEqual({
       type: 'Visa',
       mask: '************4242',
@@ -51,26 +51,26 @@ describe('masked payment_method.data (§4.2)', () => {
   });
 
   it('masks all but the last four digits whatever the length', () => {
-    const amex = parseNewCard(cardBody({ number: '3782 822463 10005', cvv: '1234' }), undefined, NOW);
+    const amex = parseCard(cardBody({ number: '3782 822463 10005', cvv: '1234' }), undefined, NOW);
     expect(maskedCard(amex)).toMatchObject({ type: 'American Express', mask: '***********0005', label: 'American Express 0005' });
-    const short = parseNewCard(cardBody({ number: luhnNumber('4', 12) }), undefined, NOW);
+    const short = parseCard(cardBody({ number: luhnNumber('4', 12) }), undefined, NOW);
     expect(maskedCard(short).mask).toMatch(/^\*{8}\d{4}$/);
   });
 
   it('labels an unknown brand as Card', () => {
     const number = luhnNumber('9', 16);
-    const data = maskedCard(parseNewCard(cardBody({ number }), undefined, NOW));
+    const data = maskedCard(parseCard(cardBody({ number }), undefined, NOW));
     expect(data.type).toBeNull();
     expect(data.label).toBe(`Card ${number.slice(-4)}`);
   });
 
   it('renders the billing address as an address object', () => {
-    const card = parseNewCard(cardBody({ billing_address: { postal_code: '94107' } }), undefined, NOW);
+    const card = parseCard(cardBody({ billing_address: { postal_code: '94107' } }), undefined, NOW);
     expect(maskedCard(card).billing_address).toMatchObject({ object: 'address', postal_code: '94107', country: null });
   });
 
   it('is the same for a saved card, which keeps no number', () => {
-    const card = parseNewCard(cardBody({ number: '5555 5555 5555 4444', cardholder_name: 'Ada Lee', billing_address: { postal_code: '94107' } }), undefined, NOW);
+    const card = parseCard(cardBody({ number: '5555 5555 5555 4444', cardholder_name: 'Ada Lee', billing_address: { postal_code: '94107' } }), undefined, NOW);
     const saved = savedCardRef(card);
     expect(maskedCard(saved)).toEqual(maskedCard(card));
     expect(JSON.stringify(saved)).not.toContain('5555555555554444');
@@ -78,7 +78,7 @@ describe('masked payment_method.data (§4.2)', () => {
   });
 
   it('never includes the full number or the cvv', () => {
-    const card = parseNewCard(cardBody({ cvv: '987' }), undefined, NOW);
+    const card = parseCard(cardBody({ cvv: '987' }), undefined, NOW);
     const json = JSON.stringify(maskedCard(card));
     expect(json).not.toContain('4242424242424242');
     expect(json).not.toContain('987');

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useManualClock, useSystemClock } from '../../../shared/clock';
 import { InvalidInputError } from '../../../shared/http/errors';
-import { luhnValid, parseNewCard } from '../../../shared/commerce/payments';
-import { cardBody, luhnNumber, NOW } from './fixtures/cards';
+import { luhnValid } from '../../../shared/commerce/payments';
+import { cardBody, luhnNumber, NOW, parseCard } from './fixtures/cards';
 
 /** The `meta` of the invalid_input error `run` throws. */
 function failure(run: () => unknown): Record<string, unknown> {
@@ -18,7 +18,7 @@ function failure(run: () => unknown): Record<string, unknown> {
   throw new Error('expected invalid_input');
 }
 
-const parse = (overrides: Record<string, unknown> = {}, now = NOW) => parseNewCard(cardBody(overrides), undefined, now);
+const parse = (overrides: Record<string, unknown> = {}, now = NOW) => parseCard(cardBody(overrides), undefined, now);
 
 describe('Luhn check', () => {
   it('accepts valid numbers and refuses a changed digit', () => {
@@ -102,9 +102,9 @@ describe('expiry (§4.2)', () => {
   it('reads the platform clock when no `now` is given', () => {
     try {
       useManualClock(Date.parse('2031-01-01T00:00:00Z'));
-      expect(failure(() => parseNewCard(cardBody({ exp_month: 12, exp_year: 2030 })))).toMatchObject({ reason: 'expired' });
+      expect(failure(() => parseCard(cardBody({ exp_month: 12, exp_year: 2030 })))).toMatchObject({ reason: 'expired' });
       useManualClock(Date.parse('2030-12-31T23:59:59Z'));
-      expect(parseNewCard(cardBody({ exp_month: 12, exp_year: 2030 })).expYear).toBe(2030);
+      expect(parseCard(cardBody({ exp_month: 12, exp_year: 2030 })).expYear).toBe(2030);
     } finally {
       useSystemClock();
     }
@@ -120,23 +120,24 @@ describe('exp_month and exp_year values', () => {
     expect(failure(() => parse({ exp_year: '05' }))).toMatchObject({ property: 'payment_method.data.exp_year', reason: 'expired' });
   });
 
-  it('accepts digit strings as well as JSON numbers', () => {
+  it('accepts plain decimal strings as well as JSON numbers (conventions.md §4), then applies the rules as to a number', () => {
     expect(parse({ exp_month: '07', exp_year: '2030' })).toMatchObject({ expMonth: 7, expYear: 2030 });
     expect(parse({ exp_month: '7', exp_year: 2030 })).toMatchObject({ expMonth: 7, expYear: 2030 });
     expect(parse({ exp_month: 1 }).expMonth).toBe(1);
+    expect(parse({ exp_month: '007', exp_year: '2030.0' })).toMatchObject({ expMonth: 7, expYear: 2030 });
   });
 
   it('refuses decimals, signs, blanks and other text', () => {
     for (const exp_month of ['12.5', 12.5, '-1', -1, ' 7', '7 ', '+7', 'July', '1e1', true, [12], {}]) {
       expect(failure(() => parse({ exp_month }))).toEqual({ property: 'payment_method.data.exp_month', reason: 'invalid' });
     }
-    for (const exp_year of ['2030.0', 2030.5, '-30', 'twenty', true]) {
+    for (const exp_year of ['2030.5', 2030.5, '-30', 'twenty', '2e3', true]) {
       expect(failure(() => parse({ exp_year }))).toEqual({ property: 'payment_method.data.exp_year', reason: 'invalid' });
     }
   });
 
   it('refuses months outside 1–12', () => {
-    for (const exp_month of [0, 13, '00', '13', '007']) {
+    for (const exp_month of [0, 13, '00', '13', '013.0']) {
       expect(failure(() => parse({ exp_month }))).toEqual({ property: 'payment_method.data.exp_month', reason: 'invalid' });
     }
   });
@@ -194,28 +195,37 @@ describe('cardholder_name and billing_address', () => {
 
   it('refuse a malformed address with the nested property', () => {
     expect(failure(() => parse({ billing_address: 'Main St' }))).toEqual({ property: 'payment_method.data.billing_address', reason: 'invalid' });
-    expect(failure(() => parse({ billing_address: { postal_code: {} } }))).toEqual({
+    expect(failure(() => parse({ billing_address: { postal_code: true } }))).toEqual({
       property: 'payment_method.data.billing_address.postal_code',
       reason: 'invalid',
     });
+    expect(failure(() => parse({ billing_address: { country: 'XX' } }))).toEqual({ property: 'payment_method.data.billing_address.country', reason: 'invalid' });
+  });
+
+  it('take a postal code sent as a number as its decimal string (conventions.md §4)', () => {
+    expect(parse({ billing_address: { postal_code: 94107 } }).billingAddress).toMatchObject({ postal_code: '94107' });
   });
 });
 
 describe('the data object', () => {
   it('is required and must be an object', () => {
-    expect(failure(() => parseNewCard(undefined, undefined, NOW))).toEqual({ property: 'payment_method.data', reason: 'required' });
-    expect(failure(() => parseNewCard('4242424242424242', undefined, NOW))).toEqual({ property: 'payment_method.data', reason: 'invalid' });
-    expect(failure(() => parseNewCard([cardBody()], undefined, NOW))).toEqual({ property: 'payment_method.data', reason: 'invalid' });
+    expect(failure(() => parseCard(undefined, undefined, NOW))).toEqual({ property: 'payment_method.data', reason: 'required' });
+    expect(failure(() => parseCard('4242424242424242', undefined, NOW))).toEqual({ property: 'payment_method.data', reason: 'invalid' });
+    expect(failure(() => parseCard([cardBody()], undefined, NOW))).toEqual({ property: 'payment_method.data', reason: 'invalid' });
   });
 
   it('uses the given property prefix', () => {
-    expect(failure(() => parseNewCard(cardBody({ cvv: '1' }), 'card', NOW))).toEqual({ property: 'card.cvv', reason: 'invalid' });
+    expect(failure(() => parseCard(cardBody({ cvv: '1' }), 'card', NOW))).toEqual({ property: 'card.cvv', reason: 'invalid' });
   });
 
-  it('reports the first failure in field order', () => {
+  it('reports the first failure: shapes in field order, then the Luhn check, then expiry', () => {
     expect(failure(() => parse({ number: '1', exp_month: 13, cvv: 'x' })).property).toBe('payment_method.data.number');
     expect(failure(() => parse({ exp_month: 13, cvv: 'x' })).property).toBe('payment_method.data.exp_month');
-    expect(failure(() => parse({ exp_year: 2020, cvv: 'x' })).reason).toBe('expired');
+    // The Luhn check and expiry follow the schema (the request's shape is checked first).
+    expect(failure(() => parse({ number: '4242424242424241', cvv: 'x' })).property).toBe('payment_method.data.cvv');
+    expect(failure(() => parse({ number: '4242424242424241', exp_year: 2020 })).property).toBe('payment_method.data.number');
+    expect(failure(() => parse({ exp_year: 2020, cvv: 'x' })).property).toBe('payment_method.data.cvv');
+    expect(failure(() => parse({ exp_year: 2020 })).reason).toBe('expired');
   });
 
   it('returns the parsed card', () => {

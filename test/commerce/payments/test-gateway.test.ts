@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { useManualClock, useSystemClock } from '../../../shared/clock';
 import {
-  parseNewCard,
   savedCardRef,
   testBehaviourOf,
   testGateway,
@@ -10,13 +9,13 @@ import {
   type NewCard,
   type SavedCardRef,
 } from '../../../shared/commerce/payments';
-import { cardBody, luhnNumber, NOW } from './fixtures/cards';
+import { cardBody, luhnNumber, NOW, parseCard } from './fixtures/cards';
 
 // Cards are parsed at a fixed instant; the gateway reads the platform clock, pinned to it too.
 afterEach(() => useSystemClock());
 
 function card(number: string, overrides: Record<string, unknown> = {}): NewCard {
-  return parseNewCard(cardBody({ number, ...overrides }), undefined, NOW);
+  return parseCard(cardBody({ number, ...overrides }), undefined, NOW);
 }
 
 function charge(chargedCard: NewCard | SavedCardRef, options: Partial<ChargeRequest> = {}): Promise<ChargeResult> {

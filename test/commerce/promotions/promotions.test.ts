@@ -11,6 +11,7 @@ import { issueToken } from '../../../shared/auth/auths';
 import { createProduct } from '../../../shared/catalog/products';
 import { productCreate } from '../../../shared/catalog/product-schemas';
 import { cartDeclaration, createCart, updateCart, withTotals, writeCartLines, type CartWriteContext } from '../../../shared/commerce/carts/carts';
+import { cartCreate, cartUpdate } from '../../../shared/commerce/carts/cart-schemas';
 import { removeItem } from '../../../shared/commerce/carts/items';
 import type { CartRecord } from '../../../shared/commerce/carts/types';
 import { promotionProblem, recheckSalePromotion, resolvePromotionCode } from '../../../shared/commerce/promotions';
@@ -25,6 +26,7 @@ import {
   type PromotionRecord,
 } from '../../../shared/commerce/promotions/promotions';
 import { resetConfig } from '../../../shared/config';
+import { parseInput } from '../../../shared/input/validate';
 import { db, resetDb } from '../../../shared/store/client';
 import { transact, TransactionRejectedError } from '../../../shared/store/entity';
 import { getRecord, retryOnConflict, type RecordScope } from '../../../shared/store/records';
@@ -212,11 +214,14 @@ describe('carts with a code', () => {
     const cleared = await updateCart(cart, { promotion_code: null }, write);
     expect(cleared).toMatchObject({ promotion_code: null, promotion_id: null, promotion_terms: null, totals: { discount: 0, total: 20.9 } });
     const again = await updateCart(cleared, { promotion_code: record.code }, write);
-    expect((await updateCart(again, { promotion_code: '' }, write)).promotion_code).toBeNull();
+    expect((await updateCart(again, cartUpdate.parse({ promotion_code: '' }), write)).promotion_code).toBeNull();
   });
 
   it('refuse a non-string code as invalid_input', async () => {
-    await expect(createCart({ promotion_code: 10 }, origin, write)).rejects.toMatchObject({ code: 'invalid_input', meta: { property: 'promotion_code' } });
+    await expect((async () => createCart(parseInput(cartCreate, { promotion_code: 10 }), origin, write))()).rejects.toMatchObject({
+      code: 'invalid_input',
+      meta: { property: 'promotion_code' },
+    });
   });
 });
 
