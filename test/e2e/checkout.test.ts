@@ -321,3 +321,42 @@ describe('creating an account on the receipt page (commerce.md §0.1)', () => {
     expect((await api(customerUrl, { token: secret })).body.username).toBe(winner);
   });
 });
+
+describe('allow_duplicate is a strict JSON boolean (conventions.md §4, commerce.md §4.5)', () => {
+  const charges = async (): Promise<number> => (await api(`${runtime.url}/_local/gateway/charges`)).body.data.length;
+  const window = (seconds: number) => api(`${base}settings/payment`, { method: 'POST', token: secret, body: { duplicate_payment_timeout: seconds } });
+
+  it('refuses anything but true or false with 400 invalid_input, before any duplicate check or charge, on both payment endpoints', async () => {
+    expect((await window(120)).status).toBe(200);
+    try {
+      // A first payment, so that the card, currency and total below repeat a recent one.
+      const first = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 7.77, ...card('4242424242424242') } });
+      expect(first.status, first.text).toBe(201);
+      const token = await shopper();
+      const cartId = await cartFor(token);
+      const before = await charges();
+      for (const value of ['yes', 'true', 1, 0, null, {}, []]) {
+        const direct = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 7.77, allow_duplicate: value, ...card('4242424242424242') } });
+        expect(direct.status, `${JSON.stringify(value)}: ${direct.text}`).toBe(400);
+        expect(direct.body.error).toMatchObject({ code: 'invalid_input', meta: { property: 'allow_duplicate', reason: 'invalid' } });
+        const onCart = await api(`${base}carts/${cartId}/payments`, { method: 'POST', token, body: { allow_duplicate: value, ...card('4242424242424242') } });
+        expect(onCart.status, `${JSON.stringify(value)}: ${onCart.text}`).toBe(400);
+        expect(onCart.body.error.meta).toEqual({ property: 'allow_duplicate', reason: 'invalid' });
+      }
+      expect(await charges()).toBe(before);
+      expect((await api(`${base}carts/${cartId}`, { token })).body).toMatchObject({ open: true, payment_status: 'unpaid' });
+      expect((await api(`${base}carts/${cartId}/payments`, { token: secret })).body.total_items).toBe(0);
+
+      // The booleans keep their meaning: false checks (409 duplicate), true charges again.
+      const checked = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 7.77, allow_duplicate: false, ...card('4242424242424242') } });
+      expect(checked.status, checked.text).toBe(409);
+      expect(checked.body.error).toMatchObject({ code: 'duplicate', meta: { payment_id: first.body.payment_id } });
+      expect(await charges()).toBe(before);
+      const again = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 7.77, allow_duplicate: true, ...card('4242424242424242') } });
+      expect(again.status, again.text).toBe(201);
+      expect(await charges()).toBe(before + 1);
+    } finally {
+      expect((await window(0)).status).toBe(200);
+    }
+  });
+});

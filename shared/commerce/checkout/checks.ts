@@ -4,7 +4,7 @@
  */
 import type { PaymentSettings } from '../../accounts/settings';
 import { logger } from '../../logging';
-import { invalid, objectValue } from '../../rest/input';
+import { booleanValue, invalid, objectValue, sends } from '../../rest/input';
 import type { RecordScope } from '../../store/entity';
 import { FIELD_PATHS } from '../carts/options';
 import type { SaleCustomer } from '../carts/types';
@@ -66,6 +66,11 @@ export async function parsePaymentMethod(value: unknown, now: number, scope: Rec
   }
   const card = parseNewCard(method.data, 'payment_method.data', now);
   return { card, paymentMethodId: null, data: maskedCard(card), fingerprint: cardFingerprint(card.number, scope.accountId), save: method.save === true };
+}
+
+/** The body's `allow_duplicate`: a JSON boolean, false when absent; anything else is 400 invalid_input (conventions.md §4). */
+export function allowsDuplicate(body: Record<string, unknown>): boolean {
+  return sends(body, 'allow_duplicate') ? booleanValue(body.allow_duplicate, 'allow_duplicate') : false;
 }
 
 /** Check 7: no completed payment with the same card, currency and total inside the window. */

@@ -39,7 +39,7 @@ import type { FailedChargeOutcome } from '../payments/gateway';
 import { newPaymentRecord, type PaymentRecord } from '../payments/payment-records';
 import { initiatedEntry } from '../payments/payment-store';
 import { chargeCard } from './charge-card';
-import { assertNotDuplicate, checkCustomer, parsePaymentMethod, saveCardAfterPayment } from './checks';
+import { allowsDuplicate, assertNotDuplicate, checkCustomer, parsePaymentMethod, saveCardAfterPayment } from './checks';
 import { afterCommit, completeCartPayment, failPayment, withGatewayAnswer } from './complete-payment';
 import { sendOrderConfirmation } from './confirmation';
 import { named, present } from './entries';
@@ -97,9 +97,10 @@ export async function payCart(platform: Platform, input: PayCartInput): Promise<
   const total = cart.totals.total;
   const method = total > 0 ? await parsePaymentMethod(input.body.payment_method, now, scope, cart.customer.customer_id) : undefined;
   const meta = metaValue(input.body.meta);
+  const allowDuplicate = allowsDuplicate(input.body);
   const fingerprint = method?.fingerprint ?? null;
   // 7–8: duplicates, then whether a gateway exists for this mode.
-  if (fingerprint && input.body.allow_duplicate !== true) {
+  if (fingerprint && !allowDuplicate) {
     await assertNotDuplicate(scope, fingerprint, cart.currency, total, settings.duplicate_payment_timeout, now);
   }
   if (scope.mode === 'live' && total > 0) {

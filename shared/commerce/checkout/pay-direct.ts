@@ -22,7 +22,7 @@ import { FeatureNotEnabledError } from '../payments/errors';
 import { newPaymentRecord } from '../payments/payment-records';
 import { initiatedEntry } from '../payments/payment-store';
 import { chargeCard } from './charge-card';
-import { assertNotDuplicate, parsePaymentMethod, saveCardAfterPayment } from './checks';
+import { allowsDuplicate, assertNotDuplicate, parsePaymentMethod, saveCardAfterPayment } from './checks';
 import { completeDirectPayment, failPayment, withGatewayAnswer } from './complete-payment';
 import { named, present } from './entries';
 import type { PaymentOutcome } from './pay-cart';
@@ -52,6 +52,7 @@ export async function payDirect(platform: Platform, principal: Principal, body: 
   const description = optionalString(body.description, 'description', 1000);
   const referrer = optionalString(body.referrer, 'referrer', 200);
   const meta = metaValue(body.meta);
+  const allowDuplicate = allowsDuplicate(body);
   let customerId: string | null = null;
   if (typeof body.customer_id === 'string' && body.customer_id && principal.kind !== 'limited') {
     customerId = body.customer_id;
@@ -63,7 +64,7 @@ export async function payDirect(platform: Platform, principal: Principal, body: 
   const method = total > 0 ? await parsePaymentMethod(body.payment_method, now, scope, customerId) : undefined;
   const card = method?.card;
   const fingerprint = method?.fingerprint ?? null;
-  if (fingerprint && body.allow_duplicate !== true) await assertNotDuplicate(scope, fingerprint, currency, total, settings.duplicate_payment_timeout, now);
+  if (fingerprint && !allowDuplicate) await assertNotDuplicate(scope, fingerprint, currency, total, settings.duplicate_payment_timeout, now);
   if (scope.mode === 'live' && total > 0) throw new FeatureNotEnabledError('Live card payments need a payment gateway integration, which this deployment does not have yet.', null);
 
   const paymentId = newId();
