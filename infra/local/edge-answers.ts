@@ -1,7 +1,7 @@
 /**
  * The answers the local gateway gives itself, before or around any handler: request headers
- * over 16 KiB, bodies over their cap, requests Node's HTTP parser refuses, start-up and
- * shutdown 503s and unexpected faults. Each carries the error envelope (conventions.md §6)
+ * over 16 KiB, a missing Host, bodies over their cap, requests Node's HTTP parser refuses,
+ * start-up and shutdown 503s and unexpected faults. Each carries the error envelope (conventions.md §6)
  * through the same `toResponse` the handlers use, so `Content-Type`, `X-Request-Id` =
  * `reference` and the CORS headers are those of every other error.
  *
@@ -45,6 +45,11 @@ export function headersTooLarge(): InvalidInputError {
     parameter: 'headers',
     reason: 'too_long',
   });
+}
+
+/** 400 invalid_syntax for an HTTP/1.1 request without `Host` (RFC 9112 §3.2 requires the 400). */
+export function hostMissing(): InvalidSyntaxError {
+  return new InvalidSyntaxError('An HTTP/1.1 request must carry a Host header.', { header: 'Host', reason: 'required' });
 }
 
 /** The error envelope of `error` as a response, with a new request id and the CORS headers of `origin`. */

@@ -15,7 +15,7 @@ import { ServiceUnavailableError } from '../../shared/http/errors';
 import { apiHandler, type FamilyActions } from '../../shared/http/pipeline';
 import type { Platform } from '../../shared/platform/ports';
 import { lambdaContext, toApiGatewayEvent, writeResult, type EdgeFacts } from './api-event';
-import { answerClientError, answerError, headersTooLarge, MAX_REQUEST_HEADER_BYTES, NODE_MAX_HEADER_BYTES, requestHeaderBytes } from './edge-answers';
+import { answerClientError, answerError, headersTooLarge, hostMissing, MAX_REQUEST_HEADER_BYTES, NODE_MAX_HEADER_BYTES, requestHeaderBytes } from './edge-answers';
 import { handleLocalPage, type LocalPagesOptions } from './local-pages';
 
 /** A family handler as both runtimes call it. */
@@ -54,16 +54,19 @@ export interface GatewayOptions {
 }
 
 /**
- * The runtime's one HTTP server over `listener`. Node's own header limit is raised far above
- * the contract's (the gateway answers those with the envelope), its parser failures are
- * answered with the envelope too, and `Expect: 100-continue` is left to the gateway, which
- * refuses an oversized body before the client sends it.
+ * The runtime's one HTTP server over `listener`, with nothing left for Node to answer on its
+ * own (bare 400, 417 and 431 answers without the envelope): its header limit is raised far
+ * above the contract's and a missing `Host` is left to the gateway, both answered with the
+ * envelope there; its parser failures are answered with the envelope by `answerClientError`;
+ * `Expect: 100-continue` is left to the gateway, which refuses an oversized body before the
+ * client sends it, and other expectations are ignored (RFC 9110 §10.1.1 allows it).
  */
 export function createGatewayServer(listener: RequestListener): Server {
-  const server = createServer({ maxHeaderSize: NODE_MAX_HEADER_BYTES }, listener);
+  const server = createServer({ maxHeaderSize: NODE_MAX_HEADER_BYTES, requireHostHeader: false }, listener);
   // Every header counts toward the 16 KiB (Node drops those past 2000 by default).
   server.maxHeadersCount = 0;
   server.on('checkContinue', listener);
+  server.on('checkExpectation', listener);
   server.on('clientError', answerClientError);
   return server;
 }
@@ -83,6 +86,7 @@ export function createGateway(options: GatewayOptions) {
       const path = (req.url ?? '/').split('?')[0]!;
       // What can be refused from the head alone is refused before a byte of the body is read.
       if (requestHeaderBytes(req.rawHeaders) > MAX_REQUEST_HEADER_BYTES) return answerError(req, res, headersTooLarge(), true);
+      if (req.httpVersion === '1.1' && req.headers.host === undefined) return answerError(req, res, hostMissing(), true);
       const limit = requestBodyLimit({ method, path, contentType: req.headers['content-type'] });
       if (Number(req.headers['content-length'] ?? 0) > limit) return answerError(req, res, bodyTooLarge(limit), true);
       if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();

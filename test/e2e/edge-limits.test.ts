@@ -3,7 +3,7 @@
  * (conventions.md §4, §6, §20; local-runtime.md): request headers over 16 KiB in all give 400
  * invalid_input, JSON bodies over 1 MiB 422 account_limit_exceeded whether sent with a
  * Content-Length or chunked, a multipart/form-data body the upload cap, a request Node's
- * parser refuses 400 invalid_syntax, and unknown paths 404 — each with the error envelope,
+ * parser refuses or one without Host 400 invalid_syntax, and unknown paths 404 — each with the error envelope,
  * `Content-Type: application/json` exactly, `X-Request-Id` = `reference`, CORS headers when an
  * Origin was sent, and a connection closed so that the client reads the answer.
  */
@@ -72,9 +72,10 @@ interface RawExchange {
 }
 
 /**
- * Writes `chunks` over a plain socket (ending the write side after the last one unless
- * `keepWriting`), and reads until the server closes. A client that was cut off by a reset
- * reports the error code instead of `closed`.
+ * Writes `chunks` over a plain socket (and ends its write side after the last one, unless
+ * `endAfterWrite` is false: Node drops the pending answer of a half-closed client), then reads
+ * until the server closes. A client that was cut off by a reset reports the error code
+ * instead of `closed`.
  */
 function rawExchange(chunks: Array<string | Buffer>, options: { endAfterWrite?: boolean } = {}): Promise<RawExchange> {
   return new Promise((resolve) => {
@@ -237,6 +238,20 @@ describe('requests the HTTP parser refuses, and unknown paths', () => {
     const exchange = await rawExchange(['BLAH /api/v1/auths HTTP/1.1\r\nHost: localhost\r\nContent-Length: nope\r\n\r\n']);
     envelope(asAnswer(exchange), 400, 'invalid_syntax');
     expect(exchange.ending).toBe('closed');
+  });
+
+  it('answers an HTTP/1.1 request without Host with 400 invalid_syntax in the envelope, not a bare 400', async () => {
+    const exchange = await rawExchange([`GET /api/v1/auths/me HTTP/1.1\r\nAuthorization: Bearer ${live}\r\n\r\n`]);
+    expect(envelope(asAnswer(exchange), 400, 'invalid_syntax').meta).toEqual({ header: 'Host', reason: 'required' });
+    expect(exchange.ending).toBe('closed');
+  });
+
+  it('serves a request with an expectation it does not know, rather than a bare 417', async () => {
+    const exchange = await rawExchange([`GET /api/v1/auths/me HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${live}\r\nExpect: something-else\r\nConnection: close\r\n\r\n`], {
+      endAfterWrite: false,
+    });
+    expect(exchange.status, exchange.head).toBe(200);
+    expect(JSON.parse(exchange.text)).toMatchObject({ object: 'auth' });
   });
 
   it('answers paths outside /api/v1 and unknown local pages with the 404 envelope', async () => {
