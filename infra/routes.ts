@@ -183,7 +183,7 @@ export const routes = [
   { method: 'GET', path: '/api/v1/customers/me', family: 'customers', access: { kind: 'any-token' } },
   { method: 'POST', path: '/api/v1/customers/me', family: 'customers', access: { kind: 'any-token' } },
   { method: 'GET', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allowOrReach('customers', 'read') },
-  { method: 'POST', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allow('customers', 'update') },
+  { method: 'POST', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allowOrReach('customers', 'update') },
   { method: 'DELETE', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allow('customers', 'delete') },
   { method: 'GET', path: '/api/v1/customers/{customer_id}/payment_methods', family: 'customers', access: allowOrReach('customers', 'read') },
   { method: 'POST', path: '/api/v1/customers/{customer_id}/payment_methods', family: 'customers', access: allowOrReach('customers', 'create') },

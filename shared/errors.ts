@@ -19,6 +19,8 @@ export const ERROR_TYPES: Record<number, string> = {
   429: 'too_many_requests',
   500: 'internal_server_error',
   502: 'external_server_error',
+  // Only the local runtime answers 503: while it starts or stops (local-runtime.md).
+  503: 'service_unavailable',
   504: 'external_server_timeout',
 };
 

@@ -4,23 +4,23 @@
  * module the CDK stack deploys; unmatched requests go to the fallback family, as `$default`
  * does in the cloud. `/_local/` pages are answered here.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { families, fallbackFamily, routes, type FamilyName } from '../routes';
 import { compileRoutes } from '../../shared/http/route-matcher';
+import { bodyTooLarge, requestBodyLimit } from '../../shared/http/body-limits';
+import { ServiceUnavailableError } from '../../shared/http/errors';
 import { apiHandler, type FamilyActions } from '../../shared/http/pipeline';
 import type { Platform } from '../../shared/platform/ports';
-import { logger } from '../../shared/logging';
 import { lambdaContext, toApiGatewayEvent, writeResult, type EdgeFacts } from './api-event';
+import { answerClientError, answerError, headersTooLarge, hostMissing, MAX_REQUEST_HEADER_BYTES, NODE_MAX_HEADER_BYTES, requestHeaderBytes } from './edge-answers';
 import { handleLocalPage, type LocalPagesOptions } from './local-pages';
 
 /** A family handler as both runtimes call it. */
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-/** Largest request body the gateway accepts (API Gateway's own limit is 10 MB). */
-const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 /** API Gateway's integration timeout. */
 const TIMEOUT_MS = 29_000;
 
@@ -53,6 +53,24 @@ export interface GatewayOptions {
   ready: Promise<void>;
 }
 
+/**
+ * The runtime's one HTTP server over `listener`, with nothing left for Node to answer on its
+ * own (bare 400, 417 and 431 answers without the envelope): its header limit is raised far
+ * above the contract's and a missing `Host` is left to the gateway, both answered with the
+ * envelope there; its parser failures are answered with the envelope by `answerClientError`;
+ * `Expect: 100-continue` is left to the gateway, which refuses an oversized body before the
+ * client sends it, and other expectations are ignored (RFC 9110 §10.1.1 allows it).
+ */
+export function createGatewayServer(listener: RequestListener): Server {
+  const server = createServer({ maxHeaderSize: NODE_MAX_HEADER_BYTES, requireHostHeader: false }, listener);
+  // Every header counts toward the 16 KiB (Node drops those past 2000 by default).
+  server.maxHeadersCount = 0;
+  server.on('checkContinue', listener);
+  server.on('checkExpectation', listener);
+  server.on('clientError', answerClientError);
+  return server;
+}
+
 /** Builds the Node request listener. */
 export function createGateway(options: GatewayOptions) {
   const matcher = compileRoutes(routes);
@@ -61,39 +79,34 @@ export function createGateway(options: GatewayOptions) {
   let refusing = false;
 
   const listener = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (refusing) {
-      res.writeHead(503, { 'Content-Type': 'application/json', Connection: 'close', 'Retry-After': '1' });
-      res.end(JSON.stringify({ message: 'Shutting down' }));
-      return;
-    }
+    if (refusing) return answerError(req, res, new ServiceUnavailableError('stopping', 'The runtime is stopping; retry shortly.'), true);
     inFlight++;
     try {
-      const body = await readBody(req);
-      if (body === undefined) {
-        res.writeHead(413, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ message: 'Request Entity Too Large' }));
-        return;
-      }
-      const sourceIp = req.socket.remoteAddress ?? '127.0.0.1';
+      const method = req.method ?? 'GET';
       const path = (req.url ?? '/').split('?')[0]!;
+      // What can be refused from the head alone is refused before a byte of the body is read.
+      if (requestHeaderBytes(req.rawHeaders) > MAX_REQUEST_HEADER_BYTES) return answerError(req, res, headersTooLarge(), true);
+      if (req.httpVersion === '1.1' && req.headers.host === undefined) return answerError(req, res, hostMissing(), true);
+      const limit = requestBodyLimit({ method, path, contentType: req.headers['content-type'] });
+      if (Number(req.headers['content-length'] ?? 0) > limit) return answerError(req, res, bodyTooLarge(limit), true);
+      if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
+      const body = await readBody(req, limit);
+      if (body === undefined) return answerError(req, res, bodyTooLarge(limit), true);
+      const sourceIp = req.socket.remoteAddress ?? '127.0.0.1';
       if (path.startsWith('/_local/')) {
         await handleLocalPage(req, res, body, sourceIp, options.localPages);
         return;
       }
       await options.ready;
       const edge: EdgeFacts = { sourceIp, port: options.port(), edgeSecret: options.edgeSecret };
-      const method = req.method ?? 'GET';
       const match = matcher.match(method, path);
       const family: FamilyName = match ? match.route.family : fallbackFamily;
       const event = toApiGatewayEvent(req, body, match ? match.routeKey : '$default', match?.params, edge);
       const result = await options.handlers[family](event, lambdaContext(family, TIMEOUT_MS));
       writeResult(res, result);
     } catch (error) {
-      logger.error('Gateway error', { error: error as Error });
-      if (!res.headersSent) {
-        res.writeHead(500, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ message: 'Internal Server Error' }));
-      }
+      // An unexpected fault is logged by errorResult and answered as a detail-free 500.
+      answerError(req, res, error, !req.complete);
     } finally {
       inFlight--;
       if (inFlight === 0) idle?.();
@@ -119,17 +132,32 @@ export function createGateway(options: GatewayOptions) {
   };
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+/**
+ * Reads the whole body, or stops at `limit` bytes and resolves undefined: what the client
+ * still sends is then dropped as it arrives, never held.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolveBody, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', reject);
+    };
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_REQUEST_BYTES) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolveBody(tooLarge ? undefined : Buffer.concat(chunks)));
+      if (size <= limit) return void chunks.push(chunk);
+      stop();
+      req.resume();
+      resolveBody(undefined);
+    };
+    const onEnd = () => {
+      stop();
+      resolveBody(Buffer.concat(chunks));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
     req.on('error', reject);
   });
 }

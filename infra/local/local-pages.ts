@@ -7,8 +7,12 @@ import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clockMode, now, setManualTime } from '../../shared/clock';
 import type { OutboxEntry } from '../../shared/email';
+import { ApiError } from '../../shared/http/errors';
+import { errorResult, toResponse } from '../../shared/http/response';
 import { isLoopback } from '../../shared/http/transport';
+import { newId } from '../../shared/ids';
 import { listCharges, type GatewayChargeRecord } from '../../shared/commerce/payments/gateway-charge-store';
+import { writeResult } from './api-event';
 
 /** What the local pages need from the runtime. */
 export interface LocalPagesOptions {
@@ -24,8 +28,10 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
+/** An error of a local page, in the API's error envelope (with `X-Request-Id` = `reference`). */
 function localError(res: ServerResponse, status: number, code: string, message: string): void {
-  json(res, status, { error: { type: status === 404 ? 'not_found' : 'bad_request', code, message, reference: null, status, meta: null } });
+  const requestId = newId();
+  writeResult(res, toResponse(errorResult(new ApiError(status, code, message), requestId), requestId, undefined, undefined));
 }
 
 const escapeHtml = (value: string) =>

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, renameSync, chmodSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAccount, type AccountBootstrap } from '../../shared/accounts/create-account';
 import { clockMode, nowMs, nowSeconds, onClockMoved, useManualClock } from '../../shared/clock';
@@ -19,7 +19,9 @@ import { pathToFileURL } from 'node:url';
 import { queues } from '../queues';
 import { schedules } from '../schedules';
 import { LOCAL_REGION, startEmulators, type Emulators } from './emulators';
-import { createGateway, loadFamilyHandlers, REPO_ROOT } from './gateway';
+import { ServiceUnavailableError } from '../../shared/http/errors';
+import { answerError } from './edge-answers';
+import { createGateway, createGatewayServer, loadFamilyHandlers, REPO_ROOT } from './gateway';
 import { startPoller, type Poller, type QueueHandler } from './queue-poller';
 import { useLocalPlatform } from './platform';
 import type { Platform } from '../../shared/platform/ports';
@@ -63,11 +65,8 @@ function whenReady<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
 }
 
 /** 503 with the error envelope: still starting. */
-function answerStarting(res: import('node:http').ServerResponse): void {
-  if (res.headersSent) return;
-  const body = JSON.stringify({ error: { type: 'service_unavailable', code: 'starting', message: 'The runtime is still starting; retry shortly.', reference: null, status: 503, meta: null } });
-  res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1', 'Content-Length': Buffer.byteLength(body) });
-  res.end(body);
+function answerStarting(req: IncomingMessage, res: ServerResponse): void {
+  answerError(req, res, new ServiceUnavailableError('starting', 'The runtime is still starting; retry shortly.'), !req.complete);
 }
 
 /** Starts the local runtime. */
@@ -96,9 +95,9 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     let gateway: ReturnType<typeof createGateway> | undefined;
     let gatewayBuilt!: (built: ReturnType<typeof createGateway>) => void;
     const gatewayReady = new Promise<ReturnType<typeof createGateway>>((resolve) => (gatewayBuilt = resolve));
-    const server: Server = createServer((req, res) => {
+    const server: Server = createGatewayServer((req, res) => {
       if (gateway) return void gateway.listener(req, res);
-      void whenReady(gatewayReady, STARTUP_WAIT_MS).then((built) => (built ? built.listener(req, res) : answerStarting(res)));
+      void whenReady(gatewayReady, STARTUP_WAIT_MS).then((built) => (built ? built.listener(req, res) : answerStarting(req, res)));
     });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,5 @@
 /** The `/customers` endpoints (commerce.md §6.1), as actions of the API pipeline. */
+import type { Principal } from '../auth/principal';
 import { assertReach } from '../auth/reach';
 import { booleanParameter } from '../http/request';
 import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
@@ -6,7 +7,15 @@ import { cursorList, cursorQuery, readCursorPage } from '../rest/cursor-list';
 import { renderElements, renderResource } from '../rest/render';
 import { renderContext, type RenderContext } from '../rest/render-context';
 import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../store/records';
-import { createCustomer, customerDeclaration, deleteCustomer, updateCustomer, type CustomerRecord } from './customers';
+import {
+  addLoginAfterSale,
+  createCustomer,
+  customerDeclaration,
+  deleteCustomer,
+  updateCustomer,
+  updateOwnCustomer,
+  type CustomerRecord,
+} from './customers';
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
   const principal = requirePrincipal(context);
@@ -30,13 +39,24 @@ export async function getCustomerAction(context: ApiContext): Promise<ApiResult>
   return { status: 200, body: await renderResource(customerDeclaration, record, render) };
 }
 
-/** `POST /customers/{customer_id}`: partial update. */
+/**
+ * `POST /customers/{customer_id}`: partial update. A limited token comes through for a customer
+ * it reaches (404 otherwise; commerce.md §0.1): its signed-in customer gets the customer-scope
+ * update of `/customers/me`, the customer of a sale it paid only the one update that adds a login.
+ */
 export async function updateCustomerAction(context: ApiContext): Promise<ApiResult> {
   const { scope, render } = await prepare(context);
-  const saved = await retryOnConflict(async () =>
-    updateCustomer(await getRecord(customerDeclaration, scope, context.params.customer_id!), context.body ?? {}),
-  );
+  const customerId = context.params.customer_id!;
+  const update = updateAllowedTo(requirePrincipal(context), customerId);
+  const saved = await retryOnConflict(async () => update(await getRecord(customerDeclaration, scope, customerId), context.body ?? {}));
   return { status: 200, body: await renderResource(customerDeclaration, saved, render) };
+}
+
+/** Which update of customer `customerId` the caller may make (404 when a limited token does not reach it). */
+function updateAllowedTo(principal: Principal, customerId: string): (current: CustomerRecord, body: Record<string, unknown>) => Promise<CustomerRecord> {
+  if (principal.kind !== 'limited') return updateCustomer;
+  assertReach(principal, `customers/${customerId}`, 'customer');
+  return principal.customerId === customerId ? updateOwnCustomer : addLoginAfterSale;
 }
 
 /** `DELETE /customers/{customer_id}`. */

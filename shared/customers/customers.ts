@@ -4,6 +4,7 @@
  * and mode, case-insensitively, through a claim item written in the same transaction.
  */
 import type { DateListed } from '../store/keys';
+import { InsufficientPermissionsError } from '../auth/errors';
 import { hashPassword } from '../auth/passwords';
 import { nowMs } from '../clock';
 import { InvalidStateError } from '../http/errors';
@@ -182,6 +183,29 @@ export async function updateCustomer(current: CustomerRecord, body: Record<strin
   };
   await saveCustomerRecord(current, next);
   return next;
+}
+
+/** A customer-scope token's update of its own customer: any update but `tax_exempt`, which is read-only for it (commerce.md §0.1). */
+export function updateOwnCustomer(current: CustomerRecord, body: Record<string, unknown>): Promise<CustomerRecord> {
+  const { tax_exempt: _readOnly, ...rest } = body;
+  return updateCustomer(current, rest);
+}
+
+/**
+ * The one update a limited token may make to the customer of a sale it paid (commerce.md §0.1,
+ * auth.md 3.3; the receipt page's "create an account"): it sets `username` and `password`, both
+ * required and validated as in any update, while the customer has neither. Every other property
+ * of the body is ignored. Once a login exists the token has no right left on the customer: 403.
+ */
+export async function addLoginAfterSale(current: CustomerRecord, body: Record<string, unknown>): Promise<CustomerRecord> {
+  if (current.username !== null || current.password_hash !== null) {
+    throw new InsufficientPermissionsError('This customer already has a login. Sign in to change it.');
+  }
+  for (const property of ['username', 'password']) {
+    const value = body[property];
+    if (value === undefined || value === null || value === '') invalid(property, `The property ${property} is required.`, 'required');
+  }
+  return updateCustomer(current, { username: body.username, password: body.password });
 }
 
 /** Deletes a customer without payments, and frees its username. */

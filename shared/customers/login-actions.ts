@@ -17,7 +17,7 @@ import type { ResourceDeclaration } from '../rest/declarations';
 import { renderResource } from '../rest/render';
 import { renderContext, type RenderContext } from '../rest/render-context';
 import { getRecord, retryOnConflict, type RecordScope } from '../store/records';
-import { customerDeclaration, updateCustomer, type CustomerRecord } from './customers';
+import { customerDeclaration, updateOwnCustomer, type CustomerRecord } from './customers';
 import { issueCustomerToken, parseCredentials, signInCustomer, signInOnCart, signOutOfCart, type CartTotalsSettings } from './login';
 
 /** What the issued limited token's `X-Token-Expires-In-Seconds` says (auth.md 1.5). */
@@ -92,8 +92,7 @@ export async function getMeAction(context: ApiContext): Promise<ApiResult> {
 /** `POST /customers/me`: a partial update of the signed-in customer; `tax_exempt` is read-only for it. */
 export async function updateMeAction(context: ApiContext): Promise<ApiResult> {
   const { scope, customerId, render } = await ownCustomer(context);
-  const { tax_exempt: _readOnly, ...body } = context.body ?? {};
-  const saved = await retryOnConflict(async () => updateCustomer(await getRecord(customerDeclaration, scope, customerId), body));
+  const saved = await retryOnConflict(async () => updateOwnCustomer(await getRecord(customerDeclaration, scope, customerId), context.body ?? {}));
   return { status: 200, body: await renderResource(customerDeclaration, saved, render) };
 }
 

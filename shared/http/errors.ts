@@ -100,3 +100,14 @@ export class UnspecifiedError extends ApiError {
     super(500, 'unspecified_error', 'An unexpected error occurred. Quote the reference when contacting support.');
   }
 }
+
+/**
+ * 503 with `Retry-After: 1`: the local runtime is starting (`starting`) or stopping
+ * (`stopping`) and cannot serve the request now (local-runtime.md).
+ */
+export class ServiceUnavailableError extends ApiError {
+  override name = 'ServiceUnavailableError';
+  constructor(code: 'starting' | 'stopping', message: string) {
+    super(503, code, message, null, { 'Retry-After': '1' });
+  }
+}

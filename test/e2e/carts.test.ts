@@ -471,9 +471,31 @@ describe('item endpoints', () => {
     expect(removed.status).toBe(204);
     expect(removed.text).toBe('');
     expect((await del(`${items}/poster`, token)).status).toBe(204);
-    expect((await del(`${items}/poster`, token)).status).toBe(204);
+    expectError(await del(`${items}/poster`, token), 404, 'resource_not_found', { parameter: 'item_id' });
     const after = await get(`carts/${cart.cart_id}`, token);
     expect(after.body).toMatchObject({ items: [], total: 0, items_count: 0 });
+  });
+
+  it('answers 404 resource_not_found for an item that is not in the cart, and changes nothing', async () => {
+    const token = await limitedToken();
+    const cart = await createCart(token, { customer: US, items: [{ product_id: 'ebook', quantity: 2 }] });
+    const items = `carts/${cart.cart_id}/items`;
+    // `poster` is a product, just not in this cart; `nope` is no product at all.
+    for (const itemId of ['poster', 'nope']) {
+      for (const [method, body] of [
+        ['DELETE', undefined],
+        ['POST', { quantity: 0 }],
+        ['POST', { quantity: 3 }],
+        ['POST', { meta: { note: 'x' } }],
+        ['GET', undefined],
+      ] as const) {
+        const response = await api(`${base}${items}/${itemId}`, { method, token, ...(body ? { body } : {}) });
+        expectError(response, 404, 'resource_not_found', { parameter: 'item_id' });
+        expect(response.body.error.message).toBe(`The item ${itemId} is not in the cart.`);
+      }
+    }
+    const after = await get(`carts/${cart.cart_id}`, token);
+    expect(after.body).toEqual(cart);
   });
 });
 

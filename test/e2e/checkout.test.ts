@@ -318,3 +318,128 @@ describe('payments without a sale, and what follows a checkout', () => {
     expect((await api(`${base}orders`, { method: 'POST', token: secret, body: {} })).status).toBe(405);
   });
 });
+
+describe('creating an account on the receipt page (commerce.md §0.1)', () => {
+  type Response = Awaited<ReturnType<typeof api>>;
+  const expectError = (response: Response, status: number, code: string, meta?: Record<string, unknown>) => {
+    expect(response.status, response.text).toBe(status);
+    expect(response.body.error).toMatchObject({ status, code });
+    if (meta) expect(response.body.error.meta).toEqual(meta);
+  };
+  const signIn = (username: string, password: string) =>
+    api(`${base}customers/login?account_id=${account}&test=true`, { method: 'POST', body: { username, password } });
+
+  /** A shopper who paid a cart, and the URL of the customer the sale made (no login yet). */
+  async function paidShopper(): Promise<{ token: string; customerUrl: string; customer: Record<string, any> }> {
+    const token = await shopper();
+    const paid = await api(`${base}carts/${await cartFor(token)}/payments?expand=order`, { method: 'POST', token, body: card('4242424242424242') });
+    expect(paid.status, paid.text).toBe(201);
+    const customerUrl = paid.body.order.customer as string;
+    const customer = await api(customerUrl, { token: secret });
+    expect(customer.body).toMatchObject({ username: null, name: 'Ada Lee', tax_exempt: false });
+    return { token, customerUrl, customer: customer.body };
+  }
+
+  it('lets the paying token set username and password once; other properties are ignored; the login works', async () => {
+    const { token, customerUrl, customer } = await paidShopper();
+    const created = await api(customerUrl, {
+      method: 'POST',
+      token,
+      body: { username: 'ada-receipt', password: 'correct horse', name: 'Mallory', email: 'mallory@example.test', tax_exempt: true, meta: { x: 1 } },
+    });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body).toMatchObject({ ...customer, username: 'ada-receipt', date_modified: created.body.date_modified });
+    expect(created.text).not.toContain('correct horse');
+    const signedIn = await signIn('ada-receipt', 'correct horse');
+    expect(signedIn.status, signedIn.text).toBe(200);
+    expect(signedIn.body.customer_id).toBe(customer.customer_id);
+
+    // The one update is spent: a second one is refused, and changes nothing.
+    expectError(await api(customerUrl, { method: 'POST', token, body: { username: 'ada-other', password: 'another secret' } }), 403, 'insufficient_permissions');
+    expectError(await api(customerUrl, { method: 'POST', token, body: { name: 'Mallory' } }), 403, 'insufficient_permissions');
+    expect((await api(customerUrl, { token: secret })).body).toMatchObject({ username: 'ada-receipt', name: 'Ada Lee' });
+    expect((await signIn('ada-receipt', 'correct horse')).status).toBe(200);
+    // Secret tokens keep their normal update.
+    const renamed = await api(customerUrl, { method: 'POST', token: secret, body: { username: 'ada-renamed', name: 'Ada L.' } });
+    expect(renamed.body).toMatchObject({ username: 'ada-renamed', name: 'Ada L.' });
+  });
+
+  it('refuses a customer that already has a login (403), one out of reach (404), and invalid values (400, 409), changing nothing', async () => {
+    const { token, customerUrl, customer } = await paidShopper();
+    const other = await paidShopper();
+    const taken = await api(`${base}customers`, { method: 'POST', token: secret, body: { username: 'taken-name', password: 'secret pass' } });
+    expect(taken.status, taken.text).toBe(201);
+    const valid = { username: 'ada-valid', password: 'long enough' };
+
+    expectError(await api(other.customerUrl, { method: 'POST', token, body: valid }), 404, 'resource_not_found');
+    expectError(await api(taken.body.url, { method: 'POST', token, body: valid }), 404, 'resource_not_found');
+    expectError(await api(`${base}customers/NOSUCHCUSTOM`, { method: 'POST', token, body: valid }), 404, 'resource_not_found');
+    expectError(await api(customerUrl, { method: 'POST', token: await shopper(), body: valid }), 404, 'resource_not_found');
+
+    expectError(await api(customerUrl, { method: 'POST', token, body: { password: 'long enough' } }), 400, 'invalid_input', { property: 'username', reason: 'required' });
+    expectError(await api(customerUrl, { method: 'POST', token, body: { username: 'ada-valid' } }), 400, 'invalid_input', { property: 'password', reason: 'required' });
+    expectError(await api(customerUrl, { method: 'POST', token, body: { username: 'ada-valid', password: null } }), 400, 'invalid_input', { property: 'password', reason: 'required' });
+    expectError(await api(customerUrl, { method: 'POST', token, body: { username: '', password: 'long enough' } }), 400, 'invalid_input', { property: 'username', reason: 'required' });
+    expectError(await api(customerUrl, { method: 'POST', token, body: { username: 'ada-valid', password: 'short' } }), 400, 'invalid_input', { property: 'password', reason: 'too_short' });
+    expectError(await api(customerUrl, { method: 'POST', token, body: { username: 'has space', password: 'long enough' } }), 400, 'invalid_input', { property: 'username', reason: 'invalid' });
+    expectError(await api(customerUrl, { method: 'POST', token, body: { username: 42, password: 'long enough' } }), 400, 'invalid_input', { property: 'username', reason: 'invalid' });
+    expectError(await api(customerUrl, { method: 'POST', token, body: { username: 'TAKEN-name', password: 'long enough' } }), 409, 'in_use', { property: 'username', reason: 'conflict' });
+    expect((await api(customerUrl, { token: secret })).body).toEqual(customer);
+    expect((await api(other.customerUrl, { token: secret })).body).toEqual(other.customer);
+
+    // A login the merchant set first leaves the shopper no update to make.
+    expect((await api(customerUrl, { method: 'POST', token: secret, body: { username: 'set-by-merchant' } })).status).toBe(200);
+    expectError(await api(customerUrl, { method: 'POST', token, body: valid }), 403, 'insufficient_permissions');
+    expect((await api(customerUrl, { token: secret })).body.username).toBe('set-by-merchant');
+    expect((await signIn('ada-valid', 'long enough')).status).toBe(401);
+  });
+
+  it('makes exactly one of concurrent account creations', async () => {
+    const { token, customerUrl } = await paidShopper();
+    const attempts = await Promise.all(
+      ['race-a', 'race-b', 'race-c', 'race-d'].map((username) => api(customerUrl, { method: 'POST', token, body: { username, password: 'long enough' } })),
+    );
+    expect(attempts.map((attempt) => attempt.status).sort()).toEqual([200, 403, 403, 403]);
+    const winner = attempts.find((attempt) => attempt.status === 200)!.body.username as string;
+    expect((await api(customerUrl, { token: secret })).body.username).toBe(winner);
+  });
+});
+
+describe('allow_duplicate is a strict JSON boolean (conventions.md §4, commerce.md §4.5)', () => {
+  const charges = async (): Promise<number> => (await api(`${runtime.url}/_local/gateway/charges`)).body.data.length;
+  const window = (seconds: number) => api(`${base}settings/payment`, { method: 'POST', token: secret, body: { duplicate_payment_timeout: seconds } });
+
+  it('refuses anything but true or false with 400 invalid_input, before any duplicate check or charge, on both payment endpoints', async () => {
+    expect((await window(120)).status).toBe(200);
+    try {
+      // A first payment, so that the card, currency and total below repeat a recent one.
+      const first = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 7.77, ...card('4242424242424242') } });
+      expect(first.status, first.text).toBe(201);
+      const token = await shopper();
+      const cartId = await cartFor(token);
+      const before = await charges();
+      for (const value of ['yes', 'true', 1, 0, null, {}, []]) {
+        const direct = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 7.77, allow_duplicate: value, ...card('4242424242424242') } });
+        expect(direct.status, `${JSON.stringify(value)}: ${direct.text}`).toBe(400);
+        expect(direct.body.error).toMatchObject({ code: 'invalid_input', meta: { property: 'allow_duplicate', reason: 'invalid' } });
+        const onCart = await api(`${base}carts/${cartId}/payments`, { method: 'POST', token, body: { allow_duplicate: value, ...card('4242424242424242') } });
+        expect(onCart.status, `${JSON.stringify(value)}: ${onCart.text}`).toBe(400);
+        expect(onCart.body.error.meta).toEqual({ property: 'allow_duplicate', reason: 'invalid' });
+      }
+      expect(await charges()).toBe(before);
+      expect((await api(`${base}carts/${cartId}`, { token })).body).toMatchObject({ open: true, payment_status: 'unpaid' });
+      expect((await api(`${base}carts/${cartId}/payments`, { token: secret })).body.total_items).toBe(0);
+
+      // The booleans keep their meaning: false checks (409 duplicate), true charges again.
+      const checked = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 7.77, allow_duplicate: false, ...card('4242424242424242') } });
+      expect(checked.status, checked.text).toBe(409);
+      expect(checked.body.error).toMatchObject({ code: 'duplicate', meta: { payment_id: first.body.payment_id } });
+      expect(await charges()).toBe(before);
+      const again = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 7.77, allow_duplicate: true, ...card('4242424242424242') } });
+      expect(again.status, again.text).toBe(201);
+      expect(await charges()).toBe(before + 1);
+    } finally {
+      expect((await window(0)).status).toBe(200);
+    }
+  });
+});

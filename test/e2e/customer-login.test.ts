@@ -105,6 +105,13 @@ describe('POST /customers/login', () => {
     expect((await api(bea.url, { token: secret })).body).toMatchObject({ name: 'Bea Renamed', tax_exempt: false });
     expectError(await api(`${base}customers/me`, { method: 'POST', token, body: { username: 'cal-user' } }), 409, 'in_use');
     expectError(await api(`${base}customers/me`, { method: 'POST', token, body: { password: 'short' } }), 400, 'invalid_input');
+    // The customer's own URL takes the same update; another customer's is out of reach.
+    const direct = await api(bea.url, { method: 'POST', token, body: { name: 'Bea Direct', tax_exempt: true } });
+    expect(direct.status, direct.text).toBe(200);
+    expect(direct.body).toMatchObject({ customer_id: 'BEA', name: 'Bea Direct', tax_exempt: false, username: 'BEA-user' });
+    expectError(await api(bea.url, { method: 'POST', token, body: { username: 'cal-user' } }), 409, 'in_use');
+    expectError(await api(other.url, { method: 'POST', token, body: { name: 'Not mine' } }), 404, 'resource_not_found');
+    expect((await api(other.url, { token: secret })).body.name).toBe('Customer CAL');
 
     // The show/hide of the answer apply to the virtual auth too.
     const shaped = await api(`${base}customers/login?account_id=${account}&test=true&expand=auth&show=customer_id,auth.token`, {

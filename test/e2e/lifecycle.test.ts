@@ -5,6 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { api, startRuntime, tempDataDir } from '../support/runtime-process';
@@ -259,4 +260,67 @@ describe('shutdown under load', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(statuses.has(200)).toBe(true);
   });
+
+  it('answers a request that arrives on an open connection while it stops with the 503 envelope and Connection: close', async () => {
+    const runtime = await startRuntime();
+    const token = runtime.bootstrap.tokens.live_secret;
+    const body = '{"comments":"kept busy","permissions":[{"resource":"orders","methods":["read"]}]}';
+    const holding = await requestInFlight(runtime.port, token, body);
+    const arriving = await requestInFlight(runtime.port, token, body);
+    const exited = runtime.stop('SIGTERM');
+    // The runtime refuses new requests and closes its listener in one step.
+    while (await isListening(runtime.port)) await new Promise((resolvePause) => setImmediate(resolvePause));
+    // The accepted request finishes; the one pipelined behind it is refused (the other keeps the drain waiting).
+    arriving.socket.write(`${body}GET /api/v1/auths/me HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nOrigin: http://localhost:8080\r\n\r\n`);
+    const answers = await arriving.closed;
+    holding.socket.write(body);
+    expect(await holding.closed).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
+    expect(await exited).toBe(0);
+
+    expect(answers).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
+    const [head, refusal] = answers.slice(answers.indexOf('HTTP/1.1 503')).split('\r\n\r\n') as [string, string];
+    expect(head).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    for (const header of ['Content-Type: application/json', 'Connection: close', 'Retry-After: 1', 'Access-Control-Allow-Origin: http://localhost:8080']) {
+      expect(head).toContain(`\r\n${header}\r\n`);
+    }
+    const error = JSON.parse(refusal).error;
+    expect(error).toMatchObject({ type: 'service_unavailable', code: 'stopping', status: 503, meta: null });
+    expect(head).toContain(`\r\nX-Request-Id: ${error.reference}\r\n`);
+  });
 });
+
+/**
+ * Opens a connection and sends the head of a `POST /auths/secret` that expects 100-continue;
+ * resolves once the gateway says 100 Continue, which it does right before reading the body:
+ * the request is then in flight. `closed` resolves with everything the connection received.
+ */
+async function requestInFlight(port: number, token: string, body: string): Promise<{ socket: Socket; closed: Promise<string> }> {
+  const socket = connect(port, '127.0.0.1');
+  let received = '';
+  socket.setEncoding('latin1');
+  const continued = new Promise<void>((resolveContinued) =>
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      if (received.includes('100 Continue')) resolveContinued();
+    }),
+  );
+  const closed = new Promise<string>((resolveClosed) => socket.once('close', () => resolveClosed(received)));
+  socket.write(
+    `POST /api/v1/auths/secret HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
+  );
+  await continued;
+  return { socket, closed };
+}
+
+/** Whether something accepts connections on the port. */
+function isListening(port: number): Promise<boolean> {
+  return new Promise((resolveOpen) => {
+    const probe = connect(port, '127.0.0.1');
+    probe.once('connect', () => {
+      probe.destroy();
+      resolveOpen(true);
+    });
+    probe.once('error', () => resolveOpen(false));
+  });
+}

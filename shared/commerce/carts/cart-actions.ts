@@ -194,7 +194,7 @@ export async function getItemAction(context: ApiContext): Promise<ApiResult> {
 
 /**
  * `POST /carts/{cart_id}/items/{item_id}`: `{quantity, meta}`; 200 with the item, or 204 when
- * quantity 0 removed it (also when it was not in the cart: removing is idempotent).
+ * quantity 0 removed it. An item that is not in the cart is 404, whatever the body asks.
  */
 export const updateItemAction = withBody(cartItemUpdate, async (context) => {
   const prepared = await prepare(context);
@@ -206,10 +206,7 @@ export const updateItemAction = withBody(cartItemUpdate, async (context) => {
     const cart = await readCart(prepared, cartId);
     assertWritable(cart);
     const item = findItem(cart, context.params.item_id!);
-    if (!item) {
-      if (change.quantity === 0) return undefined;
-      throw itemNotFound(context.params.item_id!);
-    }
+    if (!item) throw itemNotFound(context.params.item_id!);
     const saved = await writeCartLines(cart, [], () => changeItem(cart.items, item.item_id, change), write, 'quantity');
     const kept = saved.items.find((line) => line.item_id === item.item_id);
     return kept ? itemView(saved, kept) : undefined;
@@ -218,7 +215,10 @@ export const updateItemAction = withBody(cartItemUpdate, async (context) => {
   return { status: 200, body: await renderResource(cartItemDeclaration, result, prepared.render) };
 });
 
-/** `DELETE /carts/{cart_id}/items/{item_id}`: 204, also when the item was not in the cart (storefronts read a 404 on a cart write as a lost cart). */
+/**
+ * `DELETE /carts/{cart_id}/items/{item_id}`: 204 when the item was removed; 404 and nothing
+ * written when it is not in the cart (a second delete of one item included).
+ */
 export async function deleteItemAction(context: ApiContext): Promise<ApiResult> {
   const prepared = await prepare(context);
   const cartId = context.params.cart_id!;
@@ -228,7 +228,8 @@ export async function deleteItemAction(context: ApiContext): Promise<ApiResult> 
     const cart = await readCart(prepared, cartId);
     assertWritable(cart);
     const item = findItem(cart, context.params.item_id!);
-    if (item) await writeCartLines(cart, [], () => removeItem(cart.items, item.item_id), write);
+    if (!item) throw itemNotFound(context.params.item_id!);
+    await writeCartLines(cart, [], () => removeItem(cart.items, item.item_id), write);
   });
   return { status: 204 };
 }

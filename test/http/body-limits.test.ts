@@ -1,0 +1,32 @@
+/** The body cap of a request (conventions.md §4, §20): 1 MiB for JSON, the upload cap for multipart/form-data. */
+import { describe, expect, it } from 'vitest';
+import { bodyTooLarge, MAX_JSON_BODY_BYTES, MAX_UPLOAD_BODY_BYTES, requestBodyLimit } from '../../shared/http/body-limits';
+import { MAX_BODY_BYTES } from '../../shared/http/request';
+
+const limit = (contentType: string | undefined, path = '/api/v1/products') => requestBodyLimit({ method: 'POST', path, contentType });
+
+describe('requestBodyLimit', () => {
+  it('caps JSON, other and missing content types at the 1 MiB that parseJsonBody applies', () => {
+    expect(MAX_JSON_BODY_BYTES).toBe(1024 * 1024);
+    expect(MAX_JSON_BODY_BYTES).toBe(MAX_BODY_BYTES);
+    for (const type of ['application/json', 'application/json; charset=utf-8', 'text/plain', 'multipart/mixed; boundary=x', undefined]) {
+      expect(limit(type)).toBe(MAX_JSON_BODY_BYTES);
+    }
+  });
+
+  it('gives multipart/form-data (any case, with parameters) the upload cap: a 10 MB file and its framing', () => {
+    expect(MAX_UPLOAD_BODY_BYTES).toBe(11 * 1024 * 1024);
+    expect(MAX_UPLOAD_BODY_BYTES).toBeGreaterThan(10_000_000);
+    for (const type of ['multipart/form-data; boundary=abc', 'Multipart/Form-Data;boundary="a b"', ' multipart/form-data ']) {
+      expect(limit(type, '/api/v1/images')).toBe(MAX_UPLOAD_BODY_BYTES);
+    }
+  });
+});
+
+describe('bodyTooLarge', () => {
+  it('is 422 account_limit_exceeded naming the cap, as parseJsonBody words it', () => {
+    expect(bodyTooLarge(MAX_JSON_BODY_BYTES)).toMatchObject({ status: 422, code: 'account_limit_exceeded', message: 'The request body is larger than 1 MiB.', meta: { limit_bytes: 1048576 } });
+    expect(bodyTooLarge(MAX_UPLOAD_BODY_BYTES).message).toBe('The request body is larger than 11 MiB.');
+    expect(bodyTooLarge(6_000_000).message).toBe('The request body is larger than 6000000 bytes.');
+  });
+});
