@@ -1,11 +1,12 @@
 /** The `/customers` endpoints (commerce.md §6.1), as actions of the API pipeline. */
 import { assertReach } from '../auth/reach';
 import { booleanParameter } from '../http/request';
-import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
+import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../http/types';
 import { cursorList, cursorQuery, readCursorPage } from '../rest/cursor-list';
 import { renderElements, renderResource } from '../rest/render';
 import { renderContext, type RenderContext } from '../rest/render-context';
 import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../store/records';
+import { customerCreate, customerUpdate } from './customer-schemas';
 import { createCustomer, customerDeclaration, deleteCustomer, updateCustomer, type CustomerRecord } from './customers';
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
@@ -15,12 +16,12 @@ async function prepare(context: ApiContext): Promise<{ scope: RecordScope; rende
 }
 
 /** `POST /customers`. */
-export async function createCustomerAction(context: ApiContext): Promise<ApiResult> {
+export const createCustomerAction = withBody(customerCreate, async (context) => {
   const { scope, render } = await prepare(context);
-  const record = await createCustomer(scope, context.body ?? {});
+  const record = await createCustomer(scope, context.body);
   const body = await renderResource(customerDeclaration, record, render);
   return { status: 201, body, location: body.url as string };
-}
+});
 
 /** `GET /customers/{customer_id}`. */
 export async function getCustomerAction(context: ApiContext): Promise<ApiResult> {
@@ -31,13 +32,13 @@ export async function getCustomerAction(context: ApiContext): Promise<ApiResult>
 }
 
 /** `POST /customers/{customer_id}`: partial update. */
-export async function updateCustomerAction(context: ApiContext): Promise<ApiResult> {
+export const updateCustomerAction = withBody(customerUpdate, async (context) => {
   const { scope, render } = await prepare(context);
   const saved = await retryOnConflict(async () =>
-    updateCustomer(await getRecord(customerDeclaration, scope, context.params.customer_id!), context.body ?? {}),
+    updateCustomer(await getRecord(customerDeclaration, scope, context.params.customer_id!), context.body),
   );
   return { status: 200, body: await renderResource(customerDeclaration, saved, render) };
-}
+});
 
 /** `DELETE /customers/{customer_id}`. */
 export async function deleteCustomerAction(context: ApiContext): Promise<ApiResult> {
