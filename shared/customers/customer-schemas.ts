@@ -56,9 +56,12 @@ export type CustomerInput = z.output<typeof customerUpdate> & { customer_id?: st
  * (128) cannot match, and past 1000 characters it is not even looked at.
  */
 const credential = z
-  .string({ error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : 'must be a string') })
+  .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
   .min(1, { error: 'is required' })
-  .max(1000, { error: 'must be at most 1000 characters' });
+  .max(1000, { error: 'must be at most 1000 characters' })
+  .nullable()
+  .refine((value) => value !== null, reason('required', 'is required'))
+  .transform((value) => value as string);
 
 /** `POST /customers/login` and `POST /carts/{cart_id}/login`. */
 export const customerLogin = body({ username: credential, password: credential });

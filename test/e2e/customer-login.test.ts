@@ -151,6 +151,7 @@ describe('POST /customers/login', () => {
     expect((await login('eve-user', PASSWORD, { token: runtime.bootstrap.tokens.live_secret })).status).toBe(401);
     expectError(await api(`${base}customers/login?account_id=${account}&test=true`, { method: 'POST', body: { username: 'eve-user' } }), 400, 'invalid_input', { property: 'password', reason: 'required' });
     expectError(await api(`${base}customers/login?account_id=${account}&test=true`, { method: 'POST', body: { username: 12345678, password: PASSWORD } }), 400, 'invalid_input', { property: 'username', reason: 'invalid' });
+    expectError(await api(`${base}customers/login?account_id=${account}&test=true`, { method: 'POST', body: { username: null, password: PASSWORD } }), 400, 'invalid_input', { property: 'username', reason: 'required' });
   });
 
   it('locks a username after five failures: 401 account_locked with Retry-After, even with the right password, for ten minutes', async () => {
