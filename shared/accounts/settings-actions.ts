@@ -21,6 +21,7 @@ import { isAllowed } from '../auth/permissions';
 import { config } from '../config';
 import { ApiError, NotFoundError } from '../http/errors';
 import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
+import { parseInput } from '../input/validate';
 import { randomBase62 } from '../ids';
 import type { SecretsPort } from '../platform/ports';
 import { saveSettingsItems } from './account-store';
@@ -40,6 +41,7 @@ import {
   type TechnicalValues,
 } from './settings';
 import { forgetSettings } from './settings-cache';
+import { settingsUpdates, type SettingsInputs } from './settings-schemas';
 import { applyGeneralChanges, applyPaymentChanges, applyTaxChanges, applyTechnicalChanges } from './settings-validation';
 
 /** Attempts of a read-validate-write cycle before a write race is reported. */
@@ -175,19 +177,16 @@ async function writeItems(writes: ItemWrite[]): Promise<boolean> {
   return saveSettingsItems(writes);
 }
 
+/** A parsed update of one group (`settingsUpdates[group]`), the group telling the body's type. */
+type SettingsChange = { [G in SettingsGroup]: { group: G; body: SettingsInputs[G] } }[SettingsGroup];
+
 /** The writes (possibly none) and resulting state of one change, computed from items read. */
-async function planChange(
-  accountId: string,
-  group: SettingsGroup,
-  items: GroupItems,
-  body: Record<string, unknown>,
-  secrets: SecretsPort,
-): Promise<{ writes: ItemWrite[]; state: SettingsState }> {
-  const current = stateOf(accountId, group, items);
-  switch (group) {
+async function planChange(accountId: string, change: SettingsChange, items: GroupItems, secrets: SecretsPort): Promise<{ writes: ItemWrite[]; state: SettingsState }> {
+  const current = stateOf(accountId, change.group, items);
+  switch (change.group) {
     case 'technical': {
       const before = current.values as unknown as TechnicalValues;
-      const { values, rotateSignatureKey } = applyTechnicalChanges(before, body);
+      const { values, rotateSignatureKey } = applyTechnicalChanges(before, change.body);
       const state: SettingsState = { ...current, values: { ...values } };
       const extra: Record<string, unknown> = {};
       if (rotateSignatureKey) {
@@ -200,7 +199,7 @@ async function planChange(
     }
     case 'general': {
       const before = current.values as ReturnType<typeof applyGeneralChanges>;
-      const after = applyGeneralChanges(before, body);
+      const after = applyGeneralChanges(before, change.body);
       const { cors_allowed_origins, oauth_redirect_uris, ...general } = after;
       const { cors_allowed_origins: corsBefore, oauth_redirect_uris: urisBefore, ...generalBefore } = before;
       const writes: ItemWrite[] = [];
@@ -212,13 +211,13 @@ async function planChange(
     }
     case 'payment': {
       const before = current.values as unknown as PaymentValues;
-      const values = applyPaymentChanges(before, body);
+      const values = applyPaymentChanges(before, change.body);
       const writes = sameValues(before, values) ? [] : [itemWrite(accountId, 'payment', items.own, values)];
       return { writes, state: { ...current, values: { ...values } } };
     }
     case 'tax': {
       const before = current.values as unknown as TaxValues;
-      const values = applyTaxChanges(before, body);
+      const values = applyTaxChanges(before, change.body);
       const writes = sameValues(before, values) ? [] : [itemWrite(accountId, 'tax', items.own, values)];
       return { writes, state: { ...current, values: { ...values } } };
     }
@@ -226,14 +225,15 @@ async function planChange(
 }
 
 /**
- * Applies a partial update to a group: validates the merged result (400 invalid_input with the
- * property, nothing saved), writes every changed item at once, and makes this process see the
- * change at once. Answers the group as it is after the change.
+ * Applies a parsed partial update to a group: checks the rules that join fields on the merged
+ * result (400 invalid_input with the property, nothing saved), writes every changed item at
+ * once, and makes this process see the change at once. Answers the group as it is after the change.
  */
-export async function changeSettings(accountId: string, group: SettingsGroup, body: Record<string, unknown>, secrets: SecretsPort): Promise<SettingsState> {
+export async function changeSettings<G extends SettingsGroup>(accountId: string, group: G, body: SettingsInputs[G], secrets: SecretsPort): Promise<SettingsState> {
+  const change = { group, body } as SettingsChange;
   for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
-    const items = await loadItems(accountId, group);
-    const { writes, state } = await planChange(accountId, group, items, body, secrets);
+    const items = await loadItems(accountId, change.group);
+    const { writes, state } = await planChange(accountId, change, items, secrets);
     if (writes.length === 0) return state;
     if (await writeItems(writes)) {
       forgetSettings(accountId);
@@ -302,10 +302,16 @@ export async function getSettings(context: ApiContext): Promise<ApiResult> {
   return { status: 200, body: await settingsResource(state, context.baseUrl, maySeeSignatureKey(principal), context.platform.secrets) };
 }
 
-/** `POST /settings/{group}`: a partial update. */
+/**
+ * `POST /settings/{group}`: a partial update. The body's schema depends on the group in the
+ * path, which one declared schema per route (`withBody`) cannot express, so it is chosen and
+ * run here first, before any read; an unknown group is 404 whatever the body.
+ */
 export async function updateSettings(context: ApiContext): Promise<ApiResult> {
   const principal = requirePrincipal(context);
-  const state = await changeSettings(principal.accountId, groupOf(context), context.body ?? {}, context.platform.secrets);
+  const group = groupOf(context);
+  const body = parseInput(settingsUpdates[group], context.body ?? {});
+  const state = await changeSettings(principal.accountId, group, body, context.platform.secrets);
   const showKey = maySeeSignatureKey(principal);
   // An idempotent replay copy must not keep the signature key in clear.
   return { status: 200, body: await settingsResource(state, context.baseUrl, showKey, context.platform.secrets), sensitive: showKey && state.group === 'technical' };

@@ -9,7 +9,8 @@
  *   `/settings/general` shows and writes the same values.
  * - Every item carries a `version` (absent means 0) that each write checks and increments.
  *
- * The settings API lives in `settings-actions.ts`; validation in `settings-validation.ts`.
+ * The settings API lives in `settings-actions.ts`; the request bodies in `settings-schemas.ts`,
+ * and the rules joining their fields in `settings-validation.ts`.
  */
 import { readSettingsItem } from './account-store';
 

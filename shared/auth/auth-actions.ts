@@ -2,25 +2,26 @@
 import { nowMs } from '../clock';
 import { InvalidInputError, NotFoundError } from '../http/errors';
 import { booleanParameter } from '../http/request';
-import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
+import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../http/types';
 import { readTechnicalSettingsCached } from '../accounts/settings-cache';
-import { parseDateInput, parseTimestampInput, zoneInEffect } from '../rest/dates';
+import { parseDateInput, zoneInEffect } from '../rest/dates';
 import { offsetList, offsetPage, pageUrlBuilder } from '../rest/offset-list';
 import { renderElements, renderResource } from '../rest/render';
+import { sends } from '../rest/input';
 import { renderContext, type RenderContext } from '../rest/render-context';
 import {
   authDeclaration,
   countAuths,
   getAuthRecord,
   issueToken,
-  parseComments,
   queryAuths,
   revokeAuth,
   updateSecretToken,
   type SecretTokenChanges,
 } from './auths';
+import { authUpdate, secretAuthCreate } from './auth-schemas';
 import { InsufficientPermissionsError, TokenTypeMismatchError } from './errors';
-import { deniedGrants, FULL_ACCESS, grantablePermissions, isAllowed, parsePermissions } from './permissions';
+import { deniedGrants, FULL_ACCESS, grantablePermissions, isAllowed, type PermissionEntry } from './permissions';
 import type { Principal } from './principal';
 import { IDLE_LIFETIME_MS, type TokenRecord } from './token-records';
 import type { Mode, TokenKind } from './tokens';
@@ -40,12 +41,11 @@ function modeParameter(context: ApiContext, principal: Principal): Mode {
   return test === undefined ? principal.mode : test ? 'test' : 'live';
 }
 
-/** `expires`: a timestamp or date shorthand (its last moment) in the zone in effect; must lie ahead. */
-async function parseExpires(value: unknown, context: ApiContext, accountId: string): Promise<number | null> {
-  if (value === null || value === '') return null;
-  if (typeof value !== 'string') parseTimestampInput(value, 'expires');
+/** A parsed `expires` (a timestamp or date shorthand) resolved to its last moment in the zone in effect; it must lie ahead. */
+async function resolveExpires(value: string | null | undefined, context: ApiContext, accountId: string): Promise<number | null> {
+  if (value === null || value === undefined) return null;
   const zone = zoneInEffect(context.query, (await readTechnicalSettingsCached(accountId))?.timezone ?? 'UTC');
-  const ms = parseDateInput(value as string, { edge: 'last', zone, now: nowMs(), name: 'expires', kind: 'property' });
+  const ms = parseDateInput(value, { edge: 'last', zone, now: nowMs(), name: 'expires', kind: 'property' });
   if (ms <= nowMs()) {
     throw new InvalidInputError('The property expires must lie in the future.', { property: 'expires', reason: 'out_of_range' });
   }
@@ -53,7 +53,7 @@ async function parseExpires(value: unknown, context: ApiContext, accountId: stri
 }
 
 /** Rejects a requested permission list that grants more than the caller holds. */
-function checkEscalation(principal: Principal, requested: ReturnType<typeof parsePermissions>): void {
+function checkEscalation(principal: Principal, requested: readonly PermissionEntry[]): void {
   const denied = deniedGrants(requested, holderPermissions(principal));
   if (denied.length) {
     throw new InsufficientPermissionsError('You cannot grant permissions you do not hold.', { denied });
@@ -66,7 +66,7 @@ function authRender(context: ApiContext, principal: Principal): Promise<RenderCo
 }
 
 /** `POST /auths/secret`: issues a secret token; the full token appears only in this answer. */
-export async function createSecretAuth(context: ApiContext): Promise<ApiResult> {
+export const createSecretAuth = withBody(secretAuthCreate, async (context) => {
   const principal = requirePrincipal(context);
   const render = await authRender(context, principal);
   const mode = modeParameter(context, principal);
@@ -74,25 +74,20 @@ export async function createSecretAuth(context: ApiContext): Promise<ApiResult> 
     throw new TokenTypeMismatchError('A test token cannot create a live token.');
   }
   if (principal.kind !== 'secret' && principal.kind !== 'trusted') throw new InsufficientPermissionsError();
-  const body = context.body ?? {};
-  const comments = parseComments(body.comments ?? null);
-  const expiresAtMs = await parseExpires(body.expires ?? null, context, principal.accountId);
-  if (body.permissions === undefined || body.permissions === null) {
-    throw new InvalidInputError('The property permissions is required.', { property: 'permissions', reason: 'required' });
-  }
-  const permissions = parsePermissions(body.permissions);
+  const { comments, expires, permissions } = context.body;
+  const expiresAtMs = await resolveExpires(expires, context, principal.accountId);
   checkEscalation(principal, permissions);
   const { record, token } = await issueToken({
     accountId: principal.accountId,
     mode,
     kind: 'secret',
     permissions,
-    comments,
+    comments: comments ?? null,
     expiresAtMs,
   });
   const resource = await renderResource(authDeclaration, { ...record, full_token: token }, render);
   return { status: 201, body: resource, location: render.url(`auths/${record.auth_id}`), sensitive: true };
-}
+});
 
 /**
  * `POST /auths/limited` (auth.md 3.1): a shopper session token. Live tokens are public; a test
@@ -200,16 +195,16 @@ export async function getAuth(context: ApiContext): Promise<ApiResult> {
 }
 
 /** `POST /auths/{auth_id}`: changes comments, expires and permissions of a secret token. */
-export async function updateAuth(context: ApiContext): Promise<ApiResult> {
+export const updateAuth = withBody(authUpdate, async (context) => {
   const principal = requirePrincipal(context);
   const render = await authRender(context, principal);
   const record = await getAuthRecord(principal.accountId, context.params.auth_id!);
-  const body = context.body ?? {};
+  const body = context.body;
   const changes: SecretTokenChanges = {};
-  if ('comments' in body) changes.comments = parseComments(body.comments);
-  if ('expires' in body) changes.expiresAtMs = await parseExpires(body.expires, context, principal.accountId);
-  if ('permissions' in body) {
-    changes.permissions = parsePermissions(body.permissions);
+  if (sends(body, 'comments')) changes.comments = body.comments ?? null;
+  if (sends(body, 'expires')) changes.expiresAtMs = await resolveExpires(body.expires, context, principal.accountId);
+  if (body.permissions) {
+    changes.permissions = body.permissions;
     checkEscalation(principal, changes.permissions);
   }
   if (Object.keys(changes).length === 0) return { status: 200, body: await renderResource(authDeclaration, record, render) };
@@ -218,7 +213,7 @@ export async function updateAuth(context: ApiContext): Promise<ApiResult> {
   }
   const updated = await updateSecretToken(record, changes);
   return { status: 200, body: await renderResource(authDeclaration, updated, render) };
-}
+});
 
 /** `DELETE /auths/{auth_id}`: revokes any token of the account at once. */
 export async function deleteAuth(context: ApiContext): Promise<ApiResult> {

@@ -182,18 +182,3 @@ export const authDeclaration = declareResource<RenderedAuth>({
     };
   },
 });
-
-/** Validates the `comments` property: a string of at most 1,000 characters, or null. */
-export function parseComments(value: unknown): string | null {
-  if (value === null || value === '') return null;
-  if (typeof value !== 'string') {
-    throw new InvalidInputError('The property comments must be a string.', { property: 'comments', reason: 'invalid' });
-  }
-  if (value.length > 1000) {
-    throw new InvalidInputError('The property comments must be at most 1000 characters.', {
-      property: 'comments',
-      reason: 'too_long',
-    });
-  }
-  return value;
-}

@@ -1,5 +1,6 @@
 /** The permission model: write format, evaluation and read format (auth.md section 8). */
-import { InvalidInputError } from '../http/errors';
+import { parseInput } from '../input/validate';
+import { permissionList } from './auth-schemas';
 import {
   grantableMethods,
   permissionMethods,
@@ -17,9 +18,6 @@ export interface PermissionEntry {
 
 /** The read format: every resource with a boolean per method. */
 export type EffectivePermissions = Record<PermissionResource, Record<PermissionMethod, boolean>>;
-
-const resourceSet = new Set<string>(permissionResources);
-const methodSet = new Set<string>(permissionMethods);
 
 /** Every right: the permission list of bootstrap tokens. */
 export const FULL_ACCESS: PermissionEntry[] = [{ resource: '*', methods: ['*'], allow: true }];
@@ -43,63 +41,12 @@ export function rightsOfToken(record: { kind: string; is_owner?: boolean; permis
 }
 
 /**
- * Validates and normalizes a write-format list from a request body. Unknown resources or
- * methods fail with 400 invalid_input naming the property, e.g. `permissions[2].resource`.
+ * Validates and normalizes a write-format list that did not come through a declared body
+ * (`permissionList` of `./auth-schemas`): unknown resources or methods fail with 400
+ * invalid_input naming the property, e.g. `permissions[2].resource`.
  */
 export function parsePermissions(value: unknown, property = 'permissions'): PermissionEntry[] {
-  if (!Array.isArray(value)) {
-    throw new InvalidInputError(`The property ${property} must be an array of permission entries.`, {
-      property,
-      reason: 'invalid',
-    });
-  }
-  if (value.length === 0) {
-    throw new InvalidInputError(`The property ${property} must not be empty.`, { property, reason: 'required' });
-  }
-  if (value.length > 200) {
-    throw new InvalidInputError(`The property ${property} has too many entries (at most 200).`, {
-      property,
-      reason: 'too_long',
-    });
-  }
-  return value.map((entry, index) => {
-    const at = `${property}[${index}]`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      throw new InvalidInputError(`The property ${at} must be an object.`, { property: at, reason: 'invalid' });
-    }
-    const { resource, methods, allow } = entry as Record<string, unknown>;
-    if (typeof resource !== 'string' || (resource !== '*' && !resourceSet.has(resource))) {
-      throw new InvalidInputError(`The property ${at}.resource must name a known resource or "*".`, {
-        property: `${at}.resource`,
-        reason: 'invalid',
-      });
-    }
-    if (!Array.isArray(methods) || methods.length === 0) {
-      throw new InvalidInputError(`The property ${at}.methods must be a non-empty array.`, {
-        property: `${at}.methods`,
-        reason: 'invalid',
-      });
-    }
-    methods.forEach((method, methodIndex) => {
-      if (typeof method !== 'string' || (method !== '*' && !methodSet.has(method))) {
-        throw new InvalidInputError(
-          `The property ${at}.methods[${methodIndex}] must be read, create, update, delete or "*".`,
-          { property: `${at}.methods[${methodIndex}]`, reason: 'invalid' },
-        );
-      }
-    });
-    if (allow !== undefined && typeof allow !== 'boolean') {
-      throw new InvalidInputError(`The property ${at}.allow must be a boolean.`, {
-        property: `${at}.allow`,
-        reason: 'invalid',
-      });
-    }
-    return {
-      resource: resource as PermissionEntry['resource'],
-      methods: [...new Set(methods as PermissionEntry['methods'])],
-      allow: allow ?? true,
-    };
-  });
+  return parseInput(permissionList, value, property);
 }
 
 /** Whether a write-format list allows `(resource, method)`: deny wins, no entry means no right. */

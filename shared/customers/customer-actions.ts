@@ -2,11 +2,12 @@
 import type { Principal } from '../auth/principal';
 import { assertReach } from '../auth/reach';
 import { booleanParameter } from '../http/request';
-import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
+import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../http/types';
 import { cursorList, cursorQuery, readCursorPage } from '../rest/cursor-list';
 import { renderElements, renderResource } from '../rest/render';
 import { renderContext, type RenderContext } from '../rest/render-context';
 import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../store/records';
+import { customerCreate, customerUpdate, type CustomerInput } from './customer-schemas';
 import {
   addLoginAfterSale,
   createCustomer,
@@ -24,12 +25,12 @@ async function prepare(context: ApiContext): Promise<{ scope: RecordScope; rende
 }
 
 /** `POST /customers`. */
-export async function createCustomerAction(context: ApiContext): Promise<ApiResult> {
+export const createCustomerAction = withBody(customerCreate, async (context) => {
   const { scope, render } = await prepare(context);
-  const record = await createCustomer(scope, context.body ?? {});
+  const record = await createCustomer(scope, context.body);
   const body = await renderResource(customerDeclaration, record, render);
   return { status: 201, body, location: body.url as string };
-}
+});
 
 /** `GET /customers/{customer_id}`. */
 export async function getCustomerAction(context: ApiContext): Promise<ApiResult> {
@@ -44,16 +45,16 @@ export async function getCustomerAction(context: ApiContext): Promise<ApiResult>
  * it reaches (404 otherwise; commerce.md §0.1): its signed-in customer gets the customer-scope
  * update of `/customers/me`, the customer of a sale it paid only the one update that adds a login.
  */
-export async function updateCustomerAction(context: ApiContext): Promise<ApiResult> {
+export const updateCustomerAction = withBody(customerUpdate, async (context) => {
   const { scope, render } = await prepare(context);
   const customerId = context.params.customer_id!;
   const update = updateAllowedTo(requirePrincipal(context), customerId);
-  const saved = await retryOnConflict(async () => update(await getRecord(customerDeclaration, scope, customerId), context.body ?? {}));
+  const saved = await retryOnConflict(async () => update(await getRecord(customerDeclaration, scope, customerId), context.body));
   return { status: 200, body: await renderResource(customerDeclaration, saved, render) };
-}
+});
 
 /** Which update of customer `customerId` the caller may make (404 when a limited token does not reach it). */
-function updateAllowedTo(principal: Principal, customerId: string): (current: CustomerRecord, body: Record<string, unknown>) => Promise<CustomerRecord> {
+function updateAllowedTo(principal: Principal, customerId: string): (current: CustomerRecord, body: CustomerInput) => Promise<CustomerRecord> {
   if (principal.kind !== 'limited') return updateCustomer;
   assertReach(principal, `customers/${customerId}`, 'customer');
   return principal.customerId === customerId ? updateOwnCustomer : addLoginAfterSale;

@@ -9,12 +9,13 @@ import { hashPassword } from '../auth/passwords';
 import { nowMs } from '../clock';
 import { InvalidStateError } from '../http/errors';
 import { newId } from '../ids';
-import { addressJson, mergeAddress, mergeAddressBody, type Address } from '../rest/addresses';
+import { addressJson, mergeAddress, type Address } from '../rest/addresses';
 import { declareResource } from '../rest/declarations';
-import { booleanValue, clientId, invalid, metaValue, optionalEmail, optionalString, sends } from '../rest/input';
+import { invalid, sends } from '../rest/input';
 import { listSortKey } from '../store/keys';
 import type { RecordScope } from '../store/records';
 import { customerKey, customerListing, insertCustomer, removeCustomer, saveCustomerRecord } from './customer-store';
+import type { CustomerInput } from './customer-schemas';
 
 export { usernameClaimKey } from './customer-store';
 
@@ -94,47 +95,33 @@ export const customerDeclaration = declareResource<CustomerRecord>({
   },
 });
 
-/** The validated writable fields of a customer. */
+/** The writable fields of a customer, after a change. */
 type CustomerFields = Pick<
   CustomerRecord,
   'name' | 'email' | 'company_name' | 'phone' | 'tax_number' | 'username' | 'billing_address' | 'shipping_address' | 'tax_exempt' | 'locale' | 'meta'
 > & { password?: string };
 
-const USERNAME = /^[^\s]{1,100}$/;
+type TextField = 'name' | 'email' | 'company_name' | 'phone' | 'tax_number' | 'username' | 'locale';
 
-/** Validates a create body or a partial update against the current customer. */
-export function customerFields(body: Record<string, unknown>, current: CustomerRecord | undefined): CustomerFields {
-  const text = (property: string, max = 200) =>
-    sends(body, property) ? optionalString(body[property], property, max) : ((current?.[property as keyof CustomerRecord] as string | null | undefined) ?? null);
-  const username = text('username', 100);
-  if (username !== null && !USERNAME.test(username)) invalid('username', 'The property username must be 1 to 100 characters without spaces.');
-  let locale = text('locale', 35);
-  if (locale !== null) {
-    try {
-      locale = Intl.getCanonicalLocales(locale)[0] ?? null;
-    } catch {
-      invalid('locale', 'The property locale must be a language tag such as fr-CA.');
-    }
-  }
-  let password: string | undefined;
-  if (sends(body, 'password') && body.password !== null) {
-    if (typeof body.password !== 'string' || [...body.password].length < 8) invalid('password', 'The password must be at least 8 characters long.', 'too_short');
-    if ([...body.password].length > 128) invalid('password', 'The password must be at most 128 characters long.', 'too_long');
-    password = body.password;
-  }
+/**
+ * Applies a parsed create body or partial update (`customerCreate` / `customerUpdate`) to the
+ * current customer: sent properties change, null clears, addresses merge property by property.
+ */
+export function customerFields(body: CustomerInput, current: CustomerRecord | undefined): CustomerFields {
+  const text = (property: TextField) => (sends(body, property) ? (body[property] ?? null) : (current?.[property] ?? null));
   return {
     name: text('name'),
-    email: sends(body, 'email') ? optionalEmail(body.email, 'email') : (current?.email ?? null),
+    email: text('email'),
     company_name: text('company_name'),
-    phone: text('phone', 50),
-    tax_number: text('tax_number', 50),
-    username,
-    billing_address: sends(body, 'billing_address') ? mergeAddressBody(current?.billing_address, body.billing_address, 'billing_address') : mergeAddressBody(current?.billing_address, undefined, 'billing_address'),
-    shipping_address: sends(body, 'shipping_address') ? mergeAddressBody(current?.shipping_address, body.shipping_address, 'shipping_address') : mergeAddressBody(current?.shipping_address, undefined, 'shipping_address'),
-    tax_exempt: sends(body, 'tax_exempt') ? booleanValue(body.tax_exempt, 'tax_exempt') : (current?.tax_exempt ?? false),
-    locale,
-    meta: sends(body, 'meta') ? metaValue(body.meta) : (current?.meta ?? null),
-    ...(password !== undefined ? { password } : {}),
+    phone: text('phone'),
+    tax_number: text('tax_number'),
+    username: text('username'),
+    billing_address: mergeAddress(current?.billing_address, body.billing_address),
+    shipping_address: mergeAddress(current?.shipping_address, body.shipping_address),
+    tax_exempt: body.tax_exempt ?? current?.tax_exempt ?? false,
+    locale: text('locale'),
+    meta: sends(body, 'meta') ? body.meta : (current?.meta ?? null),
+    ...(typeof body.password === 'string' ? { password: body.password } : {}),
   };
 }
 
@@ -143,9 +130,8 @@ function searchText(fields: CustomerFields): string {
 }
 
 /** Creates a customer (client-chosen or generated id). */
-export async function createCustomer(scope: RecordScope, body: Record<string, unknown>): Promise<CustomerRecord> {
-  const customerId =
-    sends(body, 'customer_id') && body.customer_id !== null && body.customer_id !== '' ? clientId(body.customer_id, 'customer_id', ['me', 'login']) : newId();
+export async function createCustomer(scope: RecordScope, body: CustomerInput): Promise<CustomerRecord> {
+  const customerId = body.customer_id ?? newId();
   const { password, ...fields } = customerFields(body, undefined);
   const now = nowMs();
   const partition = customerListing(scope);
@@ -170,7 +156,7 @@ export async function createCustomer(scope: RecordScope, body: Record<string, un
 }
 
 /** Applies a partial update (conditional on the version read). */
-export async function updateCustomer(current: CustomerRecord, body: Record<string, unknown>): Promise<CustomerRecord> {
+export async function updateCustomer(current: CustomerRecord, body: CustomerInput): Promise<CustomerRecord> {
   const { password, ...fields } = customerFields(body, current);
   const now = Math.max(nowMs(), current.modified_ms + 1);
   const next: CustomerRecord = {
@@ -186,7 +172,7 @@ export async function updateCustomer(current: CustomerRecord, body: Record<strin
 }
 
 /** A customer-scope token's update of its own customer: any update but `tax_exempt`, which is read-only for it (commerce.md §0.1). */
-export function updateOwnCustomer(current: CustomerRecord, body: Record<string, unknown>): Promise<CustomerRecord> {
+export function updateOwnCustomer(current: CustomerRecord, body: CustomerInput): Promise<CustomerRecord> {
   const { tax_exempt: _readOnly, ...rest } = body;
   return updateCustomer(current, rest);
 }
@@ -197,11 +183,11 @@ export function updateOwnCustomer(current: CustomerRecord, body: Record<string, 
  * required and validated as in any update, while the customer has neither. Every other property
  * of the body is ignored. Once a login exists the token has no right left on the customer: 403.
  */
-export async function addLoginAfterSale(current: CustomerRecord, body: Record<string, unknown>): Promise<CustomerRecord> {
+export async function addLoginAfterSale(current: CustomerRecord, body: CustomerInput): Promise<CustomerRecord> {
   if (current.username !== null || current.password_hash !== null) {
     throw new InsufficientPermissionsError('This customer already has a login. Sign in to change it.');
   }
-  for (const property of ['username', 'password']) {
+  for (const property of ['username', 'password'] as const) {
     const value = body[property];
     if (value === undefined || value === null || value === '') invalid(property, `The property ${property} is required.`, 'required');
   }

@@ -12,13 +12,14 @@ import { IDLE_LIFETIME_MS } from '../auth/token-records';
 import { assertWritable, cartDeclaration, cartPath } from '../commerce/carts';
 import { InvalidInputError, NotFoundError } from '../http/errors';
 import { booleanParameter } from '../http/request';
-import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
+import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../http/types';
 import type { ResourceDeclaration } from '../rest/declarations';
 import { renderResource } from '../rest/render';
 import { renderContext, type RenderContext } from '../rest/render-context';
 import { getRecord, retryOnConflict, type RecordScope } from '../store/records';
-import { customerDeclaration, updateOwnCustomer, type CustomerRecord } from './customers';
-import { issueCustomerToken, parseCredentials, signInCustomer, signInOnCart, signOutOfCart, type CartTotalsSettings } from './login';
+import { customerLogin, customerSelfUpdate } from './customer-schemas';
+import { customerDeclaration, updateCustomer, type CustomerRecord } from './customers';
+import { issueCustomerToken, signInCustomer, signInOnCart, signOutOfCart, type CartTotalsSettings } from './login';
 
 /** What the issued limited token's `X-Token-Expires-In-Seconds` says (auth.md 1.5). */
 const LIMITED_LIFETIME_SECONDS = String(IDLE_LIFETIME_MS.limited! / 1000);
@@ -59,11 +60,10 @@ function signedInDeclaration(auth: RenderedAuth): ResourceDeclaration<CustomerRe
  * limited token in `auth` (`expand=auth` for the token itself). A limited caller gains
  * customer scope too. 401 invalid_login / account_locked; 422 binding_limit_exceeded.
  */
-export async function customerLoginAction(context: ApiContext): Promise<ApiResult> {
+export const customerLoginAction = withBody(customerLogin, async (context) => {
   const scope = await loginScope(context);
   const render = await renderContext(context, scope.accountId, scope.mode);
-  const credentials = parseCredentials(context.body ?? {});
-  const customer = await signInCustomer(scope, credentials);
+  const customer = await signInCustomer(scope, context.body);
   const { record, token } = await issueCustomerToken(customer, context.principal);
   return {
     status: 200,
@@ -72,7 +72,7 @@ export async function customerLoginAction(context: ApiContext): Promise<ApiResul
     headers: { 'X-Token-Expires-In-Seconds': LIMITED_LIFETIME_SECONDS },
     sensitive: true,
   };
-}
+});
 
 /** Where the customer of a customer-scope token is; 404 for every other token (commerce.md §6.1). */
 async function ownCustomer(context: ApiContext): Promise<{ scope: RecordScope; customerId: string; render: RenderContext }> {
@@ -90,11 +90,11 @@ export async function getMeAction(context: ApiContext): Promise<ApiResult> {
 }
 
 /** `POST /customers/me`: a partial update of the signed-in customer; `tax_exempt` is read-only for it. */
-export async function updateMeAction(context: ApiContext): Promise<ApiResult> {
+export const updateMeAction = withBody(customerSelfUpdate, async (context) => {
   const { scope, customerId, render } = await ownCustomer(context);
-  const saved = await retryOnConflict(async () => updateOwnCustomer(await getRecord(customerDeclaration, scope, customerId), context.body ?? {}));
+  const saved = await retryOnConflict(async () => updateCustomer(await getRecord(customerDeclaration, scope, customerId), context.body));
   return { status: 200, body: await renderResource(customerDeclaration, saved, render) };
-}
+});
 
 /** What a cart sign-in or sign-out needs: the caller, the cart's scope and id, rendering. */
 interface CartRequest {
@@ -124,16 +124,15 @@ async function totalsSettings(scope: RecordScope): Promise<CartTotalsSettings> {
  * customer to the cart; a limited caller gains customer scope. 401 invalid_login /
  * account_locked; 422 invalid_state once paid (checked first, so a paid cart counts no failure).
  */
-export async function cartLoginAction(context: ApiContext): Promise<ApiResult> {
+export const cartLoginAction = withBody(customerLogin, async (context) => {
   const request = await cartRequest(context);
-  const credentials = parseCredentials(context.body ?? {});
   const read = () => getRecord(cartDeclaration, request.scope, request.cartId);
   assertWritable(await read());
-  const customer = await signInCustomer(request.scope, credentials);
+  const customer = await signInCustomer(request.scope, context.body);
   const settings = await totalsSettings(request.scope);
   const saved = await retryOnConflict(async () => signInOnCart(await read(), customer, request.principal, settings));
   return { status: 200, body: await renderResource(cartDeclaration, saved, request.render) };
-}
+});
 
 /** `POST /carts/{cart_id}/logout`: unlinks the customer; entered details stay. 422 once paid. */
 export async function cartLogoutAction(context: ApiContext): Promise<ApiResult> {

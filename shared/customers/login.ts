@@ -18,36 +18,15 @@ import type { TokenRecord } from '../auth/token-records';
 import { customerScopeEntry, newTokenEntries } from '../auth/token-store';
 import { assertWritable, cartSaveEntry, withTotals, type CartRecord, type SaleCustomer } from '../commerce/carts';
 import { emptyAddress } from '../rest/addresses';
-import { invalid, sends } from '../rest/input';
 import { transact, type TransactEntry } from '../store/entity';
 import { VersionConflictError } from '../store/errors';
 import { scope as modeScope, type ItemKey } from '../store/keys';
 import type { RecordScope } from '../store/records';
 import { customerIdOfUsername, findCustomerRecord } from './customer-store';
+import type { Credentials } from './customer-schemas';
 import type { CustomerRecord } from './customers';
 
-/** What a sign-in sends. */
-export interface Credentials {
-  username: string;
-  password: string;
-}
-
-/** Longest username or password looked at; longer ones cannot match (usernames ≤ 100, passwords ≤ 128). */
-const MAX_CREDENTIAL_LENGTH = 1000;
-
-function credential(body: Record<string, unknown>, property: 'username' | 'password'): string {
-  const value = sends(body, property) ? body[property] : undefined;
-  if (value === undefined || value === null || value === '') invalid(property, `The property ${property} is required.`, 'required');
-  if (typeof value !== 'string') invalid(property, `The property ${property} must be a string.`);
-  if (value.length > MAX_CREDENTIAL_LENGTH) invalid(property, `The property ${property} must be at most ${MAX_CREDENTIAL_LENGTH} characters.`, 'too_long');
-  return value;
-}
-
-/** Validates a sign-in body `{username, password}` (400 invalid_input when either is missing). */
-export function parseCredentials(body: Record<string, unknown>): Credentials {
-  return { username: credential(body, 'username'), password: credential(body, 'password') };
-}
-
+export type { Credentials } from './customer-schemas';
 
 /** The lockout item of a customer username (per account, mode and lowercase username). */
 export function customerLockoutKey(scope: RecordScope, username: string): ItemKey {

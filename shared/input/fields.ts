@@ -11,6 +11,9 @@
  * Messages are phrases ("must be a number"); `./validate` prefixes the property path.
  */
 import { z } from 'zod';
+import { isDateInput } from '../rest/dates';
+import { isCountryCode } from '../rest/formatted';
+import { isCurrencyCode } from '../rest/money';
 
 /** A string that is exactly a plain decimal number: optional minus, digits, optional fraction. */
 export const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
@@ -28,7 +31,7 @@ export const MAX_META_DEPTH = 32;
 export const MAX_META_CHARS = 2048;
 
 /** A failure reason carried to the error's `meta.reason` (conventions.md §6). */
-export type Reason = 'required' | 'invalid' | 'too_long' | 'out_of_range' | 'not_allowed' | 'conflict';
+export type Reason = 'required' | 'invalid' | 'too_long' | 'too_short' | 'out_of_range' | 'not_allowed' | 'conflict';
 
 /** zod's `params` for a refinement, carrying our reason. */
 export function reason(value: Reason, message: string): { message: string; params: { reason: Reason } } {
@@ -101,13 +104,26 @@ export function text(max: number) {
     .transform((value) => (value === '' ? null : value));
 }
 
-/** A required text: a non-blank string of at most `max` characters. */
+/** A required text: a non-blank string of at most `max` characters; null is "required" too. */
 export function requiredText(max: number) {
   return z
-    .string({ error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : 'must be a string') })
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
     .max(max, { error: `must be at most ${max} characters` })
     .refine((value) => !CONTROL_CHARACTERS.test(value), printable)
-    .refine((value) => value.trim() !== '', reason('required', 'must not be blank'));
+    .refine((value) => value.trim() !== '', reason('required', 'must not be blank'))
+    .nullable()
+    .refine((value) => value !== null, reason('required', 'is required'))
+    .transform((value) => value as string);
+}
+
+/**
+ * An optional value of `schema`: `''` and null are null (conventions.md §15), anything else
+ * must pass `schema`, whose own messages are reported.
+ *
+ * @example orNull(currencyCode())
+ */
+export function orNull<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value) => (value === '' ? null : value), schema.nullable());
 }
 
 /**
@@ -141,6 +157,60 @@ export function email() {
 /** One of fixed words. */
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
   return z.enum(values, { error: `must be one of ${values.join(', ')}` });
+}
+
+const CURRENCY_MESSAGE = 'must be an ISO 4217 currency code such as USD';
+
+/** An ISO 4217 currency code, any letter case in, uppercase out. Whether it is enabled is the operation's business. */
+export function currencyCode() {
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : CURRENCY_MESSAGE) })
+    .refine((value) => value !== '', reason('required', 'is required'))
+    .refine((value) => value === '' || isCurrencyCode(value), { message: CURRENCY_MESSAGE })
+    .transform((value) => value.toUpperCase());
+}
+
+const COUNTRY_MESSAGE = 'must be an ISO 3166-1 alpha-2 country code such as US';
+
+/** An ISO 3166-1 alpha-2 country code, any letter case in, uppercase out. */
+export function countryCode() {
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : COUNTRY_MESSAGE) })
+    .refine((value) => value !== '', reason('required', 'is required'))
+    .refine((value) => value === '' || isCountryCode(value), { message: COUNTRY_MESSAGE })
+    .transform((value) => value.toUpperCase());
+}
+
+/** The canonical form of one BCP 47 language tag (`en-us` → `en-US`), or undefined. */
+function canonicalTag(value: string): string | undefined {
+  try {
+    const [tag, ...more] = Intl.getCanonicalLocales(value);
+    return more.length === 0 ? tag : undefined;
+  } catch {
+    return undefined; // RangeError: not a well-formed tag
+  }
+}
+
+const TAG_MESSAGE = 'must be a BCP 47 language tag such as en-US';
+
+/** A BCP 47 language tag of at most `max` characters, stored canonical (`en-us` → `en-US`). */
+export function languageTag(max = 64) {
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : TAG_MESSAGE) })
+    .max(max, { error: `must be at most ${max} characters` })
+    .refine((value) => canonicalTag(value) !== undefined, { message: TAG_MESSAGE })
+    .transform((value) => canonicalTag(value)!);
+}
+
+const DATE_MESSAGE = 'must be an ISO 8601 date or time, or a date shorthand such as today or -7';
+
+/**
+ * An optional date input (conventions.md §13): an ISO 8601 value or a shorthand, checked for
+ * form here; `''` and null are null. The operation resolves it in the zone in effect, with
+ * the edge the property needs (`parseDateInput`), since both depend on the request.
+ */
+export function dateInput() {
+  return orNull(z.string({ error: DATE_MESSAGE }).refine(isDateInput, { message: DATE_MESSAGE }));
 }
 
 /** Nesting depth of a JSON value (a scalar is 0, `{}` and `[]` are 1), counted without recursion. */
@@ -183,7 +253,7 @@ export function clientId(reserved: readonly string[] = []) {
 /** An optional client-chosen id: absent, null or `''` means "generate one". */
 export function optionalClientId(reserved: readonly string[] = []) {
   return z
-    .union([z.literal(''), z.null(), clientId(reserved)])
+    .union([z.literal(''), z.null(), clientId(reserved)], { error: 'must be a string' })
     .transform((value) => (value === '' ? null : value));
 }
 

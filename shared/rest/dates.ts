@@ -125,6 +125,11 @@ export function resolveTimeZone(name: string): string {
   return requireZone(name).name;
 }
 
+/** The canonical spelling of a zone name (IANA or `UTC`, any case), or undefined when there is no such zone. */
+export function timeZoneName(name: string): string | undefined {
+  return knownZone(name)?.name;
+}
+
 /** The zone in effect for a request: `timezone` query parameter if present and non-empty (validated), else the account default. */
 export function zoneInEffect(query: Record<string, string>, accountDefault: string): string {
   const requested = query.timezone;
@@ -247,6 +252,19 @@ export function parseDateInput(value: string, options: DateInputOptions): number
   const offsets = resolved.offsets ?? requireZone(options.zone).offsets;
   const { period } = resolved;
   return options.edge === 'first' ? firstInstant(period.start, offsets) : lastInstant(period.end, offsets);
+}
+
+/**
+ * Whether a body value has the form of a date input (ISO 8601 or a shorthand), whatever zone
+ * and clock it is later resolved with: the form check of a request schema.
+ */
+export function isDateInput(value: string): boolean {
+  try {
+    parseDateInput(value, { edge: 'last', zone: 'UTC', now: 0, name: 'value', kind: 'property' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The period of `yyyy`, `yyyy-MM`, `yyyy-MM-dd`, `yyyy-MM-ddTHH` or `yyyy-MM-ddTHH:mm`, each with an optional offset. */

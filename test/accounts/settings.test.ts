@@ -25,17 +25,22 @@ import {
   defaultTechnicalSettings,
   readPaymentSettings,
   readTaxSettings,
+  type PaymentValues,
+  type TaxValues,
+  type TechnicalValues,
 } from '../../shared/accounts/settings';
+import { settingsUpdates, type SettingsInputs } from '../../shared/accounts/settings-schemas';
 import {
-  applyGeneralChanges,
-  applyPaymentChanges,
-  applyTaxChanges,
-  applyTechnicalChanges,
+  applyGeneralChanges as applyGeneral,
+  applyPaymentChanges as applyPayment,
+  applyTaxChanges as applyTax,
+  applyTechnicalChanges as applyTechnical,
   type GeneralView,
 } from '../../shared/accounts/settings-validation';
 import { FULL_ACCESS } from '../../shared/auth/permissions';
 import { resetConfig } from '../../shared/config';
 import { ApiError } from '../../shared/http/errors';
+import { parseInput } from '../../shared/input/validate';
 import { localSecrets } from '../../infra/local/local-secrets';
 
 const keyFile = join(mkdtempSync(join(tmpdir(), 'cartwheel-settings-')), 'local.key');
@@ -47,6 +52,17 @@ process.env.CARTWHEEL_APPS_DOMAIN = 'apps.example.test';
 resetConfig();
 const secrets = localSecrets(keyFile);
 const ddb = mockClient(DynamoDBDocumentClient);
+
+/** A body as the settings action hands it on: parsed by its group's schema (which throws the first 400 of a value on its own). */
+function parse<G extends keyof typeof settingsUpdates>(group: G, body: unknown): SettingsInputs[G] {
+  return parseInput(settingsUpdates[group], body) as SettingsInputs[G];
+}
+
+// The group rules over raw bodies, as a request meets them: the schema first, then the joins.
+const applyTechnicalChanges = (current: TechnicalValues, body: unknown) => applyTechnical(current, parse('technical', body));
+const applyGeneralChanges = (current: GeneralView, body: unknown) => applyGeneral(current, parse('general', body));
+const applyPaymentChanges = (current: PaymentValues, body: unknown) => applyPayment(current, parse('payment', body));
+const applyTaxChanges = (current: TaxValues, body: unknown) => applyTax(current, parse('tax', body));
 
 /** The 400 invalid_input thrown by `run`, as `{property, reason}`. */
 function failure(run: () => unknown): { property: unknown; reason: unknown } {
@@ -122,9 +138,19 @@ describe('partial updates (conventions.md 15)', () => {
     expect(failure(() => applyTaxChanges(tax(), { rules: null })).property).toBe('rules');
   });
 
-  it('is strict about types: numeric and boolean strings are refused', () => {
-    expect(failure(() => applyPaymentChanges(payment(), { duplicate_payment_timeout: '120' })).property).toBe('duplicate_payment_timeout');
+  it('takes plain decimal strings for numbers (conventions.md §4), and nothing else', () => {
+    expect(applyPaymentChanges(payment(), { duplicate_payment_timeout: '120' }).duplicate_payment_timeout).toBe(120);
+    expect(applyPaymentChanges(payment(), { subscription_payment_retry_days: ['2', 4] }).subscription_payment_retry_days).toEqual([2, 4]);
+    for (const value of ['1e3', 'two', '120 ', '', [], {}, true]) {
+      expect(failure(() => applyPaymentChanges(payment(), { duplicate_payment_timeout: value }))).toEqual({ property: 'duplicate_payment_timeout', reason: 'invalid' });
+    }
+    expect(failure(() => applyPaymentChanges(payment(), { duplicate_payment_timeout: '90000' }))).toEqual({ property: 'duplicate_payment_timeout', reason: 'out_of_range' });
+  });
+
+  it('is strict about booleans: strings and numbers are refused', () => {
     expect(failure(() => applyPaymentChanges(payment(), { ignore_bad_cvv: 'true' })).property).toBe('ignore_bad_cvv');
+    expect(failure(() => applyPaymentChanges(payment(), { allow_save_cards: 'yes' })).property).toBe('allow_save_cards');
+    expect(failure(() => applyTaxChanges(tax(), { tax_shipping: 0 })).property).toBe('tax_shipping');
     expect(failure(() => applyTechnicalChanges(technical(), { allow_public_limited_test_tokens: 1 })).property).toBe('allow_public_limited_test_tokens');
     expect(failure(() => applyTechnicalChanges(technical(), { rotate_signature_key: 'yes' })).property).toBe('rotate_signature_key');
   });
@@ -252,7 +278,9 @@ describe('/settings/payment rules', () => {
     [{ currencies: 'USD' }, 'currencies', 'invalid'],
     [{ default_payment_currency: 'CHF' }, 'default_payment_currency', 'not_allowed'],
     [{ currencies: ['EUR', 'GBP'] }, 'currencies', 'not_allowed'],
-    [{ exchange_rates: { EUR: '0.92', GBP: 0.79 } }, 'exchange_rates.EUR', 'invalid'],
+    [{ exchange_rates: { EUR: '9.2e-1', GBP: 0.79 } }, 'exchange_rates.EUR', 'invalid'],
+    [{ exchange_rates: { EUR: 'lots', GBP: 0.79 } }, 'exchange_rates.EUR', 'invalid'],
+    [{ exchange_rates: { EUR: '0', GBP: 0.79 } }, 'exchange_rates.EUR', 'out_of_range'],
     [{ exchange_rates: { EUR: 0, GBP: 0.79 } }, 'exchange_rates.EUR', 'out_of_range'],
     [{ exchange_rates: { EUR: -1, GBP: 0.79 } }, 'exchange_rates.EUR', 'out_of_range'],
     [{ exchange_rates: { EUR: 0.92 } }, 'exchange_rates.GBP', 'required'],
@@ -281,6 +309,10 @@ describe('/settings/payment rules', () => {
     expect(failure(() => applyPaymentChanges(multi(), body))).toEqual({ property, reason });
   });
 
+  it('takes rates as plain decimal strings', () => {
+    expect(applyPaymentChanges(multi(), { exchange_rates: { EUR: '0.92', gbp: '0.79' } }).exchange_rates).toEqual({ EUR: 0.92, GBP: 0.79 });
+  });
+
   it('accepts the edges of the ranges', () => {
     expect(applyPaymentChanges(payment(), { duplicate_payment_timeout: 0 }).duplicate_payment_timeout).toBe(0);
     expect(applyPaymentChanges(payment(), { duplicate_payment_timeout: 86400 }).duplicate_payment_timeout).toBe(86400);
@@ -300,12 +332,15 @@ describe('/settings/tax rules', () => {
       rules: [{ country: 'DE', state_prov: null, rate: 0.19 }, { country: 'US', state_prov: 'CA', rate: 0.0725 }, { country: 'US', state_prov: null, rate: 0 }],
       tax_inclusive_countries: ['DE'], gross_discount_countries: ['DE'], tax_shipping: false,
     });
+    expect(applyTaxChanges(tax(), { rules: [{ country: 'DE', rate: '0.19' }] }).rules).toEqual([{ country: 'DE', state_prov: null, rate: 0.19 }]);
   });
 
   it.each([
     [{ rules: [{ country: 'DE', rate: 0.19 }, { country: 'FR', rate: 1 }] }, 'rules[1].rate', 'out_of_range'],
     [{ rules: [{ country: 'DE', rate: -0.1 }] }, 'rules[0].rate', 'out_of_range'],
-    [{ rules: [{ country: 'DE', rate: '0.19' }] }, 'rules[0].rate', 'invalid'],
+    [{ rules: [{ country: 'DE', rate: '1.9e-1' }] }, 'rules[0].rate', 'invalid'],
+    [{ rules: [{ country: 'DE', rate: 'high' }] }, 'rules[0].rate', 'invalid'],
+    [{ rules: [{ country: 'DE', rate: '1' }] }, 'rules[0].rate', 'out_of_range'],
     [{ rules: [{ country: 'DE' }] }, 'rules[0].rate', 'required'],
     [{ rules: [{ rate: 0.1 }] }, 'rules[0].country', 'required'],
     [{ rules: [{ country: 'ZZ', rate: 0.1 }] }, 'rules[0].country', 'invalid'],
@@ -359,7 +394,7 @@ describe('the write cycle (table mocked)', () => {
   });
 
   it('creates a never-saved group with a condition that it still does not exist', async () => {
-    await changeSettings(account, 'tax', { tax_shipping: false }, secrets);
+    await changeSettings(account, 'tax', parse('tax', { tax_shipping: false }), secrets);
     const put = ddb.commandCalls(PutCommand)[0]!.args[0].input;
     expect(put.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(put.Item).toMatchObject({ pk: `account#${account}`, sk: 'settings#tax', tax_shipping: false, rules: [], version: 1 });
@@ -367,7 +402,7 @@ describe('the write cycle (table mocked)', () => {
 
   it('conditions a change on the version it read and keeps other attributes', async () => {
     ddb.on(GetCommand).callsFake((input: { Key: { sk: string } }) => ({ Item: input.Key.sk === 'settings#technical' ? { ...technicalItem(), version: 4, other: 'kept' } : undefined }));
-    await changeSettings(account, 'technical', { locale: 'fr-FR' }, secrets);
+    await changeSettings(account, 'technical', parse('technical', { locale: 'fr-FR' }), secrets);
     const put = ddb.commandCalls(PutCommand)[0]!.args[0].input;
     expect(put.ConditionExpression).toBe('version = :version');
     expect(put.ExpressionAttributeValues).toEqual({ ':version': 4 });
@@ -375,12 +410,18 @@ describe('the write cycle (table mocked)', () => {
   });
 
   it('writes nothing when nothing changes', async () => {
-    await changeSettings(account, 'technical', { ...defaultTechnicalSettings(), app_hosts: [] }, secrets);
+    await changeSettings(account, 'technical', parse('technical', { ...defaultTechnicalSettings(), app_hosts: [] }), secrets);
     expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
   });
 
   it('writes nothing when validation fails', async () => {
-    await expect(changeSettings(account, 'technical', { locale: 'de-DE', timezone: 'Nowhere/Land' }, secrets)).rejects.toMatchObject({ status: 400, meta: { property: 'timezone' } });
+    // A value wrong on its own is refused by the schema, before the change is planned.
+    expect(() => parse('technical', { locale: 'de-DE', timezone: 'Nowhere/Land' })).toThrowError(expect.objectContaining({ status: 400, meta: expect.objectContaining({ property: 'timezone' }) }));
+    // A change that breaks a rule joining fields is refused on the merged values.
+    await expect(changeSettings(account, 'payment', parse('payment', { duplicate_payment_timeout: 60, default_payment_currency: 'EUR' }), secrets)).rejects.toMatchObject({
+      status: 400,
+      meta: { property: 'default_payment_currency', reason: 'not_allowed' },
+    });
     expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
   });
 
@@ -392,7 +433,7 @@ describe('the write cycle (table mocked)', () => {
       return { Item: reads === 1 ? technicalItem() : { ...technicalItem(), timezone: 'Europe/Berlin', version: 1 } };
     });
     ddb.on(PutCommand).rejectsOnce(new ConditionalCheckFailedException({ message: 'no', $metadata: {} })).resolves({});
-    const state = await changeSettings(account, 'technical', { locale: 'de-DE' }, secrets);
+    const state = await changeSettings(account, 'technical', parse('technical', { locale: 'de-DE' }), secrets);
     expect(state.values).toMatchObject({ locale: 'de-DE', timezone: 'Europe/Berlin' });
     const puts = ddb.commandCalls(PutCommand);
     expect(puts).toHaveLength(2);
@@ -401,11 +442,11 @@ describe('the write cycle (table mocked)', () => {
 
   it('gives up with 422 request_failure when every attempt loses', async () => {
     ddb.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'no', $metadata: {} }));
-    await expect(changeSettings(account, 'technical', { locale: 'de-DE' }, secrets)).rejects.toMatchObject({ status: 422, code: 'request_failure' });
+    await expect(changeSettings(account, 'technical', parse('technical', { locale: 'de-DE' }), secrets)).rejects.toMatchObject({ status: 422, code: 'request_failure' });
   });
 
   it('writes general and the shared technical lists in one transaction', async () => {
-    const state = await changeSettings(account, 'general', { company_name: 'Acme 2', cors_allowed_origins: ['https://shop.example'] }, secrets);
+    const state = await changeSettings(account, 'general', parse('general', { company_name: 'Acme 2', cors_allowed_origins: ['https://shop.example'] }), secrets);
     expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
     const [transaction] = ddb.commandCalls(TransactWriteCommand);
     const puts = transaction!.args[0].input.TransactItems!.map((item) => item.Put!);
@@ -424,7 +465,7 @@ describe('the write cycle (table mocked)', () => {
     const state = await readSettingsState(account, 'technical');
     expect((await settingsResource(state, 'https://x/api/v1/', true, secrets)).signature_key).toBe('K'.repeat(32));
     expect(await settingsResource(state, 'https://x/api/v1/', false, secrets)).not.toHaveProperty('signature_key');
-    const rotated = await changeSettings(account, 'technical', { rotate_signature_key: true }, secrets);
+    const rotated = await changeSettings(account, 'technical', parse('technical', { rotate_signature_key: true }), secrets);
     const shown = (await settingsResource(rotated, 'https://x/api/v1/', true, secrets)).signature_key as string;
     expect(shown).toMatch(/^[0-9A-Za-z]{32}$/);
     expect(shown).not.toBe('K'.repeat(32));

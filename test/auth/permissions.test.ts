@@ -24,8 +24,8 @@ describe('permission evaluation (auth.md 8.2)', () => {
     expect(isAllowed(parsePermissions([{ resource: 'orders', methods: ['read'] }]), 'orders', 'update')).toBe(false);
   });
 
-  it('defaults allow to true', () => {
-    expect(parsePermissions([{ resource: 'orders', methods: ['read'] }])[0]!.allow).toBe(true);
+  it('defaults allow to true and lists each method once', () => {
+    expect(parsePermissions([{ resource: 'orders', methods: ['read', 'read', 'update'] }])).toEqual([{ resource: 'orders', methods: ['read', 'update'], allow: true }]);
   });
 
   it('produces the read format for every resource', () => {
@@ -42,6 +42,9 @@ describe('write format validation', () => {
     [[{ resource: 'orders', methods: ['read', 'fly'] }], 'permissions[0].methods[1]'],
     [[{ resource: 'orders', methods: [] }], 'permissions[0].methods'],
     [[{ resource: 'orders', methods: ['read'], allow: 'yes' }], 'permissions[0].allow'],
+    [[{ resource: 'orders', methods: ['read'], allow: 1 }], 'permissions[0].allow'],
+    [[{ resource: 'orders', methods: 'read' }], 'permissions[0].methods'],
+    [[{ methods: ['read'] }], 'permissions[0].resource'],
     [[{ resource: 'orders', methods: ['read'] }, 7], 'permissions[1]'],
     [[], 'permissions'],
     ['orders', 'permissions'],

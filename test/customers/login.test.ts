@@ -8,6 +8,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { LOCKOUT_RULE, lockoutKey, withLockout, type LoginCheck } from '../../shared/auth/lockout';
 import { setManualTime, nowMs, useManualClock, useSystemClock } from '../../shared/clock';
+import { customerCreate } from '../../shared/customers/customer-schemas';
 import { createCustomer } from '../../shared/customers/customers';
 import { customerLockoutKey, signInCustomer } from '../../shared/customers/login';
 import { db } from '../../shared/store/client';
@@ -152,7 +153,7 @@ describe('customer sign-in', () => {
   const scope = { accountId: 'SHOP', mode: 'test' } as const;
 
   it('signs in by username (any case) and password; counts wrong passwords per username', async () => {
-    const created = await createCustomer(scope, { customer_id: 'ADA', username: 'Ada.Lee', password: 'correct horse', email: 'ada@example.test' });
+    const created = await createCustomer(scope, customerCreate.parse({ customer_id: 'ADA', username: 'Ada.Lee', password: 'correct horse', email: 'ada@example.test' }));
     expect((await signInCustomer(scope, { username: 'ada.lee', password: 'correct horse' })).customer_id).toBe(created.customer_id);
     for (let i = 0; i < 5; i++) {
       await expect(signInCustomer(scope, { username: i % 2 ? 'ADA.LEE' : 'Ada.Lee', password: 'wrong horse' })).rejects.toMatchObject({ code: 'invalid_login' });
@@ -165,7 +166,7 @@ describe('customer sign-in', () => {
   });
 
   it('answers unknown usernames and customers without a password like a wrong password, uncounted', async () => {
-    await createCustomer(scope, { customer_id: 'NOPASS', username: 'nopass', email: 'np@example.test' });
+    await createCustomer(scope, customerCreate.parse({ customer_id: 'NOPASS', username: 'nopass', email: 'np@example.test' }));
     for (const username of ['nobody', 'nopass']) {
       for (let i = 0; i < 6; i++) {
         await expect(signInCustomer(scope, { username, password: 'whatever1' })).rejects.toMatchObject({

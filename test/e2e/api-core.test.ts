@@ -183,6 +183,9 @@ describe('secret tokens (auth.md 4, 7)', () => {
 
   it('refuses a missing or bad permission list and escalation', async () => {
     expectError(await api(`${base}auths/secret`, { method: 'POST', token: live, body: { comments: 'x' } }), 400, 'invalid_input');
+    const nullPermissions = await api(`${base}auths/secret`, { method: 'POST', token: live, body: { comments: 'x', permissions: null } });
+    expectError(nullPermissions, 400, 'invalid_input');
+    expect(nullPermissions.body.error.meta).toEqual({ property: 'permissions', reason: 'required' });
     const bad = await api(`${base}auths/secret`, { method: 'POST', token: live, body: { permissions: [{ resource: 'orders', methods: ['read'] }, { resource: 'spaceships', methods: ['read'] }] } });
     expectError(bad, 400, 'invalid_input');
     expect(bad.body.error.meta.property).toBe('permissions[1].resource');
@@ -246,6 +249,17 @@ describe('secret tokens (auth.md 4, 7)', () => {
     expectError(await api(`${base}auths`, { token: created.body.token }), 403, 'insufficient_permissions');
     expectError(await api(created.body.url, { method: 'POST', token: live, body: { expires: '2001-01-01T00:00:00Z' } }), 400, 'invalid_input');
     expectError(await api(created.body.url, { method: 'POST', token: live, body: { comments: 'x'.repeat(1001) } }), 400, 'invalid_input');
+    for (const [body, property] of [
+      [{ comments: 42 }, 'comments'],
+      [{ comments: 'never', expires: 1_900_000_000 }, 'expires'],
+      [{ comments: 'never', permissions: null }, 'permissions'],
+      [{ comments: 'never', permissions: [{ resource: 'orders', methods: ['read'], allow: 1 }] }, 'permissions[0].allow'],
+      [{ comments: 'never', permissions: [{ resource: 'orders', methods: 'read' }] }, 'permissions[0].methods'],
+    ] as const) {
+      const refused = await api(created.body.url, { method: 'POST', token: live, body });
+      expectError(refused, 400, 'invalid_input');
+      expect(refused.body.error.meta).toMatchObject({ property });
+    }
     const unchanged = await api(created.body.url, { token: live });
     expect(unchanged.body.comments).toBe('renamed');
   });

@@ -315,6 +315,21 @@ describe('payments without a sale, and what follows a checkout', () => {
     expect(item.body).toMatchObject({ meta: { serial: 7 }, quantity: 1 });
     const changed = await api(order.url, { method: 'POST', token: secret, body: { ...order, meta: { note: 'vip' }, total: 0 } });
     expect(changed.body).toMatchObject({ meta: { note: 'vip' }, total: order.total });
+    // Order updates validate only what they change (commerce.md §5.6), and a refused one changes nothing.
+    const referred = await api(order.url, { method: 'POST', token: secret, body: { referrer: 'newsletter', affiliate_id: '' } });
+    expect(referred.body).toMatchObject({ referrer: 'newsletter', affiliate_id: null });
+    const refusals: Array<[string, Record<string, unknown>, string]> = [
+      [order.url, { meta: { note: 'lost' }, referrer: 42 }, 'referrer'],
+      [order.url, { affiliate_id: 'a'.repeat(201) }, 'affiliate_id'],
+      [order.url, { meta: true }, 'meta'],
+      [`${order.url}/items/ebook`, { meta: JSON.parse(`${'{"n":'.repeat(40)}1${'}'.repeat(40)}`) }, 'meta'],
+    ];
+    for (const [url, body, property] of refusals) {
+      const refused = await api(url, { method: 'POST', token: secret, body });
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'invalid_input', meta: { property } });
+    }
+    expect((await api(order.url, { token: secret })).body).toMatchObject({ meta: { note: 'vip' }, referrer: 'newsletter', items: [{ meta: { serial: 7 } }] });
     expect((await api(`${base}orders`, { method: 'POST', token: secret, body: {} })).status).toBe(405);
   });
 });

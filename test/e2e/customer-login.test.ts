@@ -18,9 +18,10 @@ type Response = Awaited<ReturnType<typeof api>>;
 const PASSWORD = 'open sesame';
 const INCORRECT = 'The username or password is incorrect.';
 
-function expectError(response: Response, status: number, code: string): void {
+function expectError(response: Response, status: number, code: string, meta?: Record<string, unknown>): void {
   expect(response.status, response.text).toBe(status);
   expect(response.body.error).toMatchObject({ code, status });
+  if (meta !== undefined) expect(response.body.error.meta).toMatchObject(meta);
 }
 
 /** A test-mode customer with a login, created with the secret token. */
@@ -104,7 +105,7 @@ describe('POST /customers/login', () => {
     expect(updated.body).toMatchObject({ customer_id: 'BEA', name: 'Bea Renamed', tax_exempt: false, billing_address: { country: 'CA' } });
     expect((await api(bea.url, { token: secret })).body).toMatchObject({ name: 'Bea Renamed', tax_exempt: false });
     expectError(await api(`${base}customers/me`, { method: 'POST', token, body: { username: 'cal-user' } }), 409, 'in_use');
-    expectError(await api(`${base}customers/me`, { method: 'POST', token, body: { password: 'short' } }), 400, 'invalid_input');
+    expectError(await api(`${base}customers/me`, { method: 'POST', token, body: { password: 'short' } }), 400, 'invalid_input', { property: 'password', reason: 'too_short' });
     // The customer's own URL takes the same update; another customer's is out of reach.
     const direct = await api(bea.url, { method: 'POST', token, body: { name: 'Bea Direct', tax_exempt: true } });
     expect(direct.status, direct.text).toBe(200);
@@ -155,7 +156,9 @@ describe('POST /customers/login', () => {
     expectError(await login('eve-user', PASSWORD, { token: secret, query: 'account_id=OTHER1234567' }), 403, 'insufficient_permissions');
     expect((await login('eve-user', PASSWORD, { token: secret })).status).toBe(200);
     expect((await login('eve-user', PASSWORD, { token: runtime.bootstrap.tokens.live_secret })).status).toBe(401);
-    expectError(await api(`${base}customers/login?account_id=${account}&test=true`, { method: 'POST', body: { username: 'eve-user' } }), 400, 'invalid_input');
+    expectError(await api(`${base}customers/login?account_id=${account}&test=true`, { method: 'POST', body: { username: 'eve-user' } }), 400, 'invalid_input', { property: 'password', reason: 'required' });
+    expectError(await api(`${base}customers/login?account_id=${account}&test=true`, { method: 'POST', body: { username: 12345678, password: PASSWORD } }), 400, 'invalid_input', { property: 'username', reason: 'invalid' });
+    expectError(await api(`${base}customers/login?account_id=${account}&test=true`, { method: 'POST', body: { username: null, password: PASSWORD } }), 400, 'invalid_input', { property: 'username', reason: 'required' });
   });
 
   it('locks a username after five failures: 401 account_locked with Retry-After, even with the right password, for ten minutes', async () => {

@@ -516,6 +516,36 @@ describe('customers: create, update, delete (commerce.md 6.1, conventions.md 15)
     expect((await post('customers/ada', { password: '12345678' })).status).toBe(200);
   });
 
+  it('takes a numeric postal_code and phone as strings, and refuses booleans that are not JSON booleans (conventions.md §4)', async () => {
+    const created = await post('customers', { customer_id: 'form', phone: 5551234, billing_address: { postal_code: 10115, country: 'DE' }, shipping_address: { postal_code: '02134' } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ phone: '5551234', billing_address: { postal_code: '10115', country: 'DE' }, shipping_address: { postal_code: '02134' } });
+    const before = await snapshot('form');
+    for (const value of ['yes', 'true', 1, 0, null]) {
+      expectError(await post('customers/form', { name: 'New', tax_exempt: value }), 400, 'invalid_input', { property: 'tax_exempt' });
+    }
+    expectError(await post('customers/form', { name: 'New', phone: true }), 400, 'invalid_input', { property: 'phone' });
+    expectError(await post('customers/form', { name: 'New', email: 42 }), 400, 'invalid_input', { property: 'email' });
+    expect(await snapshot('form')).toEqual(before);
+    expect((await post('customers/form', { tax_exempt: true, locale: 'fr-ca' })).body).toMatchObject({ tax_exempt: true, locale: 'fr-CA' });
+  });
+
+  it('limits meta to 32 levels of nesting (conventions.md §20)', async () => {
+    const nested = (depth: number): unknown => {
+      let value: unknown = 'leaf';
+      for (let level = 0; level < depth; level++) value = { n: value };
+      return value;
+    };
+    const before = await snapshot('ada');
+    expectError(await post('customers/ada', { name: 'New', meta: nested(40) }), 400, 'invalid_input', { property: 'meta', reason: 'too_long' });
+    expectError(await post('customers', { customer_id: 'deep', meta: nested(33) }), 400, 'invalid_input', { property: 'meta', reason: 'too_long' });
+    expect(await snapshot('ada')).toEqual(before);
+    expect((await get('customers/deep')).status).toBe(404);
+    const accepted = await post('customers', { customer_id: 'deep', meta: nested(30) });
+    expect(accepted.status, accepted.text).toBe(201);
+    expect(accepted.body.meta).toEqual(nested(30));
+  });
+
   it('refuses invalid input on create, and creates nothing', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ customer_id: 'bad-1', email: 'nope' }, 'email'],

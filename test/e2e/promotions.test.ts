@@ -154,6 +154,11 @@ describe('managing promotions', () => {
       [{ name: 'N', code: 'X4', discount_type: 'amount', discount_amounts: [{ currency: 'GBP', amount: 5 }] }, 'discount_amounts[0].currency'],
       [{ name: 'N', code: 'X5', discount_type: 'percent', discount_percent: 0.1, expires: 'soon' }, 'expires'],
       [{ name: 'N', code: 'X6', discount_type: 'percent', discount_percent: 0.1, promotion_id: 'bad id' }, 'promotion_id'],
+      [{ name: 'N', code: 'X7', discount_type: 'amount', discount_amounts: [{ currency: 'USD', amount: 1_000_000_000_000 }] }, 'discount_amounts[0].amount'],
+      [{ name: 'N', code: 'X8', discount_type: 'amount', discount_amounts: [{ currency: 'USD', amount: '1e3' }] }, 'discount_amounts[0].amount'],
+      [{ name: 'N', code: 'X9', discount_type: 'percent', discount_percent: 'ten percent' }, 'discount_percent'],
+      [{ name: 'N', code: 'X10', discount_type: 'percent', discount_percent: 0.1, active: 'yes' }, 'active'],
+      [{ name: 'N', code: 'X11', discount_type: 'percent', discount_percent: 0.1, active: 1 }, 'active'],
     ] as const) {
       const refused = await api(`${base}promotions`, { method: 'POST', token: secret, body });
       expect(refused.status, JSON.stringify(body)).toBe(400);
@@ -164,6 +169,18 @@ describe('managing promotions', () => {
     expect(live.status, live.text).toBe(201);
     expect((await api(`${base}promotions/${first.promotion_id}`, { token: liveSecret })).body.error.code).toBe('token_type_mismatch');
     expect((await api(`${base}promotions/nope`, { token: secret })).status).toBe(404);
+  });
+
+  it('takes plain decimal strings for amounts, percents and max_uses, as forms post them (conventions.md §4)', async () => {
+    const amount = await promotion({ discount_type: 'amount', discount_percent: null, discount_amounts: [{ currency: 'USD', amount: '5' }, { currency: 'eur', amount: '4.50' }], max_uses: '10' });
+    expect(amount).toMatchObject({ discount_amounts: [{ currency: 'USD', amount: 5 }, { currency: 'EUR', amount: 4.5 }], max_uses: 10 });
+    const percent = await api(amount.url, { method: 'POST', token: secret, body: { discount_type: 'percent', discount_percent: '0.25' } });
+    expect(percent.status, percent.text).toBe(200);
+    expect(percent.body).toMatchObject({ discount_type: 'percent', discount_percent: 0.25, discount_amounts: [] });
+    const refused = await api(amount.url, { method: 'POST', token: secret, body: { name: 'Changed', max_uses: '1e3' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.meta).toMatchObject({ property: 'max_uses', reason: 'invalid' });
+    expect((await api(amount.url, { token: secret })).body).toMatchObject({ name: amount.name, max_uses: 10 });
   });
 
   it('reads a date-only expires as the end of that day in the zone in effect', async () => {

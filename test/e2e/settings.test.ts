@@ -110,6 +110,16 @@ describe('POST /settings/{group}: partial updates', () => {
     expect(more.body).toMatchObject({ settlement_currency: 'EUR', currencies: ['USD', 'EUR'], duplicate_payment_timeout: 60 });
   });
 
+  it('takes plain decimal strings for numbers, as forms post them (conventions.md §4)', async () => {
+    const response = await post('payment', { duplicate_payment_timeout: '90', exchange_rates: { EUR: '0.91' }, subscription_payment_retry_days: ['1', '4'] });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body).toMatchObject({ duplicate_payment_timeout: 90, exchange_rates: { EUR: 0.91 }, subscription_payment_retry_days: [1, 4] });
+    const tax = await post('tax', { rules: [{ country: 'NL', rate: '0.21' }] });
+    expect(tax.body.rules).toEqual([{ country: 'NL', state_prov: null, rate: 0.21 }]);
+    await post('payment', { duplicate_payment_timeout: 60, exchange_rates: { EUR: 0.92 }, subscription_payment_retry_days: [1, 3, 5] });
+    await post('tax', { rules: [] });
+  });
+
   it('removes the rate of a currency taken out of currencies', async () => {
     const three = await post('payment', { currencies: ['USD', 'EUR', 'GBP'], exchange_rates: { EUR: 0.92, GBP: 0.79 } });
     expect(three.body.exchange_rates).toEqual({ EUR: 0.92, GBP: 0.79 });
@@ -163,7 +173,10 @@ describe('POST /settings/{group}: validation saves nothing', () => {
     ['technical', { allow_public_limited_test_tokens: 'true' }, 'allow_public_limited_test_tokens'],
     ['general', { company_name: 'New name', support_email: 'nope' }, 'support_email'],
     ['payment', { currencies: ['USD', 'EUR', 'GBP'] }, 'exchange_rates.GBP'],
-    ['payment', { exchange_rates: { EUR: '0.92' } }, 'exchange_rates.EUR'],
+    ['payment', { exchange_rates: { EUR: '9.2e-1' } }, 'exchange_rates.EUR'],
+    ['payment', { duplicate_payment_timeout: 'two minutes' }, 'duplicate_payment_timeout'],
+    ['payment', { allow_save_cards: 'yes' }, 'allow_save_cards'],
+    ['tax', { tax_shipping: 1 }, 'tax_shipping'],
     ['payment', { default_payment_currency: 'CHF' }, 'default_payment_currency'],
     ['payment', { duplicate_payment_timeout: 90000 }, 'duplicate_payment_timeout'],
     ['payment', { subscription_payment_retry_days: [2, 2] }, 'subscription_payment_retry_days[1]'],

@@ -104,7 +104,16 @@ describe('managing shipping methods', () => {
       [{ name: 'X', prices: [{ currency: 'GBP', price: 1 }] }, 'prices[0].currency'],
       [{ name: 'X', prices: [{ currency: 'USD', price: -1 }] }, 'prices[0].price'],
       [{ name: 'X', active: 'yes' }, 'active'],
+      [{ name: 'X', active: 1 }, 'active'],
       [{ name: 'X', shipping_method_id: 'bad id' }, 'shipping_method_id'],
+      [{ name: 'X', prices: [{ currency: 'USD', price: 1_000_000_000_000 }] }, 'prices[0].price'],
+      [{ name: 'X', prices: [{ currency: 'USD', price: '1000000000000' }] }, 'prices[0].price'],
+      [{ name: 'X', prices: [{ currency: 'USD', price: '1e3' }] }, 'prices[0].price'],
+      [{ name: 'X', prices: [{ currency: 'USD', price: 'two' }] }, 'prices[0].price'],
+      [{ name: 'X', prices: [{ currency: 'USD', price: '4.50 ' }] }, 'prices[0].price'],
+      [{ name: 'X', prices: [{ currency: 'USD' }] }, 'prices[0].price'],
+      [{ name: 'X', prices: [{ currency: 'USD', price: 1 }, { currency: 'usd', price: 2 }] }, 'prices[1].currency'],
+      [{ name: 42 }, 'name'],
     ];
     for (const [body, property] of cases) {
       const response = await api(`${base}shipping_methods`, { method: 'POST', token: secret, body });
@@ -115,6 +124,24 @@ describe('managing shipping methods', () => {
     expect(taken.status).toBe(409);
     const token = await shopper();
     expect((await api(`${base}shipping_methods`, { token })).status).toBe(403);
+  });
+
+  it('takes plain decimal strings for prices (conventions.md §4) and the largest money amount', async () => {
+    const created = await api(`${base}shipping_methods`, {
+      method: 'POST',
+      token: secret,
+      body: { shipping_method_id: 'courier', name: 'Courier', active: false, prices: [{ currency: 'USD', price: '4.50' }, { currency: 'EUR', price: '4' }] },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.prices).toEqual([{ currency: 'USD', price: 4.5 }, { currency: 'EUR', price: 4 }]);
+    const updated = await api(`${base}shipping_methods/courier`, { method: 'POST', token: secret, body: { prices: [{ currency: 'USD', price: 999_999_999_999 }] } });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.prices).toEqual([{ currency: 'USD', price: 999_999_999_999 }]);
+    const refused = await api(`${base}shipping_methods/courier`, { method: 'POST', token: secret, body: { name: 'Renamed', prices: [{ currency: 'USD', price: 1e12 }] } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.meta).toMatchObject({ property: 'prices[0].price', reason: 'out_of_range' });
+    expect((await api(`${base}shipping_methods/courier`, { token: secret })).body).toMatchObject({ name: 'Courier', prices: [{ currency: 'USD', price: 999_999_999_999 }] });
+    expect((await api(`${base}shipping_methods/courier`, { method: 'DELETE', token: secret })).status).toBe(204);
   });
 });
 

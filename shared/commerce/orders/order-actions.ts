@@ -2,14 +2,15 @@
 import { assertReach } from '../../auth/reach';
 import { NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
-import { requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
+import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
-import { metaValue, optionalString, sends } from '../../rest/input';
+import { sends } from '../../rest/input';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
 import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
 import { nowMs } from '../../clock';
+import { orderItemUpdate, orderUpdate } from './order-schemas';
 import { orderDeclaration, orderItemDeclaration, type OrderRecord } from './orders';
 import { customerOrders, saveOrderRecord } from './order-store';
 import { paymentDeclaration } from '../payments/payment-records';
@@ -35,13 +36,13 @@ export async function getOrderAction(context: ApiContext): Promise<ApiResult> {
 }
 
 /** `POST /orders/{order_id}`: changes only `meta`, `referrer` and `affiliate_id`. */
-export async function updateOrderAction(context: ApiContext): Promise<ApiResult> {
+export const updateOrderAction = withBody(orderUpdate, async (context) => {
   const { scope, render } = await prepare(context);
-  const body = context.body ?? {};
+  const body = context.body;
   const changes: Partial<OrderRecord> = {};
-  if (sends(body, 'meta')) changes.meta = metaValue(body.meta);
-  if (sends(body, 'referrer')) changes.referrer = optionalString(body.referrer, 'referrer', 200);
-  if (sends(body, 'affiliate_id')) changes.affiliate_id = optionalString(body.affiliate_id, 'affiliate_id', 200);
+  if (sends(body, 'meta')) changes.meta = body.meta;
+  if (sends(body, 'referrer')) changes.referrer = body.referrer ?? null;
+  if (sends(body, 'affiliate_id')) changes.affiliate_id = body.affiliate_id ?? null;
   const saved = await retryOnConflict(async () => {
     const current = await readOrder(context, scope);
     if (!Object.keys(changes).length) return current;
@@ -51,7 +52,7 @@ export async function updateOrderAction(context: ApiContext): Promise<ApiResult>
     return next;
   });
   return { status: 200, body: await renderResource(orderDeclaration, saved, render) };
-}
+});
 
 /** `GET /orders`: cursor list; filters `payment_status`, `fulfilled`, `customer_id`, `q`. */
 export async function listOrdersAction(context: ApiContext): Promise<ApiResult> {
@@ -109,11 +110,11 @@ export async function getOrderItemAction(context: ApiContext): Promise<ApiResult
 }
 
 /** `POST /orders/{order_id}/items/{item_id}`: changes only the item's `meta`. */
-export async function updateOrderItemAction(context: ApiContext): Promise<ApiResult> {
+export const updateOrderItemAction = withBody(orderItemUpdate, async (context) => {
   const { scope, render } = await prepare(context);
-  const body = context.body ?? {};
+  const body = context.body;
   const itemId = context.params.item_id!;
-  const meta = sends(body, 'meta') ? metaValue(body.meta, 'meta') : undefined;
+  const meta = sends(body, 'meta') ? body.meta : undefined;
   const saved = await retryOnConflict(async () => {
     const current = await readOrder(context, scope);
     if (!current.items.some((item) => item.item_id === itemId)) throw new NotFoundError('The order item does not exist.', { parameter: 'item_id' });
@@ -129,7 +130,7 @@ export async function updateOrderItemAction(context: ApiContext): Promise<ApiRes
   });
   const item = saved.items.find((candidate) => candidate.item_id === itemId)!;
   return { status: 200, body: await renderResource(orderItemDeclaration, { order: saved, item }, render) };
-}
+});
 
 /** An offset page of records read in full (sub-collections are small: one customer's or order's). */
 async function offsetPageOf<T>(

@@ -5,7 +5,7 @@
  */
 import { nowMs } from '../../clock';
 import { booleanParameter } from '../../http/request';
-import { requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
+import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
@@ -20,6 +20,7 @@ import {
   type PromotionInputContext,
   type PromotionRecord,
 } from './promotions';
+import { promotionCreate, promotionUpdate } from './promotion-schemas';
 
 const SORT_FIELDS = ['name', 'date_created'] as const;
 
@@ -42,12 +43,12 @@ function readPromotion(scope: RecordScope, id: string): Promise<PromotionRecord>
 }
 
 /** `POST /promotions`: 201; 409 in_use for a taken id or code. */
-export async function createPromotionAction(context: ApiContext): Promise<ApiResult> {
+export const createPromotionAction = withBody(promotionCreate, async (context) => {
   const { scope, render } = await prepare(context);
-  const record = await createPromotion(scope, context.body ?? {}, inputContext(render));
+  const record = await createPromotion(scope, context.body, inputContext(render));
   const body = await renderResource(promotionDeclaration, record, render);
   return { status: 201, body, location: render.url(promotionPath(record.promotion_id)) };
-}
+});
 
 /** `GET /promotions/{promotion_id}`: deleted promotions stay readable by id. */
 export async function getPromotionAction(context: ApiContext): Promise<ApiResult> {
@@ -57,16 +58,16 @@ export async function getPromotionAction(context: ApiContext): Promise<ApiResult
 }
 
 /** `POST /promotions/{promotion_id}`: partial update; `{"deleted": false}` restores. */
-export async function updatePromotionAction(context: ApiContext): Promise<ApiResult> {
+export const updatePromotionAction = withBody(promotionUpdate, async (context) => {
   const { scope, render } = await prepare(context);
-  const body = context.body ?? {};
+  const body = context.body;
   const saved = await retryOnConflict(async () => {
     const current = await readPromotion(scope, context.params.promotion_id!);
     const fields = promotionFields(body, current, inputContext(render));
     return savePromotion(current, fields, body.deleted === false ? false : current.deleted);
   });
   return { status: 200, body: await renderResource(promotionDeclaration, saved, render) };
-}
+});
 
 /** `DELETE /promotions/{promotion_id}`: a soft delete (`deleted: true`, `active: false`); orders keep their link. */
 export async function deletePromotionAction(context: ApiContext): Promise<ApiResult> {

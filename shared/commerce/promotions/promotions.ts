@@ -15,7 +15,7 @@ import { nowMs } from '../../clock';
 import { newId } from '../../ids';
 import { parseDateInput } from '../../rest/dates';
 import { declareResource } from '../../rest/declarations';
-import { booleanValue, clientId, invalid, metaValue, numberValue, objectValue, requiredString, sends } from '../../rest/input';
+import { invalid, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/records';
 import {
@@ -27,7 +27,8 @@ import {
   reservePromotionPosition,
   updatePromotion,
 } from './promotion-store';
-import { DISCOUNT_TYPES, type DiscountAmount, type PromotionTerms } from './discounts';
+import type { DiscountAmount, PromotionTerms } from './discounts';
+import { PROMOTION_CODE, type PromotionInput } from './promotion-schemas';
 
 /** A stored promotion. */
 export interface PromotionRecord extends PromotionTerms {
@@ -84,9 +85,6 @@ export interface PromotionInputContext {
   now: number;
 }
 
-const CODE = /^[A-Za-z0-9_-]{1,50}$/;
-const MAX_PRODUCT_IDS = 1000;
-
 /** The path of a promotion below the API root. */
 export function promotionPath(promotionId: string): string {
   return `promotions/${encodeURIComponent(promotionId)}`;
@@ -141,97 +139,62 @@ export function termsOf(promotion: PromotionTerms): PromotionTerms {
   };
 }
 
-function parseCode(value: unknown): string {
-  if (value === undefined || value === null || value === '') invalid('code', 'The property code is required.', 'required');
-  if (typeof value !== 'string' || !CODE.test(value)) {
-    invalid('code', 'The property code must be 1 to 50 characters of A-Z, a-z, 0-9, "_" and "-".', typeof value === 'string' && value.length > 50 ? 'too_long' : 'invalid');
-  }
-  return value;
-}
-
-function parseAmounts(value: unknown, payment: PaymentSettings): DiscountAmount[] {
-  if (!Array.isArray(value) || value.length === 0) {
-    invalid('discount_amounts', 'The property discount_amounts must list at least one amount.', value === undefined || value === null || Array.isArray(value) ? 'required' : 'invalid');
-  }
+/** The parsed amounts, each in an enabled currency and each currency once; at least one. */
+function checkAmounts(amounts: PromotionInput['discount_amounts'], payment: PaymentSettings): DiscountAmount[] {
+  if (!amounts?.length) invalid('discount_amounts', 'The property discount_amounts must list at least one amount.', 'required');
   const seen = new Set<string>();
-  return value.map((entry, index) => {
-    const at = `discount_amounts[${index}]`;
-    const object = objectValue(entry, at);
-    if (!object) invalid(at, `The property ${at} must be an object.`);
-    if (typeof object.currency !== 'string' || object.currency === '') invalid(`${at}.currency`, `The property ${at}.currency is required.`, 'required');
-    const currency = object.currency.toUpperCase();
-    if (!payment.currencies.includes(currency)) invalid(`${at}.currency`, `The currency ${object.currency} is not enabled for this account.`);
-    if (seen.has(currency)) invalid(`${at}.currency`, `The currency ${currency} is listed twice.`, 'conflict');
+  return amounts.map(({ currency, amount }, index) => {
+    const at = `discount_amounts[${index}].currency`;
+    if (!payment.currencies.includes(currency)) invalid(at, `The currency ${currency} is not enabled for this account.`);
+    if (seen.has(currency)) invalid(at, `The currency ${currency} is listed twice.`, 'conflict');
     seen.add(currency);
-    const amount = numberValue(object.amount, `${at}.amount`, { min: 0 });
-    if (amount === 0) invalid(`${at}.amount`, `The property ${at}.amount must be greater than 0.`, 'out_of_range');
     return { currency, amount };
   });
 }
 
-function parseProductIds(value: unknown): string[] {
-  if (value === null || value === undefined) return [];
-  if (!Array.isArray(value)) invalid('product_ids', 'The property product_ids must be a list of product ids.');
-  if (value.length > MAX_PRODUCT_IDS) invalid('product_ids', `The property product_ids may list at most ${MAX_PRODUCT_IDS} products.`, 'too_long');
-  const ids = value.map((id, index) => clientId(id, `product_ids[${index}]`, []));
-  return [...new Set(ids)];
-}
-
-function parseExpires(value: unknown, context: PromotionInputContext): number | null {
-  if (value === null || value === '') return null;
-  if (typeof value !== 'string') invalid('expires', 'The property expires must be an ISO 8601 date or time, or a date shorthand.');
-  // A date-only value (or any shorthand) means the last moment of its period (conventions.md §13).
+/** A parsed `expires` resolved in the zone in effect: a date-only value (or any shorthand) is the last moment of its period (conventions.md §13). */
+function resolveExpires(value: string | null | undefined, context: PromotionInputContext): number | null {
+  if (value === null || value === undefined) return null;
   return parseDateInput(value, { edge: 'last', zone: context.zone, now: context.now, name: 'expires', kind: 'property' });
 }
 
 /**
- * Validates a create body or a partial update against the current fields: sent properties
- * change, null clears where allowed, read-only and unknown ones are ignored. Only the
- * discount property of the promotion's `discount_type` is kept (the other reads null or `[]`),
- * so a whole object posted back validates as it was.
+ * Applies a parsed create body or partial update (`promotionCreate` / `promotionUpdate`) to
+ * the current fields: sent properties change, null clears where allowed. Only the discount
+ * property of the promotion's `discount_type` is kept (the other reads null or `[]`), so a
+ * whole object posted back applies as it was; the one the type needs is required.
  */
-export function promotionFields(body: Record<string, unknown>, current: PromotionFields | undefined, context: PromotionInputContext): PromotionFields {
-  const has = (property: string) => sends(body, property) || !current;
-  if (sends(body, 'type') && body.type !== 'coupon' && body.type !== null) invalid('type', 'The property type must be coupon.');
-  const name = has('name') ? requiredString(body.name, 'name', 200) : current!.name;
-  const code = has('code') ? parseCode(body.code) : current!.code;
-  const discountType = has('discount_type') ? body.discount_type : current!.discount_type;
-  if (typeof discountType !== 'string' || !(DISCOUNT_TYPES as readonly string[]).includes(discountType)) {
-    invalid('discount_type', 'The property discount_type must be percent or amount.', discountType === undefined || discountType === null ? 'required' : 'invalid');
-  }
+export function promotionFields(body: PromotionInput, current: PromotionFields | undefined, context: PromotionInputContext): PromotionFields {
+  const discountType = body.discount_type ?? current!.discount_type;
   let discountPercent: number | null = null;
   let discountAmounts: DiscountAmount[] = [];
   if (discountType === 'percent') {
     const sent = sends(body, 'discount_percent') || current?.discount_type !== 'percent';
-    const value = sent ? body.discount_percent : current!.discount_percent;
-    if (value === undefined || value === null) invalid('discount_percent', 'The property discount_percent is required for percent promotions.', 'required');
-    discountPercent = numberValue(value, 'discount_percent', { max: 1 });
-    if (discountPercent <= 0) invalid('discount_percent', 'The property discount_percent must be a fraction greater than 0 and at most 1.', 'out_of_range');
+    discountPercent = sent ? (body.discount_percent ?? null) : current!.discount_percent;
+    if (discountPercent === null) invalid('discount_percent', 'The property discount_percent is required for percent promotions.', 'required');
   } else {
     const sent = sends(body, 'discount_amounts') || current?.discount_type !== 'amount';
-    discountAmounts = sent ? parseAmounts(body.discount_amounts, context.payment) : current!.discount_amounts;
+    discountAmounts = sent ? checkAmounts(body.discount_amounts, context.payment) : current!.discount_amounts;
   }
-  const maxUses = sends(body, 'max_uses') ? body.max_uses : (current?.max_uses ?? null);
   return {
-    name,
-    code,
-    active: sends(body, 'active') ? booleanValue(body.active, 'active') : (current?.active ?? true),
-    discount_type: discountType as PromotionFields['discount_type'],
+    name: body.name ?? current!.name,
+    code: body.code ?? current!.code,
+    active: body.active ?? current?.active ?? true,
+    discount_type: discountType,
     discount_percent: discountPercent,
     discount_amounts: discountAmounts,
-    product_ids: sends(body, 'product_ids') ? parseProductIds(body.product_ids) : (current?.product_ids ?? []),
-    expires_ms: sends(body, 'expires') ? parseExpires(body.expires, context) : (current?.expires_ms ?? null),
-    max_uses: maxUses === null || maxUses === undefined ? null : numberValue(maxUses, 'max_uses', { integer: true, min: 1 }),
-    meta: sends(body, 'meta') ? metaValue(body.meta) : (current?.meta ?? null),
+    product_ids: sends(body, 'product_ids') ? (body.product_ids ?? []) : (current?.product_ids ?? []),
+    expires_ms: sends(body, 'expires') ? resolveExpires(body.expires, context) : (current?.expires_ms ?? null),
+    max_uses: sends(body, 'max_uses') ? (body.max_uses ?? null) : (current?.max_uses ?? null),
+    meta: sends(body, 'meta') ? body.meta : (current?.meta ?? null),
   };
 }
 
 export { codeClaimKey } from './promotion-store';
 
 /** Creates a promotion: reserve its listing position, then write record, counter and code claim together. */
-export async function createPromotion(scope: RecordScope, body: Record<string, unknown>, context: PromotionInputContext): Promise<PromotionRecord> {
-  const promotionId =
-    sends(body, 'promotion_id') && body.promotion_id !== null && body.promotion_id !== '' ? clientId(body.promotion_id, 'promotion_id', []) : newId();
+export async function createPromotion(scope: RecordScope, body: PromotionInput, context: PromotionInputContext): Promise<PromotionRecord> {
+  const promotionId = body.promotion_id ?? newId();
   const fields = promotionFields(body, undefined, context);
   const position = await reservePromotionPosition(scope);
   const now = nowMs();
@@ -290,7 +253,7 @@ export async function findPromotion(scope: RecordScope, promotionId: string): Pr
 
 /** The promotion a code names (case-insensitively), or undefined: one read of the claim, one of the record. */
 export async function findPromotionByCode(scope: RecordScope, code: string): Promise<PromotionRecord | undefined> {
-  if (!CODE.test(code)) return undefined;
+  if (!PROMOTION_CODE.test(code)) return undefined;
   const promotionId = await promotionIdOfCode(scope, code);
   if (promotionId === undefined) return undefined;
   return findPromotion(scope, promotionId);

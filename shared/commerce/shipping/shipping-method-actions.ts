@@ -4,7 +4,7 @@
  * only as quotes on carts (§3.4).
  */
 import { booleanParameter } from '../../http/request';
-import { requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
+import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
@@ -19,6 +19,7 @@ import {
   shippingMethodPath,
   type ShippingMethodRecord,
 } from './shipping-methods';
+import { shippingMethodCreate, shippingMethodUpdate } from './shipping-method-schemas';
 
 const SORT_FIELDS = ['name', 'date_created'] as const;
 
@@ -33,12 +34,12 @@ function readMethod(scope: RecordScope, id: string): Promise<ShippingMethodRecor
 }
 
 /** `POST /shipping_methods`: 201; 409 in_use for a taken id. */
-export async function createShippingMethodAction(context: ApiContext): Promise<ApiResult> {
+export const createShippingMethodAction = withBody(shippingMethodCreate, async (context) => {
   const { scope, render } = await prepare(context);
-  const record = await createShippingMethod(scope, context.body ?? {}, render.payment);
+  const record = await createShippingMethod(scope, context.body, render.payment);
   const body = await renderResource(shippingMethodDeclaration, record, render);
   return { status: 201, body, location: render.url(shippingMethodPath(record.shipping_method_id)) };
-}
+});
 
 /** `GET /shipping_methods/{shipping_method_id}`. */
 export async function getShippingMethodAction(context: ApiContext): Promise<ApiResult> {
@@ -48,15 +49,15 @@ export async function getShippingMethodAction(context: ApiContext): Promise<ApiR
 }
 
 /** `POST /shipping_methods/{shipping_method_id}`: partial update. */
-export async function updateShippingMethodAction(context: ApiContext): Promise<ApiResult> {
+export const updateShippingMethodAction = withBody(shippingMethodUpdate, async (context) => {
   const { scope, render } = await prepare(context);
-  const body = context.body ?? {};
+  const body = context.body;
   const saved = await retryOnConflict(async () => {
     const current = await readMethod(scope, context.params.shipping_method_id!);
     return saveShippingMethod(current, shippingMethodFields(body, current, render.payment));
   });
   return { status: 200, body: await renderResource(shippingMethodDeclaration, saved, render) };
-}
+});
 
 /** `DELETE /shipping_methods/{shipping_method_id}`: a hard delete (204); carts stop quoting it at their next write. */
 export async function deleteShippingMethodAction(context: ApiContext): Promise<ApiResult> {

@@ -8,8 +8,7 @@ import type { PaymentSettings } from '../../accounts/settings';
 import { nowMs } from '../../clock';
 import { newId } from '../../ids';
 import { declareResource } from '../../rest/declarations';
-import { isCountryCode } from '../../rest/formatted';
-import { booleanValue, clientId, invalid, metaValue, numberValue, objectValue, optionalString, requiredString, sends } from '../../rest/input';
+import { invalid, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/records';
 import {
@@ -22,6 +21,7 @@ import {
   shippingMethodKey,
 } from './shipping-method-store';
 import type { ShippingMethodTerms } from './quotes';
+import type { ShippingMethodInput } from './shipping-method-schemas';
 
 /** A stored shipping method. */
 export interface ShippingMethodRecord extends ShippingMethodTerms {
@@ -40,9 +40,6 @@ export interface ShippingMethodRecord extends ShippingMethodTerms {
 
 /** The writable properties of a shipping method, validated. */
 export type ShippingMethodFields = Pick<ShippingMethodRecord, 'name' | 'description' | 'details' | 'active' | 'countries' | 'prices' | 'meta'>;
-
-const MAX_COUNTRIES = 300;
-const MAX_PRICES = 200;
 
 /** The path of a shipping method below the API root. */
 export function shippingMethodPath(methodId: string): string {
@@ -93,59 +90,38 @@ export function termsOfMethod(method: ShippingMethodTerms): ShippingMethodTerms 
   };
 }
 
-function parseCountries(value: unknown): string[] {
-  if (value === null || value === undefined) return [];
-  if (!Array.isArray(value)) invalid('countries', 'The property countries must be a list of country codes.');
-  if (value.length > MAX_COUNTRIES) invalid('countries', `The property countries may list at most ${MAX_COUNTRIES} codes.`, 'too_long');
-  const codes = value.map((code, index) => {
-    if (typeof code !== 'string' || !isCountryCode(code)) invalid(`countries[${index}]`, `The property countries[${index}] must be an ISO 3166-1 alpha-2 country code.`);
-    return code.toUpperCase();
-  });
-  return [...new Set(codes)];
-}
-
-function parsePrices(value: unknown, payment: PaymentSettings): ShippingMethodRecord['prices'] {
-  if (value === null || value === undefined) return [];
-  if (!Array.isArray(value)) invalid('prices', 'The property prices must be a list of {currency, price}.');
-  if (value.length > MAX_PRICES) invalid('prices', `The property prices may list at most ${MAX_PRICES} entries.`, 'too_long');
+/** The parsed prices, each in an enabled currency and each currency once (400 invalid_input otherwise). */
+function checkPrices(prices: NonNullable<ShippingMethodInput['prices']>, payment: PaymentSettings): ShippingMethodRecord['prices'] {
   const seen = new Set<string>();
-  return value.map((entry, index) => {
-    const at = `prices[${index}]`;
-    const object = objectValue(entry, at);
-    if (!object) invalid(at, `The property ${at} must be an object.`);
-    if (typeof object.currency !== 'string' || object.currency === '') invalid(`${at}.currency`, `The property ${at}.currency is required.`, 'required');
-    const currency = object.currency.toUpperCase();
-    if (!payment.currencies.includes(currency)) invalid(`${at}.currency`, `The currency ${object.currency} is not enabled for this account.`);
-    if (seen.has(currency)) invalid(`${at}.currency`, `The currency ${currency} is listed twice.`, 'conflict');
+  return prices.map(({ currency, price }, index) => {
+    const at = `prices[${index}].currency`;
+    if (!payment.currencies.includes(currency)) invalid(at, `The currency ${currency} is not enabled for this account.`);
+    if (seen.has(currency)) invalid(at, `The currency ${currency} is listed twice.`, 'conflict');
     seen.add(currency);
-    if (object.price === undefined || object.price === null) invalid(`${at}.price`, `The property ${at}.price is required.`, 'required');
-    return { currency, price: numberValue(object.price, `${at}.price`, { min: 0 }) };
+    return { currency, price };
   });
 }
 
 /**
- * Validates a create body or a partial update against the current fields: sent properties
- * change, null clears where allowed, read-only and unknown ones are ignored.
+ * Applies a parsed create body or partial update (`shippingMethodCreate` / `shippingMethodUpdate`)
+ * to the current fields: sent properties change, null clears where allowed; the currencies are
+ * checked against the account's.
  */
-export function shippingMethodFields(body: Record<string, unknown>, current: ShippingMethodFields | undefined, payment: PaymentSettings): ShippingMethodFields {
-  const has = (property: string) => sends(body, property) || !current;
+export function shippingMethodFields(body: ShippingMethodInput, current: ShippingMethodFields | undefined, payment: PaymentSettings): ShippingMethodFields {
   return {
-    name: has('name') ? requiredString(body.name, 'name', 200) : current!.name,
-    description: sends(body, 'description') ? optionalString(body.description, 'description', 1000) : (current?.description ?? null),
-    details: sends(body, 'details') ? optionalString(body.details, 'details', 2000) : (current?.details ?? null),
-    active: sends(body, 'active') ? booleanValue(body.active, 'active') : (current?.active ?? true),
-    countries: sends(body, 'countries') ? parseCountries(body.countries) : (current?.countries ?? []),
-    prices: sends(body, 'prices') ? parsePrices(body.prices, payment) : (current?.prices ?? []),
-    meta: sends(body, 'meta') ? metaValue(body.meta) : (current?.meta ?? null),
+    name: body.name ?? current!.name,
+    description: sends(body, 'description') ? (body.description ?? null) : (current?.description ?? null),
+    details: sends(body, 'details') ? (body.details ?? null) : (current?.details ?? null),
+    active: body.active ?? current?.active ?? true,
+    countries: sends(body, 'countries') ? (body.countries ?? []) : (current?.countries ?? []),
+    prices: sends(body, 'prices') ? checkPrices(body.prices ?? [], payment) : (current?.prices ?? []),
+    meta: sends(body, 'meta') ? body.meta : (current?.meta ?? null),
   };
 }
 
 /** Creates a shipping method: reserve its listing position, then write record and counter together. */
-export async function createShippingMethod(scope: RecordScope, body: Record<string, unknown>, payment: PaymentSettings): Promise<ShippingMethodRecord> {
-  const methodId =
-    sends(body, 'shipping_method_id') && body.shipping_method_id !== null && body.shipping_method_id !== ''
-      ? clientId(body.shipping_method_id, 'shipping_method_id', [])
-      : newId();
+export async function createShippingMethod(scope: RecordScope, body: ShippingMethodInput, payment: PaymentSettings): Promise<ShippingMethodRecord> {
+  const methodId = body.shipping_method_id ?? newId();
   const fields = shippingMethodFields(body, undefined, payment);
   const position = await reserveShippingMethodPosition(scope);
   const now = nowMs();

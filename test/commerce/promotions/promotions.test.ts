@@ -15,6 +15,7 @@ import { cartCreate, cartUpdate } from '../../../shared/commerce/carts/cart-sche
 import { removeItem } from '../../../shared/commerce/carts/items';
 import type { CartRecord } from '../../../shared/commerce/carts/types';
 import { promotionProblem, recheckSalePromotion, resolvePromotionCode } from '../../../shared/commerce/promotions';
+import { promotionCreate, promotionUpdate } from '../../../shared/commerce/promotions/promotion-schemas';
 import { countUseWrite, releaseUseWrite, reserveUseWrite } from '../../../shared/commerce/promotions/promotion-store';
 import {
   createPromotion,
@@ -68,7 +69,8 @@ let serial = 0;
 /** A percent promotion with a fresh id and code. */
 async function promotion(extra: Record<string, unknown> = {}, at: RecordScope = scope): Promise<PromotionRecord> {
   serial += 1;
-  return createPromotion(at, { promotion_id: `promo-${serial}`, name: `Promo ${serial}`, code: `CODE${serial}`, discount_type: 'percent', discount_percent: 0.1, ...extra }, input);
+  const body = promotionCreate.parse({ promotion_id: `promo-${serial}`, name: `Promo ${serial}`, code: `CODE${serial}`, discount_type: 'percent', discount_percent: 0.1, ...extra });
+  return createPromotion(at, body, input);
 }
 
 function stored(cartId: string): Promise<CartRecord> {
@@ -78,7 +80,7 @@ function stored(cartId: string): Promise<CartRecord> {
 async function edit(record: PromotionRecord, body: Record<string, unknown>): Promise<PromotionRecord> {
   return retryOnConflict(async () => {
     const current = (await findPromotion(scope, record.promotion_id))!;
-    return savePromotion(current, promotionFields(body, current, input), current.deleted);
+    return savePromotion(current, promotionFields(promotionUpdate.parse(body), current, input), current.deleted);
   });
 }
 
@@ -270,7 +272,7 @@ describe('use reservation', () => {
     await reserve(record);
     await transact([countUseWrite(scope, record.promotion_id)]);
     // `record` still holds uses 0: the save must not write it back.
-    const saved = await savePromotion(record, promotionFields({ name: 'Renamed' }, record, input), false);
+    const saved = await savePromotion(record, promotionFields(promotionUpdate.parse({ name: 'Renamed' }), record, input), false);
     expect(saved.name).toBe('Renamed');
     expect(await findPromotion(scope, record.promotion_id)).toMatchObject({ name: 'Renamed', uses: 1, claimed_uses: 1 });
   });

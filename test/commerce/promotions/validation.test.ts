@@ -1,15 +1,24 @@
 /**
- * Validation of promotion writes (commerce.md §11, conventions.md §13, §15): required fields,
- * code format, discount fields per type, `expires` shorthands in the zone in effect, partial
- * updates and posted-back objects. Pure: no store.
+ * Validation of promotion writes (commerce.md §11, conventions.md §4, §13, §15): the declared
+ * bodies (required fields, code format, numbers that may come as plain decimal strings, strict
+ * booleans) and the operation over the parsed value (discount fields per type, enabled
+ * currencies, `expires` shorthands in the zone in effect, partial updates and posted-back
+ * objects). Pure: no store.
  */
 import { describe, expect, it } from 'vitest';
-import { promotionFields, type PromotionFields, type PromotionInputContext } from '../../../shared/commerce/promotions/promotions';
+import { promotionCreate, promotionUpdate } from '../../../shared/commerce/promotions/promotion-schemas';
+import { promotionFields as applyFields, type PromotionFields, type PromotionInputContext } from '../../../shared/commerce/promotions/promotions';
+import { parseInput } from '../../../shared/input/validate';
 import { paymentSettings } from '../pricing/fixtures';
 
 const NOW = Date.parse('2026-11-21T14:05:09Z');
 const context: PromotionInputContext = { payment: paymentSettings({ currencies: ['USD', 'EUR'] }), zone: 'UTC', now: NOW };
 const valid = { name: 'Spring sale', code: 'SPRING10', discount_type: 'percent', discount_percent: 0.1 };
+
+/** A body as the pipeline hands it on (parsed by the create or update schema), applied to `current`. */
+function promotionFields(body: Record<string, unknown>, current: PromotionFields | undefined, input: PromotionInputContext): PromotionFields {
+  return applyFields(parseInput(current ? promotionUpdate : promotionCreate, body), current, input);
+}
 
 function errorOf(run: () => unknown): { status: number; code: string; meta: unknown } {
   try {
@@ -51,7 +60,11 @@ describe('creating', () => {
     [{ ...valid, discount_percent: 0 }, 'discount_percent', 'out_of_range'],
     [{ ...valid, discount_percent: 1.5 }, 'discount_percent', 'out_of_range'],
     [{ ...valid, discount_percent: -0.1 }, 'discount_percent', 'out_of_range'],
-    [{ ...valid, discount_percent: '0.1' }, 'discount_percent', 'invalid'],
+    [{ ...valid, discount_percent: '1e-1' }, 'discount_percent', 'invalid'],
+    [{ ...valid, discount_percent: 'two' }, 'discount_percent', 'invalid'],
+    [{ ...valid, discount_percent: '0.1 ' }, 'discount_percent', 'invalid'],
+    [{ ...valid, discount_percent: '1.5' }, 'discount_percent', 'out_of_range'],
+    [{ ...valid, discount_percent: [0.1] }, 'discount_percent', 'invalid'],
     [{ ...valid, discount_type: 'amount' }, 'discount_amounts', 'required'],
     [{ ...valid, discount_type: 'amount', discount_amounts: [] }, 'discount_amounts', 'required'],
     [{ ...valid, discount_type: 'amount', discount_amounts: { currency: 'USD', amount: 5 } }, 'discount_amounts', 'invalid'],
@@ -63,17 +76,27 @@ describe('creating', () => {
       'conflict',
     ],
     [{ ...valid, discount_type: 'amount', discount_amounts: [{ currency: 'USD', amount: 0 }] }, 'discount_amounts[0].amount', 'out_of_range'],
-    [{ ...valid, discount_type: 'amount', discount_amounts: [{ currency: 'USD', amount: '5' }] }, 'discount_amounts[0].amount', 'invalid'],
+    [{ ...valid, discount_type: 'amount', discount_amounts: [{ currency: 'USD', amount: '1e3' }] }, 'discount_amounts[0].amount', 'invalid'],
+    [{ ...valid, discount_type: 'amount', discount_amounts: [{ currency: 'USD', amount: 'five' }] }, 'discount_amounts[0].amount', 'invalid'],
+    [{ ...valid, discount_type: 'amount', discount_amounts: [{ currency: 'USD', amount: {} }] }, 'discount_amounts[0].amount', 'invalid'],
+    [{ ...valid, discount_type: 'amount', discount_amounts: [{ currency: 'USD', amount: 1_000_000_000_000 }] }, 'discount_amounts[0].amount', 'out_of_range'],
+    [{ ...valid, discount_type: 'amount', discount_amounts: [{ currency: 'USD', amount: '1000000000000' }] }, 'discount_amounts[0].amount', 'out_of_range'],
+    [{ ...valid, discount_type: 'amount', discount_amounts: [{ currency: 'USD', amount: -5 }] }, 'discount_amounts[0].amount', 'out_of_range'],
     [{ ...valid, product_ids: 'ebook' }, 'product_ids', 'invalid'],
     [{ ...valid, product_ids: ['ebook', 'no spaces'] }, 'product_ids[1]', 'invalid'],
     [{ ...valid, expires: 'next tuesday' }, 'expires', 'invalid'],
     [{ ...valid, expires: 1_800_000_000 }, 'expires', 'invalid'],
     [{ ...valid, max_uses: 0 }, 'max_uses', 'out_of_range'],
     [{ ...valid, max_uses: 2.5 }, 'max_uses', 'invalid'],
+    [{ ...valid, max_uses: '2.5' }, 'max_uses', 'invalid'],
+    [{ ...valid, max_uses: 'ten' }, 'max_uses', 'invalid'],
     [{ ...valid, active: 'yes' }, 'active', 'invalid'],
+    [{ ...valid, active: 1 }, 'active', 'invalid'],
+    [{ ...valid, name: 7 }, 'name', 'invalid'],
+    [{ ...valid, meta: true }, 'meta', 'invalid'],
     [{ ...valid, meta: 'x'.repeat(2100) }, 'meta', 'too_long'],
   ])('refuses %j (400 invalid_input on %s, %s)', (body, property, reason) => {
-    const error = errorOf(() => promotionFields(body as Record<string, unknown>, undefined, context));
+    const error = errorOf(() => promotionFields(body, undefined, context));
     expect(error).toMatchObject({ status: 400, code: 'invalid_input', meta: { property, reason } });
   });
 
@@ -84,6 +107,15 @@ describe('creating', () => {
       context,
     );
     expect(fields).toMatchObject({ discount_type: 'amount', discount_percent: null, discount_amounts: [{ currency: 'EUR', amount: 4.5 }], product_ids: ['a', 'b'] });
+  });
+
+  it('takes plain decimal strings where numbers are expected, as forms post them (conventions.md §4)', () => {
+    expect(promotionFields({ ...valid, discount_percent: '0.25', max_uses: '3' }, undefined, context)).toMatchObject({ discount_percent: 0.25, max_uses: 3 });
+    const amounts = promotionFields({ ...valid, discount_type: 'amount', discount_amounts: [{ currency: 'usd', amount: '5' }, { currency: 'EUR', amount: '4.50' }] }, undefined, context);
+    expect(amounts.discount_amounts).toEqual([{ currency: 'USD', amount: 5 }, { currency: 'EUR', amount: 4.5 }]);
+    expect(promotionFields({ ...valid, discount_type: 'amount', discount_amounts: [{ currency: 'USD', amount: 999_999_999_999 }] }, undefined, context).discount_amounts).toEqual([
+      { currency: 'USD', amount: 999_999_999_999 },
+    ]);
   });
 });
 
