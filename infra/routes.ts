@@ -39,6 +39,11 @@ export interface RouteDefinition {
   path: string;
   family: FamilyName;
   access: RouteAccess;
+  /**
+   * A `multipart/form-data` file upload (conventions.md §4): the pipeline leaves the body to the
+   * action instead of parsing JSON, and the local gateway reads bodies up to `maxBytes`.
+   */
+  upload?: { maxBytes: number };
 }
 
 /**

@@ -37,7 +37,8 @@ import { ipBucketKey } from '../store/keys';
 import { isOriginAllowed } from './cors';
 import { InvalidOriginError, TlsRequiredError } from './errors';
 import { checkIdempotencyKey, runIdempotent } from './idempotency';
-import { parseJsonBody, parseQuery } from './request';
+import { uploadFingerprint } from './upload-fingerprint';
+import { parseJsonBody, parseQuery, rawBody } from './request';
 import { errorResult, toResponse } from './response';
 import { transportOf, type Transport } from './transport';
 import type { Action, ApiContext, ApiResult } from './types';
@@ -182,12 +183,16 @@ export function permission(): ApiMiddleware {
   };
 }
 
-/** Parses the query string and the JSON body (400 on a malformed or non-object body). */
+/**
+ * Parses the query string and the JSON body (400 on a malformed or non-object body). Upload
+ * routes (`upload` in the route table) keep their multipart body for the action (./multipart).
+ */
 export function jsonBody(): ApiMiddleware {
   return {
     before: (request: ApiRequest) => {
       const state = stateOf(request.event);
       state.query = parseQuery(request.event.rawQueryString);
+      if (state.route?.upload) return;
       state.body = parseJsonBody(request.event);
     },
   };
@@ -219,7 +224,8 @@ export function idempotency(options: IdempotencyOptions): ApiMiddleware {
           key,
           method,
           path: event.rawPath,
-          body: state.body,
+          // An upload is compared by its content (boundary aside), as JSON bodies are.
+          body: state.body ?? uploadFingerprint(event),
           requestId: state.requestId,
           lambdaContext: context,
           secrets,
@@ -249,6 +255,7 @@ export function dispatch(actions: Readonly<Record<string, Action>>, platform: Pl
       query: state.query ?? parseQuery(event.rawQueryString),
       headers: event.headers as Record<string, string>,
       body: state.body,
+      ...(route.upload ? { rawBody: rawBody(event) } : {}),
       principal: state.principal,
       baseUrl: `${transport.scheme}://${transport.host}/api/v1/`,
       sourceIp: transport.sourceIp,
