@@ -9,6 +9,7 @@ import { readOffsetCollection } from '../store/offset-index';
 import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../store/records';
 import { requestCurrency } from './pricing';
 import { createProduct, productDeclaration, productFields, saveProduct, type ProductRecord } from './products';
+import { productImagesChange } from './images/product-images';
 
 const SORT_FIELDS = ['name', 'product_id', 'date_created', 'date_modified'] as const;
 
@@ -58,7 +59,8 @@ export async function updateProductAction(context: ApiContext): Promise<ApiResul
   const saved = await retryOnConflict(async () => {
     const current = await readProduct(scope, context.params.product_id!);
     const fields = productFields(body, current, render.payment, scope.mode);
-    return saveProduct(current, fields, body.deleted === false ? false : current.deleted);
+    const images = await productImagesChange(scope, current.product_id, body, current);
+    return saveProduct(current, fields, body.deleted === false ? false : current.deleted, images);
   });
   return { status: 200, body: await renderResource(productDeclaration, saved, render) };
 }
