@@ -11,10 +11,11 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { families, fallbackFamily, routes, type FamilyName } from '../routes';
 import { compileRoutes } from '../../shared/http/route-matcher';
 import { apiHandler, type FamilyActions } from '../../shared/http/pipeline';
-import type { Platform } from '../../shared/platform/ports';
+import type { ObjectStorage, Platform } from '../../shared/platform/ports';
 import { logger } from '../../shared/logging';
 import { lambdaContext, toApiGatewayEvent, writeResult, type EdgeFacts } from './api-event';
 import { handleLocalPage, type LocalPagesOptions } from './local-pages';
+import { IMAGE_FILES_PREFIX, serveImageFile } from './image-files';
 
 /** A family handler as both runtimes call it. */
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -51,6 +52,8 @@ export interface GatewayOptions {
   port: () => number;
   /** Resolves when start-up finished; requests wait for it. */
   ready: Promise<void>;
+  /** The objects port: image files are served from the apps bucket (`/images/`). */
+  objects: ObjectStorage;
 }
 
 /** Builds the Node request listener. */
@@ -68,22 +71,24 @@ export function createGateway(options: GatewayOptions) {
     }
     inFlight++;
     try {
-      const body = await readBody(req);
+      const method = req.method ?? 'GET';
+      const path = (req.url ?? '/').split('?')[0]!;
+      // Upload routes (route table `upload`) accept larger bodies than the rest.
+      const match = matcher.match(method, path);
+      const body = await readBody(req, match?.route.upload?.maxBytes ?? MAX_REQUEST_BYTES);
       if (body === undefined) {
         res.writeHead(413, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify({ message: 'Request Entity Too Large' }));
         return;
       }
       const sourceIp = req.socket.remoteAddress ?? '127.0.0.1';
-      const path = (req.url ?? '/').split('?')[0]!;
       if (path.startsWith('/_local/')) {
         await handleLocalPage(req, res, body, sourceIp, options.localPages);
         return;
       }
       await options.ready;
+      if (path.startsWith(IMAGE_FILES_PREFIX)) return await serveImageFile(req, res, path, options.objects);
       const edge: EdgeFacts = { sourceIp, port: options.port(), edgeSecret: options.edgeSecret };
-      const method = req.method ?? 'GET';
-      const match = matcher.match(method, path);
       const family: FamilyName = match ? match.route.family : fallbackFamily;
       const event = toApiGatewayEvent(req, body, match ? match.routeKey : '$default', match?.params, edge);
       const result = await options.handlers[family](event, lambdaContext(family, TIMEOUT_MS));
@@ -119,14 +124,14 @@ export function createGateway(options: GatewayOptions) {
   };
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   return new Promise((resolveBody, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = false;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_REQUEST_BYTES) tooLarge = true;
+      if (size > maxBytes) tooLarge = true;
       else chunks.push(chunk);
     });
     req.on('end', () => resolveBody(tooLarge ? undefined : Buffer.concat(chunks)));
