@@ -59,6 +59,38 @@ export function sniffFormat(data: Buffer): ImageFormat | 'svg' | undefined {
   return undefined;
 }
 
+/**
+ * Whether a GIF's block structure runs complete up to its trailer. libvips' GIF loader shows a
+ * cut-off GIF as far as it goes instead of failing, so a truncated GIF is found here.
+ */
+export function gifComplete(data: Buffer): boolean {
+  if (data.length < 13) return false;
+  const colourTable = (flags: number) => (flags & 0x80 ? 3 * 2 ** ((flags & 0x07) + 1) : 0);
+  let at = 13 + colourTable(data[10]!);
+  /** Skips data sub-blocks (length-prefixed, ended by a zero length); -1 when the data ends first. */
+  const skipSubBlocks = (from: number): number => {
+    let position = from;
+    while (position < data.length) {
+      const size = data[position]!;
+      position += 1 + size;
+      if (size === 0) return position;
+    }
+    return -1;
+  };
+  while (at < data.length) {
+    const block = data[at]!;
+    if (block === 0x3b) return true;
+    if (block === 0x21) at = skipSubBlocks(at + 2);
+    else if (block === 0x2c) {
+      if (at + 10 > data.length) return false;
+      // Descriptor (10 bytes), local colour table, LZW minimum code size, image data.
+      at = skipSubBlocks(at + 10 + colourTable(data[at + 9]!) + 1);
+    } else return false;
+    if (at < 0) return false;
+  }
+  return false;
+}
+
 /** Image types a file name's extension names (accepted ones by format; others by their own name). */
 const EXTENSIONS: Record<string, string> = {
   jpg: 'jpeg', jpeg: 'jpeg', jpe: 'jpeg', jfif: 'jpeg', pjpeg: 'jpeg', pjp: 'jpeg',
@@ -129,6 +161,9 @@ export async function processImage(upload: ImageUpload): Promise<ProcessedImage>
       width: header.width,
       height: header.height,
     });
+  }
+  if (format === 'gif' && !gifComplete(upload.data)) {
+    throw new InvalidImageError('undecodable', 'The file is not a complete GIF image (truncated or corrupt).');
   }
   const pages = header.pages ?? 1;
   // Every frame is decoded to animate the sizes: only while all frames fit the pixel budget.
