@@ -173,6 +173,8 @@ describe('products with images', () => {
     // expand=images is accepted and changes nothing; show reaches into the array.
     expect((await api(`${base}products/pictured?expand=images`, { token })).body.images).toEqual(created.body.images);
     expect((await api(`${base}products/pictured?show=images.link_square`, { token })).body.images).toEqual(ids.map((_, i) => ({ link_square: created.body.images[i].link_square })));
+    const formatted = (await api(`${base}products/pictured?formatted=true`, { token })).body.images[0];
+    expect(formatted.formatted).toEqual({ date_created: expect.any(String), date_modified: expect.any(String) });
     // A read of a product with images costs the DynamoDB calls of one without.
     const calls = async (path: string) => {
       const metrics = async () => (await api(`${runtime.url}/_local/metrics`)).body.dynamodb_calls_total as number;
