@@ -55,7 +55,8 @@ function npm(args, cwd) {
 function fetchPackage(name, { version, integrity }, target) {
   const work = mkdtempSync(join(tmpdir(), 'cartwheel-native-'));
   try {
-    const packed = JSON.parse(npm(['pack', `${name}@${version}`, '--json', '--prefer-offline', '--pack-destination', work], work));
+    // From the project directory, so its .npmrc (a private registry, say) applies.
+    const packed = JSON.parse(npm(['pack', `${name}@${version}`, '--json', '--prefer-offline', '--pack-destination', work], root));
     const file = join(work, packed[0].filename);
     const [algorithm, expected] = integrity.split('-', 2);
     const actual = createHash(algorithm).update(readFileSync(file)).digest('base64');
