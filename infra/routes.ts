@@ -7,6 +7,7 @@
  * A family is a group of routes served by one Lambda function (one bundle).
  */
 import type { PermissionMethod, PermissionResource } from '../shared/auth/permission-names';
+import { MAX_UPLOAD_BODY_BYTES } from '../shared/catalog/images/limits';
 
 /** HTTP methods used by routes. */
 export type RouteMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
@@ -39,6 +40,11 @@ export interface RouteDefinition {
   path: string;
   family: FamilyName;
   access: RouteAccess;
+  /**
+   * A `multipart/form-data` file upload (conventions.md §4): the pipeline leaves the body to the
+   * action instead of parsing JSON, and the local gateway reads bodies up to `maxBytes`.
+   */
+  upload?: { maxBytes: number };
 }
 
 /**
@@ -54,6 +60,8 @@ export interface FamilyGrants {
   email: boolean;
   /** Queues (by logical name, infra/queues.ts) the family sends messages to. */
   sendsTo: readonly string[];
+  /** Object access under a key prefix of a bucket (images: put the files, delete them later). */
+  objects?: { bucket: 'apps' | 'functions'; prefix: string; put?: boolean; delete?: boolean };
 }
 
 /** A route family: one Lambda function (one bundle) in the cloud, one module locally. */
@@ -63,6 +71,11 @@ export interface FamilyDefinition {
   memoryMb: number;
   description: string;
   grants: FamilyGrants;
+  /**
+   * Packages with native code the bundle cannot inline: they ship beside it in `node_modules`,
+   * for linux-arm64 (infra/cloud/native-modules.ts).
+   */
+  nativeModules?: readonly 'sharp'[];
 }
 
 /** Lambda function groups. `entry` is the handler module both runtimes load. */
@@ -115,6 +128,14 @@ export const families = {
     memoryMb: 256,
     description: 'Shipping methods: /shipping_methods',
     grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
+  },
+  images: {
+    entry: 'handlers/http/images.ts',
+    // sharp decodes up to 40 megapixels (160 MB a frame) and encodes five files from it.
+    memoryMb: 1536,
+    description: 'Product images: /images (uploads sized with sharp)',
+    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [], objects: { bucket: 'apps', prefix: 'images/', put: true } },
+    nativeModules: ['sharp'],
   },
   settings: {
     entry: 'handlers/http/settings.ts',
@@ -176,6 +197,17 @@ export const routes = [
   { method: 'GET', path: '/api/v1/products/{product_id}', family: 'catalog', access: allow('products', 'read') },
   { method: 'POST', path: '/api/v1/products/{product_id}', family: 'catalog', access: allow('products', 'update') },
   { method: 'DELETE', path: '/api/v1/products/{product_id}', family: 'catalog', access: allow('products', 'delete') },
+
+  { method: 'GET', path: '/api/v1/images', family: 'images', access: allow('products', 'read') },
+  {
+    method: 'POST',
+    path: '/api/v1/images',
+    family: 'images',
+    access: allow('products', 'create'),
+    upload: { maxBytes: MAX_UPLOAD_BODY_BYTES },
+  },
+  { method: 'GET', path: '/api/v1/images/{image_id}', family: 'images', access: allow('products', 'read') },
+  { method: 'DELETE', path: '/api/v1/images/{image_id}', family: 'images', access: allow('products', 'delete') },
 
   { method: 'GET', path: '/api/v1/customers', family: 'customers', access: allow('customers', 'read') },
   { method: 'POST', path: '/api/v1/customers', family: 'customers', access: allow('customers', 'create') },

@@ -20,10 +20,11 @@ export interface ScheduleDefinition {
 export const schedules: readonly ScheduleDefinition[] = [
   {
     name: 'due-work',
-    description: 'Runs due work no process finished: unsent confirmation emails, payments whose process died',
+    description: 'Runs due work no process finished: unsent confirmation emails, payments whose process died, image deletions',
     entry: 'handlers/jobs/due-work.ts',
     everyMinutes: 1,
     memoryMb: 256,
-    grants: { table: 'readWrite', secrets: 'none', email: true, sendsTo: [] },
+    // Image files of deleted and abandoned images are removed here.
+    grants: { table: 'readWrite', secrets: 'none', email: true, sendsTo: [], objects: { bucket: 'apps', prefix: 'images/', delete: true } },
   },
 ];

@@ -9,6 +9,7 @@ import { family as auths } from './auths';
 import { family as carts } from './carts';
 import { family as catalog } from './catalog';
 import { family as customers } from './customers';
+import { family as images } from './images';
 import { family as orders } from './orders';
 import { family as payments } from './payments';
 import { family as promotions } from './promotions';
@@ -17,7 +18,7 @@ import { family as shipping } from './shipping-methods';
 
 /** Every family whose actions the document describes (a test checks none is missing). */
 export function documentedFamilies(): readonly FamilyActions[] {
-  return [auths, carts, catalog, customers, orders, payments, promotions, settings, shipping, family];
+  return [auths, carts, catalog, customers, images, orders, payments, promotions, settings, shipping, family];
 }
 
 const documents = new Map<string, Record<string, unknown>>();

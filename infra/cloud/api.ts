@@ -66,6 +66,7 @@ export class PlatformApi extends Construct {
         grants: family.grants,
         resources: props.resources,
         role: `family:${name}`,
+        ...(family.nativeModules ? { nativeModules: family.nativeModules } : {}),
       });
       functions.set(name, fn);
       // One API-wide invoke permission per function instead of one per route keeps the

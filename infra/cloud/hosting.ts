@@ -1,11 +1,12 @@
 /**
  * CloudFront in front of hosted apps: app files from the apps bucket (Origin Access
- * Control, no public bucket), and `/api/v1/*` proxied to the HTTP API so apps call it
- * same-origin. The API behaviour tells handlers the viewer's host (x-forwarded-host, set
+ * Control, no public bucket), product image files under `/images/*` from the same bucket
+ * (cached a year at the edge and in browsers: their paths carry a content hash, commerce.md
+ * §2.2), and `/api/v1/*` proxied to the HTTP API so apps call it same-origin. The API behaviour tells handlers the viewer's host (x-forwarded-host, set
  * by a viewer-request function) and scheme (CloudFront-Forwarded-Proto), and proves both
  * came from this distribution with the `x-cartwheel-edge` secret header.
  */
-import { Aws, Fn } from 'aws-cdk-lib';
+import { Aws, Duration, Fn } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
@@ -15,6 +16,12 @@ import { Construct } from 'constructs';
 
 /** Path pattern of the behaviour that proxies the platform API. */
 export const apiPathPattern = '/api/v1/*';
+
+/** Path pattern of the behaviour that serves product image files (keys `images/...` of the apps bucket). */
+export const imagesPathPattern = '/images/*';
+
+/** What browsers are told about image files: a year, never revalidated (a new image gets new paths). */
+export const imagesCacheControl = 'public, max-age=31536000, immutable';
 
 /** Header CloudFront adds to every API origin request; handlers compare it to CARTWHEEL_EDGE_SECRET. */
 export const edgeSecretHeader = 'x-cartwheel-edge';
@@ -77,6 +84,28 @@ export class AppsHosting extends Construct {
       },
     );
 
+    // One origin (one Origin Access Control) for app files and image files.
+    const appsOrigin = origins.S3BucketOrigin.withOriginAccessControl(props.appsBucket);
+    const imageCache = new cloudfront.CachePolicy(this, 'ImageCache', {
+      comment: 'Cartwheel image files: immutable, cached a year, no query, header or cookie in the key',
+      defaultTtl: Duration.days(365),
+      minTtl: Duration.days(365),
+      maxTtl: Duration.days(365),
+      queryStringBehavior: cloudfront.CacheQueryStringBehavior.none(),
+      headerBehavior: cloudfront.CacheHeaderBehavior.none(),
+      cookieBehavior: cloudfront.CacheCookieBehavior.none(),
+    });
+    const imageHeaders = new cloudfront.ResponseHeadersPolicy(this, 'ImageHeaders', {
+      comment: 'Cartwheel image files: immutable caching, any origin may load them',
+      customHeadersBehavior: {
+        customHeaders: [
+          { header: 'Cache-Control', value: imagesCacheControl, override: true },
+          { header: 'Access-Control-Allow-Origin', value: '*', override: true },
+        ],
+      },
+      securityHeadersBehavior: { contentTypeOptions: { override: true } },
+    });
+
     const certificate = props.customDomain
       ? acm.Certificate.fromCertificateArn(this, 'Certificate', props.customDomain.certificateArn)
       : undefined;
@@ -95,13 +124,22 @@ export class AppsHosting extends Construct {
           }
         : {}),
       defaultBehavior: {
-        origin: origins.S3BucketOrigin.withOriginAccessControl(props.appsBucket),
+        origin: appsOrigin,
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD_OPTIONS,
         cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
         compress: true,
       },
       additionalBehaviors: {
+        [imagesPathPattern]: {
+          origin: appsOrigin,
+          viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+          allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+          cachePolicy: imageCache,
+          responseHeadersPolicy: imageHeaders,
+          // JPEG, PNG, GIF and WebP are compressed already.
+          compress: false,
+        },
         [apiPathPattern]: {
           origin: apiOrigin,
           // Plain HTTP must reach the API, which answers `401 tls_required`; a redirect

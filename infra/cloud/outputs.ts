@@ -11,6 +11,8 @@ export const outputNames = {
   functionsUrl: 'FunctionsUrl',
   signinUrl: 'SigninUrl',
   appsDistributionDomain: 'AppsDistributionDomain',
+  /** Root URL the image files are served under (the apps distribution). */
+  imagesUrl: 'ImagesUrl',
   /** Only with a custom apps domain: apps live at `<account_id>.<AppsDomain>`. */
   appsDomain: 'AppsDomain',
   tableName: 'TableName',

@@ -18,6 +18,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { FamilyGrants } from '../routes';
 import { queueUrlVariable } from '../queues';
+import { copyCommand, nativeModuleFiles, type NativeModule } from './native-modules';
 
 /** The repository root: family `entry` paths in infra/routes.ts are relative to it. */
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -37,6 +38,8 @@ export interface SharedEnvironment {
   publicApiUrl: string;
   publicFunctionsUrl: string;
   publicSigninUrl: string;
+  /** Root the `images/...` files are served under (the apps distribution), for image links. */
+  publicImagesUrl: string;
 }
 
 /** The resources a function may be granted, by the names `FamilyGrants` uses. */
@@ -64,6 +67,8 @@ export interface PlatformFunctionProps {
   timeout?: Duration;
   /** Variables beyond those derived from the grants (a consumer's own queue URL). */
   extraEnvironment?: Record<string, string>;
+  /** Packages with native code shipped beside the bundle for linux-arm64 (native-modules.ts). */
+  nativeModules?: readonly NativeModule[];
 }
 
 /** A bundled Node.js 22 function whose environment and IAM come from its grants. */
@@ -90,7 +95,7 @@ export class PlatformFunction extends Construct {
       timeout: props.timeout ?? Duration.seconds(29),
       logGroup,
       environment: { ...environmentFor(grants, resources), ...props.extraEnvironment },
-      bundling: bundlingOptions,
+      bundling: props.nativeModules?.length ? withNativeModules(props.nativeModules) : bundlingOptions,
     });
     Tags.of(this.function).add(roleTagKey, props.role);
 
@@ -116,6 +121,23 @@ const bundlingOptions: nodejs.BundlingOptions = {
   forceDockerBundling: false,
 };
 
+/**
+ * The bundling of a function with native modules: esbuild leaves them external, and after it
+ * ran their JavaScript and linux-arm64 binaries are copied into the bundle's `node_modules`.
+ */
+function withNativeModules(modules: readonly NativeModule[]): nodejs.BundlingOptions {
+  const { externals, copies } = nativeModuleFiles(modules);
+  return {
+    ...bundlingOptions,
+    externalModules: [...(bundlingOptions.externalModules ?? []), ...externals],
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (_inputDir, outputDir) => [copyCommand(outputDir, copies)],
+    },
+  };
+}
+
 /** The environment variables (shared/config) a function with these grants receives. */
 export function environmentFor(grants: FamilyGrants, resources: PlatformResources): Record<string, string> {
   const { shared } = resources;
@@ -131,6 +153,8 @@ export function environmentFor(grants: FamilyGrants, resources: PlatformResource
     CARTWHEEL_PUBLIC_API_URL: shared.publicApiUrl,
     CARTWHEEL_PUBLIC_FUNCTIONS_URL: shared.publicFunctionsUrl,
     CARTWHEEL_PUBLIC_SIGNIN_URL: shared.publicSigninUrl,
+    // Every function may render products, and so image links.
+    CARTWHEEL_PUBLIC_IMAGES_URL: shared.publicImagesUrl,
     NODE_OPTIONS: '--enable-source-maps',
     POWERTOOLS_SERVICE_NAME: 'cartwheel',
   };
@@ -166,6 +190,13 @@ export function grantAccess(grantee: lambda.IFunction, grants: FamilyGrants, res
 
   // SendMessage alone: handlers get the URL from the environment, so no GetQueueUrl.
   for (const name of grants.sendsTo) queueNamed(resources, name).grant(grantee, 'sqs:SendMessage');
+
+  // Objects under the named prefix only (the bucket names come from the environment).
+  if (grants.objects) {
+    const bucket = grants.objects.bucket === 'apps' ? resources.appsBucket : resources.functionsBucket;
+    if (grants.objects.put) bucket.grantPut(grantee, `${grants.objects.prefix}*`);
+    if (grants.objects.delete) bucket.grantDelete(grantee, `${grants.objects.prefix}*`);
+  }
 }
 
 /** The queue with this logical name, or a synth-time error naming the bad reference. */

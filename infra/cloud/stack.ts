@@ -100,6 +100,15 @@ export class CartwheelStack extends Stack {
         return api.httpApi.apiEndpoint;
       },
     });
+    // Image links point at the apps distribution (its `images/*` behaviour), which is built
+    // after the functions; the same lazy resolution as the endpoint.
+    let hosting: AppsHosting | undefined;
+    const imagesUrl = Lazy.string({
+      produce: () => {
+        if (!hosting) throw new Error('Images URL read before the apps distribution was created');
+        return `https://${hosting.distribution.distributionDomainName}/`;
+      },
+    });
     const resources: PlatformResources = {
       table: this.data.table,
       secretsKey: this.data.secretsKey,
@@ -115,6 +124,7 @@ export class CartwheelStack extends Stack {
         publicApiUrl: `${endpoint}/api/v1/`,
         publicFunctionsUrl: endpoint,
         publicSigninUrl: `${endpoint}/signin/`,
+        publicImagesUrl: imagesUrl,
       },
     };
     api = new PlatformApi(this, 'Api', {
@@ -135,7 +145,7 @@ export class CartwheelStack extends Stack {
 
     new ScheduledJobs(this, 'Schedules', { schedules: props.schedules ?? schedules, resources });
 
-    this.hosting = new AppsHosting(this, 'Hosting', {
+    this.hosting = hosting = new AppsHosting(this, 'Hosting', {
       appsBucket: this.data.appsBucket,
       httpApi: this.api.httpApi,
       edgeSecret: edgeSecretValue,
@@ -150,6 +160,7 @@ export class CartwheelStack extends Stack {
     output(outputNames.functionsUrl, endpoint, 'Base URL of hosted functions (/func/v1/<id>)');
     output(outputNames.signinUrl, `${endpoint}/signin/`, 'Sign-in page');
     output(outputNames.appsDistributionDomain, this.hosting.distribution.distributionDomainName, 'CloudFront domain serving hosted apps');
+    output(outputNames.imagesUrl, imagesUrl, 'Root of the public image files (images/<sha256>/<image_id>/<size>.<ext>)');
     if (props.appsCustomDomain) output(outputNames.appsDomain, appsDomain.valueAsString, 'Domain under which hosted apps live');
     output(outputNames.tableName, this.data.table.tableName, 'DynamoDB table');
     output(outputNames.functionsBucketName, this.data.functionsBucket.bucketName, 'Hosted-function code bucket');

@@ -13,10 +13,11 @@ import { compileRoutes } from '../../shared/http/route-matcher';
 import { bodyTooLarge, requestBodyLimit } from '../../shared/http/body-limits';
 import { ServiceUnavailableError } from '../../shared/http/errors';
 import { apiHandler, type FamilyActions } from '../../shared/http/pipeline';
-import type { Platform } from '../../shared/platform/ports';
+import type { ObjectStorage, Platform } from '../../shared/platform/ports';
 import { lambdaContext, toApiGatewayEvent, writeResult, type EdgeFacts } from './api-event';
 import { answerClientError, answerError, headersTooLarge, hostMissing, MAX_REQUEST_HEADER_BYTES, NODE_MAX_HEADER_BYTES, requestHeaderBytes } from './edge-answers';
 import { handleLocalPage, type LocalPagesOptions } from './local-pages';
+import { IMAGE_FILES_PREFIX, serveImageFile } from './image-files';
 
 /** A family handler as both runtimes call it. */
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -51,6 +52,8 @@ export interface GatewayOptions {
   port: () => number;
   /** Resolves when start-up finished; requests wait for it. */
   ready: Promise<void>;
+  /** The objects port: image files are served from the apps bucket (`/images/`). */
+  objects: ObjectStorage;
 }
 
 /**
@@ -87,7 +90,8 @@ export function createGateway(options: GatewayOptions) {
       // What can be refused from the head alone is refused before a byte of the body is read.
       if (requestHeaderBytes(req.rawHeaders) > MAX_REQUEST_HEADER_BYTES) return answerError(req, res, headersTooLarge(), true);
       if (req.httpVersion === '1.1' && req.headers.host === undefined) return answerError(req, res, hostMissing(), true);
-      const limit = requestBodyLimit({ method, path, contentType: req.headers['content-type'] });
+      const match = matcher.match(method, path);
+      const limit = requestBodyLimit({ contentType: req.headers['content-type'], upload: match?.route.upload });
       if (Number(req.headers['content-length'] ?? 0) > limit) return answerError(req, res, bodyTooLarge(limit), true);
       if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
       const body = await readBody(req, limit);
@@ -98,8 +102,8 @@ export function createGateway(options: GatewayOptions) {
         return;
       }
       await options.ready;
+      if (path.startsWith(IMAGE_FILES_PREFIX)) return await serveImageFile(req, res, path, options.objects);
       const edge: EdgeFacts = { sourceIp, port: options.port(), edgeSecret: options.edgeSecret };
-      const match = matcher.match(method, path);
       const family: FamilyName = match ? match.route.family : fallbackFamily;
       const event = toApiGatewayEvent(req, body, match ? match.routeKey : '$default', match?.params, edge);
       const result = await options.handlers[family](event, lambdaContext(family, TIMEOUT_MS));

@@ -117,6 +117,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
       edgeSecret,
       port: () => port,
       ready: readyPromise,
+      objects: platform.objects,
     });
     gatewayBuilt(gateway);
 

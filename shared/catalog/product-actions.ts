@@ -10,6 +10,7 @@ import { collectionPartition, findRecord, getRecord, retryOnConflict, type Recor
 import { requestCurrency } from './pricing';
 import { productCreate, productUpdate } from './product-schemas';
 import { createProduct, productDeclaration, productFields, saveProduct, type ProductRecord } from './products';
+import { productImagesChange } from './images/product-images';
 
 const SORT_FIELDS = ['name', 'product_id', 'date_created', 'date_modified'] as const;
 
@@ -59,7 +60,8 @@ export const updateProductAction = withBody(productUpdate, async (context) => {
   const saved = await retryOnConflict(async () => {
     const current = await readProduct(scope, context.params.product_id!);
     const fields = productFields(body, current, render.payment, scope.mode);
-    return saveProduct(current, fields, body.deleted === false ? false : current.deleted);
+    const images = await productImagesChange(scope, current.product_id, body, current);
+    return saveProduct(current, fields, body.deleted === false ? false : current.deleted, images);
   });
   return { status: 200, body: await renderResource(productDeclaration, saved, render) };
 });

@@ -1,4 +1,5 @@
 /** Request bodies of `/products` (commerce.md §2), declared once: validation, types and OpenAPI. */
+import { MAX_PRODUCT_IMAGES } from './images/limits';
 import { body, decimal, flag, list, meta, money, nested, oneOf, optionalClientId, requiredText, text, z } from '../input/fields';
 
 /** Product types. */
@@ -18,7 +19,15 @@ const subscriptionPlan = nested({
   end_at_billing_count: decimal({ integer: true, min: 1, max: 1_000_000 }).nullable().optional(),
 });
 
+/** `image_ids`: the listed images in order; null or `''` clears (duplicates and existence are the operation's). */
+const imageIds = z
+  .union([z.literal(''), z.null(), list(z.string({ error: 'must be an image id' }).min(1, { error: 'must be an image id' }).max(100, { error: 'must be an image id' }), MAX_PRODUCT_IMAGES)], {
+    error: 'must be an array of image ids',
+  })
+  .transform((value) => (value === '' || value === null ? [] : value));
+
 const writable = {
+  image_ids: imageIds.optional(),
   headline: text(500).optional(),
   description: text(100_000).optional(),
   active: flag().optional(),

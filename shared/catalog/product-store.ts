@@ -3,7 +3,7 @@
  * order through the bucketed offset index) and the writes that keep its listing counters
  * and events in step with the record.
  */
-import { defineEntity, namedEntries, type RecordScope, type TransactItem } from '../store/entity';
+import { defineEntity, namedEntries, type RecordScope, type TransactEntry, type TransactItem } from '../store/entity';
 import { bucketCounterWrite, listingKeys, reserveSequence } from '../store/offset-index';
 import type { ProductRecord } from './products';
 
@@ -27,20 +27,23 @@ export async function reserveProductPosition(scope: RecordScope): Promise<{ seq:
   return { seq, ...listingKeys(partition, seq) };
 }
 
-/** Writes a new product with its bucket counter and events; a taken product_id answers 409 in_use. */
-export async function insertProduct(scope: RecordScope, record: ProductRecord, events: readonly TransactItem[]): Promise<void> {
-  await products.create(record, { sequence: record.seq, scope, extra: namedEntries('product.events', events) });
+/**
+ * Writes a new product with its bucket counter, events and `extra` entries (its images' product
+ * sets); a taken product_id answers 409 in_use.
+ */
+export async function insertProduct(scope: RecordScope, record: ProductRecord, events: readonly TransactItem[], extra: readonly TransactEntry[] = []): Promise<void> {
+  await products.create(record, { sequence: record.seq, scope, extra: [...namedEntries('product.events', events), ...extra] });
 }
 
 /**
  * Replaces `current` by `next` if nobody changed it meanwhile (a lost race throws
  * `VersionConflictError`), counting it out of or back into the listing when `deleted` changes.
  */
-export async function saveProductRecord(current: ProductRecord, next: ProductRecord, events: readonly TransactItem[]): Promise<void> {
+export async function saveProductRecord(current: ProductRecord, next: ProductRecord, events: readonly TransactItem[], extra: readonly TransactEntry[] = []): Promise<void> {
   const scope = { accountId: current.account_id, mode: current.mode };
   const counter =
     next.deleted !== current.deleted
       ? [{ name: 'product.bucket-counter', item: bucketCounterWrite(products.partition(scope), current.seq, next.deleted ? -1 : 1) }]
       : [];
-  await products.save(current, next, [...counter, ...namedEntries('product.events', events)]);
+  await products.save(current, next, [...counter, ...namedEntries('product.events', events), ...extra]);
 }

@@ -12,6 +12,8 @@ import { invalid, sends } from '../rest/input';
 import type { RenderContext } from '../rest/render-context';
 import type { RecordScope } from '../store/records';
 import { insertProduct, productKey, productListing, reserveProductPosition, saveProductRecord } from './product-store';
+import { imageFormattedShape, imageJson, type ImageFacts } from './images/images';
+import { productImagesChange, type ProductImagesChange } from './images/product-images';
 import { unitPrice, type PriceEntry } from './pricing';
 import { PRODUCT_TYPES, type ProductInput } from './product-schemas';
 
@@ -42,6 +44,9 @@ export interface ProductRecord {
   tax_code: string | null;
   subscription_plan: SubscriptionPlan | null;
   license_service_id: string | null;
+  /** Listed images in order, and their facts (images.ts); absent on records written before images. */
+  image_ids?: string[];
+  images?: ImageFacts[];
   meta: unknown;
   created_ms: number;
   modified_ms: number;
@@ -75,7 +80,7 @@ export const productDeclaration = declareResource<ProductRecord>({
   formatted: {
     money: { price: 'currency' },
     dates: ['date_created', 'date_modified'],
-    nested: { prices: { money: { price: 'currency' } } },
+    nested: { prices: { money: { price: 'currency' } }, images: imageFormattedShape },
   },
   idOf: (stored) => stored.product_id,
   toJson(stored, context: RenderContext) {
@@ -99,6 +104,7 @@ export const productDeclaration = declareResource<ProductRecord>({
       subscription_plan: stored.subscription_plan ? { ...stored.subscription_plan, description: planDescription(stored.subscription_plan) } : null,
       license_service: stored.license_service_id ? context.url(`license_services/${stored.license_service_id}`) : null,
       has_license_service: stored.license_service_id !== null,
+      images: (stored.images ?? []).map((image) => imageJson(image, stored, context)),
       test: stored.mode === 'test',
       account_id: stored.account_id,
       meta: stored.meta ?? null,
@@ -156,6 +162,7 @@ export function productFields(body: ProductInput, current: ProductFields | undef
 export async function createProduct(scope: RecordScope, body: ProductInput, payment: PaymentSettings): Promise<ProductRecord> {
   const productId = body.product_id ?? newId();
   const fields = productFields(body, undefined, payment, scope.mode);
+  const images = await productImagesChange(scope, productId, body, undefined);
   const position = await reserveProductPosition(scope);
   const now = nowMs();
   const record: ProductRecord = {
@@ -164,26 +171,29 @@ export async function createProduct(scope: RecordScope, body: ProductInput, paym
     account_id: scope.accountId,
     mode: scope.mode,
     ...fields,
+    image_ids: images?.fields.image_ids ?? [],
+    images: images?.fields.images ?? [],
     deleted: false,
     created_ms: now,
     modified_ms: now,
     ...position,
   };
-  await insertProduct(scope, record, eventWrites(scope, [{ type: 'product:created', resource: 'product', id: productId }], now));
+  await insertProduct(scope, record, eventWrites(scope, [{ type: 'product:created', resource: 'product', id: productId }], now), images?.entries);
   return record;
 }
 
 /**
- * Writes changed fields of a product, and moves it in or out of the listing when `deleted`
- * changes; the write is conditional on the version read, so concurrent changes never mix.
+ * Writes changed fields of a product (and its images, with their writes, when `images` is
+ * given), and moves it in or out of the listing when `deleted` changes; the write is
+ * conditional on the version read, so concurrent changes never mix.
  */
-export async function saveProduct(current: ProductRecord, fields: ProductFields, deleted: boolean): Promise<ProductRecord> {
+export async function saveProduct(current: ProductRecord, fields: ProductFields, deleted: boolean, images?: ProductImagesChange): Promise<ProductRecord> {
   const scope: RecordScope = { accountId: current.account_id, mode: current.mode };
   const partition = productListing(scope);
   const listing = deleted ? `${partition}#deleted` : partition;
-  const next: ProductRecord = { ...current, ...fields, deleted, modified_ms: Math.max(nowMs(), current.modified_ms + 1), gsi1pk: listing };
+  const next: ProductRecord = { ...current, ...fields, ...images?.fields, deleted, modified_ms: Math.max(nowMs(), current.modified_ms + 1), gsi1pk: listing };
   // commerce.md §14: every change of a product is an event, recorded with the change.
   const type = deleted && !current.deleted ? 'product:deleted' : 'product:modified';
-  await saveProductRecord(current, next, eventWrites(scope, [{ type, resource: 'product', id: current.product_id }], next.modified_ms));
+  await saveProductRecord(current, next, eventWrites(scope, [{ type, resource: 'product', id: current.product_id }], next.modified_ms), images?.entries);
   return next;
 }

@@ -31,7 +31,14 @@ export interface PlatformConfig {
   /** Domain under which hosted apps live: `<account_id>.<appsDomain>`. */
   appsDomain: string;
   /** Public base URLs used where no request host exists (account bootstrap output). */
-  publicUrls: { api: string; functions: string; signin: string; appsTemplate: string };
+  publicUrls: {
+    api: string;
+    functions: string;
+    signin: string;
+    appsTemplate: string;
+    /** Root the `images/...` files are served under (the apps CDN in the cloud); unset: the request's own origin (local). */
+    images: string | undefined;
+  };
 }
 
 /** A token bucket: `rate` tokens per second refill, at most `burst` held. */
@@ -103,6 +110,7 @@ export function readConfig(env: NodeJS.ProcessEnv): PlatformConfig {
       functions: env.CARTWHEEL_PUBLIC_FUNCTIONS_URL ?? 'http://localhost:4000',
       signin: env.CARTWHEEL_PUBLIC_SIGNIN_URL ?? 'http://localhost:4000/signin/',
       appsTemplate: env.CARTWHEEL_PUBLIC_APPS_URL ?? 'http://{account_id}.apps.localhost:4000',
+      images: env.CARTWHEEL_PUBLIC_IMAGES_URL || undefined,
     },
   };
 }

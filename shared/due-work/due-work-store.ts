@@ -13,7 +13,7 @@ import { updateReturning, writeOne, type TransactEntry } from '../store/transact
 import { TransactionRejectedError } from '../store/errors';
 
 /** The kinds of due work (each has a handler in shared/due-work/kinds.ts). */
-export type DueKind = 'confirmation-email' | 'payment-recovery';
+export type DueKind = 'confirmation-email' | 'payment-recovery' | 'image-unlink' | 'image-files';
 
 /** A due-work record. */
 export interface DueWorkRecord {
@@ -48,7 +48,7 @@ const keyOf = (kind: DueKind, scope: RecordScope, ref: string) => dueWork.key(sc
 const sortKey = (atMs: number, scope: RecordScope, ref: string) => `${new Date(atMs).toISOString()}#${scope.accountId}#${scope.mode}#${ref}`;
 const scopeOf = (record: DueWorkRecord): RecordScope => ({ accountId: record.account_id, mode: record.mode });
 
-/** Kept 30 days at most, whatever happens (a record nobody can finish is not kept forever). */
+/** Kept 30 days past its due time at most, whatever happens (a record nobody can finish is not kept forever). */
 const KEEP_SECONDS = 30 * 24 * 3600;
 
 /**
@@ -71,7 +71,8 @@ export function dueEntry(kind: DueKind, scope: RecordScope, ref: string, dueMs: 
     created_ms: now,
     gsi3pk: `due#${kind}`,
     gsi3sk: sortKey(dueMs, scope, ref),
-    ttl: Math.ceil(now / 1000) + KEEP_SECONDS,
+    // Work due months ahead (image files kept 90 days) must outlive its due time.
+    ttl: Math.ceil(Math.max(now, dueMs) / 1000) + KEEP_SECONDS,
   };
   return dueWork.putEntry(record, { name: `due.${kind}` });
 }

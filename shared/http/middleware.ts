@@ -38,7 +38,8 @@ import { parseInput } from '../input/validate';
 import { isOriginAllowed } from './cors';
 import { InvalidOriginError, TlsRequiredError } from './errors';
 import { checkIdempotencyKey, runIdempotent } from './idempotency';
-import { parseJsonBody, parseQuery } from './request';
+import { uploadFingerprint } from './upload-fingerprint';
+import { parseJsonBody, parseQuery, rawBody } from './request';
 import { errorResult, toResponse } from './response';
 import { transportOf, type Transport } from './transport';
 import type { Action, ApiContext, ApiResult } from './types';
@@ -183,12 +184,16 @@ export function permission(): ApiMiddleware {
   };
 }
 
-/** Parses the query string and the JSON body (400 on a malformed or non-object body). */
+/**
+ * Parses the query string and the JSON body (400 on a malformed or non-object body). Upload
+ * routes (`upload` in the route table) keep their multipart body for the action (./multipart).
+ */
 export function jsonBody(): ApiMiddleware {
   return {
     before: (request: ApiRequest) => {
       const state = stateOf(request.event);
       state.query = parseQuery(request.event.rawQueryString);
+      if (state.route?.upload) return;
       state.body = parseJsonBody(request.event);
     },
   };
@@ -220,7 +225,8 @@ export function idempotency(options: IdempotencyOptions): ApiMiddleware {
           key,
           method,
           path: event.rawPath,
-          body: state.body,
+          // An upload is compared by its content (boundary aside), as JSON bodies are.
+          body: state.body ?? uploadFingerprint(event),
           requestId: state.requestId,
           lambdaContext: context,
           secrets,
@@ -252,6 +258,7 @@ export function dispatch(actions: Readonly<Record<string, Action>>, platform: Pl
       headers: event.headers as Record<string, string>,
       // A declared body is validated before any work; the action gets the converted value.
       body: schema ? (parseInput(schema, state.body ?? {}) as Record<string, unknown>) : state.body,
+      ...(route.upload ? { rawBody: rawBody(event) } : {}),
       principal: state.principal,
       baseUrl: `${transport.scheme}://${transport.host}/api/v1/`,
       sourceIp: transport.sourceIp,

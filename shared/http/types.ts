@@ -25,6 +25,8 @@ export interface ApiContext<Params extends Record<string, string> = Record<strin
    * action that declares none, the JSON object when the request carried one.
    */
   body: Body;
+  /** The unparsed body bytes of an upload route (`upload` in the route table; ./multipart reads them). */
+  rawBody?: Buffer | undefined;
   /** The authenticated caller (absent only on public routes called without a token). */
   principal: Principal | undefined;
   /** Absolute API root for links, from the scheme and host the request arrived on. */

@@ -99,6 +99,16 @@ function operation(route: RouteDefinition, actions: FamilyActions['actions']): R
   };
   if (route.access.kind === 'public') result.security = [{}, { bearer: [] }];
   if (body) result.requestBody = { required: true, content: { 'application/json': { schema: bodySchema(body) } } };
+  if (route.upload) {
+    result.requestBody = {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', contentMediaType: 'application/octet-stream', description: `At most ${route.upload.maxBytes} bytes of request` } } },
+        },
+      },
+    };
+  }
   return result;
 }
 

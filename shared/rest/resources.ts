@@ -8,6 +8,7 @@
  * `declarationOf`, never while modules load.
  */
 import { authDeclaration } from '../auth/auths';
+import { imageDeclaration } from '../catalog/images/images';
 import { productDeclaration } from '../catalog/products';
 import { cartDeclaration, cartItemDeclaration } from '../commerce/carts/carts';
 import { orderDeclaration, orderItemDeclaration } from '../commerce/orders/orders';
@@ -23,6 +24,7 @@ export function resources(): readonly ResourceDeclaration[] {
   return [
     authDeclaration,
     productDeclaration,
+    imageDeclaration,
     customerDeclaration,
     paymentMethodDeclaration,
     cartDeclaration,

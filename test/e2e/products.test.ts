@@ -39,7 +39,7 @@ const OFFSET_KEYS = [
 
 const PRODUCT_KEYS = [
   'object', 'url', 'product_id', 'name', 'headline', 'description', 'type', 'active', 'hidden', 'deleted', 'prices', 'price',
-  'currency', 'tax_code', 'subscription_plan', 'license_service', 'has_license_service', 'test', 'account_id', 'meta',
+  'currency', 'tax_code', 'subscription_plan', 'license_service', 'has_license_service', 'images', 'test', 'account_id', 'meta',
   'date_created', 'date_modified',
 ];
 

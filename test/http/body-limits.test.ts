@@ -1,9 +1,11 @@
 /** The body cap of a request (conventions.md §4, §20): 1 MiB for JSON, the upload cap for multipart/form-data. */
 import { describe, expect, it } from 'vitest';
-import { bodyTooLarge, MAX_JSON_BODY_BYTES, MAX_UPLOAD_BODY_BYTES, requestBodyLimit } from '../../shared/http/body-limits';
+import { bodyTooLarge, MAX_JSON_BODY_BYTES, requestBodyLimit } from '../../shared/http/body-limits';
+import { MAX_UPLOAD_BODY_BYTES } from '../../shared/catalog/images/limits';
 import { MAX_BODY_BYTES } from '../../shared/http/request';
 
-const limit = (contentType: string | undefined, path = '/api/v1/products') => requestBodyLimit({ method: 'POST', path, contentType });
+const upload = { maxBytes: MAX_UPLOAD_BODY_BYTES };
+const limit = (contentType: string | undefined, route?: typeof upload) => requestBodyLimit({ contentType, upload: route });
 
 describe('requestBodyLimit', () => {
   it('caps JSON, other and missing content types at the 1 MiB that parseJsonBody applies', () => {
@@ -11,14 +13,16 @@ describe('requestBodyLimit', () => {
     expect(MAX_JSON_BODY_BYTES).toBe(MAX_BODY_BYTES);
     for (const type of ['application/json', 'application/json; charset=utf-8', 'text/plain', 'multipart/mixed; boundary=x', undefined]) {
       expect(limit(type)).toBe(MAX_JSON_BODY_BYTES);
+      expect(limit(type, upload)).toBe(MAX_JSON_BODY_BYTES);
     }
+    // A multipart body to a route that takes no uploads gets no more room than JSON.
+    expect(limit('multipart/form-data; boundary=abc')).toBe(MAX_JSON_BODY_BYTES);
   });
 
-  it('gives multipart/form-data (any case, with parameters) the upload cap: a 10 MB file and its framing', () => {
-    expect(MAX_UPLOAD_BODY_BYTES).toBe(11 * 1024 * 1024);
-    expect(MAX_UPLOAD_BODY_BYTES).toBeGreaterThan(10_000_000);
+  it('gives multipart/form-data (any case, with parameters) to an upload route its cap: a 10 MB file and its framing', () => {
+        expect(MAX_UPLOAD_BODY_BYTES).toBeGreaterThan(10_000_000);
     for (const type of ['multipart/form-data; boundary=abc', 'Multipart/Form-Data;boundary="a b"', ' multipart/form-data ']) {
-      expect(limit(type, '/api/v1/images')).toBe(MAX_UPLOAD_BODY_BYTES);
+      expect(limit(type, upload)).toBe(MAX_UPLOAD_BODY_BYTES);
     }
   });
 });

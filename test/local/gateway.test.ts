@@ -32,6 +32,8 @@ async function serve(handler: HttpHandler): Promise<{ url: string; gateway: Retu
     edgeSecret: 'secret',
     port: () => (server!.address() as AddressInfo).port,
     ready: Promise.resolve(),
+    // No image files here: the stand-in handlers are what the tests look at.
+    objects: { put: async () => undefined, get: async () => undefined, delete: async () => undefined },
   });
   server = createGatewayServer(gateway.listener);
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', () => resolve()));

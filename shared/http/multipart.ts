@@ -1,0 +1,104 @@
+/**
+ * `multipart/form-data` request bodies (conventions.md §4: file uploads are the exception to
+ * JSON), parsed with busboy from the API Gateway event's body. Routes that take one declare
+ * `upload` in the route table; the pipeline then leaves the body alone (`ApiContext.rawBody`)
+ * and the action calls `readUpload`.
+ */
+import busboy from 'busboy';
+import { AccountLimitExceededError, InvalidInputError, InvalidSyntaxError } from './errors';
+import { mediaType } from './upload-fingerprint';
+
+/** One uploaded file: the part's declared name and type, and its bytes. */
+export interface UploadedFile {
+  /** The file name the client sent, as sent (busboy already drops any directory part). */
+  filename: string;
+  /** The part's `Content-Type` (`application/octet-stream` when it had none). */
+  contentType: string;
+  data: Buffer;
+}
+
+/** What `readUpload` needs to know about the form. */
+export interface UploadOptions {
+  /** The form field that carries the file (`file`). */
+  field: string;
+  /** Largest file; a larger one answers 422 account_limit_exceeded and parsing stops there. */
+  maxFileBytes: number;
+}
+
+/** Bytes handed to the parser at a time, so parsing stops soon after a file passes the limit. */
+const CHUNK_BYTES = 256 * 1024;
+
+
+/**
+ * Reads the one file of a `multipart/form-data` request. Errors: a body of another type is
+ * 400 invalid_syntax (header `Content-Type`); a malformed body 400 invalid_syntax; no file in
+ * `field` 400 invalid_input (property `field`, reason `required`); a file larger than
+ * `maxFileBytes` 422 account_limit_exceeded, found without parsing the rest of the body.
+ */
+export async function readUpload(headers: Record<string, string | undefined>, body: Buffer | undefined, options: UploadOptions): Promise<UploadedFile> {
+  const contentType = headers['content-type'];
+  const missing = () =>
+    new InvalidInputError(`Send the image as a file in the form field ${options.field} (multipart/form-data).`, { property: options.field, reason: 'required' });
+  if (!body?.length) throw missing();
+  if (mediaType(contentType) !== 'multipart/form-data') {
+    throw new InvalidSyntaxError('An upload must be sent with Content-Type: multipart/form-data.', { header: 'Content-Type', expected: 'multipart/form-data' });
+  }
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: { 'content-type': contentType },
+      defParamCharset: 'utf8',
+      limits: { fileSize: options.maxFileBytes, files: 1, fields: 50, fieldSize: 64 * 1024, parts: 60, headerPairs: 50 },
+    });
+  } catch (error) {
+    throw new InvalidSyntaxError(`The multipart body cannot be read: ${(error as Error).message}.`, { header: 'Content-Type' });
+  }
+  return new Promise<UploadedFile>((resolve, reject) => {
+    let settled = false;
+    let found: UploadedFile | undefined;
+    let wrongKind = false;
+    const finish = (outcome: UploadedFile | Error) => {
+      if (settled) return;
+      settled = true;
+      if (outcome instanceof Error) reject(outcome);
+      else resolve(outcome);
+    };
+    parser.on('file', (name, stream, info) => {
+      if (name !== options.field || found) {
+        stream.resume();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      // Stopping early cuts the stream; the outcome is already known then.
+      stream.on('error', () => undefined);
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('limit', () =>
+        finish(
+          new AccountLimitExceededError(`The file is larger than ${options.maxFileBytes / (1024 * 1024)} MB.`, {
+            property: options.field,
+            reason: 'too_large',
+            limit_bytes: options.maxFileBytes,
+          }),
+        ),
+      );
+      stream.on('end', () => {
+        if (!settled) found = { filename: info.filename ?? '', contentType: info.mimeType || 'application/octet-stream', data: Buffer.concat(chunks) };
+      });
+    });
+    parser.on('field', (name) => {
+      if (name === options.field) wrongKind = true;
+    });
+    parser.on('error', (error: Error) => finish(new InvalidSyntaxError(`The multipart body cannot be read: ${error.message}.`)));
+    parser.on('close', () => {
+      if (found) return finish(found);
+      if (wrongKind) {
+        return finish(new InvalidInputError(`The form field ${options.field} must be a file, not a text value.`, { property: options.field, reason: 'invalid' }));
+      }
+      finish(missing());
+    });
+    // Feed the body in slices and stop once the outcome is known (an over-size file).
+    for (let offset = 0; offset < body.length && !settled; offset += CHUNK_BYTES) parser.write(body.subarray(offset, offset + CHUNK_BYTES));
+    if (!settled) parser.end();
+    else parser.destroy();
+  });
+}
