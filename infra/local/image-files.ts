@@ -7,9 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorEnvelope } from '../../shared/http/envelope';
-import { MethodNotAllowedError, NotFoundError, type ApiError } from '../../shared/http/errors';
-import { newId } from '../../shared/ids';
+import { answerError } from './edge-answers';
+import { MethodNotAllowedError, NotFoundError } from '../../shared/http/errors';
 import type { ObjectStorage } from '../../shared/platform/ports';
 
 /** The path prefix the image files are served under (and their key prefix in the apps bucket). */
@@ -23,22 +22,15 @@ const CONTENT_TYPES: Record<string, string> = { jpg: 'image/jpeg', png: 'image/p
 /** What the public CDN answers for image files: a year, never revalidated (the path changes with the content). */
 export const IMAGE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
-function answerError(res: ServerResponse, error: ApiError): void {
-  const reference = newId();
-  const body = JSON.stringify(errorEnvelope(error, reference));
-  res.writeHead(error.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': reference, ...error.headers });
-  res.end(body);
-}
-
 /** Answers a request under `/images/` (GET or HEAD) from the apps bucket. */
 export async function serveImageFile(req: IncomingMessage, res: ServerResponse, path: string, objects: ObjectStorage): Promise<void> {
   const method = req.method ?? 'GET';
-  if (method !== 'GET' && method !== 'HEAD') return answerError(res, new MethodNotAllowedError(method, ['GET', 'HEAD']));
+  if (method !== 'GET' && method !== 'HEAD') return answerError(req, res, new MethodNotAllowedError(method, ['GET', 'HEAD']), false);
   const shape = IMAGE_FILE_PATH.exec(path);
   const missing = new NotFoundError('No such image file.');
-  if (!shape) return answerError(res, missing);
+  if (!shape) return answerError(req, res, missing, false);
   const body = await objects.get('apps', path.slice(1));
-  if (!body) return answerError(res, missing);
+  if (!body) return answerError(req, res, missing, false);
   const etag = `"${createHash('sha1').update(body).digest('hex')}"`;
   const headers = {
     'Content-Type': CONTENT_TYPES[shape[1]!]!,

@@ -21,10 +21,11 @@ const subscriptionPlan = nested({
 
 /** `image_ids`: the listed images in order; null or `''` clears (duplicates and existence are the operation's). */
 const imageIds = z
-  .union([z.literal(''), z.null(), list(z.string({ error: 'must be an image id' }).min(1, { error: 'must be an image id' }).max(100, { error: 'must be an image id' }), MAX_PRODUCT_IMAGES)], {
-    error: 'must be an array of image ids',
-  })
-  .transform((value) => (value === '' || value === null ? [] : value));
+  .preprocess(
+    (value) => (value === '' ? null : value),
+    list(z.string({ error: 'must be an image id' }).min(1, { error: 'must be an image id' }).max(100, { error: 'must be an image id' }), MAX_PRODUCT_IMAGES).nullable(),
+  )
+  .transform((value) => value ?? []);
 
 const writable = {
   image_ids: imageIds.optional(),

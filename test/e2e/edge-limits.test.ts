@@ -219,17 +219,23 @@ describe('multipart/form-data bodies (the upload cap)', () => {
     return { type: `multipart/form-data; boundary=${boundary}`, body: Buffer.concat([Buffer.from(head), Buffer.alloc(size, 1), Buffer.from(tail)]) };
   };
 
-  it('passes a 10 MB upload body on to the route (which answers it), far over the JSON cap', async () => {
+  it('passes a 10 MB upload body on to the upload route (which answers it), far over the JSON cap', async () => {
     const { type, body } = multipart(10_000_000);
-    // POST /products takes JSON only: its own 400 shows the gateway let the body through.
-    const answer = await send(`${base}products`, { method: 'POST', headers: { Authorization: `Bearer ${live}`, 'Content-Type': type }, body });
-    expect(envelope(answer, 400, 'invalid_syntax').meta).toEqual({ header: 'Content-Type', expected: 'application/json' });
+    // Ten million bytes of 0x01 are no picture: the route's own 400 shows the gateway let the body through.
+    const answer = await send(`${base}images`, { method: 'POST', headers: { Authorization: `Bearer ${live}`, 'Content-Type': type }, body });
+    expect(envelope(answer, 400, 'invalid_input').meta).toMatchObject({ property: 'file' });
   });
 
   it('refuses an upload body over 11 MiB with 422 account_limit_exceeded', async () => {
     const { type, body } = multipart(11 * MiB);
-    const answer = await send(`${base}products`, { method: 'POST', headers: { Authorization: `Bearer ${live}`, 'Content-Type': type }, body });
+    const answer = await send(`${base}images`, { method: 'POST', headers: { Authorization: `Bearer ${live}`, 'Content-Type': type }, body });
     expect(envelope(answer, 422, 'account_limit_exceeded').meta).toEqual({ limit_bytes: 11 * MiB });
+  });
+
+  it('gives a multipart body to a route that takes no uploads only the 1 MiB cap', async () => {
+    const { type, body } = multipart(2 * MiB);
+    const answer = await send(`${base}products`, { method: 'POST', headers: { Authorization: `Bearer ${live}`, 'Content-Type': type }, body });
+    expect(envelope(answer, 422, 'account_limit_exceeded').meta).toEqual({ limit_bytes: MiB });
   });
 });
 

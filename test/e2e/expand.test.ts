@@ -6,6 +6,7 @@
  * everything it reaches and nothing else.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
 
 let runtime: RuntimeProcess;
@@ -175,5 +176,32 @@ describe('a storefront receipt with the shopper own limited token', () => {
     const merchant = await api(`${paid.url}?expand=order.items.product`, { token: secret });
     expect(merchant.body.order.items[1].product).toMatchObject({ object: 'product', active: false });
     expect((await api(`${base}products/line-02`, { method: 'POST', token: secret, body: { active: true } })).status).toBe(200);
+  });
+});
+
+describe('a storefront receipt of a product with images', () => {
+  it('carries images with working link_square URLs (300 x 300) in each line product', async () => {
+    const picture = await sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 200, g: 40, b: 40 } } }).jpeg().toBuffer();
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(picture)], { type: 'image/jpeg' }), 'cover.jpg');
+    const uploaded = await fetch(`${base}images`, { method: 'POST', headers: { Authorization: `Bearer ${secret}` }, body: form });
+    const image = (await uploaded.json()) as { image_id: string };
+    expect(uploaded.status).toBe(201);
+    const attached = await api(`${base}products/line-04`, { method: 'POST', token: secret, body: { image_ids: [image.image_id] } });
+    expect(attached.status, attached.text).toBe(200);
+
+    const token = (await api(`${base}auths/limited?account_id=${account}&test=true`, { method: 'POST', token: secret })).body.token;
+    const paid = await pay(token, [{ product_id: 'line-04', quantity: '2' as unknown as number }]);
+    const receipt = await api(`${paid.url}${RECEIPT}`, { token });
+    expect(receipt.status, receipt.text).toBe(200);
+    const product = receipt.body.order.items[0].product;
+    expect(product).toMatchObject({ object: 'product', product_id: 'line-04', images: [{ object: 'image', image_id: image.image_id }] });
+    expect(receipt.body.order.options).toBeTypeOf('object');
+    expect(receipt.body.cart.options).toBeTypeOf('object');
+    // The link is public: no token, and the file is the 300 x 300 square.
+    const square = await fetch(product.images[0].link_square);
+    expect(square.status).toBe(200);
+    const size = await sharp(Buffer.from(await square.arrayBuffer())).metadata();
+    expect([size.width, size.height]).toEqual([300, 300]);
   });
 });

@@ -14,7 +14,7 @@ import { getImage, listImages } from '../../../shared/catalog/images/read-images
 import { imageFilesWork } from '../../../shared/catalog/images/remove-image-files';
 import { PENDING_UPLOAD_GRACE_MS, uploadImage } from '../../../shared/catalog/images/upload-image';
 import { createProduct, productDeclaration, productFields, saveProduct, type ProductRecord } from '../../../shared/catalog/products';
-import { productUpdate } from '../../../shared/catalog/product-schemas';
+import { productCreate, productUpdate } from '../../../shared/catalog/product-schemas';
 import { parseInput } from '../../../shared/input/validate';
 import { nowMs, setManualTime, useManualClock, useSystemClock } from '../../../shared/clock';
 import { findDue } from '../../../shared/due-work/due-work-store';
@@ -48,7 +48,8 @@ const storedKeys = (platform: TestPlatform) => [...platform.stored.keys()].filte
 const keysOf = (image: ImageRecord) => imageObjectKeys(image).map((key) => `apps/${key}`).sort();
 
 async function newProduct(productId: string, imageIds?: string[], at = scope): Promise<ProductRecord> {
-  return createProduct(at, { product_id: productId, name: productId, type: 'digital', prices: [{ currency: 'USD', price: 1 }], ...(imageIds ? { image_ids: imageIds } : {}) }, paymentSettings());
+  const body = parseInput(productCreate, { product_id: productId, name: productId, type: 'digital', prices: [{ currency: 'USD', price: 1 }], ...(imageIds ? { image_ids: imageIds } : {}) });
+  return createProduct(at, body, paymentSettings());
 }
 
 async function updateImages(productId: string, imageIds: unknown): Promise<ProductRecord> {

@@ -1,0 +1,298 @@
+/**
+ * Hostile input, table-driven, over HTTP against a real local runtime (conventions.md §4, §6,
+ * §7, §15, §20): every endpoint that takes a body or an id gets wrong types, magnitudes,
+ * depths, sizes, encodings, control characters and ids with `../` and encoded slashes. Each
+ * case asserts the status, the error envelope and that nothing changed anywhere: a snapshot of
+ * the records the cases aim at, the collections they would grow, the gateway's ledger and the
+ * outbox is taken before and after every case.
+ *
+ * Keep it growing: a new endpoint that takes a body or an id adds its rows here.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
+
+let runtime: RuntimeProcess;
+let base: string;
+let origin: string;
+let account: string;
+let secret: string;
+let shopper: string;
+let cartId: string;
+let orderId: string;
+let paymentId: string;
+
+const buyer = { name: 'Ada Lee', email: 'ada@example.test', billing_address: { country: 'US', postal_code: '94107' } };
+const card = (data: Record<string, unknown> = {}) => ({
+  type: 'credit_card',
+  data: { number: '4242424242424242', exp_month: 12, exp_year: 2031, cvv: '123', cardholder_name: 'Ada Lee', ...data },
+});
+
+beforeAll(async () => {
+  runtime = await startRuntime({ env: { CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000' } });
+  base = runtime.bootstrap.api_url;
+  origin = new URL(base).origin;
+  account = runtime.bootstrap.account_id;
+  secret = runtime.bootstrap.tokens.test_secret;
+  const setup: Array<[string, unknown]> = [
+    ['settings/payment', { duplicate_payment_timeout: 0 }],
+    ['products', { product_id: 'p1', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] }],
+    ['products', { product_id: 'big', name: 'Expensive', type: 'digital', prices: [{ currency: 'USD', price: 999_999_999_999 }] }],
+    ['customers', { customer_id: 'c1', name: 'Ada Lee', email: 'ada@example.test' }],
+    ['promotions', { promotion_id: 'promo1', name: 'Spring', code: 'SPRING', discount_type: 'percent', discount_percent: 0.1 }],
+    ['shipping_methods', { shipping_method_id: 'ship1', name: 'Post', prices: [{ currency: 'USD', price: 4 }] }],
+  ];
+  for (const [path, body] of setup) {
+    const answer = await api(`${base}${path}`, { method: 'POST', token: secret, body });
+    expect(answer.status, `${path}: ${answer.text}`).toBeLessThan(300);
+  }
+  shopper = (await api(`${base}auths/limited?account_id=${account}&test=true`, { method: 'POST', token: secret })).body.token;
+  const paidCart = await api(`${base}carts`, { method: 'POST', token: shopper, body: { items: [{ product_id: 'p1' }], customer: buyer } });
+  const paid = await api(`${base}carts/${paidCart.body.cart_id}/payments`, { method: 'POST', token: shopper, body: { payment_method: card() } });
+  expect(paid.status, paid.text).toBe(201);
+  orderId = paid.body.order.split('/').pop();
+  paymentId = paid.body.payment_id;
+  const open = await api(`${base}carts`, { method: 'POST', token: shopper, body: { items: [{ product_id: 'p1', quantity: 2 }], customer: buyer } });
+  cartId = open.body.cart_id;
+}, 60_000);
+
+afterAll(async () => {
+  expect(await runtime.stop()).toBe(0);
+});
+
+/** Everything a refused request could have changed. */
+async function snapshot(): Promise<Record<string, string>> {
+  const reads = [
+    'products/p1', 'products/big', 'products?limit=100&deleted=true', 'products?limit=1', 'customers/c1', 'customers?limit=100',
+    `carts/${cartId}`, 'carts?limit=100', `orders/${orderId}`, `payments/${paymentId}`, 'payments?limit=100', 'promotions/promo1',
+    'promotions?limit=100', 'shipping_methods/ship1', 'shipping_methods?limit=100', 'settings/payment', 'settings/technical',
+  ];
+  const answers = await Promise.all(reads.map((path) => api(`${base}${path}`, { token: secret }).then((answer) => [path, answer.text] as const)));
+  const ledger = await api(`${origin}/_local/gateway/charges`);
+  const outbox = await api(`${origin}/_local/outbox`);
+  return { ...Object.fromEntries(answers), ledger: ledger.text, outbox: outbox.text };
+}
+
+interface Case {
+  /** What the row probes. */
+  label: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Path under /api/v1/ (ids resolved at run time). */
+  path: () => string;
+  body?: unknown;
+  /** Bytes sent as they are (with `headers`), instead of `body`. */
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+  token?: () => string;
+  status: number;
+  code: string;
+  property?: string;
+}
+
+const rows: Case[] = [];
+const post = (path: () => string, body: unknown, property: string | undefined, label: string, extra: Partial<Case> = {}) =>
+  rows.push({ label, method: 'POST', path, body, status: 400, code: 'invalid_input', ...(property === undefined ? {} : { property }), ...extra });
+
+/** Values no numeric field takes (conventions.md §4). */
+const NOT_NUMBERS: unknown[] = ['1e3', ' 2', '2 ', 'two', '0x10', 'Infinity', 'NaN', '', '1,5', [], {}, true];
+/** Values no boolean field takes. */
+const NOT_BOOLEANS: unknown[] = ['yes', 'true', 1, 0, [], {}];
+/** Values no text field takes. */
+const NOT_TEXTS = (max: number): unknown[] => [123, {}, [], true, 'x'.repeat(max + 1), 'a\u0000b', 'bell\u0007'];
+
+/** `meta` nested `depth` levels deep. */
+function nestedMeta(depth: number): unknown {
+  let value: unknown = 'leaf';
+  for (let level = 0; level < depth; level++) value = { a: value };
+  return value;
+}
+/** JSON text nested `depth` arrays deep, as a raw body. */
+const deepBody = (depth: number, property = 'meta') => `{"${property}":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+
+const product = { name: 'N', type: 'digital', prices: [{ currency: 'USD', price: 1 }] };
+const products = () => 'products';
+// --- POST /products: every field's type, magnitude and text rules
+for (const value of NOT_NUMBERS) post(products, { ...product, prices: [{ currency: 'USD', price: value }] }, 'prices[0].price', `product price ${JSON.stringify(value)}`);
+for (const value of [-1, 1e12, 1e20, 1e300]) post(products, { ...product, prices: [{ currency: 'USD', price: value }] }, 'prices[0].price', `product price ${value}`);
+for (const value of NOT_TEXTS(200)) post(products, { ...product, name: value }, 'name', `product name ${JSON.stringify(value).slice(0, 20)}`);
+for (const value of NOT_BOOLEANS) post(products, { ...product, active: value }, 'active', `product active ${JSON.stringify(value)}`);
+for (const value of NOT_BOOLEANS.slice(0, 3)) post(products, { ...product, hidden: value }, 'hidden', `product hidden ${JSON.stringify(value)}`);
+for (const value of ['ebook', 1, null, '']) post(products, { ...product, type: value }, 'type', `product type ${JSON.stringify(value)}`);
+for (const value of ['a b', '-x', '../x', 'a/b', 'x'.repeat(101), 7, 'é']) post(products, { ...product, product_id: value }, 'product_id', `product id ${JSON.stringify(value).slice(0, 20)}`);
+for (const value of ['1e3', '0', 366, 1.5, '1.5', 'one']) {
+  post(products, { ...product, subscription_plan: { billing_interval: value, billing_interval_unit: 'month' } }, 'subscription_plan.billing_interval', `plan interval ${JSON.stringify(value)}`);
+}
+post(products, { ...product, meta: nestedMeta(40) }, 'meta', 'product meta 40 deep');
+post(products, { ...product, meta: 'q'.repeat(2100) }, 'meta', 'product meta 2100 characters');
+post(products, { ...product, meta: true }, 'meta', 'product meta boolean');
+post(products, { ...product, prices: 'USD 1' }, 'prices', 'product prices a string');
+post(products, { ...product, prices: [] }, 'prices', 'product prices empty');
+// --- POST /products/{id}
+const p1 = () => 'products/p1';
+for (const value of ['1e3', 'two', 1e20]) post(p1, { prices: [{ currency: 'USD', price: value }] }, 'prices[0].price', `product update price ${value}`);
+post(p1, { name: null }, 'name', 'product update name null');
+post(p1, { active: 'false' }, 'active', 'product update active "false"');
+post(p1, { deleted: 'no' }, 'deleted', 'product update deleted "no"');
+post(p1, { meta: nestedMeta(33) }, 'meta', 'product update meta 33 deep');
+
+// --- carts (a shopper's own token is enough to send these)
+const carts = () => 'carts';
+const asShopper = { token: () => shopper };
+for (const value of ['1e3', ' 2', 'two', '2 ', -1, 10_000, 1.5, '1.5', [], {}, true]) {
+  post(carts, { items: [{ product_id: 'p1', quantity: value }] }, 'items[0].quantity', `cart quantity ${JSON.stringify(value)}`, asShopper);
+}
+for (const value of [{}, [], true, null]) post(carts, { items: [{ product_id: value }] }, 'items[0].product_id', `cart product_id ${JSON.stringify(value)}`, asShopper);
+post(carts, { items: [{ quantity: 1 }] }, 'items[0].product_id', 'cart item without product_id', asShopper);
+post(carts, { items: 'p1' }, 'items', 'cart items a string', asShopper);
+post(carts, { items: [{ product_id: 'nope' }] }, 'items[0].product_id', 'cart unknown product', asShopper);
+post(carts, { items: [{ product_id: 'big', quantity: 9999 }] }, undefined, 'cart total over the money limit', asShopper);
+post(carts, { items: [{ product_id: 'p1' }], meta: nestedMeta(40) }, 'meta', 'cart meta 40 deep', asShopper);
+post(carts, { items: [{ product_id: 'p1' }], customer: { email: 'not-an-email' } }, 'customer.email', 'cart customer email', asShopper);
+post(carts, { items: [{ product_id: 'p1' }], customer: { billing_address: { country: 'USA' } } }, 'customer.billing_address.country', 'cart country', asShopper);
+post(carts, { items: [{ product_id: 'p1' }], customer: 'Ada' }, 'customer', 'cart customer a string', asShopper);
+post(carts, { items: [{ product_id: 'p1' }], customer: { name: 'x\u0000' } }, 'customer.name', 'cart customer name control character', asShopper);
+const cart = () => `carts/${cartId}`;
+for (const value of ['1e3', 'two', -3]) post(cart, { items: [{ product_id: 'p1', quantity: value }] }, 'items[0].quantity', `cart update quantity ${JSON.stringify(value)}`, asShopper);
+post(cart, { items: [{ product_id: 'big', quantity: 5000 }] }, undefined, 'cart update total over the money limit', asShopper);
+post(cart, { referrer: 5 }, 'referrer', 'cart referrer a number', asShopper);
+post(cart, { meta: nestedMeta(50) }, 'meta', 'cart update meta 50 deep', asShopper);
+const cartItems = () => `carts/${cartId}/items`;
+for (const value of ['1e3', 0, 'x', 1.25]) post(cartItems, { product_id: 'p1', quantity: value }, 'quantity', `cart item upsert quantity ${JSON.stringify(value)}`, asShopper);
+post(cartItems, { product_id: { id: 'p1' } }, 'product_id', 'cart item upsert product_id an object', asShopper);
+const cartItem = () => `carts/${cartId}/items/p1`;
+for (const value of ['1e3', 'x', -1]) post(cartItem, { quantity: value }, 'quantity', `cart item update quantity ${JSON.stringify(value)}`, asShopper);
+rows.push({ label: 'delete of an item not in the cart', method: 'DELETE', path: () => `carts/${cartId}/items/big`, token: () => shopper, status: 404, code: 'resource_not_found' });
+post(() => `carts/${cartId}/login`, { username: 5, password: 'x' }, 'username', 'cart login username a number', asShopper);
+
+// --- payments: nothing is charged on a refused request (the ledger is in the snapshot)
+const cartPayments = () => `carts/${cartId}/payments`;
+for (const value of ['yes', 1, 'true']) post(cartPayments, { payment_method: card(), allow_duplicate: value }, 'allow_duplicate', `cart payment allow_duplicate ${JSON.stringify(value)}`, asShopper);
+post(cartPayments, { payment_method: card({ number: 4242424242424242 }) }, 'payment_method.data.number', 'card number a number', asShopper);
+post(cartPayments, { payment_method: card({ exp_month: 13 }) }, 'payment_method.data.exp_month', 'card month 13', asShopper);
+post(cartPayments, { payment_method: card({ exp_month: 'x' }) }, 'payment_method.data.exp_month', 'card month "x"', asShopper);
+post(cartPayments, { payment_method: card({ exp_year: '1e3' }) }, 'payment_method.data.exp_year', 'card year "1e3"', asShopper);
+post(cartPayments, { payment_method: 'card' }, 'payment_method', 'payment method a string', asShopper);
+post(cartPayments, { payment_method: card(), meta: nestedMeta(40) }, 'meta', 'payment meta 40 deep', asShopper);
+const direct = () => 'payments';
+const directBody = { currency: 'USD', total: 10, customer: buyer, payment_method: card() };
+for (const value of [1e300, 1e13, '1e3', 'ten', -5, {}]) post(direct, { ...directBody, total: value }, 'total', `direct payment total ${JSON.stringify(value)}`);
+post(direct, { ...directBody, allow_duplicate: 'yes' }, 'allow_duplicate', 'direct payment allow_duplicate "yes"');
+post(direct, { ...directBody, currency: 5 }, 'currency', 'direct payment currency a number');
+post(direct, { ...directBody, reference: { a: 1 } }, 'reference', 'direct payment reference an object');
+post(() => `payments/${paymentId}`, { meta: nestedMeta(40) }, 'meta', 'payment update meta 40 deep');
+post(() => `payments/${paymentId}`, { description: 7 }, 'description', 'payment update description a number');
+
+// --- customers
+const customers = () => 'customers';
+for (const value of NOT_TEXTS(200)) post(customers, { name: value }, 'name', `customer name ${JSON.stringify(value).slice(0, 20)}`);
+for (const value of ['x', 'a@b', 5]) post(customers, { email: value }, 'email', `customer email ${JSON.stringify(value)}`);
+post(customers, { password: 'short' }, 'password', 'customer password too short');
+post(customers, { billing_address: 'Main St' }, 'billing_address', 'customer address a string');
+post(customers, { billing_address: { postal_code: {} } }, 'billing_address.postal_code', 'customer postal code an object');
+post(customers, { tax_exempt: 'yes' }, 'tax_exempt', 'customer tax_exempt "yes"');
+post(customers, { meta: nestedMeta(40) }, 'meta', 'customer meta 40 deep');
+post(customers, { customer_id: 'me' }, 'customer_id', 'customer id "me"');
+post(customers, { customer_id: '../c1' }, 'customer_id', 'customer id with ../');
+post(() => 'customers/c1', { email: 'nope' }, 'email', 'customer update email');
+post(() => 'customers/c1', { meta: nestedMeta(40) }, 'meta', 'customer update meta 40 deep');
+post(() => 'customers/c1', { has_payments: 'x', tax_exempt: 1 }, 'tax_exempt', 'customer update tax_exempt 1');
+post(() => `customers/login?account_id=${account}&test=true`, { username: {}, password: 'secret12' }, 'username', 'login username an object', { token: () => '' });
+post(() => 'customers/c1/payment_methods', { type: 'credit_card', data: { number: '4242424242424242', exp_month: 'May', exp_year: 2031, cvv: '123' } }, 'data.exp_month', 'saved card month "May"');
+
+// --- orders, promotions, shipping methods, settings, auths
+post(() => `orders/${orderId}`, { meta: nestedMeta(40) }, 'meta', 'order meta 40 deep');
+post(() => `orders/${orderId}`, { referrer: [] }, 'referrer', 'order referrer an array');
+post(() => `orders/${orderId}/items/p1`, { meta: 'q'.repeat(3000) }, 'meta', 'order item meta 3000 characters');
+const promotions = () => 'promotions';
+const promotion = { name: 'P', code: 'NEWCODE', discount_type: 'percent', discount_percent: 0.2 };
+for (const value of ['1e3', 'half', 2, 0, []]) post(promotions, { ...promotion, discount_percent: value }, 'discount_percent', `promotion percent ${JSON.stringify(value)}`);
+post(promotions, { ...promotion, code: 'has space' }, 'code', 'promotion code with a space');
+post(promotions, { ...promotion, active: 'yes' }, 'active', 'promotion active "yes"');
+post(promotions, { ...promotion, max_uses: '1e3' }, 'max_uses', 'promotion max_uses "1e3"');
+post(promotions, { ...promotion, discount_type: 'amount', discount_percent: undefined, discount_amounts: [{ currency: 'USD', amount: 1e20 }] }, 'discount_amounts[0].amount', 'promotion amount 1e20');
+post(() => 'promotions/promo1', { discount_percent: 'x' }, 'discount_percent', 'promotion update percent "x"');
+const shipping = () => 'shipping_methods';
+for (const value of ['1e3', 'free', 1e20, -1]) post(shipping, { name: 'S', prices: [{ currency: 'USD', price: value }] }, 'prices[0].price', `shipping price ${JSON.stringify(value)}`);
+post(shipping, { name: 'S', active: 'no', prices: [{ currency: 'USD', price: 1 }] }, 'active', 'shipping active "no"');
+post(() => 'shipping_methods/ship1', { countries: 'US' }, 'countries', 'shipping update countries a string');
+const payment = () => 'settings/payment';
+for (const value of ['x', -1, 86_401, '1e3', 1.5]) post(payment, { duplicate_payment_timeout: value }, 'duplicate_payment_timeout', `settings timeout ${JSON.stringify(value)}`);
+post(payment, { allow_save_cards: 'yes' }, 'allow_save_cards', 'settings allow_save_cards "yes"');
+post(payment, { currencies: 'USD' }, 'currencies', 'settings currencies a string');
+post(payment, { exchange_rates: { EUR: 'lots' } }, 'exchange_rates.EUR', 'settings rate "lots"');
+post(() => 'settings/technical', { cors_allowed_origins: 'https://a.test' }, 'cors_allowed_origins', 'settings origins a string');
+
+// --- bodies that are not what they claim, at the body level
+const bodyTargets: Array<[string, () => string, Partial<Case>]> = [
+  ['products', products, {}],
+  ['carts', carts, asShopper],
+  ['customers', customers, {}],
+  ['a cart', cart, asShopper],
+  ['direct payments', direct, {}],
+  ['settings', payment, {}],
+];
+for (const [name, path, extra] of bodyTargets) {
+  const json = { 'Content-Type': 'application/json' };
+  rows.push({ label: `${name}: not JSON`, method: 'POST', path, raw: '{"name": ', headers: json, status: 400, code: 'invalid_syntax', ...extra });
+  rows.push({ label: `${name}: an array body`, method: 'POST', path, raw: '[1,2]', headers: json, status: 400, code: 'invalid_input', ...extra });
+  rows.push({ label: `${name}: 10,000 levels deep`, method: 'POST', path, raw: deepBody(10_000), headers: json, status: 400, code: 'invalid_input', ...extra });
+  rows.push({ label: `${name}: 65 levels deep`, method: 'POST', path, raw: deepBody(64), headers: json, status: 400, code: 'invalid_input', ...extra });
+  rows.push({ label: `${name}: a lone surrogate`, method: 'POST', path, raw: '{"name":"\\ud800","meta":"x"}', headers: json, status: 400, code: 'invalid_input', property: 'name', ...extra });
+  rows.push({ label: `${name}: invalid UTF-8`, method: 'POST', path, raw: Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]), headers: json, status: 400, code: 'invalid_syntax', ...extra });
+  rows.push({ label: `${name}: text/plain`, method: 'POST', path, raw: '{"name":"x"}', headers: { 'Content-Type': 'text/plain' }, status: 400, code: 'invalid_syntax', ...extra });
+  rows.push({ label: `${name}: latin-1 charset`, method: 'POST', path, raw: '{"name":"x"}', headers: { 'Content-Type': 'application/json; charset=latin1' }, status: 400, code: 'invalid_syntax', ...extra });
+}
+
+// --- ids in paths: traversal, encoded slashes, control characters, absurd lengths
+const BAD_IDS = ['..%2F..%2Fsettings%2Fpayment', 'p1%2F..%2Fp1', '%00', 'p1%0A', `${'x'.repeat(300)}`, '%E2%80%AE1p', '..'];
+const idPaths: Array<[string, (id: string) => string, Partial<Case>]> = [
+  ['product', (id) => `products/${id}`, {}],
+  ['customer', (id) => `customers/${id}`, {}],
+  ['cart', (id) => `carts/${id}`, {}],
+  ['order', (id) => `orders/${id}`, {}],
+  ['payment', (id) => `payments/${id}`, {}],
+  ['promotion', (id) => `promotions/${id}`, {}],
+  ['shipping method', (id) => `shipping_methods/${id}`, {}],
+];
+for (const [name, path] of idPaths) {
+  for (const id of BAD_IDS) rows.push({ label: `GET ${name} id ${id.slice(0, 24)}`, method: 'GET', path: () => path(id), status: 404, code: 'resource_not_found' });
+}
+for (const id of BAD_IDS.slice(0, 3)) {
+  rows.push({ label: `update product id ${id}`, method: 'POST', path: () => `products/${id}`, body: { name: 'X' }, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `delete product id ${id}`, method: 'DELETE', path: () => `products/${id}`, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `cart item of cart ${id}`, method: 'POST', path: () => `carts/${id}/items`, body: { product_id: 'p1' }, status: 404, code: 'resource_not_found' });
+}
+
+describe('bad input changes nothing (a table of probes)', () => {
+  it('has at least 150 rows', () => {
+    expect(rows.length).toBeGreaterThanOrEqual(150);
+  });
+
+  it.each(rows.map((row) => [row.label, row] as const))('%s', async (_label, row) => {
+    const before = await snapshot();
+    const token = row.token ? row.token() : secret;
+    const answer = await api(`${base}${row.path()}`, {
+      method: row.method,
+      ...(token ? { token } : {}),
+      ...(row.raw === undefined ? (row.body === undefined ? {} : { body: row.body }) : { rawBody: row.raw as string, headers: row.headers ?? {} }),
+    });
+    expect(answer.status, answer.text).toBe(row.status);
+    expect(answer.headers.get('content-type')).toBe('application/json');
+    expect(answer.body.error).toMatchObject({ status: row.status, code: row.code });
+    expect(answer.body.error.reference).toBe(answer.headers.get('x-request-id'));
+    expect(typeof answer.body.error.message).toBe('string');
+    if (row.property !== undefined) expect(answer.body.error.meta?.property, answer.text).toBe(row.property);
+    const after = await snapshot();
+    for (const [read, text] of Object.entries(before)) expect(after[read], read).toBe(text);
+  });
+});
+
+describe('the API description', () => {
+  it('is served without a token at /api/v1/openapi.json', async () => {
+    const answer = await api(`${base}openapi.json`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('application/json');
+    expect(answer.body.openapi).toBe('3.1.0');
+    expect(answer.body.servers).toEqual([{ url: base.replace(/\/$/, '') }]);
+    expect(answer.body.paths['/carts'].post.requestBody).toBeDefined();
+  });
+});
