@@ -1,7 +1,6 @@
 /** The address object (commerce.md §1.5): validated, merged property by property, rendered. */
 import { code, email, meta, nested, reason, text, z } from '../input/fields';
 import { isCountryCode } from './formatted';
-import { parseInput } from '../input/validate';
 import { sends } from './input';
 
 /** A stored address. */
@@ -52,14 +51,6 @@ export function mergeAddress(current: Address | undefined, patch: AddressInput):
     if (sends(patch, field)) (base as Record<string, unknown>)[field] = patch[field] ?? null;
   }
   return base;
-}
-
-/**
- * Validates an unparsed address at `property` and merges it. Transitional: callers whose body
- * has a declared schema pass the parsed address to `mergeAddress` instead.
- */
-export function mergeAddressBody(current: Address | undefined, value: unknown, property: string): Address {
-  return mergeAddress(current, parseInput(addressInput.optional(), value, property));
 }
 
 /** The address as the API shows it. */

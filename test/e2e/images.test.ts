@@ -182,8 +182,10 @@ describe('products with images', () => {
       expect((await api(`${base}${path}`, { token })).status).toBe(200);
       return (await metrics()) - before;
     };
-    await calls('products/plain');
-    expect(await calls('products/pictured')).toBe(await calls('products/plain'));
+    // Background work (the due-work sweep, a settings cache refill) may land inside one read's
+    // window: the fewest calls of a few reads is what the read itself costs.
+    const fewest = async (path: string) => Math.min(await calls(path), await calls(path), await calls(path));
+    expect(await fewest('products/pictured')).toBe(await fewest('products/plain'));
   });
 
   it('refuses unknown ids and ids of the other mode by position', async () => {
