@@ -10,10 +10,9 @@
  *   - after the clock moved two hours, the sweep has removed every file no listed image owns
  *     (uploads cut off between their files and their record), so nothing is left behind.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { expect, it } from 'vitest';
 import { jpeg } from '../catalog/images/fixtures';
+import { storedObjectKeys } from '../support/stored-objects';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
 
 const CLIENTS = 2;
@@ -26,19 +25,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const randomBetween = (low: number, high: number) => low + Math.floor(Math.random() * (high - low));
 
 /** The image files in the local apps bucket, as keys (`images/<sha256>/<image_id>/<size>.<ext>`). */
-function storedKeys(dataDir: string): string[] {
-  const root = join(dataDir, 'objects', 'buckets', 'cartwheel-apps', 'objects');
-  const walk = (dir: string): string[] => {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return [];
-    }
-    return names.flatMap((name) => (statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : name.endsWith('.data') ? [relative(root, join(dir, name)).slice(0, -5)] : []));
-  };
-  return walk(join(root, 'images')).sort();
-}
+const storedKeys = (dataDir: string) => storedObjectKeys(dataDir, 'apps', 'images');
 
 it('leaves one image per key, each with its files, and no stray file, across kill -9 restarts', async () => {
   let runtime: RuntimeProcess = await startRuntime({ env });

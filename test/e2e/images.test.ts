@@ -6,13 +6,12 @@
  * no file in the apps bucket (read from the data directory, where the local S3 keeps objects);
  * products list images inline, in order, and drop a deleted one; limited tokens get 403.
  */
-import { readdirSync, statSync } from 'node:fs';
 import { request } from 'node:http';
-import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { animated, hugePng, jpeg, svg, transparentPng, webp } from '../catalog/images/fixtures';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
+import { storedObjectKeys } from '../support/stored-objects';
 
 let runtime: RuntimeProcess;
 let base: string;
@@ -46,20 +45,8 @@ const expectError = (response: Response, status: number, code: string, meta?: Re
   if (meta) expect(response.body.error.meta).toMatchObject(meta);
 };
 
-/** Every file under images/ in the local apps bucket (fauxqs keeps objects as `<key>.data` files). */
-function storedFiles(): string[] {
-  const root = join(runtime.dataDir, 'objects', 'buckets', 'cartwheel-apps', 'objects', 'images');
-  const walk = (dir: string): string[] => {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return [];
-    }
-    return names.flatMap((name) => (statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : name.endsWith('.data') ? [join(dir, name)] : []));
-  };
-  return walk(root).sort();
-}
+/** Every file under images/ in the local apps bucket. */
+const storedFiles = () => storedObjectKeys(runtime.dataDir, 'apps', 'images');
 
 const imageCount = async () => (await api(`${base}images`, { token })).body.total_items as number;
 
