@@ -20,8 +20,7 @@ import type { Principal } from '../auth/principal';
 import { isAllowed } from '../auth/permissions';
 import { config } from '../config';
 import { ApiError, NotFoundError } from '../http/errors';
-import { requirePrincipal, type ApiContext, type ApiResult } from '../http/types';
-import { parseInput } from '../input/validate';
+import { requirePrincipal, withBodyFor, type ApiContext, type ApiResult } from '../http/types';
 import { randomBase62 } from '../ids';
 import type { SecretsPort } from '../platform/ports';
 import { saveSettingsItems } from './account-store';
@@ -303,16 +302,14 @@ export async function getSettings(context: ApiContext): Promise<ApiResult> {
 }
 
 /**
- * `POST /settings/{group}`: a partial update. The body's schema depends on the group in the
- * path, which one declared schema per route (`withBody`) cannot express, so it is chosen and
- * run here first, before any read; an unknown group is 404 whatever the body.
+ * `POST /settings/{group}`: a partial update. The group in the path picks the body's schema,
+ * which the pipeline runs before any read; an unknown group is 404 whatever the body.
  */
-export async function updateSettings(context: ApiContext): Promise<ApiResult> {
+export const updateSettings = withBodyFor('group', settingsUpdates, async (context) => {
   const principal = requirePrincipal(context);
   const group = groupOf(context);
-  const body = parseInput(settingsUpdates[group], context.body ?? {});
-  const state = await changeSettings(principal.accountId, group, body, context.platform.secrets);
+  const state = await changeSettings(principal.accountId, group, context.body as SettingsInputs[typeof group], context.platform.secrets);
   const showKey = maySeeSignatureKey(principal);
   // An idempotent replay copy must not keep the signature key in clear.
   return { status: 200, body: await settingsResource(state, context.baseUrl, showKey, context.platform.secrets), sensitive: showKey && state.group === 'technical' };
-}
+});

@@ -248,7 +248,9 @@ export function dispatch(actions: Readonly<Record<string, Action>>, platform: Pl
     const route = routeOf(state);
     const transport = transportOfState(state);
     const action = actions[event.routeKey]!;
-    const schema = action.input?.body;
+    const byParam = action.input?.bodyByParam;
+    const params = (event.pathParameters ?? {}) as Record<string, string>;
+    const schema = action.input?.body ?? (byParam && Object.hasOwn(byParam.schemas, params[byParam.param] ?? '') ? byParam.schemas[params[byParam.param]!] : undefined);
     const apiContext: ApiContext = {
       requestId: state.requestId,
       method: event.requestContext.http.method,

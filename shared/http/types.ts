@@ -51,12 +51,31 @@ export interface ApiResult {
 /** What an action declares about its input: the body schema, validated before the action runs. */
 export interface ActionInput {
   body?: z.ZodType;
+  /** A body whose schema a path parameter picks (`POST /settings/{group}`); another value gets none. */
+  bodyByParam?: { param: string; schemas: Readonly<Record<string, z.ZodType>> };
 }
 
 /** An action: the domain call behind one route (`Params`: that route's path parameters). */
 export type Action<Params extends Record<string, string> = Record<string, string>> = ((context: ApiContext<Params>) => Promise<ApiResult>) & {
   input?: ActionInput;
 };
+
+/**
+ * An action whose body schema the path parameter `param` picks from `schemas`, validated before
+ * the action runs like `withBody`'s; a parameter value with no schema reaches the action
+ * unvalidated (it answers 404 for it). The document lists the schemas as alternatives.
+ *
+ * @example withBodyFor('group', settingsUpdates, async (context) => ...)
+ */
+export function withBodyFor<Schemas extends Readonly<Record<string, z.ZodType>>, Params extends Record<string, string> = Record<string, string>>(
+  param: string,
+  schemas: Schemas,
+  action: (context: ApiContext<Params, z.output<Schemas[keyof Schemas]>>) => Promise<ApiResult>,
+): Action<Params> {
+  const declared = action as unknown as Action<Params>;
+  declared.input = { bodyByParam: { param, schemas } };
+  return declared;
+}
 
 /**
  * An action with a declared body: the pipeline validates the request body against `schema`

@@ -99,6 +99,15 @@ function operation(route: RouteDefinition, actions: FamilyActions['actions']): R
   };
   if (route.access.kind === 'public') result.security = [{}, { bearer: [] }];
   if (body) result.requestBody = { required: true, content: { 'application/json': { schema: bodySchema(body) } } };
+  const byParam = action?.input?.bodyByParam;
+  if (byParam) {
+    const alternatives = Object.entries(byParam.schemas).map(([value, schema]) => ({ title: `${byParam.param} = ${value}`, ...bodySchema(schema) }));
+    result.requestBody = {
+      required: true,
+      description: `The schema is the one of the path parameter ${byParam.param}: ${Object.keys(byParam.schemas).join(', ')}.`,
+      content: { 'application/json': { schema: { oneOf: alternatives } } },
+    };
+  }
   if (route.upload) {
     result.requestBody = {
       required: true,

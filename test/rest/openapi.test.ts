@@ -56,5 +56,8 @@ describe('GET /openapi.json', () => {
     const bodies = Object.values(document.paths).flatMap((methods) => Object.values(methods)).filter((operation) => operation.requestBody);
     expect(bodies.length).toBeGreaterThan(20);
     expect(document.paths['/images']!.post!.requestBody!.content['multipart/form-data']).toBeDefined();
+    // The settings group in the path picks the schema: each group's is listed.
+    const settings = document.paths['/settings/{group}']!.post!.requestBody!.content['application/json']!.schema;
+    expect(settings.oneOf.map((alternative: { title: string }) => alternative.title)).toEqual(['group = technical', 'group = general', 'group = payment', 'group = tax']);
   });
 });
