@@ -458,3 +458,18 @@ describe('allow_duplicate is a strict JSON boolean (conventions.md §4, commerce
     }
   });
 });
+
+describe('GET /payments/options', () => {
+  it('gives a shopper the checkout form: field paths, card types, currencies and countries as a cart options has them', async () => {
+    const token = await shopper();
+    const options = await api(`${base}payments/options`, { token });
+    expect(options.status, options.text).toBe(200);
+    const cart = await api(`${base}carts/${await cartFor(token)}?expand=options`, { token });
+    const { shipping_quotes: _quotes, customer_default_country: _country, ...cartForm } = cart.body.options;
+    expect(options.body).toMatchObject({ object: 'payment_options', customer_default_currency: 'USD', ...cartForm });
+    // Field paths, not the settings tokens they come from (commerce.md §3.4).
+    expect(options.body.customer_required_fields).toEqual(expect.arrayContaining(['email', 'name', 'billing_address.country']));
+    expect(options.body.customer_required_fields).not.toContain('country');
+    expect(options.body.allowed_customer_countries).toContain('US');
+  });
+});

@@ -114,17 +114,22 @@ export function formOptions(payment: PaymentSettings, locale: string): FormOptio
   };
 }
 
+/** Every country code but the blocked ones (`allowed_customer_countries`). */
+export function allowedCustomerCountries(payment: PaymentSettings): string[] {
+  const blocked = new Set(payment.blocked_countries.map((code) => code.toUpperCase()));
+  return allCountryCodes().filter((code) => !blocked.has(code));
+}
+
 /** The `options` object of a cart. `quotes` are the cart's shipping quotes, cheapest first. */
 export function cartOptions(cart: CartRecord, payment: PaymentSettings, locale: string, quotes: readonly ShippingQuote[]): Record<string, unknown> {
   const form = formOptions(payment, locale);
-  const blocked = new Set(payment.blocked_countries.map((code) => code.toUpperCase()));
   return {
     customer_required_fields: form.customer_required_fields,
     customer_optional_fields: form.customer_optional_fields,
     shipping_quotes: quotes.map((quote) => ({ ...quote })),
     payment_methods: [{ payment_method_type: 'credit_card' }],
     card_types: form.card_types,
-    allowed_customer_countries: allCountryCodes().filter((code) => !blocked.has(code)),
+    allowed_customer_countries: allowedCustomerCountries(payment),
     customer_default_country: cart.customer_ip_country,
     currencies: form.currencies,
   };

@@ -3,13 +3,13 @@ import { readPaymentSettingsCached } from '../../accounts/settings-cache';
 import { assertReach } from '../../auth/reach';
 import { InvalidInputError, InvalidStateError } from '../../http/errors';
 import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
-import { isCountryCode } from '../../rest/formatted';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
 import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
 import { viewerCountry } from '../carts/carts';
+import { allowedCustomerCountries, formOptions } from '../carts/options';
 import { payCart, type PaymentOutcome } from '../checkout/pay-cart';
 import { gatewayError } from './errors';
 import { payDirect } from '../checkout/pay-direct';
@@ -21,7 +21,6 @@ import { paymentsOfCart, savePaymentRecord } from './payment-store';
 import { carts } from '../carts/cart-store';
 
 const STATUSES = ['initiated', 'pending', 'completed', 'failed', 'refunded', 'cancelled'];
-const CARD_LIST_BRANDS = ['Visa', 'Mastercard', 'American Express', 'Discover', 'JCB', 'Diners Club'];
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
   const principal = requirePrincipal(context);
@@ -145,34 +144,26 @@ export async function listPaymentsAction(context: ApiContext): Promise<ApiResult
   return { status: 200, body: cursorList(data, page, render.url('payments'), context.query) };
 }
 
-let allCountries: string[] | undefined;
-/** Every ISO 3166-1 alpha-2 code Intl knows, computed once. */
-function countryCodes(): string[] {
-  if (!allCountries) {
-    const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-    allCountries = [...letters].flatMap((a) => [...letters].map((b) => a + b)).filter((code) => isCountryCode(code));
-  }
-  return allCountries;
-}
-
-/** `GET /payments/options`: what a checkout form needs (any valid token). */
+/**
+ * `GET /payments/options`: what a checkout form needs (any valid token), the same field paths,
+ * card types, currencies and countries a cart's `options` gives (commerce.md §3.4, §4.6).
+ */
 export async function paymentOptionsAction(context: ApiContext): Promise<ApiResult> {
   const { scope, render } = await prepare(context);
   const settings = await readPaymentSettingsCached(scope.accountId);
-  const currencyNames = new Intl.DisplayNames([render.locale], { type: 'currency' });
-  const country = viewerCountry(context.headers);
+  const form = formOptions(settings, render.locale);
   return {
     status: 200,
     body: {
       object: 'payment_options',
       payment_methods: [{ payment_method_type: 'credit_card' }],
-      card_types: settings.card_types ?? CARD_LIST_BRANDS,
-      allowed_customer_countries: countryCodes().filter((code) => !settings.blocked_countries.includes(code)),
-      customer_default_country: country,
+      card_types: form.card_types,
+      allowed_customer_countries: allowedCustomerCountries(settings),
+      customer_default_country: viewerCountry(context.headers),
       customer_default_currency: render.currency,
-      currencies: settings.currencies.map((code) => ({ code, name: currencyNames.of(code) ?? code })),
-      customer_required_fields: [...new Set(['email', ...settings.customer_required_fields])],
-      customer_optional_fields: settings.customer_optional_fields,
+      currencies: form.currencies,
+      customer_required_fields: form.customer_required_fields,
+      customer_optional_fields: form.customer_optional_fields,
     },
   };
 }
