@@ -2,7 +2,8 @@
  * Lambda entry point of the `openapi` family: `GET /api/v1/openapi.json` (conventions.md §19a),
  * generated from the route table and every family's declared request bodies.
  */
-import { routes, type FamilyName } from '../../infra/routes';
+import { routes } from '../../infra/routes';
+import { deleteImageAction, getImageAction, listImagesAction } from '../../shared/catalog/images/image-actions';
 import { defineFamily, lambdaHandler, type FamilyActions } from '../../shared/http/pipeline';
 import { openApiDocument } from '../../shared/rest/openapi';
 import { family as auths } from './auths';
@@ -16,14 +17,17 @@ import { family as settings } from './settings';
 import { family as shipping } from './shipping-methods';
 
 /**
- * Families whose routes take multipart uploads, not JSON bodies: the route table alone
- * describes them (`upload`), and importing their actions would pull sharp into this bundle.
+ * The images family without its upload: the upload route takes `multipart/form-data`, which the
+ * route table describes (`upload`), and its action would pull sharp into this bundle.
  */
-export const UPLOAD_ONLY_FAMILIES: readonly FamilyName[] = ['images'];
+const imagesWithoutUpload: FamilyActions = {
+  family: 'images',
+  actions: { 'GET /api/v1/images': listImagesAction, 'GET /api/v1/images/{image_id}': getImageAction, 'DELETE /api/v1/images/{image_id}': deleteImageAction },
+};
 
 /** Every family whose actions the document describes (a test checks none is missing). */
 export function documentedFamilies(): readonly FamilyActions[] {
-  return [auths, carts, catalog, customers, orders, payments, promotions, settings, shipping, family];
+  return [auths, carts, catalog, customers, imagesWithoutUpload, orders, payments, promotions, settings, shipping, family];
 }
 
 const documents = new Map<string, Record<string, unknown>>();

@@ -2,7 +2,7 @@
 import { nowMs } from '../clock';
 import { InvalidInputError, NotFoundError } from '../http/errors';
 import { booleanParameter } from '../http/request';
-import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../http/types';
+import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../http/types';
 import { readTechnicalSettingsCached } from '../accounts/settings-cache';
 import { parseDateInput, zoneInEffect } from '../rest/dates';
 import { offsetList, offsetPage, pageUrlBuilder } from '../rest/offset-list';
@@ -247,3 +247,6 @@ export async function authOptions(context: ApiContext): Promise<ApiResult> {
   }
   return { status: 200, body: { object: 'auth_options', type, permissions: grantablePermissions() } };
 }
+
+// The query parameters of the list actions, for the API description (conventions.md §12).
+declareQuery(listAuths, { list: 'offset', filters: { type: 'secret (default) or another token kind', test: 'true lists test-mode tokens', q: 'Search in the comments', sort_by: 'date_created (default), date_last_used or expires' } });

@@ -1,5 +1,5 @@
 /** The `/products` endpoints (commerce.md §2), as actions of the API pipeline. */
-import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../http/types';
+import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../http/types';
 import { InvalidInputError, NotFoundError } from '../http/errors';
 import { booleanParameter } from '../http/request';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../rest/offset-list';
@@ -122,3 +122,6 @@ function productSortKey(sortBy: (typeof SORT_FIELDS)[number]) {
   return (product: ProductRecord): string | number =>
     sortBy === 'name' ? product.name.toLowerCase() : sortBy === 'product_id' ? product.product_id : sortBy === 'date_modified' ? product.modified_ms : product.seq;
 }
+
+// The query parameters of the list actions, for the API description (conventions.md §12).
+declareQuery(listProductsAction, { list: 'offset', filters: { currency: 'Currency of `price`', q: 'Search in name and product_id', active: 'true or false', type: 'digital, physical or service', hidden: 'true or false', deleted: 'true lists soft-deleted products (default false)', sort_by: 'name, product_id, date_created (default) or date_modified' } });

@@ -2,7 +2,7 @@
 import type { Principal } from '../auth/principal';
 import { assertReach } from '../auth/reach';
 import { booleanParameter } from '../http/request';
-import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../http/types';
+import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../http/types';
 import { cursorList, cursorQuery, readCursorPage } from '../rest/cursor-list';
 import { renderElements, renderResource } from '../rest/render';
 import { renderContext, type RenderContext } from '../rest/render-context';
@@ -95,3 +95,6 @@ export async function listCustomersAction(context: ApiContext): Promise<ApiResul
   const data = await renderElements(customerDeclaration, page.items as unknown as CustomerRecord[], render);
   return { status: 200, body: cursorList(data, page, render.url('customers'), context.query) };
 }
+
+// The query parameters of the list actions, for the API description (conventions.md §12).
+declareQuery(listCustomersAction, { list: 'cursor', filters: { q: 'Search in name, email and username', has_payments: 'true or false' } });

@@ -50,9 +50,30 @@ export interface ApiResult {
 
 /** What an action declares about its input: the body schema, validated before the action runs. */
 export interface ActionInput {
+  /** A list route's paging style and its own filters (documentation; the action reads them). */
+  query?: QueryDeclaration;
   body?: z.ZodType;
   /** A body whose schema a path parameter picks (`POST /settings/{group}`); another value gets none. */
   bodyByParam?: { param: string; schemas: Readonly<Record<string, z.ZodType>> };
+}
+
+/** The query parameters a list action takes besides the rendering ones (conventions.md §12). */
+export interface QueryDeclaration {
+  /** Offset lists take `limit`, `offset`; cursor lists `limit`, `after_item`, `before_item`, `date_type`, `date_start`, `date_end`; both `desc`. */
+  list: 'offset' | 'cursor';
+  /** The endpoint's own filters and sort orders: name → what it does. */
+  filters?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Declares the query parameters of a list action, beside the action, so the API description
+ * lists exactly what it reads.
+ *
+ * @example declareQuery(listProductsAction, { list: 'offset', filters: { q: 'Search in name and product_id' } })
+ */
+export function declareQuery<A extends (...args: never[]) => unknown>(action: A, query: QueryDeclaration): void {
+  const declared = action as unknown as Action;
+  declared.input = { ...declared.input, query };
 }
 
 /** An action: the domain call behind one route (`Params`: that route's path parameters). */

@@ -19,16 +19,23 @@ const RENDER_PARAMETERS: ReadonlyArray<{ name: string; description: string; bool
   { name: 'timezone', description: 'IANA time zone of dates in the answer (§13)' },
 ];
 
-/** Parameters of list routes (conventions.md §12). */
-const LIST_PARAMETERS: ReadonlyArray<{ name: string; description: string; integer?: true }> = [
-  { name: 'limit', description: 'Page size, 1-100 (default 100)', integer: true },
-  { name: 'offset', description: 'Offset lists: 0-based position of the first item', integer: true },
-  { name: 'after_item', description: 'Cursor lists: the id after which the page starts' },
-  { name: 'before_item', description: 'Cursor lists: the id before which the page ends' },
-  { name: 'sort_by', description: 'Sort property, where the collection offers several' },
-  { name: 'desc', description: 'Descending order' },
-  { name: 'q', description: 'Search text, where the collection offers search' },
-];
+/** The paging parameters of each list style (conventions.md §12). */
+const LIST_PARAMETERS: Record<'offset' | 'cursor', ReadonlyArray<{ name: string; description: string; integer?: true }>> = {
+  offset: [
+    { name: 'limit', description: 'Page size, 1-100 (default 100)', integer: true },
+    { name: 'offset', description: '0-based position of the first item (default 0)', integer: true },
+    { name: 'desc', description: 'Descending order (default false)' },
+  ],
+  cursor: [
+    { name: 'limit', description: 'Page size, 1-100 (default 100)', integer: true },
+    { name: 'after_item', description: 'The id after which the page starts' },
+    { name: 'before_item', description: 'The id before which the page ends' },
+    { name: 'date_type', description: 'date_created (default) or date_modified: the order and the date filters' },
+    { name: 'date_start', description: 'Earliest date_type, inclusive (§13)' },
+    { name: 'date_end', description: 'Latest date_type, inclusive (§13)' },
+    { name: 'desc', description: 'Descending order (default false)' },
+  ],
+};
 
 const ERROR_ENVELOPE = {
   type: 'object',
@@ -56,12 +63,6 @@ export function successStatus(route: Pick<RouteDefinition, 'method' | 'path' | '
   return 200;
 }
 
-function isList(route: RouteDefinition): boolean {
-  if (route.method !== 'GET') return false;
-  const last = route.path.split('/').pop()!;
-  return !last.startsWith('{') && last !== 'me' && last !== 'options' && !last.includes('.') && route.path.split('/').length > 3 && !/\/settings\//.test(route.path);
-}
-
 function permissionOf(route: RouteDefinition): string {
   return route.access.kind === 'permission' ? `${route.access.resource}:${route.access.method}` : route.access.kind;
 }
@@ -81,9 +82,13 @@ function operation(route: RouteDefinition, actions: FamilyActions['actions']): R
   for (const parameter of RENDER_PARAMETERS) {
     parameters.push({ name: parameter.name, in: 'query', required: false, description: parameter.description, schema: parameter.boolean ? { type: 'string', enum: ['true', 'false', '1', '0'] } : { type: 'string' } });
   }
-  if (isList(route)) {
-    for (const parameter of LIST_PARAMETERS) {
+  const query = action?.input?.query;
+  if (query) {
+    for (const parameter of LIST_PARAMETERS[query.list]) {
       parameters.push({ name: parameter.name, in: 'query', required: false, description: parameter.description, schema: parameter.integer ? { type: 'integer', minimum: 0 } : { type: 'string' } });
+    }
+    for (const [name, description] of Object.entries(query.filters ?? {})) {
+      parameters.push({ name, in: 'query', required: false, description, schema: { type: 'string' } });
     }
   }
   const body = action?.input?.body;

@@ -8,7 +8,7 @@ import type { Principal } from '../../auth/principal';
 import { assertReach } from '../../auth/reach';
 import { InvalidInputError, NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
-import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
@@ -233,3 +233,7 @@ export async function deleteItemAction(context: ApiContext): Promise<ApiResult> 
   });
   return { status: 204 };
 }
+
+// The query parameters of the list actions, for the API description (conventions.md §12).
+declareQuery(listCartsAction, { list: 'cursor', filters: { payment_status: 'unpaid or completed', open: 'true or false', customer_id: 'Carts of one customer' } });
+declareQuery(listItemsAction, { list: 'offset' });

@@ -2,7 +2,7 @@
 import { assertReach } from '../../auth/reach';
 import { NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
-import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
 import { sends } from '../../rest/input';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
@@ -178,3 +178,10 @@ export async function listCustomerPaymentsAction(context: ApiContext): Promise<A
   const payments = await paymentsOfCustomer(scope, customerId);
   return offsetPageOf(context, render, paymentDeclaration, payments, `customers/${customerId}/payments`);
 }
+
+// The query parameters of the list actions, for the API description (conventions.md §12).
+declareQuery(listOrdersAction, { list: 'cursor', filters: { payment_status: 'pending, completed or refunded', fulfilled: 'true or false', customer_id: 'Orders of one customer', q: 'Order id, customer name or email' } });
+declareQuery(listOrderItemsAction, { list: 'offset' });
+declareQuery(listOrderPaymentsAction, { list: 'offset' });
+declareQuery(listCustomerOrdersAction, { list: 'offset' });
+declareQuery(listCustomerPaymentsAction, { list: 'offset' });

@@ -3,7 +3,7 @@ import { readPaymentSettingsCached } from '../../accounts/settings-cache';
 import { assertReach } from '../../auth/reach';
 import { customerDeclaration } from '../../customers/customers';
 import { booleanParameter } from '../../http/request';
-import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
@@ -95,3 +95,6 @@ export async function deletePaymentMethodAction(context: ApiContext): Promise<Ap
   await deletePaymentMethod(scope, current);
   return { status: 204 };
 }
+
+// The query parameters of the list actions, for the API description (conventions.md §12).
+declareQuery(listPaymentMethodsAction, { list: 'offset' });

@@ -2,7 +2,7 @@
 import { readPaymentSettingsCached } from '../../accounts/settings-cache';
 import { assertReach } from '../../auth/reach';
 import { InvalidInputError, InvalidStateError } from '../../http/errors';
-import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
 import { renderElements, renderResource } from '../../rest/render';
@@ -167,3 +167,7 @@ export async function paymentOptionsAction(context: ApiContext): Promise<ApiResu
     },
   };
 }
+
+// The query parameters of the list actions, for the API description (conventions.md §12).
+declareQuery(listCartPaymentsAction, { list: 'offset' });
+declareQuery(listPaymentsAction, { list: 'cursor', filters: { status: 'initiated, pending, completed, failed, refunded or cancelled', customer_id: 'Payments of one customer', currency: 'Payments in one currency' } });

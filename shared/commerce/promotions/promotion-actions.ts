@@ -5,7 +5,7 @@
  */
 import { nowMs } from '../../clock';
 import { booleanParameter } from '../../http/request';
-import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
@@ -111,3 +111,5 @@ export async function listPromotionsAction(context: ApiContext): Promise<ApiResu
   return { status: 200, body: offsetList(data, page, total, pageUrlBuilder(render.url('promotions'), query, 'offset')) };
 }
 
+// The query parameters of the list actions, for the API description (conventions.md §12).
+declareQuery(listPromotionsAction, { list: 'offset', filters: { active: 'true or false', deleted: 'true lists deleted promotions (default false)', q: 'Search in name and code', sort_by: 'name or date_created (default)' } });

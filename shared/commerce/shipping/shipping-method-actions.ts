@@ -4,7 +4,7 @@
  * only as quotes on carts (§3.4).
  */
 import { booleanParameter } from '../../http/request';
-import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
@@ -92,3 +92,6 @@ export async function listShippingMethodsAction(context: ApiContext): Promise<Ap
   const data = await renderElements(shippingMethodDeclaration, items, render);
   return { status: 200, body: offsetList(data, page, total, pageUrlBuilder(render.url('shipping_methods'), query, 'offset')) };
 }
+
+// The query parameters of the list actions, for the API description (conventions.md §12).
+declareQuery(listShippingMethodsAction, { list: 'offset', filters: { active: 'true or false', q: 'Search in the name', sort_by: 'name or date_created (default)' } });
