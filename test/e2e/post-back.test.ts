@@ -59,13 +59,13 @@ const settled = (value: unknown): unknown => {
 
 describe('a whole object posted back to its own URL', () => {
   it.each([
-    ['product', () => 'products/book', '?formatted=true', 'secret'],
-    ['customer', () => 'customers/ada', '?formatted=true&expand=payment_methods', 'secret'],
-    ['cart', () => `carts/${cartId}`, '?formatted=true&expand=items.product,options', 'shopper'],
-    ['order', () => `orders/${orderId}`, '?formatted=true&expand=items.product,customer', 'secret'],
-    ['payment', () => `payments/${paymentId}`, '?formatted=true&expand=order,cart', 'secret'],
-    ['promotion', () => 'promotions/ten', '?formatted=true', 'secret'],
-    ['shipping method', () => 'shipping_methods/post', '?formatted=true', 'secret'],
+    ['product', (): string => 'products/book', '?formatted=true', 'secret'],
+    ['customer', (): string => 'customers/ada', '?formatted=true&expand=payment_methods', 'secret'],
+    ['cart', (): string => `carts/${cartId}`, '?formatted=true&expand=items.product,options', 'shopper'],
+    ['order', (): string => `orders/${orderId}`, '?formatted=true&expand=items.product,customer', 'secret'],
+    ['payment', (): string => `payments/${paymentId}`, '?formatted=true&expand=order,cart', 'secret'],
+    ['promotion', (): string => 'promotions/ten', '?formatted=true', 'secret'],
+    ['shipping method', (): string => 'shipping_methods/post', '?formatted=true', 'secret'],
   ] as const)('a %s is accepted and left as it was', async (_name, path, query, who) => {
     const caller = who === 'secret' ? secret : shopper;
     const read = await api(`${base}${path()}${query}`, { token: caller });
