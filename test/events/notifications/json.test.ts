@@ -73,3 +73,12 @@ describe('renderBody', () => {
     for (const format of ['json', 'xml', 'html'] as const) expect(renderBody(format, exampleTree()).body).toBe(renderBody(format, exampleTree()).body);
   });
 });
+
+describe('the module surface', () => {
+  it('offers the renderers and signatures from index', async () => {
+    const surface = await import('../../../shared/events/notifications');
+    expect(Object.keys(surface).sort()).toEqual(
+      ['WEBHOOK_TOLERANCE_SECONDS', 'contentTypes', 'escapeHtml', 'htmlBody', 'isXmlElementName', 'jsonBody', 'notificationTree', 'renderBody', 'serviceSignature', 'signatureHeaders', 'signingKey', 'standardWebhooksSecret', 'unixSeconds', 'verifyDelivery', 'webhookSignature', 'xmlBody'].sort(),
+    );
+  });
+});
