@@ -137,6 +137,13 @@ export const families = {
     grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [], objects: { bucket: 'apps', prefix: 'images/', put: true } },
     nativeModules: ['sharp'],
   },
+  events: {
+    entry: 'handlers/http/event-subscriptions.ts',
+    memoryMb: 256,
+    description: 'Event subscriptions: /event_subscriptions',
+    // The secret properties of a subscription are sealed on write and opened for privileged readers.
+    grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: false, sendsTo: [] },
+  },
   settings: {
     entry: 'handlers/http/settings.ts',
     memoryMb: 256,
@@ -265,6 +272,12 @@ export const routes = [
   { method: 'GET', path: '/api/v1/shipping_methods/{shipping_method_id}', family: 'shipping', access: allow('settings', 'read') },
   { method: 'POST', path: '/api/v1/shipping_methods/{shipping_method_id}', family: 'shipping', access: allow('settings', 'update') },
   { method: 'DELETE', path: '/api/v1/shipping_methods/{shipping_method_id}', family: 'shipping', access: allow('settings', 'update') },
+
+  { method: 'GET', path: '/api/v1/event_subscriptions', family: 'events', access: allow('event_subscriptions', 'read') },
+  { method: 'POST', path: '/api/v1/event_subscriptions', family: 'events', access: allow('event_subscriptions', 'create') },
+  { method: 'GET', path: '/api/v1/event_subscriptions/{event_subscription_id}', family: 'events', access: allow('event_subscriptions', 'read') },
+  { method: 'POST', path: '/api/v1/event_subscriptions/{event_subscription_id}', family: 'events', access: allow('event_subscriptions', 'update') },
+  { method: 'DELETE', path: '/api/v1/event_subscriptions/{event_subscription_id}', family: 'events', access: allow('event_subscriptions', 'delete') },
 
   { method: 'GET', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'read') },
   { method: 'POST', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'update') },

@@ -4,7 +4,7 @@
  * every resolved address is checked, and the connection is made to the checked address (the
  * socket's `lookup` answers it), so DNS rebinding cannot slip a private address in between.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookup, promises as dnsPromises, type LookupAddress } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -20,14 +20,89 @@ export interface AddressPolicy {
   allowLoopback: boolean;
 }
 
-/** Whether the platform may connect to `address` under `policy`. */
+/** The NAT64 well-known prefix 64:ff9b::/96 (RFC 6052): the last 32 bits are an IPv4 address. */
+const NAT64_PREFIX = ipaddr.parseCIDR('64:ff9b::/96') as [ipaddr.IPv6, number];
+
+/**
+ * The IPv4 address an IPv6 address stands for, when it embeds one the network would reach:
+ * IPv4-mapped `::ffff:a.b.c.d` and the NAT64 form `64:ff9b::a.b.c.d`.
+ */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  if (address.isIPv4MappedAddress()) return address.toIPv4Address();
+  if (address.match(NAT64_PREFIX)) {
+    const parts = address.parts;
+    return new ipaddr.IPv4([parts[6]! >> 8, parts[6]! & 0xff, parts[7]! >> 8, parts[7]! & 0xff]);
+  }
+  return undefined;
+}
+
+/**
+ * Whether the platform may connect to `address` under `policy` (events.md §3). Only public
+ * unicast passes: everything ipaddr.js names a special range is refused, which covers the
+ * contract's list (0/8, 10/8, 100.64/10, 127/8, 169.254/16, 172.16/12, 192.0.0/24,
+ * 192.168/16, 198.18/15, 224/4, 240/4, `::`, `::1`, fc00::/7, fe80::/10, ff00::/8) and more
+ * (documentation, 6to4, Teredo, the local-use NAT64 prefix). IPv4-mapped and NAT64 addresses
+ * are judged by the IPv4 address inside; the deprecated IPv4-compatible `::a.b.c.d` is refused.
+ */
 export function addressAllowed(address: string, policy: AddressPolicy): boolean {
   if (!ipaddr.isValid(address)) return false;
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    const inner = embeddedIPv4(v6);
+    if (inner) parsed = inner;
+    else if (v6.parts.slice(0, 6).every((part) => part === 0) && v6.range() !== 'loopback') return false;
+  }
   const range = parsed.range();
   if (range === 'loopback') return policy.allowLoopback;
   return range === 'unicast';
+}
+
+/** Resolves a host name to every address it has (A and AAAA); injectable so tests need no network. */
+export type HostResolver = (hostname: string) => Promise<string[]>;
+
+/** How long a save-time lookup may take before the name counts as unresolved. */
+const RESOLVE_TIMEOUT_MS = 3_000;
+
+/** The system resolver (`getaddrinfo`, as the socket would use), bounded in time; a failure answers no addresses. */
+export const systemResolver: HostResolver = async (hostname) => {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string[]>((resolve) => {
+    timer = setTimeout(() => resolve([]), RESOLVE_TIMEOUT_MS);
+    timer.unref();
+  });
+  try {
+    const found = dnsPromises.lookup(hostname, { all: true, verbatim: true }).then(
+      (entries) => entries.map((entry) => entry.address),
+      () => [],
+    );
+    return await Promise.race([found, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+/**
+ * Whether a destination URL passes the address guard by its host (events.md §3, the save-time
+ * check): an address literal is checked as it is; `localhost` and `*.localhost` are loopback
+ * whatever DNS says; any other name must resolve only to allowed addresses. A name that does
+ * not resolve now passes: the check runs again before every attempt, on the address connected to.
+ *
+ * @example await destinationAllowed('https://hooks.example.com/x', { allowLoopback: false }) // true
+ */
+export async function destinationAllowed(url: string, policy: AddressPolicy, resolve: HostResolver = systemResolver): Promise<boolean> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return false;
+  const host = parsed.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  if (ipaddr.isValid(host)) return addressAllowed(host, policy);
+  if (host === 'localhost' || host.endsWith('.localhost')) return policy.allowLoopback;
+  const addresses = await resolve(host);
+  return addresses.every((address) => addressAllowed(address, policy));
 }
 
 /** A lookup that refuses disallowed addresses, for the socket to connect to what was checked. */
@@ -46,10 +121,14 @@ function guardedLookup(policy: AddressPolicy): LookupFunction {
   };
 }
 
-/** Outbound HTTP with the address guard and a timeout (30 s unless the request says otherwise). */
-export function guardedHttp(policy: AddressPolicy): OutboundHttp {
+/**
+ * Outbound HTTP with the address guard and a timeout (30 s unless the request says otherwise).
+ * `resolve` answers the save-time destination check (`allowsDestination`); tests inject one.
+ */
+export function guardedHttp(policy: AddressPolicy, resolve: HostResolver = systemResolver): OutboundHttp {
   const lookup = guardedLookup(policy);
   return {
+    allowsDestination: (url) => destinationAllowed(url, policy, resolve),
     send(request: OutboundRequest): Promise<OutboundResponse> {
       return new Promise((resolve) => {
         let url: URL;

@@ -67,6 +67,11 @@ export type OutboundResponse =
 /** Outbound HTTP with a timeout and the address guard (events.md §3). */
 export interface OutboundHttp {
   send(request: OutboundRequest): Promise<OutboundResponse>;
+  /**
+   * Whether a destination URL passes the address guard by its host (the save-time check of an
+   * event subscription): literal or resolved addresses, under this process's policy.
+   */
+  allowsDestination(url: string): Promise<boolean>;
 }
 
 /** Work queues by logical name (infra/queues.ts). */

@@ -17,6 +17,7 @@ import { paymentDeclaration } from '../commerce/payments/payment-records';
 import { promotionDeclaration } from '../commerce/promotions/promotions';
 import { shippingMethodDeclaration } from '../commerce/shipping/shipping-methods';
 import { customerDeclaration } from '../customers/customers';
+import { eventSubscriptionDeclaration } from '../events/subscriptions/event-subscriptions';
 import { lookupOf, type DeclarationLookup, type ResourceDeclaration } from './declarations';
 
 /** Every declared resource of the platform. */
@@ -34,6 +35,7 @@ export function resources(): readonly ResourceDeclaration[] {
     orderItemDeclaration,
     promotionDeclaration,
     shippingMethodDeclaration,
+    eventSubscriptionDeclaration,
   ];
 }
 

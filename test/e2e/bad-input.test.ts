@@ -20,6 +20,7 @@ let shopper: string;
 let cartId: string;
 let orderId: string;
 let paymentId: string;
+let subscriptionId: string;
 
 const buyer = { name: 'Ada Lee', email: 'ada@example.test', billing_address: { country: 'US', postal_code: '94107' } };
 const card = (data: Record<string, unknown> = {}) => ({
@@ -45,6 +46,12 @@ beforeAll(async () => {
     const answer = await api(`${base}${path}`, { method: 'POST', token: secret, body });
     expect(answer.status, `${path}: ${answer.text}`).toBeLessThan(300);
   }
+  const subscription = await api(`${base}event_subscriptions`, {
+    method: 'POST', token: secret,
+    body: { event_type: 'order:created', method: 'http', destination: 'https://hooks.example.test/orders', custom_header_name: 'X-Tenant', custom_header_value: 'eu', show: 'order_id' },
+  });
+  expect(subscription.status, subscription.text).toBe(201);
+  subscriptionId = subscription.body.event_subscription_id;
   shopper = (await api(`${base}auths/limited?account_id=${account}&test=true`, { method: 'POST', token: secret })).body.token;
   const paidCart = await api(`${base}carts`, { method: 'POST', token: shopper, body: { items: [{ product_id: 'p1' }], customer: buyer } });
   const paid = await api(`${base}carts/${paidCart.body.cart_id}/payments`, { method: 'POST', token: shopper, body: { payment_method: card() } });
@@ -65,6 +72,7 @@ async function snapshot(): Promise<Record<string, string>> {
     'products/p1', 'products/big', 'products?limit=100&deleted=true', 'products?limit=1', 'customers/c1', 'customers?limit=100',
     `carts/${cartId}`, 'carts?limit=100', `orders/${orderId}`, `payments/${paymentId}`, 'payments?limit=100', 'promotions/promo1',
     'promotions?limit=100', 'shipping_methods/ship1', 'shipping_methods?limit=100', 'settings/payment', 'settings/technical',
+    `event_subscriptions/${subscriptionId}`, 'event_subscriptions?limit=100',
   ];
   const answers = await Promise.all(reads.map((path) => api(`${base}${path}`, { token: secret }).then((answer) => [path, answer.text] as const)));
   const ledger = await api(`${origin}/_local/gateway/charges`);
@@ -221,6 +229,52 @@ post(payment, { currencies: 'USD' }, 'currencies', 'settings currencies a string
 post(payment, { exchange_rates: { EUR: 'lots' } }, 'exchange_rates.EUR', 'settings rate "lots"');
 post(() => 'settings/technical', { cors_allowed_origins: 'https://a.test' }, 'cors_allowed_origins', 'settings origins a string');
 
+// --- event subscriptions (events.md §2.1, §3)
+const subscriptions = () => 'event_subscriptions';
+const hook = { event_type: 'order:created', method: 'http', destination: 'https://hooks.example.test/x' };
+for (const value of ['order:shipped', 'ORDER:CREATED', '', 5, null]) post(subscriptions, { ...hook, event_type: value }, 'event_type', `subscription event_type ${JSON.stringify(value)}`);
+for (const value of ['https', 'sms', 1, null]) post(subscriptions, { ...hook, method: value }, 'method', `subscription method ${JSON.stringify(value)}`);
+for (const value of ['yaml', 'JSON', true]) post(subscriptions, { ...hook, format: value }, 'format', `subscription format ${JSON.stringify(value)}`);
+for (const value of ['hooks.example.test/x', '/relative', 'ftp://example.test/x', 'https://a b.test', 42, {}]) {
+  post(subscriptions, { ...hook, destination: value }, 'destination', `subscription destination ${JSON.stringify(value)}`);
+}
+for (const value of ['http://10.0.0.1/x', 'http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://[::ffff:172.16.0.1]/', 'http://0.0.0.0:80/', 'http://[64:ff9b::a00:1]/']) {
+  post(subscriptions, { ...hook, destination: value }, 'destination', `subscription destination not allowed ${value}`);
+}
+post(subscriptions, { ...hook, method: 'email', destination: 'https://hooks.example.test/x' }, 'destination', 'subscription email method with a URL');
+post(subscriptions, { ...hook, method: 'email', destination: 'a@example.test,b@example.test' }, 'destination', 'subscription two email addresses');
+for (const value of NOT_BOOLEANS) post(subscriptions, { ...hook, active: value }, 'active', `subscription active ${JSON.stringify(value)}`);
+for (const value of NOT_TEXTS(1000)) post(subscriptions, { ...hook, comments: value }, 'comments', `subscription comments ${JSON.stringify(value).slice(0, 20)}`);
+post(subscriptions, { ...hook, http_authorization: 'Bearer x', http_authorization_username: 'shop' }, 'http_authorization', 'subscription http_authorization with a username');
+post(subscriptions, { ...hook, http_authorization: 'Bearer x\r\nX-Injected: 1' }, 'http_authorization', 'subscription http_authorization with a line break');
+post(subscriptions, { ...hook, custom_header_name: 'X-Tenant' }, 'custom_header_value', 'subscription header name without value');
+post(subscriptions, { ...hook, custom_header_value: 'eu' }, 'custom_header_name', 'subscription header value without name');
+for (const name of ['Authorization', 'content-type', 'X-SERVICE-SIGNATURE', 'webhook-id', 'Host']) {
+  post(subscriptions, { ...hook, custom_header_name: name, custom_header_value: 'v' }, 'custom_header_name', `subscription reserved header ${name}`);
+}
+for (const name of ['X Tenant', 'X-Tenant:', '', 7]) post(subscriptions, { ...hook, custom_header_name: name, custom_header_value: 'v' }, 'custom_header_name', `subscription header name ${JSON.stringify(name)}`);
+const tooMany = Object.fromEntries(Array.from({ length: 51 }, (_, index) => [`V${index}`, 'x']));
+post(subscriptions, { ...hook, environment_variables: tooMany }, 'environment_variables', 'subscription 51 environment variables');
+post(subscriptions, { ...hook, environment_variables: { '1st': 'x' } }, 'environment_variables.1st', 'subscription variable name starting with a digit');
+post(subscriptions, { ...hook, environment_variables: { 'a-b': 'x' } }, 'environment_variables.a-b', 'subscription variable name with a dash');
+post(subscriptions, { ...hook, environment_variables: { ['V'.repeat(65)]: 'x' } }, `environment_variables.${'V'.repeat(65)}`, 'subscription variable name of 65 characters');
+post(subscriptions, { ...hook, environment_variables: { A: 1 } }, 'environment_variables.A', 'subscription variable value a number');
+post(subscriptions, { ...hook, environment_variables: { A: 'x'.repeat(1025) } }, 'environment_variables.A', 'subscription variable value too long');
+post(subscriptions, { ...hook, environment_variables: [{ name: 'A', value: 'x' }, { name: 'A', value: 'y' }] }, 'environment_variables[1].name', 'subscription variable named twice');
+post(subscriptions, { ...hook, environment_variables: 'A=1' }, 'environment_variables', 'subscription variables a string');
+post(subscriptions, { ...hook, show: 'order_id', hide: 'items' }, 'hide', 'subscription show and hide');
+for (const value of ['Mars/Olympus', '+02:00', 3]) post(subscriptions, { ...hook, timezone: value }, 'timezone', `subscription timezone ${JSON.stringify(value)}`);
+for (const value of ['short', 'k'.repeat(15), 'k'.repeat(257), 12345678901234567]) post(subscriptions, { ...hook, signature_key: value }, 'signature_key', `subscription signature_key ${String(value).slice(0, 20)}`);
+const subscription = () => `event_subscriptions/${subscriptionId}`;
+post(subscription, { method: 'email' }, 'destination', 'subscription update to email keeping a URL');
+post(subscription, { destination: 'http://192.168.1.10/hook' }, 'destination', 'subscription update to a private address');
+post(subscription, { custom_header_value: null }, 'custom_header_value', 'subscription update clearing only the header value');
+post(subscription, { hide: 'items' }, 'hide', 'subscription update hide next to a stored show');
+post(subscription, { event_type: 'cart:abandoned' }, 'event_type', 'subscription update unknown event type');
+post(subscription, { active: 'false' }, 'active', 'subscription update active "false"');
+rows.push({ label: 'subscriptions: limited token', method: 'POST', path: subscriptions, body: hook, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'subscription delete: limited token', method: 'DELETE', path: subscription, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+
 // --- bodies that are not what they claim, at the body level
 const bodyTargets: Array<[string, () => string, Partial<Case>]> = [
   ['products', products, {}],
@@ -229,6 +283,7 @@ const bodyTargets: Array<[string, () => string, Partial<Case>]> = [
   ['a cart', cart, asShopper],
   ['direct payments', direct, {}],
   ['settings', payment, {}],
+  ['event subscriptions', subscriptions, {}],
 ];
 for (const [name, path, extra] of bodyTargets) {
   const json = { 'Content-Type': 'application/json' };
@@ -252,6 +307,7 @@ const idPaths: Array<[string, (id: string) => string, Partial<Case>]> = [
   ['payment', (id) => `payments/${id}`, {}],
   ['promotion', (id) => `promotions/${id}`, {}],
   ['shipping method', (id) => `shipping_methods/${id}`, {}],
+  ['event subscription', (id) => `event_subscriptions/${id}`, {}],
 ];
 for (const [name, path] of idPaths) {
   for (const id of BAD_IDS) rows.push({ label: `GET ${name} id ${id.slice(0, 24)}`, method: 'GET', path: () => path(id), status: 404, code: 'resource_not_found' });

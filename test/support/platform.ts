@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { localSecrets } from '../../infra/local/local-secrets';
 import { processClock } from '../../infra/local/platform';
 import { testGateway } from '../../shared/commerce/payments/test-gateway';
+import { destinationAllowed } from '../../shared/platform/outbound-http';
 import type { EmailMessage, OutboundRequest, OutboundResponse, Platform } from '../../shared/platform/ports';
 
 /** What the fakes recorded. */
@@ -55,6 +56,8 @@ export function testPlatform(overrides: Partial<Platform> & { answer?: (request:
         requests.push(request);
         return Promise.resolve(answer ? answer(request) : { ok: true, status: 200, headers: {}, body: '' });
       },
+      // The local policy, with a resolver that knows no names (tests need no network).
+      allowsDestination: (url) => destinationAllowed(url, { allowLoopback: true }, () => Promise.resolve([])),
     },
     queues: {
       send(queue, body, options) {
