@@ -17,6 +17,7 @@ import { paymentDeclaration } from '../commerce/payments/payment-records';
 import { promotionDeclaration } from '../commerce/promotions/promotions';
 import { shippingMethodDeclaration } from '../commerce/shipping/shipping-methods';
 import { customerDeclaration } from '../customers/customers';
+import { eventDeclaration } from '../events/event-records';
 import { eventSubscriptionDeclaration } from '../events/subscriptions/event-subscriptions';
 import { lookupOf, type DeclarationLookup, type ResourceDeclaration } from './declarations';
 
@@ -36,6 +37,7 @@ export function resources(): readonly ResourceDeclaration[] {
     promotionDeclaration,
     shippingMethodDeclaration,
     eventSubscriptionDeclaration,
+    eventDeclaration,
   ];
 }
 

@@ -51,6 +51,7 @@ export const tableDefinition = {
         cart: 'carts by date_created (cursor list)',
         order: 'orders by date_created (cursor list)',
         payment: 'payments by date_created (cursor list), and payments of an order (filtered)',
+        occurrence: 'occurrences by date_created (operators, tests)',
         event: 'events by date_created (cursor list)',
       },
     },

@@ -20,7 +20,7 @@ describe('product events', () => {
       TableName: TABLE,
       IndexName: 'gsi1',
       KeyConditionExpression: 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': 'ACCT#live#events' },
+      ExpressionAttributeValues: { ':pk': 'ACCT#live#occurrences' },
     });
     expect(events.map((event) => [event.type, event.data_id])).toEqual([
       ['product:created', 'p1'],
@@ -33,7 +33,7 @@ describe('product events', () => {
     const payment = paymentSettings();
     await createProduct(scope, { product_id: 'p2', name: 'Two', type: 'digital', prices: [{ currency: 'USD', price: 1 }] }, payment);
     await expect(createProduct(scope, { product_id: 'p2', name: 'Again', type: 'digital', prices: [{ currency: 'USD', price: 1 }] }, payment)).rejects.toMatchObject({ code: 'in_use' });
-    const events = await queryItems({ TableName: TABLE, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': 'ACCT#live#events' } });
+    const events = await queryItems({ TableName: TABLE, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': 'ACCT#live#occurrences' } });
     expect(events.filter((event) => event.data_id === 'p2')).toHaveLength(1);
   });
 });

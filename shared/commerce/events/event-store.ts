@@ -1,13 +1,15 @@
 /**
- * Where events live: the event entity (mode-scoped), listed by date_created through gsi1. An
- * event record is only ever written in the transaction of the change it reports, so the store
- * gives entries, never writes on its own.
+ * Where occurrences live (events.md: "something that happened in an account"): the occurrence
+ * entity (mode-scoped), listed by date_created through gsi1. An occurrence is only ever written
+ * in the transaction of the change it reports, so the store gives entries, never writes on its
+ * own. The notifications made from it for each matching subscription are the `event` resource
+ * (shared/events/notifications); an occurrence's id is their `fingerprint`.
  */
 import { defineEntity, IS_NEW, type RecordScope, type TransactEntry } from '../../store/entity';
 import { listSortKey } from '../../store/keys';
 
-/** A stored event (events.md §7): what happened, to which resource, and its delivery status. */
-export interface EventRecord {
+/** A stored occurrence: what happened, to which resource. */
+export interface OccurrenceRecord {
   pk: string;
   sk: string;
   event_id: string;
@@ -23,14 +25,14 @@ export interface EventRecord {
   gsi1sk: string;
 }
 
-const events = defineEntity<EventRecord>({ name: 'event', collection: 'events', scope: 'mode', idField: 'event_id',
-  indexes: { gsi1: 'events by date_created (cursor list)' } });
+const occurrences = defineEntity<OccurrenceRecord>({ name: 'occurrence', collection: 'occurrences', scope: 'mode', idField: 'event_id',
+  indexes: { gsi1: 'occurrences by date_created (operators, tests)' } });
 
 /** The entry that records one event `eventId` about `resource` `dataId`, created at `now` (its id must be new). */
 export function newEventEntry(scope: RecordScope, eventId: string, event: { type: string; resource: string; id: string }, now: number): TransactEntry {
-  const partition = events.partition(scope);
-  const record: EventRecord = {
-    ...events.key(scope, eventId),
+  const partition = occurrences.partition(scope);
+  const record: OccurrenceRecord = {
+    ...occurrences.key(scope, eventId),
     event_id: eventId,
     account_id: scope.accountId,
     mode: scope.mode,
@@ -43,5 +45,5 @@ export function newEventEntry(scope: RecordScope, eventId: string, event: { type
     gsi1pk: partition,
     gsi1sk: listSortKey(now, eventId),
   };
-  return events.putEntry(record, { name: `event.${event.type}`, condition: IS_NEW });
+  return occurrences.putEntry(record, { name: `event.${event.type}`, condition: IS_NEW });
 }
