@@ -178,7 +178,7 @@ export async function createProduct(scope: RecordScope, body: ProductInput, paym
     modified_ms: now,
     ...position,
   };
-  await insertProduct(scope, record, eventWrites(scope, [{ type: 'product:created', resource: 'product', id: productId }], now), images?.entries);
+  await insertProduct(scope, record, eventWrites(scope, [{ type: 'product:created', resource: 'product', id: productId, record }], now), images?.entries);
   return record;
 }
 
@@ -194,6 +194,6 @@ export async function saveProduct(current: ProductRecord, fields: ProductFields,
   const next: ProductRecord = { ...current, ...fields, ...images?.fields, deleted, modified_ms: Math.max(nowMs(), current.modified_ms + 1), gsi1pk: listing };
   // commerce.md §14: every change of a product is an event, recorded with the change.
   const type = deleted && !current.deleted ? 'product:deleted' : 'product:modified';
-  await saveProductRecord(current, next, eventWrites(scope, [{ type, resource: 'product', id: current.product_id }], next.modified_ms), images?.entries);
+  await saveProductRecord(current, next, eventWrites(scope, [{ type, resource: 'product', id: current.product_id, record: next }], next.modified_ms), images?.entries);
   return next;
 }

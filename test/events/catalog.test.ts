@@ -56,18 +56,18 @@ describe('event-type catalog', () => {
   it('types the resource of each event type', () => {
     expectTypeOf<EventResource<'cart:payment_completed'>>().toEqualTypeOf<'cart'>();
     expectTypeOf<'payment:refunded'>().not.toExtend<EventType>();
-    expectTypeOf<{ type: 'payment:completed'; resource: 'payment'; id: string }>().toExtend<EventSpec>();
-    expectTypeOf<{ type: 'payment:completed'; resource: 'order'; id: string }>().not.toExtend<EventSpec>();
+    expectTypeOf<{ type: 'payment:completed'; resource: 'payment'; id: string; record: unknown }>().toExtend<EventSpec>();
+    expectTypeOf<{ type: 'payment:completed'; resource: 'order'; id: string; record: unknown }>().not.toExtend<EventSpec>();
   });
 
   it('refuses, at compile time and when written, an unknown type or the wrong resource', () => {
     const scope = { accountId: 'ACCT', mode: 'test' as const };
     // @ts-expect-error not a catalog type
-    expect(() => eventWrites(scope, [{ type: 'payment:refunded', resource: 'payment', id: 'P1' }], 0)).toThrow(/Unknown event type/);
+    expect(() => eventWrites(scope, [{ type: 'payment:refunded', resource: 'payment', id: 'P1', record: {} }], 0)).toThrow(/Unknown event type/);
     // @ts-expect-error payment events carry a payment
-    expect(() => eventWrites(scope, [{ type: 'payment:completed', resource: 'order', id: 'P1' }], 0)).toThrow(/carries a payment/);
+    expect(() => eventWrites(scope, [{ type: 'payment:completed', resource: 'order', id: 'P1', record: {} }], 0)).toThrow(/carries a payment/);
     // A list widened to strings is checked when written.
-    const widened = [{ type: 'payment:completed', resource: 'order', id: 'P1' }];
+    const widened = [{ type: 'payment:completed', resource: 'order', id: 'P1', record: {} as unknown }];
     expect(() => eventWrites(scope, widened, 0)).toThrow(/carries a payment/);
   });
 });

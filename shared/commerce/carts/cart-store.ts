@@ -50,9 +50,19 @@ export function releaseLockEntry(scope: RecordScope, cartId: string, paymentId: 
 export function closeForOrderEntry(scope: RecordScope, cartId: string, paymentId: string, orderId: string, now: number): TransactEntry {
   return carts.updateEntry(scope, cartId, {
     name: 'cart.close',
-    set: { open: false, payment_status: 'completed', order_id: orderId, payment_lock: null, modified_ms: now, gsi2sk: listSortKey(now, cartId) },
+    set: closedForOrder(cartId, orderId, now),
     condition: { expression: 'payment_lock.payment_id = :pid AND #open = :true', names: { '#open': 'open' }, values: { ':pid': paymentId, ':true': true } },
   });
+}
+
+/** What closing a cart for its order changes (`closeForOrderEntry` writes exactly this). */
+function closedForOrder(cartId: string, orderId: string, now: number) {
+  return { open: false, payment_status: 'completed' as const, order_id: orderId, payment_lock: null, modified_ms: now, gsi2sk: listSortKey(now, cartId) };
+}
+
+/** The cart as `closeForOrderEntry` leaves it (what the cart's `cart:payment_completed` shows). */
+export function cartClosedForOrder(cart: CartRecord, orderId: string, now: number): CartRecord {
+  return { ...cart, ...closedForOrder(cart.cart_id, orderId, now) };
 }
 
 /**

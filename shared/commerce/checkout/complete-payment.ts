@@ -23,7 +23,7 @@ import { logger } from '../../logging';
 import type { RecordScope } from '../../store/entity';
 import { TransactionRejectedError } from '../../store/errors';
 import { transact, writeOne, type TransactEntry } from '../../store/transact';
-import { closeForOrderEntry, releaseLockEntry } from '../carts/cart-store';
+import { cartClosedForOrder, closeForOrderEntry, releaseLockEntry } from '../carts/cart-store';
 import type { CartRecord } from '../carts/types';
 import { eventWrites, type EventSpec } from '../events/emit';
 import { createOrderEntry } from '../orders/order-store';
@@ -38,7 +38,7 @@ import { named, present } from './entries';
 
 /** The entries that record `events` now. */
 export function eventEntries(scope: RecordScope, events: readonly EventSpec[], now: number): TransactEntry[] {
-  return eventWrites(scope, events, now).map((item, index) => ({ name: `event.${events[index]!.type}`, item }));
+  return eventWrites(scope, events, now).map((item, index) => ({ name: index < events.length ? `event.${events[index]!.type}` : 'due.event-fanout', item }));
 }
 
 /** The payment as the gateway's answer leaves it (before completion or failure is recorded). */
@@ -78,11 +78,11 @@ export async function completeCartPayment(
     ...eventEntries(
       scope,
       [
-        { type: 'payment:created_success', resource: 'payment', id: paymentId },
-        { type: 'payment:completed', resource: 'payment', id: paymentId },
-        { type: 'cart:payment_completed', resource: 'cart', id: cart.cart_id },
-        { type: 'order:created', resource: 'order', id: orderId },
-        { type: 'order:payment_completed', resource: 'order', id: orderId },
+        { type: 'payment:created_success', resource: 'payment', id: paymentId, record: completed },
+        { type: 'payment:completed', resource: 'payment', id: paymentId, record: completed },
+        { type: 'cart:payment_completed', resource: 'cart', id: cart.cart_id, record: cartClosedForOrder(cart, orderId, completedAt) },
+        { type: 'order:created', resource: 'order', id: orderId, record: order },
+        { type: 'order:payment_completed', resource: 'order', id: orderId, record: order },
       ],
       completedAt,
     ),
@@ -118,7 +118,7 @@ export async function failPayment(scope: RecordScope, payment: PaymentRecord, ou
       outcomeEntry(failed),
       payment.cart_id ? releaseLockEntry(scope, payment.cart_id, payment.payment_id) : undefined,
       payment.cart_id && promotionId ? named('promotion.release-use', releaseUseWrite(scope, promotionId)) : undefined,
-      ...eventEntries(scope, [{ type: 'payment:created_failure', resource: 'payment', id: payment.payment_id }], failedAt),
+      ...eventEntries(scope, [{ type: 'payment:created_failure', resource: 'payment', id: payment.payment_id, record: failed }], failedAt),
       doneEntry('payment-recovery', scope, payment.payment_id),
     ),
   );
@@ -134,8 +134,8 @@ export async function completeDirectPayment(scope: RecordScope, approved: Paymen
     ...eventEntries(
       scope,
       [
-        { type: 'payment:created_success', resource: 'payment', id: approved.payment_id },
-        { type: 'payment:completed', resource: 'payment', id: approved.payment_id },
+        { type: 'payment:created_success', resource: 'payment', id: approved.payment_id, record: completed },
+        { type: 'payment:completed', resource: 'payment', id: approved.payment_id, record: completed },
       ],
       completedAt,
     ),

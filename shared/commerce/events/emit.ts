@@ -7,6 +7,8 @@ import type { TransactItem } from '../../auth/auths';
 import { eventTypeEntry, type EventResource, type EventType } from '../../events/catalog';
 import { newId } from '../../ids';
 import type { RecordScope } from '../../store/records';
+import { dueEntry } from '../../due-work/due-work-store';
+import type { TransactEntry } from '../../store/transact';
 import { newEventEntry } from './event-store';
 
 /**
@@ -14,13 +16,15 @@ import { newEventEntry } from './event-store';
  * fixes per type (`{ type: 'payment:completed', resource: 'order' }` fails the compiler).
  * `EventSpec` alone is the union over every type.
  */
-export type EventSpec<T extends EventType = EventType> = T extends EventType ? { type: T; resource: EventResource<T>; id: string } : never;
+export type EventSpec<T extends EventType = EventType> = T extends EventType ? { type: T; resource: EventResource<T>; id: string; record: unknown } : never;
 
 /** A spec whose type was widened to `string` before it reached `eventWrites` (checked at run time). */
 interface WidenedEventSpec {
   type: string;
   resource: string;
   id: string;
+  /** The resource's stored record as this change writes it (what notifications show). */
+  record: unknown;
 }
 
 /**
@@ -30,12 +34,24 @@ interface WidenedEventSpec {
  */
 type CheckedSpecs<Specs extends readonly WidenedEventSpec[]> = string extends Specs[number]['type'] ? Specs : readonly EventSpec[];
 
-/** The transaction items that record `events` (one Put each, built by the event store). */
+/**
+ * The transaction items that record `events` as occurrences (one Put each, built by the
+ * occurrence store), then one due-work item that fans them out to the matching subscriptions
+ * (shared/events/fan-out.ts) after the commit: the change, its occurrences and the work that
+ * delivers them are written together, so a crash right after the commit loses nothing.
+ */
 export function eventWrites<const Specs extends readonly WidenedEventSpec[]>(scope: RecordScope, events: CheckedSpecs<Specs>, now: number): TransactItem[] {
   for (const event of events) {
     const entry = eventTypeEntry(event.type);
     if (!entry) throw new Error(`Unknown event type ${event.type}`);
     if (entry.resource !== event.resource) throw new Error(`Event ${event.type} carries a ${entry.resource}, not a ${event.resource}`);
   }
-  return events.map((event) => newEventEntry(scope, newId(), event, now).item);
+  if (!events.length) return [];
+  const ids = events.map(() => newId());
+  return [...events.map((event, index) => newEventEntry(scope, ids[index]!, event, now).item), fanOutEntry(scope, ids, now).item];
+}
+
+/** The due work that fans the occurrences `ids` out (its ref lists them, comma-separated). */
+export function fanOutEntry(scope: RecordScope, ids: readonly string[], now: number): TransactEntry {
+  return dueEntry('event-fanout', scope, ids.join(','), now, now);
 }

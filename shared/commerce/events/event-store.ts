@@ -18,6 +18,11 @@ export interface OccurrenceRecord {
   type: string;
   data_resource: string;
   data_id: string;
+  /**
+   * The resource's stored record as the change wrote it, so notifications show it "as it
+   * stood when the occurrence happened" (events.md §1), whatever happens to it afterwards.
+   */
+  data_record: unknown;
   status: 'created';
   created_ms: number;
   modified_ms: number;
@@ -29,7 +34,7 @@ const occurrences = defineEntity<OccurrenceRecord>({ name: 'occurrence', collect
   indexes: { gsi1: 'occurrences by date_created (operators, tests)' } });
 
 /** The entry that records one event `eventId` about `resource` `dataId`, created at `now` (its id must be new). */
-export function newEventEntry(scope: RecordScope, eventId: string, event: { type: string; resource: string; id: string }, now: number): TransactEntry {
+export function newEventEntry(scope: RecordScope, eventId: string, event: { type: string; resource: string; id: string; record: unknown }, now: number): TransactEntry {
   const partition = occurrences.partition(scope);
   const record: OccurrenceRecord = {
     ...occurrences.key(scope, eventId),
@@ -39,6 +44,7 @@ export function newEventEntry(scope: RecordScope, eventId: string, event: { type
     type: event.type,
     data_resource: event.resource,
     data_id: event.id,
+    data_record: event.record,
     status: 'created',
     created_ms: now,
     modified_ms: now,
@@ -46,4 +52,10 @@ export function newEventEntry(scope: RecordScope, eventId: string, event: { type
     gsi1sk: listSortKey(now, eventId),
   };
   return occurrences.putEntry(record, { name: `event.${event.type}`, condition: IS_NEW });
+}
+
+/** Occurrences by id (strongly consistent; missing ones are left out). */
+export async function findOccurrences(scope: RecordScope, ids: readonly string[]): Promise<OccurrenceRecord[]> {
+  const found = await occurrences.findMany(scope, ids);
+  return ids.flatMap((id) => found.get(id) ?? []);
 }

@@ -1,0 +1,193 @@
+/**
+ * From occurrences to events (events.md: "for every occurrence the platform creates one event
+ * per matching active subscription"): the due work `event-fanout`, written in the same
+ * transaction as the change and its occurrences (shared/commerce/events/emit.ts), run at once
+ * by the process that committed it (the relay) or by the sweep after a crash.
+ *
+ *   1. read the occurrences the work names, and the active subscriptions of their types;
+ *   2. for each pair, render the notification once (data as it stood, shaped by the
+ *      subscription's expand, show, hide and zone; the body in its format) and write the event
+ *      together with its delivery work; the event id is derived from the occurrence and the
+ *      subscription, so a second run finds it taken and skips it;
+ *   3. remove the fan-out work.
+ *
+ * A crash at any line leaves the fan-out work due: the next run makes only what is missing.
+ * When no active subscription matches, no event is created (events.md).
+ */
+import { createHash } from 'node:crypto';
+import { readTechnicalSettingsCached, readPaymentSettingsCached } from '../accounts/settings-cache';
+import type { Principal } from '../auth/principal';
+import type { OccurrenceRecord } from '../commerce/events/event-store';
+import { findOccurrences } from '../commerce/events/event-store';
+import { config } from '../config';
+import { dueEntry, finishEntry, type DueClaim } from '../due-work/due-work-store';
+import type { DueHandler } from '../due-work/runner';
+import { ID_ALPHABET } from '../ids';
+import type { Platform } from '../platform/ports';
+import { formatTimestamp } from '../rest/dates';
+import { expandResources, renderStored } from '../rest/expand';
+import { parseExpand } from '../rest/paths';
+import type { RenderContext } from '../rest/render-context';
+import { declarationOf } from '../rest/resources';
+import { applyShowHide, parseShowHide } from '../rest/show-hide';
+import type { RecordScope } from '../store/entity';
+import { RecordExistsError } from '../store/errors';
+import { transact, writeOne } from '../store/transact';
+import type { EventType } from './catalog';
+import type { EventRecord } from './event-records';
+import { newEventEntry, type NewEvent } from './event-store';
+import { notificationTree, renderBody, type JsonObject } from './notifications';
+import { activeSubscriptionsFor, type EventSubscriptionRecord } from './subscriptions';
+
+/** The id of the event of occurrence `fingerprint` for subscription `subscriptionId` (the same on every run). */
+export function eventIdFor(fingerprint: string, subscriptionId: string): string {
+  const digest = createHash('sha256').update(`event:${fingerprint}:${subscriptionId}`).digest();
+  // 32 characters in the alphabet: one byte's low five bits pick one without bias.
+  return Array.from(digest.subarray(0, 12), (byte) => ID_ALPHABET[byte % ID_ALPHABET.length]).join('');
+}
+
+/** The account-wide reader notifications are rendered for: every link the data names may expand. */
+function platformReader(scope: RecordScope): Principal {
+  return { authId: 'platform', accountId: scope.accountId, mode: scope.mode, kind: 'secret', prefix: 'sk', tokenHash: '', permissions: [], isOwner: true, expiresAtMs: null } as unknown as Principal;
+}
+
+/** How a subscription wants its data drawn: links on the API's public address, its zone, its expand/show/hide. */
+async function renderContextFor(scope: RecordScope, subscription: EventSubscriptionRecord, now: number): Promise<RenderContext> {
+  const [technical, payment] = await Promise.all([readTechnicalSettingsCached(scope.accountId), readPaymentSettingsCached(scope.accountId)]);
+  const zone = subscription.timezone ?? technical?.timezone ?? 'UTC';
+  const baseUrl = config().publicUrls.api;
+  const query: Record<string, string> = {};
+  if (subscription.show) query.show = subscription.show;
+  if (subscription.hide) query.hide = subscription.hide;
+  return {
+    baseUrl,
+    zone,
+    locale: technical?.locale ?? 'en-US',
+    formatted: false,
+    now,
+    accountId: scope.accountId,
+    mode: scope.mode,
+    principal: platformReader(scope),
+    query,
+    payment,
+    currency: payment.default_payment_currency,
+    // The subscription's lists were checked when it was saved; a conflict there cannot reach here.
+    showHide: parseShowHide(query),
+    url: (path) => `${baseUrl}${path}`,
+    date: (epochMs) => (epochMs === null || epochMs === undefined ? null : formatTimestamp(epochMs, zone)),
+  };
+}
+
+/** The notification's data: the occurrence's record as it stood, with the subscription's expand (at most 10), show and hide. */
+async function dataOf(occurrence: OccurrenceRecord, subscription: EventSubscriptionRecord, context: RenderContext): Promise<JsonObject> {
+  const declaration = declarationOf(occurrence.data_resource);
+  if (!declaration) throw new Error(`No declaration for ${occurrence.data_resource} (occurrence ${occurrence.event_id})`);
+  const json = renderStored(declaration, occurrence.data_record, context);
+  const tree = parseExpand(subscription.expand ?? undefined, 'event_subscription');
+  await expandResources([{ json, declaration, stored: occurrence.data_record }], tree, context, false);
+  return applyShowHide(json, context.showHide) as JsonObject;
+}
+
+/** The event of `occurrence` for `subscription`, its body rendered once. */
+export async function eventFor(occurrence: OccurrenceRecord, subscription: EventSubscriptionRecord, now: number): Promise<NewEvent> {
+  const scope = { accountId: occurrence.account_id, mode: occurrence.mode };
+  const context = await renderContextFor(scope, subscription, now);
+  const eventId = eventIdFor(occurrence.event_id, subscription.event_subscription_id);
+  const data = await dataOf(occurrence, subscription, context);
+  const tree = notificationTree({
+    eventId,
+    fingerprint: occurrence.event_id,
+    type: occurrence.type,
+    dateCreated: context.date(occurrence.created_ms)!,
+    test: occurrence.mode === 'test',
+    accountId: occurrence.account_id,
+    environmentVariables: subscription.environment_variables,
+    data,
+  });
+  const rendered = renderBody(subscription.format, tree);
+  return {
+    event_id: eventId,
+    account_id: occurrence.account_id,
+    mode: occurrence.mode,
+    type: occurrence.type,
+    fingerprint: occurrence.event_id,
+    event_subscription_id: subscription.event_subscription_id,
+    method: subscription.method,
+    format: subscription.format,
+    data,
+    body: rendered.body,
+    content_type: rendered.contentType,
+    status: 'pending',
+    automatic_attempts: 0,
+    attempts_count: 0,
+    attempts: [],
+    last_attempt_ms: null,
+    next_attempt_ms: now,
+    delivered_ms: null,
+    last_request: null,
+    created_ms: now,
+    modified_ms: now,
+  };
+}
+
+/** A repeated run finding its event already made. */
+class EventAlreadyMade extends Error {}
+
+/**
+ * Writes one event with its delivery work; answers the event, or undefined when an earlier run
+ * already made it. `deliveryEntry` is the delivery's due work for the new event.
+ */
+async function writeEvent(event: NewEvent, deliveryEntry: (scope: RecordScope, eventId: string, now: number) => ReturnType<typeof dueEntry>): Promise<NewEvent | undefined> {
+  const scope = { accountId: event.account_id, mode: event.mode };
+  try {
+    await transact([newEventEntry(event, () => new EventAlreadyMade()), deliveryEntry(scope, event.event_id, event.created_ms)]);
+    return event;
+  } catch (error) {
+    if (error instanceof EventAlreadyMade || error instanceof RecordExistsError) return undefined;
+    throw error;
+  }
+}
+
+/** What a fan-out needs from delivery: the due work of a new event, and the relay that starts it. */
+export interface DeliveryHooks {
+  /** The transaction entry making the event's first delivery due now. */
+  deliveryEntry(scope: RecordScope, eventId: string, now: number): ReturnType<typeof dueEntry>;
+  /** Starts the delivery of events just written (after the commit); failures are the sweep's. */
+  relay(platform: Platform, events: readonly Pick<EventRecord, 'account_id' | 'mode' | 'event_id'>[]): Promise<void>;
+}
+
+/**
+ * Fans the occurrences of `claim` out and removes the work; answers the events it made. A throw
+ * leaves the work for the next run, which makes only what is still missing.
+ */
+export async function fanOut(platform: Platform, claim: DueClaim, hooks: DeliveryHooks): Promise<NewEvent[]> {
+  const { record } = claim;
+  const scope = { accountId: record.account_id, mode: record.mode };
+  const occurrences = await findOccurrences(scope, record.ref.split(','));
+  const subscriptionsByType = new Map<string, Promise<EventSubscriptionRecord[]>>();
+  const made: NewEvent[] = [];
+  for (const occurrence of occurrences) {
+    if (!subscriptionsByType.has(occurrence.type)) {
+      subscriptionsByType.set(occurrence.type, activeSubscriptionsFor(scope, occurrence.type as EventType, platform.secrets));
+    }
+    for (const subscription of await subscriptionsByType.get(occurrence.type)!) {
+      const event = await eventFor(occurrence, subscription, platform.clock.nowMs());
+      const written = await writeEvent(event, hooks.deliveryEntry);
+      if (written) made.push(written);
+    }
+  }
+  await writeOne(finishEntry(claim));
+  if (made.length) await hooks.relay(platform, made);
+  return made;
+}
+
+/** The due-work handler of `event-fanout` over the delivery it hands new events to. */
+export function eventFanOutWork(hooks: DeliveryHooks): DueHandler {
+  return {
+    kind: 'event-fanout',
+    leaseMs: 60_000,
+    async run(platform, claim) {
+      await fanOut(platform, claim, hooks);
+    },
+  };
+}
