@@ -43,8 +43,18 @@ export const queues: readonly QueueDefinition[] = [
   {
     name: 'event-notifications',
     description: 'Event notification deliveries (events.md)',
-    visibilityTimeoutSeconds: 120,
+    // An attempt may take 30 s and a batch runs its messages side by side: a 60 s function
+    // timeout, and six times that hidden (consumerTimeout).
+    visibilityTimeoutSeconds: 360,
     maxReceiveCount: 50,
+    consumer: {
+      entry: 'handlers/queues/event-notifications.ts',
+      batchSize: 10,
+      memoryMb: 256,
+      // Attempts and schedules are recorded in the table; subscription secrets and the account's
+      // signature key are opened; email subscriptions send through SES. Outbound HTTP needs no grant.
+      grants: { table: 'readWrite', secrets: 'decrypt', email: true, sendsTo: [] },
+    },
   },
   {
     name: 'license-requests',

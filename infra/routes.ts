@@ -140,9 +140,10 @@ export const families = {
   events: {
     entry: 'handlers/http/event-subscriptions.ts',
     memoryMb: 256,
-    description: 'Event subscriptions: /event_subscriptions',
-    // The secret properties of a subscription are sealed on write and opened for privileged readers.
-    grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: false, sendsTo: [] },
+    description: 'Event subscriptions and events: /event_subscriptions, /events',
+    // The secret properties of a subscription are sealed on write and opened for privileged readers
+    // and for manual retries, which also send email notifications (outbound HTTP needs no grant).
+    grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: true, sendsTo: [] },
   },
   settings: {
     entry: 'handlers/http/settings.ts',
@@ -278,6 +279,9 @@ export const routes = [
   { method: 'GET', path: '/api/v1/event_subscriptions/{event_subscription_id}', family: 'events', access: allow('event_subscriptions', 'read') },
   { method: 'POST', path: '/api/v1/event_subscriptions/{event_subscription_id}', family: 'events', access: allow('event_subscriptions', 'update') },
   { method: 'DELETE', path: '/api/v1/event_subscriptions/{event_subscription_id}', family: 'events', access: allow('event_subscriptions', 'delete') },
+  { method: 'GET', path: '/api/v1/events', family: 'events', access: allow('events', 'read') },
+  { method: 'GET', path: '/api/v1/events/{event_id}', family: 'events', access: allow('events', 'read') },
+  { method: 'POST', path: '/api/v1/events/{event_id}/retry', family: 'events', access: allow('events', 'update') },
 
   { method: 'GET', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'read') },
   { method: 'POST', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'update') },

@@ -25,6 +25,7 @@ export const schedules: readonly ScheduleDefinition[] = [
     everyMinutes: 1,
     memoryMb: 256,
     // Image files of deleted and abandoned images are removed here.
-    grants: { table: 'readWrite', secrets: 'none', email: true, sendsTo: [], objects: { bucket: 'apps', prefix: 'images/', delete: true } },
+    // Due event deliveries are handed to their queue.
+    grants: { table: 'readWrite', secrets: 'none', email: true, sendsTo: ['event-notifications'], objects: { bucket: 'apps', prefix: 'images/', delete: true } },
   },
 ];

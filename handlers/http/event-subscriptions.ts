@@ -1,4 +1,5 @@
-/** Lambda entry point of the `events` route family: event subscriptions (events.md §2). */
+/** Lambda entry point of the `events` route family: event subscriptions and events (events.md §2, §7). */
+import { getEventAction, listEventsAction, retryEventAction } from '../../shared/events/event-actions';
 import {
   createEventSubscriptionAction,
   deleteEventSubscriptionAction,
@@ -14,6 +15,9 @@ export const family = defineFamily('events', {
   'GET /api/v1/event_subscriptions/{event_subscription_id}': getEventSubscriptionAction,
   'POST /api/v1/event_subscriptions/{event_subscription_id}': updateEventSubscriptionAction,
   'DELETE /api/v1/event_subscriptions/{event_subscription_id}': deleteEventSubscriptionAction,
+  'GET /api/v1/events': listEventsAction,
+  'GET /api/v1/events/{event_id}': getEventAction,
+  'POST /api/v1/events/{event_id}/retry': retryEventAction,
 });
 
 export const handler = lambdaHandler(family);

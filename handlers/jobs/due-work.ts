@@ -2,13 +2,15 @@
  * Scheduled job: runs the due work that no process finished (see infra/schedules.ts and
  * shared/due-work): confirmation emails the paying request did not send, payments whose
  * process died (finished or failed, the cart released), deleted images still listed by
- * products, and the files of deleted images (after 90 days) and of uploads that never finished.
+ * products, the files of deleted images (after 90 days) and of uploads that never finished, and
+ * event deliveries whose next attempt is due (handed to the event-notifications queue).
  */
 import { imageUnlinkWork } from '../../shared/catalog/images/delete-image';
 import { imageFilesWork } from '../../shared/catalog/images/remove-image-files';
 import { confirmationEmailWork } from '../../shared/commerce/checkout/confirmation';
 import { paymentRecoveryWork } from '../../shared/commerce/checkout/recover-payment';
 import { sweepDue } from '../../shared/due-work/runner';
+import { eventDeliveryWork } from '../../shared/events/delivery/deliver-event';
 import { logger } from '../../shared/logging';
 import { cloudPlatform } from '../../shared/platform/cloud';
 import type { Platform } from '../../shared/platform/ports';
@@ -17,7 +19,7 @@ import type { Platform } from '../../shared/platform/ports';
 export async function job(platform: Platform): Promise<{ finished: number }> {
   // Payments first: a recovered payment makes its confirmation email due. A finished unlink
   // makes an image's files due (in 90 days), so unlinking comes before removing files.
-  const finished = await sweepDue(platform, [paymentRecoveryWork, confirmationEmailWork, imageUnlinkWork, imageFilesWork]);
+  const finished = await sweepDue(platform, [paymentRecoveryWork, confirmationEmailWork, imageUnlinkWork, imageFilesWork, eventDeliveryWork]);
   if (finished) logger.info('Due work finished by the sweep', { finished });
   return { finished };
 }

@@ -51,7 +51,7 @@ async function writeMessage(dir: string, messageId: string, clock: Clock, messag
     kind: message.kind,
     ...(message.orderId ? { order_id: message.orderId } : {}),
   };
-  await writeFile(join(dir, `${messageId}.html`), message.html);
+  if (message.html !== undefined) await writeFile(join(dir, `${messageId}.html`), message.html);
   await writeFile(join(dir, `${messageId}.txt`), message.text);
   await writeFile(join(dir, `${messageId}.eml`), toMime(entry, message));
   await writeFile(join(dir, `${messageId}.json.tmp`), JSON.stringify(entry));
@@ -70,20 +70,25 @@ export function toMime(entry: OutboxEntry, message: EmailMessage): string {
     `Subject: ${encodeHeader(entry.subject)}`,
     `Date: ${new Date(entry.date).toUTCString()}`,
     `Message-ID: <${entry.message_id}@cartwheel.localhost>`,
+    ...Object.entries(message.headers ?? {}).map(([name, value]) => `${name}: ${encodeHeader(value)}`),
     'MIME-Version: 1.0',
-    `Content-Type: multipart/alternative; boundary="${boundary}"`,
-    '',
-    `--${boundary}`,
-    'Content-Type: text/plain; charset=UTF-8',
-    'Content-Transfer-Encoding: base64',
-    '',
-    base64Lines(message.text),
-    `--${boundary}`,
-    'Content-Type: text/html; charset=UTF-8',
-    'Content-Transfer-Encoding: base64',
-    '',
-    base64Lines(message.html),
-    `--${boundary}--`,
-    '',
+    ...(message.html === undefined
+      ? ['Content-Type: text/plain; charset=UTF-8', 'Content-Transfer-Encoding: base64', '', base64Lines(message.text), '']
+      : [
+          `Content-Type: multipart/alternative; boundary="${boundary}"`,
+          '',
+          `--${boundary}`,
+          'Content-Type: text/plain; charset=UTF-8',
+          'Content-Transfer-Encoding: base64',
+          '',
+          base64Lines(message.text),
+          `--${boundary}`,
+          'Content-Type: text/html; charset=UTF-8',
+          'Content-Transfer-Encoding: base64',
+          '',
+          base64Lines(message.html),
+          `--${boundary}--`,
+          '',
+        ]),
   ].join('\r\n');
 }

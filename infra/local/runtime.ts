@@ -121,7 +121,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     });
     gatewayBuilt(gateway);
 
-    const pollers = await startQueuePollers(emulators, log);
+    const pollers = await startQueuePollers(emulators, platform, log);
     const stopSchedules = await startSchedules(platform, log);
     const bootstrap = await seedOrReload(platform, paths.bootstrap, port, log);
     writeBootstrap(paths.bootstrap, bootstrap);
@@ -196,11 +196,12 @@ async function startSchedules(platform: Platform, log: (line: string) => void): 
 }
 
 /** Polls every queue that has a consumer, calling it as the cloud's event source mapping would. */
-async function startQueuePollers(emulators: Emulators, log: (line: string) => void): Promise<Poller[]> {
+async function startQueuePollers(emulators: Emulators, platform: Platform, log: (line: string) => void): Promise<Poller[]> {
   const pollers: Poller[] = [];
   for (const queue of queues) {
     if (!queue.consumer) continue;
-    const module = (await import(pathToFileURL(resolve(REPO_ROOT, queue.consumer.entry)).href)) as { handler: QueueHandler };
+    // A worker module built over a platform (`consumer`) gets the local one; the cloud's `handler` otherwise.
+    const module = (await import(pathToFileURL(resolve(REPO_ROOT, queue.consumer.entry)).href)) as { handler: QueueHandler; consumer?: (platform: Platform) => QueueHandler };
     const created = emulators.queues.find((candidate) => candidate.name === queue.name)!;
     pollers.push(
       startPoller({
@@ -209,7 +210,7 @@ async function startQueuePollers(emulators: Emulators, log: (line: string) => vo
         queueUrl: created.url,
         queueArn: created.arn,
         region: LOCAL_REGION,
-        handler: module.handler,
+        handler: module.consumer ? module.consumer(platform) : module.handler,
         batchSize: queue.consumer.batchSize,
         onError: (error) => log(`Queue ${queue.name}: ${String(error)}`),
       }),

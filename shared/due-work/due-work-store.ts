@@ -178,3 +178,55 @@ export async function retryLater(claim: DueClaim, nextMs: number, failure: strin
     if (!(error instanceof TransactionRejectedError)) throw error;
   });
 }
+
+/**
+ * The entry that puts claimed work back for a run at `nextMs` (unclaimed), only while the claim
+ * is still ours: written in the same transaction as the work's own record of this run (an
+ * event's failed attempt with its next attempt time), so neither is ever written without the other.
+ */
+export function rescheduleEntry(claim: DueClaim, nextMs: number, failure: string | null = null): TransactEntry {
+  const { record } = claim;
+  const scope = scopeOf(record);
+  return dueWork.updateEntry(scope, record.due_id, {
+    name: `due.${record.kind}.reschedule`,
+    set: { claim_id: null, next_ms: nextMs, gsi3sk: sortKey(nextMs, scope, record.ref), last_failure: failure === null ? null : failure.slice(0, 500) },
+    condition: { expression: 'claim_id = :claim', values: { ':claim': claim.claimId } },
+  });
+}
+
+/** A hold on work for one run outside its schedule (see `holdDue`). */
+export interface DueHold {
+  claim: DueClaim;
+  /** When the work was due before the hold, or null when there was none (the hold made the record). */
+  dueMs: number | null;
+}
+
+/**
+ * Holds `kind` work on `ref` for `leaseMs` so one run can happen outside the schedule (a manual
+ * retry): claims the record when it exists and nobody else holds it, or creates it claimed when
+ * there is none. Answers undefined when someone else holds it (a run is in progress). The run's
+ * final write puts the record back at `dueMs` (`rescheduleEntry`) or removes it (`finishEntry`);
+ * if the holder dies, the lease lapses and the sweep runs the work, whose handler must then see
+ * whether anything is left to do.
+ */
+export async function holdDue(kind: DueKind, scope: RecordScope, ref: string, now: number, leaseMs: number): Promise<DueHold | undefined> {
+  const existing = await findDue(kind, scope, ref);
+  if (existing) {
+    if (existing.claim_id !== null && existing.next_ms > now) return undefined;
+    const dueMs = existing.claim_id === null ? existing.next_ms : now;
+    const claim = await claimIf(kind, scope, ref, now, leaseMs, 'hold', {
+      expression: 'attribute_exists(pk) AND (claim_id = :none OR next_ms <= :now)',
+      values: { ':none': null, ':now': now },
+    }, true);
+    return claim ? { claim, dueMs } : undefined;
+  }
+  const entry = dueEntry(kind, scope, ref, now + leaseMs, now, newId());
+  const put = entry.item.Put!;
+  try {
+    await writeOne({ ...entry, name: `due.${kind}.hold-new`, item: { Put: { ...put, ConditionExpression: 'attribute_not_exists(pk)' } } });
+  } catch (error) {
+    if (error instanceof TransactionRejectedError) return undefined;
+    throw error;
+  }
+  return { claim: claimWritten(entry), dueMs: null };
+}

@@ -36,7 +36,11 @@ export function sesEmail(options: { from: string; region: string }): EmailPort {
           Content: {
             Simple: {
               Subject: { Data: message.subject, Charset: 'UTF-8' },
-              Body: { Html: { Data: message.html, Charset: 'UTF-8' }, Text: { Data: message.text, Charset: 'UTF-8' } },
+              Body: {
+                ...(message.html !== undefined ? { Html: { Data: message.html, Charset: 'UTF-8' } } : {}),
+                Text: { Data: message.text, Charset: 'UTF-8' },
+              },
+              ...(message.headers ? { Headers: Object.entries(message.headers).map(([Name, Value]) => ({ Name, Value })) } : {}),
             },
           },
           EmailTags: [{ Name: 'kind', Value: message.kind }],

@@ -81,6 +81,9 @@ export interface EventRecord {
   modified_ms: number;
   gsi1pk: string;
   gsi1sk: string;
+  /** Listed by date_modified (`date_type=date_modified`); moved by every save. */
+  gsi2pk: string;
+  gsi2sk: string;
   /** Removed 30 days after creation (§6.2), by the table's TTL. */
   ttl: number;
 }

@@ -9,10 +9,10 @@ import { listSortKey } from '../store/keys';
 import { EVENT_RETENTION_MS, type EventRecord } from './event-records';
 
 const events = defineEntity<EventRecord>({ name: 'event', collection: 'events', scope: 'mode', idField: 'event_id',
-  indexes: { gsi1: 'events by date_created (cursor list)' } });
+  indexes: { gsi1: 'events by date_created (cursor list)', gsi2: 'events by date_modified (cursor list, date_type=date_modified)' } });
 
 /** What an event needs besides its keys and list position. */
-export type NewEvent = Omit<EventRecord, 'pk' | 'sk' | 'gsi1pk' | 'gsi1sk' | 'ttl'>;
+export type NewEvent = Omit<EventRecord, 'pk' | 'sk' | 'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'ttl'>;
 
 /** The listing partition of a scope's events (what the cursor list reads). */
 export function eventPartition(scope: RecordScope): string {
@@ -30,6 +30,8 @@ export function newEventEntry(event: NewEvent, onTaken: () => Error): TransactEn
     ...events.key(scope, event.event_id),
     gsi1pk: events.partition(scope),
     gsi1sk: listSortKey(event.created_ms, event.event_id),
+    gsi2pk: events.partition(scope),
+    gsi2sk: listSortKey(event.modified_ms, event.event_id),
     ttl: Math.floor((event.created_ms + EVENT_RETENTION_MS) / 1000),
   };
   return events.putEntry(record, { ifNew: true, name: 'event.create', onConditionFailed: onTaken });
@@ -47,5 +49,36 @@ export async function getEvent(scope: RecordScope, eventId: string): Promise<Eve
 
 /** The entry that replaces `current` by `next` if nobody changed it meanwhile (an attempt's record). */
 export function eventSaveEntry(current: EventRecord, next: EventRecord): TransactEntry {
-  return events.putEntry(next, { ifVersion: current.modified_ms, name: 'event.save' });
+  const listed: EventRecord = { ...next, gsi2pk: events.partition({ accountId: next.account_id, mode: next.mode }), gsi2sk: listSortKey(next.modified_ms, next.event_id) };
+  return events.putEntry(listed, { ifVersion: current.modified_ms, name: 'event.save' });
+}
+
+/** What `GET /events` may filter on (§7.2), each an exact match. */
+export interface EventFilters {
+  status?: string;
+  type?: string;
+  event_subscription_id?: string;
+  fingerprint?: string;
+}
+
+/**
+ * Where the cursor list of a scope's events reads (shared/rest/cursor-list.ts `CursorSource`):
+ * the listing partition, reads by id, and the filters as one FilterExpression.
+ */
+export function eventListSource(scope: RecordScope, filters: EventFilters) {
+  const conditions: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(filters)) {
+    if (value === undefined) continue;
+    conditions.push(`#f_${name} = :f_${name}`);
+    names[`#f_${name}`] = name;
+    values[`:f_${name}`] = value;
+  }
+  return {
+    partition: events.partition(scope),
+    idOf: (item: Record<string, unknown>) => item.event_id as string,
+    find: async (id: string) => (await events.find(scope, id)) as unknown as Record<string, unknown> | undefined,
+    ...(conditions.length ? { filter: { expression: conditions.join(' AND '), names, values } } : {}),
+  };
 }

@@ -22,8 +22,11 @@ export interface EmailMessage {
   to: string;
   from?: string;
   subject: string;
-  html: string;
+  /** The HTML part; absent for a plain-text message (a JSON or XML notification, events.md §8). */
+  html?: string;
   text: string;
+  /** Extra headers (`X-Event-Id`, `X-Event-Type` on notifications). */
+  headers?: Record<string, string>;
   /** What the message is, e.g. `order_confirmation`. */
   kind: string;
   orderId?: string;

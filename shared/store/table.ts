@@ -66,6 +66,7 @@ export const tableDefinition = {
         cart: 'carts by date_modified',
         order: 'orders by date_modified',
         payment: 'payments by date_modified',
+        event: 'events by date_modified (cursor list, date_type=date_modified)',
       },
     },
     {

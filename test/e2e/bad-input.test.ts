@@ -308,6 +308,7 @@ const idPaths: Array<[string, (id: string) => string, Partial<Case>]> = [
   ['promotion', (id) => `promotions/${id}`, {}],
   ['shipping method', (id) => `shipping_methods/${id}`, {}],
   ['event subscription', (id) => `event_subscriptions/${id}`, {}],
+  ['event', (id) => `events/${id}`, {}],
 ];
 for (const [name, path] of idPaths) {
   for (const id of BAD_IDS) rows.push({ label: `GET ${name} id ${id.slice(0, 24)}`, method: 'GET', path: () => path(id), status: 404, code: 'resource_not_found' });
@@ -316,6 +317,7 @@ for (const id of BAD_IDS.slice(0, 3)) {
   rows.push({ label: `update product id ${id}`, method: 'POST', path: () => `products/${id}`, body: { name: 'X' }, status: 404, code: 'resource_not_found' });
   rows.push({ label: `delete product id ${id}`, method: 'DELETE', path: () => `products/${id}`, status: 404, code: 'resource_not_found' });
   rows.push({ label: `cart item of cart ${id}`, method: 'POST', path: () => `carts/${id}/items`, body: { product_id: 'p1' }, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `retry event id ${id}`, method: 'POST', path: () => `events/${id}/retry`, status: 404, code: 'resource_not_found' });
 }
 
 describe('bad input changes nothing (a table of probes)', () => {

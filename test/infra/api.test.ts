@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fallbackFamily, families, routeKey, routes } from '../../infra/routes';
-import { queueUrlVariable } from '../../infra/queues';
+import { queues, queueUrlVariable } from '../../infra/queues';
 import { schedules } from '../../infra/schedules';
 import type { Synthesized } from './synthesize';
 import { functionWithRole, referencedId, resourcesOfType, synthesize, synthTimeout } from './synthesize';
@@ -48,8 +48,8 @@ describe('HTTP API from infra/routes.ts', () => {
   });
 
   it('creates one function per family, described by the family', () => {
-    // One per family, plus one per scheduled job (test/infra/schedules.test.ts).
-    synth.template.resourceCountIs('AWS::Lambda::Function', Object.keys(families).length + schedules.length);
+    // One per family, plus one per scheduled job (test/infra/schedules.test.ts) and queue consumer (queues.test.ts).
+    synth.template.resourceCountIs('AWS::Lambda::Function', Object.keys(families).length + schedules.length + queues.filter((queue) => queue.consumer).length);
     for (const [name, family] of Object.entries(families)) {
       const fn = synth.json.Resources[functionWithRole(synth.json, `family:${name}`)]!.Properties!;
       expect(fn).toMatchObject({

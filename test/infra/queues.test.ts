@@ -72,9 +72,12 @@ describe('work queues from infra/queues.ts', () => {
     });
   });
 
-  it('creates no consumer while no entry has one', () => {
-    expect(queues.every((q) => q.consumer === undefined)).toBe(true);
-    synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
+  it('maps exactly the queues whose entry has a consumer (event-notifications: the event delivery worker)', () => {
+    expect(queues.filter((q) => q.consumer).map((q) => q.name)).toEqual(['event-notifications']);
+    synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    const consumer = synth.json.Resources[functionWithRole(synth.json, 'consumer:event-notifications')]!.Properties!;
+    // An attempt may take 30 s: the function outlives it, and the queue hides a batch six times as long.
+    expect(consumer.Timeout).toBeGreaterThanOrEqual(35);
   });
 
   it('outputs every queue URL', () => {
