@@ -3,7 +3,8 @@
  * shared/due-work): confirmation emails the paying request did not send, payments whose
  * process died (finished or failed, the cart released), deleted images still listed by
  * products, the files of deleted images (after 90 days) and of uploads that never finished, and
- * event deliveries whose next attempt is due (handed to the event-notifications queue).
+ * occurrences still to fan out to their subscriptions, and event deliveries whose next attempt
+ * is due (handed to the event-notifications queue).
  */
 import { imageUnlinkWork } from '../../shared/catalog/images/delete-image';
 import { imageFilesWork } from '../../shared/catalog/images/remove-image-files';
@@ -11,6 +12,7 @@ import { confirmationEmailWork } from '../../shared/commerce/checkout/confirmati
 import { paymentRecoveryWork } from '../../shared/commerce/checkout/recover-payment';
 import { sweepDue } from '../../shared/due-work/runner';
 import { eventDeliveryWork } from '../../shared/events/delivery/deliver-event';
+import { eventFanOutDueWork } from '../../shared/events/fan-out';
 import { logger } from '../../shared/logging';
 import { cloudPlatform } from '../../shared/platform/cloud';
 import type { Platform } from '../../shared/platform/ports';
@@ -19,7 +21,8 @@ import type { Platform } from '../../shared/platform/ports';
 export async function job(platform: Platform): Promise<{ finished: number }> {
   // Payments first: a recovered payment makes its confirmation email due. A finished unlink
   // makes an image's files due (in 90 days), so unlinking comes before removing files.
-  const finished = await sweepDue(platform, [paymentRecoveryWork, confirmationEmailWork, imageUnlinkWork, imageFilesWork, eventDeliveryWork]);
+  // Fan-out before delivery: the events it makes are due at once.
+  const finished = await sweepDue(platform, [paymentRecoveryWork, confirmationEmailWork, imageUnlinkWork, imageFilesWork, eventFanOutDueWork, eventDeliveryWork]);
   if (finished) logger.info('Due work finished by the sweep', { finished });
   return { finished };
 }

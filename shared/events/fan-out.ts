@@ -35,6 +35,7 @@ import { RecordExistsError } from '../store/errors';
 import { transact, writeOne } from '../store/transact';
 import type { EventType } from './catalog';
 import type { EventRecord } from './event-records';
+import { scheduleEventDelivery } from './delivery/deliver-event';
 import { newEventEntry, type NewEvent } from './event-store';
 import { notificationTree, renderBody, type JsonObject } from './notifications';
 import { activeSubscriptionsFor, type EventSubscriptionRecord } from './subscriptions';
@@ -122,7 +123,7 @@ export async function eventFor(occurrence: OccurrenceRecord, subscription: Event
     attempts_count: 0,
     attempts: [],
     last_attempt_ms: null,
-    next_attempt_ms: now,
+    next_attempt_ms: null,
     delivered_ms: null,
     last_request: null,
     created_ms: now,
@@ -181,9 +182,19 @@ export async function fanOut(platform: Platform, claim: DueClaim, hooks: Deliver
   return made;
 }
 
+/** Delivery as it runs: each new event's first attempt due at once, started through the queue after the commit. */
+export const deliveryHooks: DeliveryHooks = {
+  deliveryEntry: (scope, eventId, now) => scheduleEventDelivery({ account_id: scope.accountId, mode: scope.mode, event_id: eventId, created_ms: now }).entry,
+  async relay(platform, events) {
+    // A relay that fails leaves the delivery to the sweep.
+    await Promise.all(events.map((event) => scheduleEventDelivery({ ...event, created_ms: 0 }).relay(platform).catch(() => false)));
+  },
+};
+
 /** The due-work handler of `event-fanout` over the delivery it hands new events to. */
-export function eventFanOutWork(hooks: DeliveryHooks): DueHandler {
+export function eventFanOutWork(hooks: DeliveryHooks = deliveryHooks): DueHandler {
   return {
+    // Run where it is found (relay or sweep): reads and writes only; deliveries go to the queue.
     kind: 'event-fanout',
     leaseMs: 60_000,
     async run(platform, claim) {
@@ -191,3 +202,6 @@ export function eventFanOutWork(hooks: DeliveryHooks): DueHandler {
     },
   };
 }
+
+/** The fan-out as the sweep runs it. */
+export const eventFanOutDueWork: DueHandler = eventFanOutWork();

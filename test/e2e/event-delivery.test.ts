@@ -1,0 +1,160 @@
+/**
+ * Event notifications end to end over HTTP (events.md): a real local receiver, a runtime on the
+ * manual clock (each clock move runs the due-work sweep, so the schedule is driven, never waited
+ * for). A change makes its occurrence, the fan-out makes one event per subscription, delivery
+ * signs it (both schemes verify), a receiver failing three times gets the same event four
+ * times on the schedule, and the events API shows it all, including a manual retry.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyDelivery } from '../../shared/events/notifications';
+import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
+
+const KEY = 'receiver-signing-key-0123';
+
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  atClockMs: number;
+}
+
+let runtime: RuntimeProcess;
+let base: string;
+let secret: string;
+let receiver: Server;
+let receiverUrl: string;
+const received: Received[] = [];
+/** Status each path answers next; a path not listed answers 200. */
+const plans = new Map<string, number[]>();
+let clockMs = 0;
+
+async function moveClock(seconds: number): Promise<void> {
+  const moved = await api(`${runtime.url}/_local/clock`, { method: 'POST', body: { advance_seconds: seconds } });
+  expect(moved.status, moved.text).toBe(200);
+  clockMs = Date.parse(moved.body.now ?? moved.body.time ?? new Date(clockMs + seconds * 1000).toISOString());
+}
+
+/** Waits (real time, polling) until `path` has received `count` requests. */
+async function receivedAt(path: string, count: number): Promise<Received[]> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const got = received.filter((entry) => entry.path === path);
+    if (got.length >= count) return got;
+    if (Date.now() > deadline) throw new Error(`${path} received ${got.length} of ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function subscribe(body: Record<string, unknown>): Promise<string> {
+  const created = await api(`${base}event_subscriptions`, { method: 'POST', token: secret, body: { method: 'http', signature_key: KEY, ...body } });
+  expect(created.status, created.text).toBe(201);
+  return created.body.event_subscription_id;
+}
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      received.push({ path, headers: req.headers, body: Buffer.concat(chunks), atClockMs: clockMs });
+      const status = plans.get(path)?.shift() ?? 200;
+      res.writeHead(status, { 'Content-Type': 'text/plain' });
+      res.end(status >= 300 ? `no, ${status}` : 'ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  runtime = await startRuntime({ env: { CARTWHEEL_CLOCK: 'manual', CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000' } });
+  base = runtime.bootstrap.api_url;
+  secret = runtime.bootstrap.tokens.test_secret;
+  const clock = await api(`${runtime.url}/_local/clock`);
+  clockMs = Date.parse(clock.body.now ?? clock.body.time ?? new Date().toISOString());
+}, 60_000);
+
+afterAll(async () => {
+  expect(await runtime.stop()).toBe(0);
+  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+});
+
+describe('event notifications', () => {
+  it('delivers a signed notification of each subscription: two events of one occurrence, one fingerprint', async () => {
+    await subscribe({ event_type: 'product:created', destination: `${receiverUrl}/json` });
+    await subscribe({ event_type: 'product:created', destination: `${receiverUrl}/xml`, format: 'xml' });
+    const product = await api(`${base}products`, { method: 'POST', token: secret, body: { product_id: 'notified', name: 'Notified', type: 'digital', prices: [{ currency: 'USD', price: 5 }] } });
+    expect(product.status, product.text).toBe(201);
+    await moveClock(1);
+    const [json] = await receivedAt('/json', 1);
+    const [xml] = await receivedAt('/xml', 1);
+    for (const delivery of [json!, xml!]) {
+      expect(verifyDelivery(delivery.body, delivery.headers as Record<string, string>, KEY, Math.floor(Date.now() / 1000))).toBe(true);
+      expect(delivery.headers['x-event-type']).toBe('product:created');
+      expect(delivery.headers['user-agent']).toBe('Cartwheel-Notifications/1.0');
+    }
+    const body = JSON.parse(json!.body.toString('utf8'));
+    expect(body).toMatchObject({ object: 'event', type: 'product:created', test: true, data: { object: 'product', product_id: 'notified', name: 'Notified' } });
+    expect(json!.headers['webhook-id']).toBe(body.event_id);
+    expect(xml!.headers['content-type']).toBe('application/xml; charset=utf-8');
+    expect(xml!.body.toString('utf8')).toContain(`<fingerprint>${body.fingerprint}</fingerprint>`);
+    expect(xml!.headers['webhook-id']).not.toBe(body.event_id);
+
+    const events = await api(`${base}events?fingerprint=${body.fingerprint}`, { token: secret });
+    expect(events.status, events.text).toBe(200);
+    expect(events.body.data.map((event: { status: string }) => event.status)).toEqual(['delivered', 'delivered']);
+  });
+
+  it('retries a failing receiver on the schedule: four deliveries of the same event, then delivered', async () => {
+    plans.set('/flaky', [500, 503, 302]);
+    await subscribe({ event_type: 'product:modified', destination: `${receiverUrl}/flaky` });
+    expect((await api(`${base}products/notified`, { method: 'POST', token: secret, body: { name: 'Renamed' } })).status).toBe(200);
+    await moveClock(1);
+    await receivedAt('/flaky', 1);
+    // The waits after attempts 1, 2 and 3: 1, 5 and 15 minutes, each within ±10 %.
+    for (const [index, minutes] of [1, 5, 15].entries()) {
+      await moveClock(minutes * 60 * 0.89);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(received.filter((entry) => entry.path === '/flaky')).toHaveLength(index + 1);
+      await moveClock(minutes * 60 * 0.22);
+      await receivedAt('/flaky', index + 2);
+    }
+    const deliveries = received.filter((entry) => entry.path === '/flaky');
+    expect(new Set(deliveries.map((entry) => entry.headers['webhook-id'])).size).toBe(1);
+    const eventId = deliveries[0]!.headers['webhook-id'] as string;
+    const event = await api(`${base}events/${eventId}?debug=true`, { token: secret });
+    expect(event.status, event.text).toBe(200);
+    expect(event.body).toMatchObject({ status: 'delivered', attempts_count: 4 });
+    expect(event.body.attempts.map((attempt: { status_code: number; error: { code: string } | null }) => [attempt.status_code, attempt.error?.code ?? null])).toEqual([
+      [500, 'http_status'],
+      [503, 'http_status'],
+      [302, 'redirect'],
+      [200, null],
+    ]);
+    expect(event.body.debug.request).toMatchObject({ method: 'POST', url: `${receiverUrl}/flaky` });
+  });
+
+  it('ends a never-succeeding event failed after the full schedule; a manual retry then delivers it', async () => {
+    plans.set('/down', Array.from({ length: 11 }, () => 500));
+    await subscribe({ event_type: 'product:deleted', destination: `${receiverUrl}/down` });
+    expect((await api(`${base}products/notified`, { method: 'DELETE', token: secret })).status).toBe(204);
+    await moveClock(1);
+    await receivedAt('/down', 1);
+    for (const [index, minutes] of [1, 5, 15, 60, 180, 360, 720, 1440, 1440, 1440].entries()) {
+      await moveClock(minutes * 60 * 1.11);
+      await receivedAt('/down', index + 2);
+    }
+    const eventId = received.find((entry) => entry.path === '/down')!.headers['webhook-id'] as string;
+    await moveClock(3 * 24 * 3600);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(received.filter((entry) => entry.path === '/down')).toHaveLength(11);
+    const failed = await api(`${base}events?status=failed`, { token: secret });
+    expect(failed.body.data.map((event: { event_id: string }) => event.event_id)).toContain(eventId);
+
+    const retried = await api(`${base}events/${eventId}/retry`, { method: 'POST', token: secret });
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.body).toMatchObject({ status: 'delivered', attempts_count: 12 });
+    expect(retried.body.attempts.at(-1)).toMatchObject({ trigger: 'manual', success: true, status_code: 200 });
+    expect(received.filter((entry) => entry.path === '/down')).toHaveLength(12);
+  });
+});
