@@ -91,7 +91,7 @@ export const families = {
     entry: 'handlers/http/catalog.ts',
     memoryMb: 256,
     description: 'Products: /products',
-    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
+    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: ['event-notifications'] },
   },
   customers: {
     entry: 'handlers/http/customers.ts',
@@ -109,7 +109,7 @@ export const families = {
     entry: 'handlers/http/payments.ts',
     memoryMb: 512,
     description: 'Payments and checkout: /payments, /carts/{id}/payments',
-    grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: true, sendsTo: [] },
+    grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: true, sendsTo: ['event-notifications'] },
   },
   orders: {
     entry: 'handlers/http/orders.ts',
@@ -134,7 +134,7 @@ export const families = {
     // sharp decodes up to 40 megapixels (160 MB a frame) and encodes five files from it.
     memoryMb: 1536,
     description: 'Product images: /images (uploads sized with sharp)',
-    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [], objects: { bucket: 'apps', prefix: 'images/', put: true } },
+    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: ['event-notifications'], objects: { bucket: 'apps', prefix: 'images/', put: true } },
     nativeModules: ['sharp'],
   },
   events: {

@@ -1,17 +1,18 @@
 /**
- * Worker of the `event-notifications` queue (infra/queues.ts): runs queued event deliveries
- * (shared/events/delivery/deliver-event.ts) under the claim they were queued with, reporting
+ * Worker of the `event-notifications` queue (infra/queues.ts): runs queued fan-outs
+ * (shared/events/fan-out.ts) and event deliveries (shared/events/delivery/deliver-event.ts) under the claim they were queued with, reporting
  * partial batch failures. The local runtime's poller calls `consumer` with its own platform.
  */
 import type { Context, SQSEvent } from 'aws-lambda';
 import { dueWorkConsumer } from '../../shared/due-work/consumer';
 import { eventDeliveryWork } from '../../shared/events/delivery/deliver-event';
+import { eventFanOutDueWork } from '../../shared/events/fan-out';
 import { cloudPlatform } from '../../shared/platform/cloud';
 import type { Platform } from '../../shared/platform/ports';
 
 /** The SQS handler over a platform (the local runtime passes its own). */
 export function consumer(platform: Platform) {
-  return dueWorkConsumer(platform, [eventDeliveryWork]);
+  return dueWorkConsumer(platform, [eventFanOutDueWork, eventDeliveryWork]);
 }
 
 let cloud: ReturnType<typeof consumer> | undefined;

@@ -36,6 +36,7 @@ import { transact, writeOne } from '../store/transact';
 import type { EventType } from './catalog';
 import type { EventRecord } from './event-records';
 import { scheduleEventDelivery } from './delivery/deliver-event';
+import { EVENT_QUEUE, FAN_OUT_LEASE_MS } from './fan-out-relay';
 import { newEventEntry, type NewEvent } from './event-store';
 import { notificationTree, renderBody, type JsonObject } from './notifications';
 import { activeSubscriptionsFor, type EventSubscriptionRecord } from './subscriptions';
@@ -194,9 +195,10 @@ export const deliveryHooks: DeliveryHooks = {
 /** The due-work handler of `event-fanout` over the delivery it hands new events to. */
 export function eventFanOutWork(hooks: DeliveryHooks = deliveryHooks): DueHandler {
   return {
-    // Run where it is found (relay or sweep): reads and writes only; deliveries go to the queue.
+    // The request's relay queues it (fan-out-relay.ts); the sweep hands over what it never did.
     kind: 'event-fanout',
-    leaseMs: 60_000,
+    leaseMs: FAN_OUT_LEASE_MS,
+    queue: EVENT_QUEUE,
     async run(platform, claim) {
       await fanOut(platform, claim, hooks);
     },

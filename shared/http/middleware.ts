@@ -34,6 +34,7 @@ import { config } from '../config';
 import { newId } from '../ids';
 import type { Platform, SecretsPort } from '../platform/ports';
 import { ipBucketKey } from '../store/keys';
+import { withFanOutRelay } from '../events/fan-out-relay';
 import { parseInput } from '../input/validate';
 import { isOriginAllowed } from './cors';
 import { InvalidOriginError, TlsRequiredError } from './errors';
@@ -268,7 +269,8 @@ export function dispatch(actions: Readonly<Record<string, Action>>, platform: Pl
       platform,
     };
     const run = state.around.reduceRight<() => Promise<ApiResult>>((inner, step) => () => step(inner), () => action(apiContext));
-    const result = await run();
+    // Occurrences the action recorded are fanned out by the queue's worker, relayed here after the commit.
+    const result = await withFanOutRelay(platform, run);
     return toResponse(result, state.requestId, state.origin, state.principal);
   };
 }

@@ -36,16 +36,16 @@ function subscribe(body: Record<string, unknown>) {
 
 /** Runs every fan-out work still due in the scope (what earlier tests' writes left). */
 async function drain(): Promise<void> {
-  for (const record of (await listDue('event-fanout', Date.now() + 1000, 500)).filter((entry) => entry.account_id === scope.accountId)) {
-    await fanOut(platform, (await claimDue('event-fanout', scope, record.ref, Date.now() + 1000, 60_000))!, hooks);
+  for (const record of (await listDue('event-fanout', Date.now() + 120_000, 500)).filter((entry) => entry.account_id === scope.accountId)) {
+    await fanOut(platform, (await claimDue('event-fanout', scope, record.ref, Date.now() + 120_000, 60_000))!, hooks);
   }
 }
 
 /** The fan-out work the last product write left, claimed. */
 async function claimFanOut() {
-  const due = (await listDue('event-fanout', Date.now() + 1000, 500)).filter((record) => record.account_id === scope.accountId);
+  const due = (await listDue('event-fanout', Date.now() + 120_000, 500)).filter((record) => record.account_id === scope.accountId);
   expect(due).toHaveLength(1);
-  return (await claimDue('event-fanout', scope, due[0]!.ref, Date.now() + 1000, 60_000))!;
+  return (await claimDue('event-fanout', scope, due[0]!.ref, Date.now() + 120_000, 60_000))!;
 }
 
 describe('fan-out', () => {
@@ -93,7 +93,7 @@ describe('fan-out', () => {
     expect(first).toHaveLength(2);
     // The same work run again (its removal lost in a crash) finds both events made.
     await dueEntryAgain(claim.record.ref);
-    const second = await fanOut(platform, (await claimDue('event-fanout', scope, claim.record.ref, Date.now() + 1000, 60_000))!, hooks);
+    const second = await fanOut(platform, (await claimDue('event-fanout', scope, claim.record.ref, Date.now() + 120_000, 60_000))!, hooks);
     expect(second).toEqual([]);
   });
 
@@ -101,8 +101,8 @@ describe('fan-out', () => {
     // An account without subscriptions.
     const other = { accountId: 'NOSUBS', mode: 'test' as const };
     await createProduct(other, productCreate.parse({ product_id: 'alone', name: 'Alone', type: 'physical', prices: [{ currency: 'USD', price: 1 }] }), paymentSettings());
-    const due = (await listDue('event-fanout', Date.now() + 1000, 500)).find((record) => record.account_id === 'NOSUBS')!;
-    const made = await fanOut(platform, (await claimDue('event-fanout', other, due.ref, Date.now() + 1000, 60_000))!, hooks);
+    const due = (await listDue('event-fanout', Date.now() + 120_000, 500)).find((record) => record.account_id === 'NOSUBS')!;
+    const made = await fanOut(platform, (await claimDue('event-fanout', other, due.ref, Date.now() + 120_000, 60_000))!, hooks);
     expect(made).toEqual([]);
     expect(await findDue('event-fanout', other, due.ref)).toBeUndefined();
   });

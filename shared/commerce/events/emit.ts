@@ -8,6 +8,7 @@ import { eventTypeEntry, type EventResource, type EventType } from '../../events
 import { newId } from '../../ids';
 import type { RecordScope } from '../../store/records';
 import { dueEntry } from '../../due-work/due-work-store';
+import { FAN_OUT_LEASE_MS, noteFanOut } from '../../events/fan-out-relay';
 import type { TransactEntry } from '../../store/transact';
 import { newEventEntry } from './event-store';
 
@@ -51,7 +52,13 @@ export function eventWrites<const Specs extends readonly WidenedEventSpec[]>(sco
   return [...events.map((event, index) => newEventEntry(scope, ids[index]!, event, now).item), fanOutEntry(scope, ids, now).item];
 }
 
-/** The due work that fans the occurrences `ids` out (its ref lists them, comma-separated). */
+/**
+ * The due work that fans the occurrences `ids` out (its ref lists them, comma-separated),
+ * written claimed so the request's relay can queue it at once (../../events/fan-out-relay).
+ */
 export function fanOutEntry(scope: RecordScope, ids: readonly string[], now: number): TransactEntry {
-  return dueEntry('event-fanout', scope, ids.join(','), now, now);
+  const ref = ids.join(',');
+  const claimId = newId();
+  noteFanOut(scope, ref, claimId);
+  return dueEntry('event-fanout', scope, ref, now + FAN_OUT_LEASE_MS, now, claimId);
 }
