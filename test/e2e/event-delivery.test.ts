@@ -5,13 +5,28 @@
  * signs it (both schemes verify), a receiver failing three times gets the same event four
  * times on the schedule, and the events API shows it all, including a manual retry.
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyDelivery } from '../../shared/events/notifications';
+import { XMLParser } from 'fast-xml-parser';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
 
 const KEY = 'receiver-signing-key-0123';
+
+// The receiver's check, copied from events.md §5.1 as a merchant would paste it.
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a), y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+function verify(rawBody: Buffer, headers: Record<string, string | undefined>, key: string, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
+  const mac = (data: Buffer | string) => createHmac('sha256', key).update(data).digest('base64');
+  if (!same(mac(rawBody), headers['x-service-signature'] ?? '')) return false;
+  const id = headers['webhook-id'], ts = headers['webhook-timestamp'];
+  if (Math.abs(nowSeconds - Number(ts)) > 300) return false;
+  const expected = mac(Buffer.concat([Buffer.from(`${id}.${ts}.`), rawBody]));
+  return (headers['webhook-signature'] ?? '').split(' ').some((entry) => entry.startsWith('v1,') && same(entry.slice(3), expected));
+}
 
 interface Received {
   path: string;
@@ -89,7 +104,9 @@ describe('event notifications', () => {
     const [json] = await receivedAt('/json', 1);
     const [xml] = await receivedAt('/xml', 1);
     for (const delivery of [json!, xml!]) {
-      expect(verifyDelivery(delivery.body, delivery.headers as Record<string, string>, KEY, Math.floor(Date.now() / 1000))).toBe(true);
+      expect(verify(delivery.body, delivery.headers as Record<string, string>, KEY)).toBe(true);
+      // A changed body fails both schemes.
+      expect(verify(Buffer.concat([delivery.body, Buffer.from(' ')]), delivery.headers as Record<string, string>, KEY)).toBe(false);
       expect(delivery.headers['x-event-type']).toBe('product:created');
       expect(delivery.headers['user-agent']).toBe('Cartwheel-Notifications/1.0');
     }
@@ -103,6 +120,29 @@ describe('event notifications', () => {
     const events = await api(`${base}events?fingerprint=${body.fingerprint}`, { token: secret });
     expect(events.status, events.text).toBe(200);
     expect(events.body.data.map((event: { status: string }) => event.status)).toEqual(['delivered', 'delivered']);
+  });
+
+  it('delivers the same order:created as JSON, XML and HTML, each parsed', async () => {
+    for (const format of ['json', 'xml', 'html']) await subscribe({ event_type: 'order:created', destination: `${receiverUrl}/order-${format}`, format, expand: 'customer' });
+    expect((await api(`${base}products`, { method: 'POST', token: secret, body: { product_id: 'sold', name: 'Sold <&> "goods"', type: 'digital', prices: [{ currency: 'USD', price: 7 }] } })).status).toBe(201);
+    const cart = await api(`${base}carts`, { method: 'POST', token: secret, body: { items: [{ product_id: 'sold', quantity: '2' }], customer: { name: 'Ana Ruiz', email: 'ana@example.org', billing_address: { country: 'US' } } } });
+    expect(cart.status, cart.text).toBe(201);
+    const paid = await api(`${base}carts/${cart.body.cart_id}/payments`, { method: 'POST', token: secret, body: { payment_method: { type: 'credit_card', data: { number: '4242424242424242', exp_month: 12, exp_year: 2031, cvv: '123' } } } });
+    expect(paid.status, paid.text).toBe(201);
+    const orderId = String(paid.body.order).split('/').pop();
+    await moveClock(1);
+    const [json] = await receivedAt('/order-json', 1);
+    const [xml] = await receivedAt('/order-xml', 1);
+    const [html] = await receivedAt('/order-html', 1);
+    const fromJson = JSON.parse(json!.body.toString('utf8'));
+    expect(fromJson.data).toMatchObject({ object: 'order', order_id: orderId, total: 14, customer: { object: 'customer', name: 'Ana Ruiz' }, items: [{ product_id: 'sold', name: 'Sold <&> "goods"', quantity: 2 }] });
+    const fromXml = new XMLParser({ parseTagValue: false }).parse(xml!.body.toString('utf8'));
+    expect(fromXml.event).toMatchObject({ type: 'order:created', fingerprint: fromJson.fingerprint, data: { order_id: orderId, customer: { name: 'Ana Ruiz' }, items: { item: { name: 'Sold <&> "goods"' } } } });
+    const page = html!.body.toString('utf8');
+    expect(html!.headers['content-type']).toMatch(/^text\/html/);
+    expect(page).toContain(orderId);
+    expect(page).toContain('Sold &lt;&amp;&gt; &quot;goods&quot;');
+    expect(page).not.toContain('Sold <&>');
   });
 
   it('retries a failing receiver on the schedule: four deliveries of the same event, then delivered', async () => {
