@@ -12,7 +12,9 @@ import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
 import { readOffsetCollection } from '../../store/offset-index';
 import { retryOnConflict, type RecordScope } from '../../store/records';
-import { eventSubscriptionCreate, eventSubscriptionUpdate } from './event-subscription-schemas';
+import { sendSampleDelivery } from '../delivery/sample-delivery';
+import type { JsonObject } from '../notifications';
+import { eventSubscriptionCreate, eventSubscriptionTest, eventSubscriptionUpdate } from './event-subscription-schemas';
 import { eventSubscriptionPartition } from './event-subscription-store';
 import {
   createEventSubscription,
@@ -83,6 +85,18 @@ export async function deleteEventSubscriptionAction(context: ApiContext): Promis
   await retryOnConflict(async () => deleteEventSubscription(await readEventSubscription(scope, context.params.event_subscription_id!)));
   return { status: 204 };
 }
+
+/**
+ * `POST /event_subscriptions/{event_subscription_id}/test` (and `.../test/{anything}`): one sample
+ * delivery now (events.md §10), active or not; always 200 `event_test_result` once sent,
+ * whatever the destination replied. Nothing is stored.
+ */
+export const testEventSubscriptionAction = withBody(eventSubscriptionTest, async (context) => {
+  const { scope } = await prepare(context);
+  const record = await readEventSubscription(scope, context.params.event_subscription_id!);
+  const result = await sendSampleDelivery(context.platform, record, (context.body.data ?? undefined) as JsonObject | undefined);
+  return { status: 200, body: { object: 'event_test_result', ...result } };
+});
 
 /** `GET /event_subscriptions`: offset list, oldest first unless `desc`; filters `event_type`, `method`, `active`. */
 export async function listEventSubscriptionsAction(context: ApiContext): Promise<ApiResult> {
