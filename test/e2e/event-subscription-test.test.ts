@@ -2,7 +2,8 @@
  * The sample delivery over HTTP (events.md §10) against a real local receiver: one signed
  * notification through the subscription (its credentials, custom header and key), active or
  * not, answered as `event_test_result` with the request's secrets redacted; a refusing receiver
- * is a 200 with `success: false`; nothing is stored.
+ * is a 200 with `success: false`; nothing is stored. Also over HTTP: deleting a subscription
+ * fails its open events at once (§2.2), and email delivery to the local outbox (§8).
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +27,22 @@ let receiverUrl: string;
 const received: Received[] = [];
 /** Status each path answers; a path not listed answers 200. */
 const statuses = new Map<string, number>([['/refuse', 401]]);
+
+async function moveClock(seconds: number): Promise<void> {
+  const moved = await api(`${runtime.url}/_local/clock`, { method: 'POST', body: { advance_seconds: seconds } });
+  expect(moved.status, moved.text).toBe(200);
+}
+
+/** Polls (real time) until `check` answers a value. */
+async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 async function subscribe(body: Record<string, unknown>): Promise<string> {
   const created = await api(`${base}event_subscriptions`, { method: 'POST', token: secret, body: { method: 'http', signature_key: KEY, ...body } });
@@ -134,5 +151,63 @@ describe('POST /event_subscriptions/{id}/test', () => {
     expect(bad.status, bad.text).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'invalid_input', meta: { property: 'data' } });
     expect(received.filter((entry) => entry.path === '/ok2')).toHaveLength(0);
+  });
+});
+
+describe('DELETE /event_subscriptions/{id} (§2.2)', () => {
+  it('fails the subscription\'s retry events at delete time', async () => {
+    statuses.set('/down', 500);
+    const id = await subscribe({ event_type: 'product:modified', destination: `${receiverUrl}/down` });
+    expect((await api(`${base}products`, { method: 'POST', token: secret, body: { product_id: 'deleted-sub', name: 'P', type: 'digital', prices: [{ currency: 'USD', price: 5 }] } })).status).toBe(201);
+    expect((await api(`${base}products/deleted-sub`, { method: 'POST', token: secret, body: { name: 'Q' } })).status).toBe(200);
+    await moveClock(1);
+    const retrying = await eventually('an event in retry', async () => {
+      const list = await api(`${base}events?event_subscription_id=${id}`, { token: secret });
+      return list.body.data.find((event: { status: string }) => event.status === 'retry');
+    });
+    expect((await api(`${base}event_subscriptions/${id}`, { method: 'DELETE', token: secret })).status).toBe(204);
+    const after = await api(`${base}events/${retrying.event_id}`, { token: secret });
+    expect(after.body).toMatchObject({ status: 'failed', attempts_count: 2, date_next_delivery_attempt: null });
+    expect(after.body.attempts[1]).toMatchObject({ success: false, error: { code: 'subscription_deleted' } });
+  });
+});
+
+describe('email delivery (§8)', () => {
+  it('sends a json notification to the outbox: [TEST] subject, X-Event-Id and X-Event-Type, the body pretty-printed as text/plain', async () => {
+    const general = await api(`${base}settings/general`, { token: secret });
+    expect(general.status, general.text).toBe(200);
+    const company = general.body.company_name ?? 'Cartwheel';
+    await subscribe({ event_type: 'product:created', method: 'email', destination: 'hooks@example.test' });
+    expect((await api(`${base}products`, { method: 'POST', token: secret, body: { product_id: 'mailed', name: 'Mailed', type: 'digital', prices: [{ currency: 'USD', price: 7 }] } })).status).toBe(201);
+    await moveClock(1);
+    const message = await eventually('the notification email', async () => {
+      const outbox = await api(`${runtime.url}/_local/outbox`);
+      return outbox.body.data.find((entry: { kind: string; to: string }) => entry.kind === 'event_notification' && entry.to === 'hooks@example.test');
+    });
+    expect(message.subject).toBe(`[TEST] product:created notification from ${company}`);
+    const text = await (await fetch(message.text_url)).text();
+    const body = JSON.parse(text);
+    expect(body).toMatchObject({ object: 'event', type: 'product:created', test: true, data: { object: 'product', product_id: 'mailed', name: 'Mailed' } });
+    expect(text).toBe(JSON.stringify(body, null, 2));
+    const eml = await (await fetch(`${runtime.url}/_local/outbox/${message.message_id}.eml`)).text();
+    expect(eml).toContain(`X-Event-Id: ${body.event_id}`);
+    expect(eml).toContain('X-Event-Type: product:created');
+    expect(eml).toContain('Content-Type: text/plain; charset=UTF-8');
+    expect(eml).not.toContain('text/html');
+    const events = await api(`${base}events/${body.event_id}`, { token: secret });
+    expect(events.body).toMatchObject({ status: 'delivered', method: 'email' });
+
+    // The sample delivery of an email subscription is an email too, and is not stored.
+    const emailSubscription = (await api(`${base}event_subscriptions?method=email`, { token: secret })).body.data[0].event_subscription_id;
+    const sample = await api(`${base}event_subscriptions/${emailSubscription}/test`, { method: 'POST', token: secret });
+    expect(sample.status, sample.text).toBe(200);
+    expect(sample.body).toMatchObject({ object: 'event_test_result', success: true, status_code: null, error: null, request: { method: 'EMAIL', url: 'mailto:hooks@example.test' } });
+    const sampleMessage = await eventually('the sample email', async () => {
+      const outbox = await api(`${runtime.url}/_local/outbox`);
+      return outbox.body.data.find((entry: { message_id: string; to: string }) => entry.message_id !== message.message_id && entry.to === 'hooks@example.test');
+    });
+    expect(sampleMessage.subject).toBe(`[TEST] product:created notification from ${company}`);
+    expect(JSON.parse(await (await fetch(sampleMessage.text_url)).text()).data.product_id).toMatch(/^sample_/);
+    expect((await api(`${base}events/${sample.body.event_id}`, { token: secret })).status).toBe(404);
   });
 });
