@@ -279,6 +279,8 @@ export const routes = [
   { method: 'GET', path: '/api/v1/event_subscriptions/{event_subscription_id}', family: 'events', access: allow('event_subscriptions', 'read') },
   { method: 'POST', path: '/api/v1/event_subscriptions/{event_subscription_id}', family: 'events', access: allow('event_subscriptions', 'update') },
   { method: 'DELETE', path: '/api/v1/event_subscriptions/{event_subscription_id}', family: 'events', access: allow('event_subscriptions', 'delete') },
+  { method: 'POST', path: '/api/v1/event_subscriptions/{event_subscription_id}/test', family: 'events', access: allow('event_subscriptions', 'update') },
+  { method: 'POST', path: '/api/v1/event_subscriptions/{event_subscription_id}/test/{anything}', family: 'events', access: allow('event_subscriptions', 'update') },
   { method: 'GET', path: '/api/v1/events', family: 'events', access: allow('events', 'read') },
   { method: 'GET', path: '/api/v1/events/{event_id}', family: 'events', access: allow('events', 'read') },
   { method: 'POST', path: '/api/v1/events/{event_id}/retry', family: 'events', access: allow('events', 'update') },

@@ -5,6 +5,7 @@ import {
   deleteEventSubscriptionAction,
   getEventSubscriptionAction,
   listEventSubscriptionsAction,
+  testEventSubscriptionAction,
   updateEventSubscriptionAction,
 } from '../../shared/events/subscriptions/event-subscription-actions';
 import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
@@ -15,6 +16,9 @@ export const family = defineFamily('events', {
   'GET /api/v1/event_subscriptions/{event_subscription_id}': getEventSubscriptionAction,
   'POST /api/v1/event_subscriptions/{event_subscription_id}': updateEventSubscriptionAction,
   'DELETE /api/v1/event_subscriptions/{event_subscription_id}': deleteEventSubscriptionAction,
+  'POST /api/v1/event_subscriptions/{event_subscription_id}/test': testEventSubscriptionAction,
+  // Compatibility form (§10): the trailing segment is ignored.
+  'POST /api/v1/event_subscriptions/{event_subscription_id}/test/{anything}': testEventSubscriptionAction,
   'GET /api/v1/events': listEventsAction,
   'GET /api/v1/events/{event_id}': getEventAction,
   'POST /api/v1/events/{event_id}/retry': retryEventAction,

@@ -54,7 +54,7 @@ function platformReader(scope: RecordScope): Principal {
 }
 
 /** How a subscription wants its data drawn: links on the API's public address, its zone, its expand/show/hide. */
-async function renderContextFor(scope: RecordScope, subscription: EventSubscriptionRecord, now: number): Promise<RenderContext> {
+export async function renderContextFor(scope: RecordScope, subscription: EventSubscriptionRecord, now: number): Promise<RenderContext> {
   const [technical, payment] = await Promise.all([readTechnicalSettingsCached(scope.accountId), readPaymentSettingsCached(scope.accountId)]);
   const zone = subscription.timezone ?? technical?.timezone ?? 'UTC';
   const baseUrl = config().publicUrls.api;

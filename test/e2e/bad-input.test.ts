@@ -274,6 +274,13 @@ post(subscription, { event_type: 'cart:abandoned' }, 'event_type', 'subscription
 post(subscription, { active: 'false' }, 'active', 'subscription update active "false"');
 rows.push({ label: 'subscriptions: limited token', method: 'POST', path: subscriptions, body: hook, token: () => shopper, status: 403, code: 'insufficient_permissions' });
 rows.push({ label: 'subscription delete: limited token', method: 'DELETE', path: subscription, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+// --- POST /event_subscriptions/{id}/test (events.md §10): a refused body sends nothing (the outbox and the record are in the snapshot)
+const subscriptionTest = () => `event_subscriptions/${subscriptionId}/test`;
+for (const value of [[1, 2], 'x', 5, true]) post(subscriptionTest, { data: value }, 'data', `subscription test data ${JSON.stringify(value)}`);
+post(subscriptionTest, { data: nestedMeta(40) as Record<string, unknown> }, 'data', 'subscription test data 40 deep');
+post(subscriptionTest, { data: { blob: 'q'.repeat(70_000) } }, 'data', 'subscription test data of 70,000 characters');
+post(() => `event_subscriptions/${subscriptionId}/test/legacy`, { data: [] }, 'data', 'subscription test (trailing segment) data an array');
+rows.push({ label: 'subscription test: limited token', method: 'POST', path: subscriptionTest, token: () => shopper, status: 403, code: 'insufficient_permissions' });
 
 // --- bodies that are not what they claim, at the body level
 const bodyTargets: Array<[string, () => string, Partial<Case>]> = [
@@ -284,6 +291,7 @@ const bodyTargets: Array<[string, () => string, Partial<Case>]> = [
   ['direct payments', direct, {}],
   ['settings', payment, {}],
   ['event subscriptions', subscriptions, {}],
+  ['a subscription test', subscriptionTest, {}],
 ];
 for (const [name, path, extra] of bodyTargets) {
   const json = { 'Content-Type': 'application/json' };
@@ -318,6 +326,8 @@ for (const id of BAD_IDS.slice(0, 3)) {
   rows.push({ label: `delete product id ${id}`, method: 'DELETE', path: () => `products/${id}`, status: 404, code: 'resource_not_found' });
   rows.push({ label: `cart item of cart ${id}`, method: 'POST', path: () => `carts/${id}/items`, body: { product_id: 'p1' }, status: 404, code: 'resource_not_found' });
   rows.push({ label: `retry event id ${id}`, method: 'POST', path: () => `events/${id}/retry`, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `test subscription id ${id}`, method: 'POST', path: () => `event_subscriptions/${id}/test`, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `test subscription id ${id} (trailing segment)`, method: 'POST', path: () => `event_subscriptions/${id}/test/x`, status: 404, code: 'resource_not_found' });
 }
 
 describe('bad input changes nothing (a table of probes)', () => {

@@ -12,7 +12,11 @@ import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
 import { readOffsetCollection } from '../../store/offset-index';
 import { retryOnConflict, type RecordScope } from '../../store/records';
-import { eventSubscriptionCreate, eventSubscriptionUpdate } from './event-subscription-schemas';
+import { logger } from '../../logging';
+import { endEventsOfDeletedSubscription } from '../delivery/end-deleted';
+import { sendSampleDelivery } from '../delivery/sample-delivery';
+import type { JsonObject } from '../notifications';
+import { eventSubscriptionCreate, eventSubscriptionTest, eventSubscriptionUpdate } from './event-subscription-schemas';
 import { eventSubscriptionPartition } from './event-subscription-store';
 import {
   createEventSubscription,
@@ -79,10 +83,26 @@ export const updateEventSubscriptionAction = withBody(eventSubscriptionUpdate, a
 /** `DELETE /event_subscriptions/{event_subscription_id}`: a hard delete (204). */
 export async function deleteEventSubscriptionAction(context: ApiContext): Promise<ApiResult> {
   const { scope } = await prepare(context);
-  // Ending the subscription's pending and retry events (events.md §2.2) is the delivery work's part.
-  await retryOnConflict(async () => deleteEventSubscription(await readEventSubscription(scope, context.params.event_subscription_id!)));
+  const subscriptionId = context.params.event_subscription_id!;
+  await retryOnConflict(async () => deleteEventSubscription(await readEventSubscription(scope, subscriptionId)));
+  // §2.2: its pending and retry events end now (best effort; the worker ends any left at their next attempt).
+  await endEventsOfDeletedSubscription(context.platform, scope, subscriptionId).catch((error: unknown) =>
+    logger.error('Ending the events of a deleted subscription failed; the worker ends them at their next attempt', { subscriptionId, error: error as Error }),
+  );
   return { status: 204 };
 }
+
+/**
+ * `POST /event_subscriptions/{event_subscription_id}/test` (and `.../test/{anything}`): one sample
+ * delivery now (events.md §10), active or not; always 200 `event_test_result` once sent,
+ * whatever the destination replied. Nothing is stored.
+ */
+export const testEventSubscriptionAction = withBody(eventSubscriptionTest, async (context) => {
+  const { scope } = await prepare(context);
+  const record = await readEventSubscription(scope, context.params.event_subscription_id!);
+  const result = await sendSampleDelivery(context.platform, record, (context.body.data ?? undefined) as JsonObject | undefined);
+  return { status: 200, body: { object: 'event_test_result', ...result } };
+});
 
 /** `GET /event_subscriptions`: offset list, oldest first unless `desc`; filters `event_type`, `method`, `active`. */
 export async function listEventSubscriptionsAction(context: ApiContext): Promise<ApiResult> {

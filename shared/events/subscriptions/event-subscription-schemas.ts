@@ -6,7 +6,7 @@
  * `eventSubscriptionFields` (./event-subscriptions), so a partial update cannot slip past them.
  */
 import { eventTypes, isEventType } from '../catalog';
-import { body, flag, oneOf, orNull, reason, requiredText, text, z } from '../../input/fields';
+import { body, flag, jsonDepth, MAX_META_DEPTH, oneOf, orNull, reason, requiredText, text, z } from '../../input/fields';
 import { timeZoneName } from '../../rest/dates';
 
 /** Longest destination URL or address. */
@@ -174,3 +174,16 @@ export const eventSubscriptionUpdate = body({
 
 /** An event subscription body as parsed, create or update. */
 export type EventSubscriptionInput = z.output<typeof eventSubscriptionUpdate>;
+
+/** Longest compact JSON text of a sample delivery's `data`. */
+export const MAX_SAMPLE_DATA_CHARS = 65_536;
+
+/** `POST /event_subscriptions/{id}/test` (events.md §10): optional `data` replacing the sample object. */
+export const eventSubscriptionTest = body({
+  data: z
+    .record(z.string(), z.unknown(), { error: 'must be an object' })
+    .refine((value) => jsonDepth(value) <= MAX_META_DEPTH, reason('too_long', `must be nested at most ${MAX_META_DEPTH} levels deep`))
+    .refine((value) => JSON.stringify(value).length <= MAX_SAMPLE_DATA_CHARS, reason('too_long', `must be at most ${MAX_SAMPLE_DATA_CHARS} characters of JSON`))
+    .nullish()
+    .meta({ description: 'The notification data to send instead of a made-up sample object of the subscription type' }),
+});

@@ -308,7 +308,7 @@ export async function updateEventSubscription(current: EventSubscriptionRecord, 
 /**
  * Deletes a subscription (hard) and takes it out of the listing count, conditional on the
  * version read. Ending its `pending` and `retry` events (`failed`, `subscription_deleted`,
- * events.md §2.2) belongs to the delivery work and is not done here yet.
+ * events.md §2.2) is the delivery side's, after this commits (`../delivery/end-deleted`).
  */
 export async function deleteEventSubscription(current: EventSubscriptionRecord): Promise<void> {
   await removeEventSubscription(current);

@@ -16,6 +16,7 @@ import { findDue, holdDue } from '../../../shared/due-work/due-work-store';
 import { sweepDue } from '../../../shared/due-work/runner';
 import { accountSignatureKey, attemptDelivery, networkErrorCode } from '../../../shared/events/delivery/attempt';
 import { eventDeliveryHandler, scheduleEventDelivery } from '../../../shared/events/delivery/deliver-event';
+import { endEventsOfDeletedSubscription } from '../../../shared/events/delivery/end-deleted';
 import { retryEvent } from '../../../shared/events/delivery/retry-event';
 import { RETRY_DELAYS_MS } from '../../../shared/events/delivery/schedule';
 import type { EventRecord } from '../../../shared/events/event-records';
@@ -246,6 +247,49 @@ describe('automatic delivery (§6)', () => {
     expect(current).toMatchObject({ status: 'failed', attempts_count: 2, next_attempt_ms: null });
     expect(current.attempts[1]).toMatchObject({ attempt: 2, success: false, status_code: null, error: { code: 'subscription_deleted' } });
     expect(await findDue('event-delivery', scope, event.event_id)).toBeUndefined();
+  });
+});
+
+describe('deleting a subscription (§2.2)', () => {
+  it('fails its pending and retry events at delete time, leaves delivered ones, other subscriptions and an attempt in flight alone', async () => {
+    setManualTime(T0 + 40 * 24 * 3_600_000);
+    const subscription = await subscribe({});
+    const other = await subscribe({});
+    const id = subscription.event_subscription_id;
+    reply = () => ({ status: 500 });
+    const retrying = await newEvent(id);
+    const otherRetrying = await newEvent(other.event_subscription_id);
+    for (const event of [retrying, otherRetrying]) await scheduleEventDelivery(event).relay(platform);
+    await drainQueue();
+    reply = () => ({ status: 200 });
+    const delivered = await newEvent(id);
+    await scheduleEventDelivery(delivered).relay(platform);
+    await drainQueue();
+    const pending = await newEvent(id);
+    const inFlight = await newEvent(id);
+    expect(await holdDue('event-delivery', scope, inFlight.event_id, nowMs(), 60_000)).toBeDefined();
+    expect((await findEvent(scope, retrying.event_id))!.status).toBe('retry');
+
+    await deleteEventSubscription(await readEventSubscription(scope, id));
+    received.length = 0;
+    expect(await endEventsOfDeletedSubscription(platform, scope, id)).toBe(2);
+    expect(received).toHaveLength(0);
+    for (const [event, attempts] of [[retrying, 2], [pending, 1]] as const) {
+      const current = (await findEvent(scope, event.event_id))!;
+      expect(current).toMatchObject({ status: 'failed', attempts_count: attempts, next_attempt_ms: null });
+      expect(current.attempts.at(-1)).toMatchObject({ attempt: attempts, success: false, status_code: null, error: { code: 'subscription_deleted' } });
+      expect(await findDue('event-delivery', scope, event.event_id)).toBeUndefined();
+    }
+    expect(await findEvent(scope, delivered.event_id)).toMatchObject({ status: 'delivered', attempts_count: 1 });
+    expect(await findEvent(scope, otherRetrying.event_id)).toMatchObject({ status: 'retry', attempts_count: 1 });
+    // The held one is left to its holder; once the hold lapses the worker fails it the same way.
+    expect(await findEvent(scope, inFlight.event_id)).toMatchObject({ status: 'pending', attempts_count: 0 });
+    setManualTime(nowMs() + 61_000);
+    await sweepDue(platform, [work], nowMs());
+    await drainQueue();
+    expect(await findEvent(scope, inFlight.event_id)).toMatchObject({ status: 'failed', attempts: [{ error: { code: 'subscription_deleted' } }] });
+    // A second pass finds nothing open.
+    expect(await endEventsOfDeletedSubscription(platform, scope, id)).toBe(0);
   });
 });
 
