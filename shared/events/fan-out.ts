@@ -33,13 +33,13 @@ import { applyShowHide, parseShowHide } from '../rest/show-hide';
 import type { RecordScope } from '../store/entity';
 import { RecordExistsError } from '../store/errors';
 import { transact, writeOne } from '../store/transact';
-import type { EventType } from './catalog';
 import type { EventRecord } from './event-records';
 import { scheduleEventDelivery } from './delivery/deliver-event';
 import { EVENT_QUEUE, FAN_OUT_LEASE_MS } from './fan-out-relay';
 import { newEventEntry, type NewEvent } from './event-store';
 import { notificationTree, renderBody, type JsonObject } from './notifications';
-import { activeSubscriptionsFor, type EventSubscriptionRecord } from './subscriptions';
+import { allEventSubscriptions } from './subscriptions/event-subscription-store';
+import type { EventSubscriptionRecord } from './subscriptions';
 
 /** The id of the event of occurrence `fingerprint` for subscription `subscriptionId` (the same on every run). */
 export function eventIdFor(fingerprint: string, subscriptionId: string): string {
@@ -166,13 +166,12 @@ export async function fanOut(platform: Platform, claim: DueClaim, hooks: Deliver
   const { record } = claim;
   const scope = { accountId: record.account_id, mode: record.mode };
   const occurrences = await findOccurrences(scope, record.ref.split(','));
-  const subscriptionsByType = new Map<string, Promise<EventSubscriptionRecord[]>>();
+  // One read of the scope's subscriptions serves every occurrence of the change; fan-out needs
+  // no secrets (delivery opens them at each attempt).
+  const active = occurrences.length ? (await allEventSubscriptions(scope)).filter((subscription) => subscription.active) : [];
   const made: NewEvent[] = [];
   for (const occurrence of occurrences) {
-    if (!subscriptionsByType.has(occurrence.type)) {
-      subscriptionsByType.set(occurrence.type, activeSubscriptionsFor(scope, occurrence.type as EventType, platform.secrets));
-    }
-    for (const subscription of await subscriptionsByType.get(occurrence.type)!) {
+    for (const subscription of active.filter((entry) => entry.event_type === occurrence.type)) {
       const event = await eventFor(occurrence, subscription, platform.clock.nowMs());
       const written = await writeEvent(event, hooks.deliveryEntry);
       if (written) made.push(written);
