@@ -11,15 +11,16 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Platform } from '../platform/ports';
-import { takeOverClaim } from './due-work-store';
+import { claimDue, takeOverClaim } from './due-work-store';
 import { runHere, type DueHandler, type DueMessage } from './runner';
 
 /** Reads a message body, or throws (a poison message). */
 export function parseDueMessage(body: string): DueMessage {
   const message = JSON.parse(body) as Partial<DueMessage>;
-  for (const field of ['kind', 'account_id', 'mode', 'ref', 'claim_id'] as const) {
+  for (const field of ['kind', 'account_id', 'mode', 'ref'] as const) {
     if (typeof message[field] !== 'string' || !message[field]) throw new Error(`Due-work message without ${field}`);
   }
+  if (message.claim_id !== null && (typeof message.claim_id !== 'string' || !message.claim_id)) throw new Error('Due-work message without claim_id');
   if (message.mode !== 'live' && message.mode !== 'test') throw new Error('Due-work message with an unknown mode');
   return message as DueMessage;
 }
@@ -31,7 +32,13 @@ export function dueWorkConsumer(platform: Platform, handlers: readonly DueHandle
     const message = parseDueMessage(record.body);
     const handler = byKind.get(message.kind);
     if (!handler) throw new Error(`No worker for due work of kind ${message.kind}`);
-    const claim = await takeOverClaim(message.kind, { accountId: message.account_id, mode: message.mode }, message.ref, message.claim_id, platform.clock.nowMs(), handler.leaseMs);
+    const scope = { accountId: message.account_id, mode: message.mode };
+    const now = platform.clock.nowMs();
+    // A wake-up claims the work only if it is due and nobody holds it; a relayed message takes its claim over.
+    const claim =
+      message.claim_id === null
+        ? await claimDue(message.kind, scope, message.ref, now, handler.leaseMs)
+        : await takeOverClaim(message.kind, scope, message.ref, message.claim_id, now, handler.leaseMs);
     if (claim) await runHere(platform, handler, claim);
   };
   return async (event: SQSEvent, context?: Context) => {

@@ -34,13 +34,17 @@ export function backoffMs(attempts: number): number {
   return Math.min(60 * 60_000, 60_000 * 2 ** Math.max(0, attempts - 1));
 }
 
-/** What a queued kind's message carries: which record, under which claim. */
+/**
+ * What a queued kind's message carries: which record, under which claim. A message without a
+ * claim (`claim_id: null`) is a wake-up sent with a delay for work due then: the worker claims
+ * the record only if it is due and unclaimed, so the sweep and the wake-up never both run it.
+ */
 export interface DueMessage {
   kind: DueKind;
   account_id: string;
   mode: RecordScope['mode'];
   ref: string;
-  claim_id: string;
+  claim_id: string | null;
 }
 
 /** Hands claimed work to its kind's queue; answers true once it is on the queue. */

@@ -82,4 +82,30 @@ describe('queued due work', () => {
     expect(result.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual(['m0', 'm1', 'm2']);
     expect(() => parseDueMessage(JSON.stringify({ kind: KIND }))).toThrow(/without account_id/);
   });
+
+  it('runs a wake-up (no claim) only when its work is due and unclaimed', async () => {
+    const platform = testPlatform();
+    const ran: string[] = [];
+    const handler = queuedHandler(['ok', 'ok'], ran);
+    const now = T0 + 30 * 60_000;
+    setManualTime(now);
+    const wakeUp = (ref: string) => JSON.stringify({ kind: KIND, account_id: 'ACCTQ', mode: 'live', ref, claim_id: null });
+    const consume = dueWorkConsumer(platform, [handler]);
+    // Not due yet: nothing runs, and the message is not failed (the sweep or a later wake-up runs it).
+    await writeOne(dueEntry(KIND, scope, 'W1', now + 60_000, now));
+    expect((await consume(sqsEvent([wakeUp('W1')]))).batchItemFailures).toEqual([]);
+    expect(ran).toEqual([]);
+    // Held by a claim: nothing runs either.
+    await writeOne(dueEntry(KIND, scope, 'W2', now, now));
+    expect(await claimDue(KIND, scope, 'W2', now, 60_000)).toBeDefined();
+    expect((await consume(sqsEvent([wakeUp('W2')]))).batchItemFailures).toEqual([]);
+    expect(ran).toEqual([]);
+    // Due and free: it runs once, however often the wake-up arrives.
+    setManualTime(now + 60_000);
+    expect((await consume(sqsEvent([wakeUp('W1'), wakeUp('W1')]))).batchItemFailures).toEqual([]);
+    expect(ran).toEqual(['W1']);
+    expect(await findDue(KIND, scope, 'W1')).toBeUndefined();
+    // A claim id that is neither a string nor null is a poison message.
+    expect(() => parseDueMessage(JSON.stringify({ kind: KIND, account_id: 'A', mode: 'live', ref: 'R', claim_id: 5 }))).toThrow(/without claim_id/);
+  });
 });

@@ -100,15 +100,35 @@ async function newEvent(subscriptionId: string, due = true): Promise<EventRecord
 const work = eventDeliveryHandler({ random: () => 0.5 }); // jitter factor exactly 1.0
 const worker = dueWorkConsumer(platform, [work]);
 
-/** Hands what the relay or the sweep queued to the queue worker, as the event source mapping would. */
+/** Delayed wake-ups the worker sent for the next attempt (§6.1 waits of up to 15 minutes). */
+const wakeUps: Array<{ body: string; delaySeconds: number }> = [];
+
+/**
+ * Hands what the relay or the sweep queued to the queue worker, as the event source mapping
+ * would; delayed wake-ups are set aside in `wakeUps` (SQS would hold them back).
+ */
 async function drainQueue(): Promise<number> {
-  const messages = platform.queued.splice(0);
+  const all = platform.queued.splice(0);
+  for (const message of all) if (message.delaySeconds) wakeUps.push({ body: message.body, delaySeconds: message.delaySeconds });
+  const messages = all.filter((message) => !message.delaySeconds);
   if (!messages.length) return 0;
   for (const message of messages) expect(message.queue).toBe('event-notifications');
   const event = { Records: messages.map((message, index) => ({ messageId: `m${index}`, body: message.body })) } as unknown as SQSEvent;
   const answer = await worker(event);
   expect(answer.batchItemFailures).toEqual([]);
+  collectWakeUps();
   return messages.length;
+}
+
+/** Moves the delayed wake-ups the worker just sent into `wakeUps`. */
+function collectWakeUps(): void {
+  for (let index = platform.queued.length - 1; index >= 0; index--) {
+    const message = platform.queued[index]!;
+    if (message.delaySeconds) {
+      wakeUps.unshift({ body: message.body, delaySeconds: message.delaySeconds });
+      platform.queued.splice(index, 1);
+    }
+  }
 }
 
 describe('one attempt (§5)', () => {
@@ -184,12 +204,21 @@ describe('automatic delivery (§6)', () => {
     for (let failed = 1; failed <= 3; failed++) {
       const due = current.next_attempt_ms!;
       expect((await findDue('event-delivery', scope, event.event_id))?.next_ms).toBe(due);
-      // Not before its time: the sweep leaves it alone.
+      // The 1, 5 and 15-minute waits come back as a wake-up delayed by the wait (SQS message delay).
+      const wakeUp = wakeUps.splice(0);
+      expect(wakeUp.map((message) => message.delaySeconds)).toEqual([RETRY_DELAYS_MS[failed - 1]! / 1000]);
+      // Not before its time: the sweep leaves it alone, and so would an early wake-up.
       await sweepDue(platform, [work], due - 1);
       expect(platform.queued).toHaveLength(0);
+      expect((await worker({ Records: [{ messageId: 'early', body: wakeUp[0]!.body }] } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
+      expect(received).toHaveLength(failed);
       setManualTime(due);
+      expect((await worker({ Records: [{ messageId: 'w', body: wakeUp[0]!.body }] } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
+      collectWakeUps();
+      expect(received).toHaveLength(failed + 1);
+      // The sweep finds nothing left to hand over.
       await sweepDue(platform, [work], due);
-      expect(await drainQueue()).toBe(1);
+      expect(await drainQueue()).toBe(0);
       current = (await findEvent(scope, event.event_id))!;
       if (failed < 3) expect(current).toMatchObject({ status: 'retry', attempts_count: failed + 1, next_attempt_ms: due + RETRY_DELAYS_MS[failed]! });
     }
@@ -209,6 +238,8 @@ describe('automatic delivery (§6)', () => {
     await drainQueue();
     for (let attempt = 2; attempt <= 11; attempt++) {
       const { next_attempt_ms: due } = (await findEvent(scope, event.event_id))!;
+      // Waits of up to 15 minutes sent a wake-up; longer ones are the sweep's (it runs either way here).
+      expect(wakeUps.splice(0).length).toBe(attempt <= 4 ? 1 : 0);
       setManualTime(due!);
       await sweepDue(platform, [work], due!);
       expect(await drainQueue()).toBe(1);
