@@ -90,33 +90,42 @@ async function dataOf(occurrence: OccurrenceRecord, subscription: EventSubscript
   return applyShowHide(json, context.showHide) as JsonObject;
 }
 
-/** The event of `occurrence` for `subscription`, its body rendered once. */
-export async function eventFor(occurrence: OccurrenceRecord, subscription: EventSubscriptionRecord, now: number): Promise<NewEvent> {
-  const scope = { accountId: occurrence.account_id, mode: occurrence.mode };
-  const context = await renderContextFor(scope, subscription, now);
-  const eventId = eventIdFor(occurrence.event_id, subscription.event_subscription_id);
-  const data = await dataOf(occurrence, subscription, context);
+/** What identifies a notification and what it carries, before its body is rendered. */
+export interface EventContent {
+  eventId: string;
+  fingerprint: string;
+  type: string;
+  /** When it happened, as its body shows it (the subscription's zone). */
+  dateCreated: string;
+  data: JsonObject;
+}
+
+/**
+ * A new `pending` event of `subscription`: its body rendered once, in the subscription's format,
+ * from one tree (§4). Fan-out stores it; a sample delivery (§10) only sends it.
+ */
+export function pendingEvent(subscription: EventSubscriptionRecord, content: EventContent, now: number): NewEvent {
   const tree = notificationTree({
-    eventId,
-    fingerprint: occurrence.event_id,
-    type: occurrence.type,
-    dateCreated: context.date(occurrence.created_ms)!,
-    test: occurrence.mode === 'test',
-    accountId: occurrence.account_id,
+    eventId: content.eventId,
+    fingerprint: content.fingerprint,
+    type: content.type,
+    dateCreated: content.dateCreated,
+    test: subscription.mode === 'test',
+    accountId: subscription.account_id,
     environmentVariables: subscription.environment_variables,
-    data,
+    data: content.data,
   });
   const rendered = renderBody(subscription.format, tree);
   return {
-    event_id: eventId,
-    account_id: occurrence.account_id,
-    mode: occurrence.mode,
-    type: occurrence.type,
-    fingerprint: occurrence.event_id,
+    event_id: content.eventId,
+    account_id: subscription.account_id,
+    mode: subscription.mode,
+    type: content.type,
+    fingerprint: content.fingerprint,
     event_subscription_id: subscription.event_subscription_id,
     method: subscription.method,
     format: subscription.format,
-    data,
+    data: content.data,
     body: rendered.body,
     content_type: rendered.contentType,
     status: 'pending',
@@ -130,6 +139,24 @@ export async function eventFor(occurrence: OccurrenceRecord, subscription: Event
     created_ms: now,
     modified_ms: now,
   };
+}
+
+/** The event of `occurrence` for `subscription`, its body rendered once. */
+export async function eventFor(occurrence: OccurrenceRecord, subscription: EventSubscriptionRecord, now: number): Promise<NewEvent> {
+  const scope = { accountId: occurrence.account_id, mode: occurrence.mode };
+  const context = await renderContextFor(scope, subscription, now);
+  const data = await dataOf(occurrence, subscription, context);
+  return pendingEvent(
+    subscription,
+    {
+      eventId: eventIdFor(occurrence.event_id, subscription.event_subscription_id),
+      fingerprint: occurrence.event_id,
+      type: occurrence.type,
+      dateCreated: context.date(occurrence.created_ms)!,
+      data,
+    },
+    now,
+  );
 }
 
 /** A repeated run finding its event already made. */

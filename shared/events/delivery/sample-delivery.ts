@@ -8,8 +8,8 @@ import { ID_ALPHABET, randomString } from '../../ids';
 import type { Platform } from '../../platform/ports';
 import { eventTypeEntry } from '../catalog';
 import type { EventRecord, RecordedRequest } from '../event-records';
-import { renderContextFor } from '../fan-out';
-import { notificationTree, renderBody, type JsonObject } from '../notifications';
+import { pendingEvent, renderContextFor } from '../fan-out';
+import type { JsonObject } from '../notifications';
 import { openSubscription, type EventSubscriptionRecord } from '../subscriptions';
 import { attemptDelivery, MANUAL_TIMEOUT_MS } from './attempt';
 
@@ -78,42 +78,11 @@ export async function sendSampleDelivery(platform: Platform, record: EventSubscr
   const dateCreated = context.date(now)!;
   const resource = eventTypeEntry(record.event_type)?.resource ?? record.event_type.split(':')[0]!;
   const finalData = data ?? sampleData(resource, dateCreated, test);
-  const tree = notificationTree({
-    eventId,
-    fingerprint,
-    type: record.event_type,
-    dateCreated,
-    test,
-    accountId: record.account_id,
-    environmentVariables: record.environment_variables,
-    data: finalData,
-  });
-  const rendered = renderBody(record.format, tree);
   // In memory only: the attempt reads these fields and writes nothing.
   const event: EventRecord = {
+    ...pendingEvent(record, { eventId, fingerprint, type: record.event_type, dateCreated, data: finalData }, now),
     pk: '',
     sk: '',
-    event_id: eventId,
-    account_id: record.account_id,
-    mode: record.mode,
-    type: record.event_type,
-    fingerprint,
-    event_subscription_id: record.event_subscription_id,
-    method: record.method,
-    format: record.format,
-    data: finalData,
-    body: rendered.body,
-    content_type: rendered.contentType,
-    status: 'pending',
-    automatic_attempts: 0,
-    attempts_count: 0,
-    attempts: [],
-    last_attempt_ms: null,
-    next_attempt_ms: null,
-    delivered_ms: null,
-    last_request: null,
-    created_ms: now,
-    modified_ms: now,
     gsi1pk: '',
     gsi1sk: '',
     gsi2pk: '',
