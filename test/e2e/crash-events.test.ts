@@ -4,9 +4,8 @@
  * middle and restarted on the same data. Afterwards every product that exists has its
  * notification at the receiver, and the duplicates (at-least-once deliveries) are counted.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startReceiver, type Receiver } from '../support/receiver';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
 
 const BURST = 500;
@@ -15,27 +14,21 @@ const SETTLE_MS = 60_000;
 const env = { CARTWHEEL_CLOCK: 'manual', CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000' };
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let receiver: Server;
+let receiver: Receiver;
 let receiverUrl: string;
 /** product_id → deliveries received. */
 const deliveries = new Map<string, number>();
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const productId = JSON.parse(Buffer.concat(chunks).toString('utf8')).data.product_id as string;
-      deliveries.set(productId, (deliveries.get(productId) ?? 0) + 1);
-      res.writeHead(200).end('ok');
-    });
+  receiver = await startReceiver(undefined, (request) => {
+    const productId = JSON.parse(request.body.toString('utf8')).data.product_id as string;
+    deliveries.set(productId, (deliveries.get(productId) ?? 0) + 1);
   });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  receiverUrl = `${receiver.url}/hook`;
 });
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  await receiver.close();
 });
 
 /** Every product id the runtime holds (an offset list, followed to its end). */

@@ -6,10 +6,9 @@
  * times on the schedule, and the events API shows it all, including a manual retry.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { XMLParser } from 'fast-xml-parser';
+import { startReceiver, type Received, type Receiver } from '../support/receiver';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
 
 const KEY = 'receiver-signing-key-0123';
@@ -28,39 +27,21 @@ function verify(rawBody: Buffer, headers: Record<string, string | undefined>, ke
   return (headers['webhook-signature'] ?? '').split(' ').some((entry) => entry.startsWith('v1,') && same(entry.slice(3), expected));
 }
 
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  atClockMs: number;
-}
-
 let runtime: RuntimeProcess;
 let base: string;
 let secret: string;
-let receiver: Server;
+let receiver: Receiver;
 let receiverUrl: string;
-const received: Received[] = [];
+let received: Received[];
 /** Status each path answers next; a path not listed answers 200. */
 const plans = new Map<string, number[]>();
-let clockMs = 0;
-
 async function moveClock(seconds: number): Promise<void> {
   const moved = await api(`${runtime.url}/_local/clock`, { method: 'POST', body: { advance_seconds: seconds } });
   expect(moved.status, moved.text).toBe(200);
-  clockMs = Date.parse(moved.body.now ?? moved.body.time ?? new Date(clockMs + seconds * 1000).toISOString());
 }
 
 /** Waits (real time, polling) until `path` has received `count` requests. */
-async function receivedAt(path: string, count: number): Promise<Received[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const got = received.filter((entry) => entry.path === path);
-    if (got.length >= count) return got;
-    if (Date.now() > deadline) throw new Error(`${path} received ${got.length} of ${count}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const receivedAt = (path: string, count: number) => receiver.receivedAt(path, count);
 
 async function subscribe(body: Record<string, unknown>): Promise<string> {
   const created = await api(`${base}event_subscriptions`, { method: 'POST', token: secret, body: { method: 'http', signature_key: KEY, ...body } });
@@ -69,29 +50,17 @@ async function subscribe(body: Record<string, unknown>): Promise<string> {
 }
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      received.push({ path, headers: req.headers, body: Buffer.concat(chunks), atClockMs: clockMs });
-      const status = plans.get(path)?.shift() ?? 200;
-      res.writeHead(status, { 'Content-Type': 'text/plain' });
-      res.end(status >= 300 ? `no, ${status}` : 'ok');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiver = await startReceiver((path) => plans.get(path)?.shift());
+  receiverUrl = receiver.url;
+  received = receiver.received;
   runtime = await startRuntime({ env: { CARTWHEEL_CLOCK: 'manual', CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000' } });
   base = runtime.bootstrap.api_url;
   secret = runtime.bootstrap.tokens.test_secret;
-  const clock = await api(`${runtime.url}/_local/clock`);
-  clockMs = Date.parse(clock.body.now ?? clock.body.time ?? new Date().toISOString());
 }, 60_000);
 
 afterAll(async () => {
   expect(await runtime.stop()).toBe(0);
-  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  await receiver.close();
 });
 
 describe('event notifications', () => {

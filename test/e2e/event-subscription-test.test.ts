@@ -5,26 +5,19 @@
  * is a 200 with `success: false`; nothing is stored. Also over HTTP: deleting a subscription
  * fails its open events at once (§2.2), and email delivery to the local outbox (§8).
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyDelivery } from '../../shared/events/notifications';
+import { startReceiver, type Received, type Receiver } from '../support/receiver';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
 
 const KEY = 'receiver-signing-key-0123';
 
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
 let runtime: RuntimeProcess;
 let base: string;
 let secret: string;
-let receiver: Server;
+let receiver: Receiver;
 let receiverUrl: string;
-const received: Received[] = [];
+let received: Received[];
 /** Status each path answers; a path not listed answers 200. */
 const statuses = new Map<string, number>([['/refuse', 401]]);
 
@@ -51,19 +44,12 @@ async function subscribe(body: Record<string, unknown>): Promise<string> {
 }
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      received.push({ path, headers: req.headers, body: Buffer.concat(chunks) });
-      const status = statuses.get(path) ?? 200;
-      res.writeHead(status, { 'Content-Type': 'text/plain' });
-      res.end(status >= 300 ? 'unauthorized' : 'ok');
-    });
+  receiver = await startReceiver((path) => {
+    const status = statuses.get(path);
+    return status === undefined ? undefined : { status, body: 'unauthorized' };
   });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiverUrl = receiver.url;
+  received = receiver.received;
   runtime = await startRuntime({ env: { CARTWHEEL_CLOCK: 'manual', CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000' } });
   base = runtime.bootstrap.api_url;
   secret = runtime.bootstrap.tokens.test_secret;
@@ -71,7 +57,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   expect(await runtime.stop()).toBe(0);
-  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  await receiver.close();
 });
 
 describe('POST /event_subscriptions/{id}/test', () => {
