@@ -60,17 +60,22 @@ export async function attemptDelivery(platform: Platform, event: EventRecord, su
 
 /** The log entry of an attempt that could not be made because the subscription is gone (§2.2). */
 export function subscriptionDeletedAttempt(event: EventRecord, number: number, trigger: DeliveryAttempt['trigger'], atMs: number): DeliveryAttempt {
-  return {
-    attempt: number,
-    trigger,
-    date_ms: atMs,
-    destination: '',
-    success: false,
+  return attemptEntry({ number, trigger }, atMs, '', {
     status_code: null,
     duration_ms: 0,
     error: { code: 'subscription_deleted', message: `The event subscription ${event.event_subscription_id} was deleted` },
     response_body: null,
-  };
+  });
+}
+
+/** An attempt's log entry: numbered and dated, a success exactly when it has no error. */
+function attemptEntry(
+  options: Pick<AttemptOptions, 'number' | 'trigger'>,
+  startedMs: number,
+  destination: string,
+  result: Pick<DeliveryAttempt, 'status_code' | 'duration_ms' | 'error' | 'response_body'>,
+): DeliveryAttempt {
+  return { attempt: options.number, trigger: options.trigger, date_ms: startedMs, destination, success: result.error === null, ...result };
 }
 
 /** §5: the headers of one attempt, and the same with secrets redacted for the record. */
@@ -127,17 +132,12 @@ async function httpAttempt(platform: Platform, event: EventRecord, subscription:
   const elapsed = Math.round(performance.now() - sentAt);
   const error = errorOf(response, options.timeoutMs);
   return {
-    attempt: {
-      attempt: options.number,
-      trigger: options.trigger,
-      date_ms: started,
-      destination: subscription.destination,
-      success: error === null,
+    attempt: attemptEntry(options, started, subscription.destination, {
       status_code: response.ok ? response.status : null,
       duration_ms: response.ok || response.reason !== 'timeout' ? elapsed : Math.max(elapsed, options.timeoutMs),
       error,
       response_body: response.ok ? response.body.slice(0, KEPT_RESPONSE_CHARS) : null,
-    },
+    }),
     request,
   };
 }
@@ -197,17 +197,7 @@ async function emailAttempt(platform: Platform, event: EventRecord, subscription
     error = { code: 'email_rejected', message: (caught as Error).message || 'The mail service refused the message' };
   }
   return {
-    attempt: {
-      attempt: options.number,
-      trigger: options.trigger,
-      date_ms: started,
-      destination: subscription.destination,
-      success: error === null,
-      status_code: null,
-      duration_ms: Math.round(performance.now() - sentAt),
-      error,
-      response_body: null,
-    },
+    attempt: attemptEntry(options, started, subscription.destination, { status_code: null, duration_ms: Math.round(performance.now() - sentAt), error, response_body: null }),
     request: { method: 'EMAIL', url: `mailto:${subscription.destination}`, headers: { Subject: subject, ...headers }, body: bodies.html ?? bodies.text },
   };
 }
