@@ -59,8 +59,18 @@ export const queues: readonly QueueDefinition[] = [
   {
     name: 'license-requests',
     description: 'Outbound license requests (licenses.md)',
-    visibilityTimeoutSeconds: 120,
+    // As for notifications: an attempt may take 30 s and a batch runs its messages side by side.
+    visibilityTimeoutSeconds: 360,
     maxReceiveCount: 50,
+    consumer: {
+      entry: 'handlers/queues/license-requests.ts',
+      batchSize: 10,
+      memoryMb: 256,
+      // Attempts, codes, licenses and orders are recorded in the table; service secrets and the
+      // account's signature key are opened; a released confirmation email is sent through SES;
+      // events are relayed to the notifications queue and delayed wake-ups sent to this one.
+      grants: { table: 'readWrite', secrets: 'decrypt', email: true, sendsTo: ['event-notifications', 'license-requests'] },
+    },
   },
 ];
 

@@ -109,7 +109,8 @@ export const families = {
     entry: 'handlers/http/payments.ts',
     memoryMb: 512,
     description: 'Payments and checkout: /payments, /carts/{id}/payments',
-    grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: true, sendsTo: ['event-notifications'] },
+    // A paid order's remote license requests are handed to their queue (list codes are taken here).
+    grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: true, sendsTo: ['event-notifications', 'license-requests'] },
   },
   orders: {
     entry: 'handlers/http/orders.ts',

@@ -20,12 +20,12 @@ export interface ScheduleDefinition {
 export const schedules: readonly ScheduleDefinition[] = [
   {
     name: 'due-work',
-    description: 'Runs due work no process finished: unsent confirmation emails, payments whose process died, image deletions',
+    description: 'Runs due work no process finished: unsent confirmation emails, payments whose process died, image deletions, event deliveries, license requests',
     entry: 'handlers/jobs/due-work.ts',
     everyMinutes: 1,
     memoryMb: 256,
     // Image files of deleted and abandoned images are removed here.
-    // Due event deliveries are handed to their queue.
-    grants: { table: 'readWrite', secrets: 'none', email: true, sendsTo: ['event-notifications'], objects: { bucket: 'apps', prefix: 'images/', delete: true } },
+    // Due event deliveries and license requests are handed to their queues.
+    grants: { table: 'readWrite', secrets: 'none', email: true, sendsTo: ['event-notifications', 'license-requests'], objects: { bucket: 'apps', prefix: 'images/', delete: true } },
   },
 ];

@@ -3,8 +3,9 @@
  * shared/due-work): confirmation emails the paying request did not send, payments whose
  * process died (finished or failed, the cart released), deleted images still listed by
  * products, the files of deleted images (after 90 days) and of uploads that never finished, and
- * occurrences still to fan out to their subscriptions, and event deliveries whose next attempt
- * is due (handed to the event-notifications queue).
+ * occurrences still to fan out to their subscriptions, event deliveries whose next attempt
+ * is due (handed to the event-notifications queue), license requests to open or attempt (handed
+ * to the license-requests queue) and the follow-up emails of late license codes.
  */
 import { imageUnlinkWork } from '../../shared/catalog/images/delete-image';
 import { imageFilesWork } from '../../shared/catalog/images/remove-image-files';
@@ -13,6 +14,8 @@ import { paymentRecoveryWork } from '../../shared/commerce/checkout/recover-paym
 import { sweepDue } from '../../shared/due-work/runner';
 import { eventDeliveryWork } from '../../shared/events/delivery/deliver-event';
 import { eventFanOutDueWork } from '../../shared/events/fan-out';
+import { licenseFollowUpWork } from '../../shared/licenses/requests/emails';
+import { licenseOpenWork, licenseRequestWork } from '../../shared/licenses/requests/run-request';
 import { logger } from '../../shared/logging';
 import { cloudPlatform } from '../../shared/platform/cloud';
 import type { Platform } from '../../shared/platform/ports';
@@ -22,7 +25,18 @@ export async function job(platform: Platform): Promise<{ finished: number }> {
   // Payments first: a recovered payment makes its confirmation email due. A finished unlink
   // makes an image's files due (in 90 days), so unlinking comes before removing files.
   // Fan-out before delivery: the events it makes are due at once.
-  const finished = await sweepDue(platform, [paymentRecoveryWork, confirmationEmailWork, imageUnlinkWork, imageFilesWork, eventFanOutDueWork, eventDeliveryWork]);
+  // Licenses are opened before they are attempted; an attempt may release a confirmation email.
+  const finished = await sweepDue(platform, [
+    paymentRecoveryWork,
+    licenseOpenWork,
+    licenseRequestWork,
+    licenseFollowUpWork,
+    confirmationEmailWork,
+    imageUnlinkWork,
+    imageFilesWork,
+    eventFanOutDueWork,
+    eventDeliveryWork,
+  ]);
   if (finished) logger.info('Due work finished by the sweep', { finished });
   return { finished };
 }

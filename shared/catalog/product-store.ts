@@ -47,3 +47,14 @@ export async function saveProductRecord(current: ProductRecord, next: ProductRec
       : [];
   await products.save(current, next, [...counter, ...namedEntries('product.events', events), ...extra]);
 }
+
+/**
+ * The license service each of `productIds` names now (licenses.md §3: the link is read when an
+ * order is made); products without one, or gone, are absent. One batch read.
+ */
+export async function licenseServicesOfProducts(scope: RecordScope, productIds: readonly string[]): Promise<Map<string, string>> {
+  const found = await products.findMany(scope, [...new Set(productIds)]);
+  const services = new Map<string, string>();
+  for (const [productId, product] of found) if (product.license_service_id) services.set(productId, product.license_service_id);
+  return services;
+}

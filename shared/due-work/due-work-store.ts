@@ -12,8 +12,17 @@ import { defineEntity, type Condition, type RecordScope } from '../store/entity'
 import { updateReturning, writeOne, type TransactEntry } from '../store/transact';
 import { TransactionRejectedError } from '../store/errors';
 
-/** The kinds of due work (each has a handler in shared/due-work/kinds.ts). */
-export type DueKind = 'confirmation-email' | 'payment-recovery' | 'image-unlink' | 'image-files' | 'event-fanout' | 'event-delivery';
+/** The kinds of due work (each has a `DueHandler`; the sweep job, handlers/jobs/due-work.ts, lists them all). */
+export type DueKind =
+  | 'confirmation-email'
+  | 'payment-recovery'
+  | 'image-unlink'
+  | 'image-files'
+  | 'event-fanout'
+  | 'event-delivery'
+  | 'license-open'
+  | 'license-request'
+  | 'license-follow-up';
 
 /** A due-work record. */
 export interface DueWorkRecord {

@@ -106,3 +106,20 @@ export async function sweepDue(platform: Platform, handlers: readonly DueHandler
   }
   return finished;
 }
+
+/** The longest delay SQS gives a message (15 minutes). */
+const MAX_MESSAGE_DELAY_MS = 900_000;
+
+/**
+ * Sends a delayed wake-up for queued work due again in `waitMs`, when that is within SQS's
+ * 15-minute message delay (the 1, 5 and 15-minute waits of the retry schedule), so those runs
+ * happen on time. Longer waits are the sweep's (every minute: inside their ±10 % jitter band);
+ * so is a wake-up that fails to send.
+ */
+export async function wakeUpAt(platform: Platform, handler: DueHandler, scope: RecordScope, ref: string, waitMs: number): Promise<void> {
+  if (!handler.queue || waitMs > MAX_MESSAGE_DELAY_MS) return;
+  const message: DueMessage = { kind: handler.kind, account_id: scope.accountId, mode: scope.mode, ref, claim_id: null };
+  await platform.queues
+    .send(handler.queue, JSON.stringify(message), { delaySeconds: Math.max(0, Math.ceil(waitMs / 1000)) })
+    .catch((error: unknown) => logger.error('The next run could not be queued; the sweep will run it', { kind: handler.kind, ref, error: error as Error }));
+}

@@ -1,22 +1,22 @@
 /**
- * The events module's errors (events.md §11) beyond the platform's common ones: a manual retry
- * that reached the destination and failed (502) or timed out (504). Both carry the updated
- * event in `meta.event`, as the API renders it.
+ * Errors of a manual attempt that reached a merchant's server (events.md §11, licenses.md §12):
+ * the attempt failed (502) or timed out (504). Both carry the updated resource in `meta`, as the
+ * API renders it, under its own name (`meta.event`, `meta.license_request`).
  */
 import { ApiError } from '../errors';
 
-/** 502 remote_server_error: the manual retry's attempt failed. */
+/** 502 remote_server_error: the manual attempt reached the destination and failed. */
 export class RemoteServerError extends ApiError {
   override name = 'RemoteServerError';
-  constructor(message: string, event: unknown) {
-    super(502, 'remote_server_error', message, { event });
+  constructor(message: string, meta: Record<string, unknown>) {
+    super(502, 'remote_server_error', message, meta);
   }
 }
 
-/** 504 remote_server_timeout: the manual retry's attempt got no complete reply in time. */
+/** 504 remote_server_timeout: the manual attempt got no complete reply in time. */
 export class RemoteServerTimeoutError extends ApiError {
   override name = 'RemoteServerTimeoutError';
-  constructor(message: string, event: unknown) {
-    super(504, 'remote_server_timeout', message, { event });
+  constructor(message: string, meta: Record<string, unknown>) {
+    super(504, 'remote_server_timeout', message, meta);
   }
 }

@@ -71,6 +71,6 @@ export async function retryEventAction(context: ApiContext): Promise<ApiResult> 
   const body = await renderEvent(event, render, false);
   const error = outcome.attempt.error;
   if (!error) return { status: 200, body };
-  if (error.code === 'timeout') throw new RemoteServerTimeoutError(`The destination did not answer in time: ${error.message}`, body);
-  throw new RemoteServerError(`The delivery failed: ${error.message}`, body);
+  if (error.code === 'timeout') throw new RemoteServerTimeoutError(`The destination did not answer in time: ${error.message}`, { event: body });
+  throw new RemoteServerError(`The delivery failed: ${error.message}`, { event: body });
 }

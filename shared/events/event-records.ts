@@ -5,6 +5,7 @@
  * its keys and conditions.
  */
 import { declareResource } from '../rest/declarations';
+import type { RenderContext } from '../rest/render-context';
 import type { RecordScope } from '../store/entity';
 import type { NotificationFormat } from './notifications';
 
@@ -99,6 +100,21 @@ export function eventPath(eventId: string): string {
   return `events/${encodeURIComponent(eventId)}`;
 }
 
+/** An attempt log as the API shows it (§7.1): dates in the zone in effect. License requests show theirs the same way. */
+export function attemptsJson(attempts: ReadonlyArray<Omit<DeliveryAttempt, 'error'> & { error: { code: string; message: string } | null }>, context: Pick<RenderContext, 'date'>) {
+  return attempts.map((attempt) => ({
+    attempt: attempt.attempt,
+    trigger: attempt.trigger,
+    date: context.date(attempt.date_ms),
+    destination: attempt.destination,
+    success: attempt.success,
+    status_code: attempt.status_code,
+    duration_ms: attempt.duration_ms,
+    error: attempt.error,
+    response_body: attempt.response_body,
+  }));
+}
+
 /** The event declaration (REST conventions engine). */
 export const eventDeclaration = declareResource<EventRecord>({
   name: 'event',
@@ -127,17 +143,7 @@ export const eventDeclaration = declareResource<EventRecord>({
       date_last_delivery_attempt: stored.last_attempt_ms === null ? null : context.date(stored.last_attempt_ms),
       date_next_delivery_attempt: stored.next_attempt_ms === null ? null : context.date(stored.next_attempt_ms),
       date_delivered: stored.delivered_ms === null ? null : context.date(stored.delivered_ms),
-      attempts: stored.attempts.map(({ date_ms, ...attempt }) => ({
-        attempt: attempt.attempt,
-        trigger: attempt.trigger,
-        date: context.date(date_ms),
-        destination: attempt.destination,
-        success: attempt.success,
-        status_code: attempt.status_code,
-        duration_ms: attempt.duration_ms,
-        error: attempt.error,
-        response_body: attempt.response_body,
-      })),
+      attempts: attemptsJson(stored.attempts, context),
       date_created: context.date(stored.created_ms),
       date_modified: context.date(stored.modified_ms),
     };

@@ -6,6 +6,7 @@
  */
 import { defineEntity, type RecordScope, type TransactEntry } from '../store/entity';
 import { listSortKey } from '../store/keys';
+import { equalityFilter } from '../store/query';
 import { EVENT_RETENTION_MS, type EventRecord } from './event-records';
 
 const events = defineEntity<EventRecord>({ name: 'event', collection: 'events', scope: 'mode', idField: 'event_id',
@@ -66,19 +67,11 @@ export interface EventFilters {
  * the listing partition, reads by id, and the filters as one FilterExpression.
  */
 export function eventListSource(scope: RecordScope, filters: EventFilters) {
-  const conditions: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(filters)) {
-    if (value === undefined) continue;
-    conditions.push(`#f_${name} = :f_${name}`);
-    names[`#f_${name}`] = name;
-    values[`:f_${name}`] = value;
-  }
+  const filter = equalityFilter({ ...filters });
   return {
     partition: events.partition(scope),
     idOf: (item: Record<string, unknown>) => item.event_id as string,
     find: async (id: string) => (await events.find(scope, id)) as unknown as Record<string, unknown> | undefined,
-    ...(conditions.length ? { filter: { expression: conditions.join(' AND '), names, values } } : {}),
+    ...(filter ? { filter } : {}),
   };
 }

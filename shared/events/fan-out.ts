@@ -14,7 +14,6 @@
  * A crash at any line leaves the fan-out work due: the next run makes only what is missing.
  * When no active subscription matches, no event is created (events.md).
  */
-import { createHash } from 'node:crypto';
 import { readTechnicalSettingsCached, readPaymentSettingsCached } from '../accounts/settings-cache';
 import type { Principal } from '../auth/principal';
 import type { OccurrenceRecord } from '../commerce/events/event-store';
@@ -22,7 +21,7 @@ import { findOccurrences } from '../commerce/events/event-store';
 import { config } from '../config';
 import { dueEntry, finishEntry, type DueClaim } from '../due-work/due-work-store';
 import type { DueHandler } from '../due-work/runner';
-import { ID_ALPHABET } from '../ids';
+import { derivedId } from '../ids';
 import type { Platform } from '../platform/ports';
 import { formatTimestamp } from '../rest/dates';
 import { expandResources, renderStored } from '../rest/expand';
@@ -43,9 +42,7 @@ import type { EventSubscriptionRecord } from './subscriptions';
 
 /** The id of the event of occurrence `fingerprint` for subscription `subscriptionId` (the same on every run). */
 export function eventIdFor(fingerprint: string, subscriptionId: string): string {
-  const digest = createHash('sha256').update(`event:${fingerprint}:${subscriptionId}`).digest();
-  // 32 characters in the alphabet: one byte's low five bits pick one without bias.
-  return Array.from(digest.subarray(0, 12), (byte) => ID_ALPHABET[byte % ID_ALPHABET.length]).join('');
+  return derivedId(`event:${fingerprint}:${subscriptionId}`);
 }
 
 /** The account-wide reader notifications are rendered for: every link the data names may expand. */
@@ -53,8 +50,11 @@ function platformReader(scope: RecordScope): Principal {
   return { authId: 'platform', accountId: scope.accountId, mode: scope.mode, kind: 'secret', prefix: 'sk', tokenHash: '', permissions: [], isOwner: true, expiresAtMs: null } as unknown as Principal;
 }
 
-/** How a subscription wants its data drawn: links on the API's public address, its zone, its expand/show/hide. */
-export async function renderContextFor(scope: RecordScope, subscription: EventSubscriptionRecord, now: number): Promise<RenderContext> {
+/**
+ * How a subscription wants its data drawn: links on the API's public address, its zone, its
+ * show/hide (all null: the account's zone, everything shown — how license request bodies are drawn).
+ */
+export async function renderContextFor(scope: RecordScope, subscription: Pick<EventSubscriptionRecord, 'timezone' | 'show' | 'hide'>, now: number): Promise<RenderContext> {
   const [technical, payment] = await Promise.all([readTechnicalSettingsCached(scope.accountId), readPaymentSettingsCached(scope.accountId)]);
   const zone = subscription.timezone ?? technical?.timezone ?? 'UTC';
   const baseUrl = config().publicUrls.api;

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** Characters of generated commerce ids: 0-9 and A-Z without I, L, O and U (conventions.md section 7). */
 export const ID_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -35,4 +35,16 @@ export function randomBase62(length: number): string {
 export function generatePassword(): string {
   const body = randomBase62(17);
   return `${body.slice(0, 4)}-${body.slice(4, 8)}-${body.slice(8, 12)}-${body.slice(12)}`;
+}
+
+/**
+ * A 12-character id derived from `seed` (the same seed always gives the same id): for records
+ * that a repeated run must find taken instead of making twice.
+ *
+ * @example derivedId(`license_request:${orderId}:${itemId}`)
+ */
+export function derivedId(seed: string): string {
+  const digest = createHash('sha256').update(seed).digest();
+  // 32 characters in the alphabet: one byte's low five bits pick one without bias.
+  return Array.from(digest.subarray(0, 12), (byte) => ID_ALPHABET[byte % ID_ALPHABET.length]).join('');
 }

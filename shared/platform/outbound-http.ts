@@ -9,6 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { nowMs, onClockMoved } from '../clock';
 import type { OutboundHttp, OutboundRequest, OutboundResponse } from './ports';
 
 /** Largest response body kept (bytes); the rest is dropped. */
@@ -144,7 +145,18 @@ export function guardedHttp(policy: AddressPolicy, resolve: HostResolver = syste
         }
         const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
         const timeoutMs = request.timeoutMs ?? 30_000;
-        const outgoing = send(url, { method: request.method, headers: request.headers, lookup, timeout: timeoutMs }, (response) => {
+        // The time limit covers the whole exchange (a script trickling bytes does not extend it),
+        // by the real clock and by the platform's: the local runtime's manual clock moved past
+        // the limit also ends the request, so a timeout can be tested without waiting for it.
+        const startedMs = nowMs();
+        let deadline: NodeJS.Timeout | undefined;
+        let stopWatching = (): void => undefined;
+        const finish = (answer: OutboundResponse) => {
+          clearTimeout(deadline);
+          stopWatching();
+          resolve(answer);
+        };
+        const outgoing = send(url, { method: request.method, headers: request.headers, lookup }, (response) => {
           const chunks: Buffer[] = [];
           let size = 0;
           response.on('data', (chunk: Buffer) => {
@@ -154,15 +166,20 @@ export function guardedHttp(policy: AddressPolicy, resolve: HostResolver = syste
           response.on('end', () => {
             const headers: Record<string, string> = {};
             for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-            resolve({ ok: true, status: response.statusCode ?? 0, headers, body: Buffer.concat(chunks).toString('utf8') });
+            finish({ ok: true, status: response.statusCode ?? 0, headers, body: Buffer.concat(chunks).toString('utf8') });
           });
-          response.on('error', (error) => resolve({ ok: false, reason: 'network', message: error.message }));
+          response.on('error', (error) => finish({ ok: false, reason: 'network', message: error.message }));
+          response.on('aborted', () => outgoing.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));
         });
-        outgoing.on('timeout', () => outgoing.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT_CARTWHEEL' })));
+        const expire = () => outgoing.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT_CARTWHEEL' }));
+        deadline = setTimeout(expire, timeoutMs);
+        stopWatching = onClockMoved(() => {
+          if (nowMs() - startedMs >= timeoutMs) expire();
+        });
         outgoing.on('error', (error: NodeJS.ErrnoException) => {
-          if (error.code === 'ETIMEDOUT_CARTWHEEL') resolve({ ok: false, reason: 'timeout', message: `No answer within ${timeoutMs} ms` });
-          else if (error.code === 'EREFUSEDADDRESS') resolve({ ok: false, reason: 'refused_address', message: error.message });
-          else resolve({ ok: false, reason: 'network', message: error.message });
+          if (error.code === 'ETIMEDOUT_CARTWHEEL') finish({ ok: false, reason: 'timeout', message: `No answer within ${timeoutMs} ms` });
+          else if (error.code === 'EREFUSEDADDRESS') finish({ ok: false, reason: 'refused_address', message: error.message });
+          else finish({ ok: false, reason: 'network', message: error.message });
         });
         outgoing.end(request.body);
       });

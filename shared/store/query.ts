@@ -21,3 +21,22 @@ export async function queryItems(input: QueryCommandInput, max = Number.POSITIVE
   } while (startKey && items.length < max);
   return items.slice(0, max);
 }
+
+/**
+ * A FilterExpression matching every defined property exactly (list filters such as `status`),
+ * or undefined when none is defined.
+ *
+ * @example equalityFilter({ status: 'retry', type: undefined }) // { expression: '#f_status = :f_status', ... }
+ */
+export function equalityFilter(filters: Record<string, string | undefined>): { expression: string; names: Record<string, string>; values: Record<string, unknown> } | undefined {
+  const conditions: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(filters)) {
+    if (value === undefined) continue;
+    conditions.push(`#f_${name} = :f_${name}`);
+    names[`#f_${name}`] = name;
+    values[`:f_${name}`] = value;
+  }
+  return conditions.length ? { expression: conditions.join(' AND '), names, values } : undefined;
+}

@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nowMs, setManualTime, useManualClock, useSystemClock } from '../../shared/clock';
 import { addressAllowed, destinationAllowed, guardedHttp, type HostResolver } from '../../shared/platform/outbound-http';
 
 let server: Server;
@@ -13,6 +14,13 @@ let port: number;
 beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2_000);
+    if (req.url === '/trickle') {
+      // Headers at once, then a byte every 50 ms: a socket idle timer would never fire.
+      res.writeHead(200);
+      const timer = setInterval(() => res.write('.'), 50);
+      return void setTimeout(() => (clearInterval(timer), res.end()), 2_000);
+    }
+    if (req.url === '/hang') return;
     let body = '';
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
@@ -141,5 +149,28 @@ describe('guardedHttp', () => {
     const http = guardedHttp({ allowLoopback: true });
     expect(await http.send({ url: 'file:///etc/passwd', method: 'GET' })).toMatchObject({ ok: false, reason: 'refused_address' });
     expect(await http.send({ url: `http://127.0.0.1:${port}/slow`, method: 'GET', timeoutMs: 200 })).toMatchObject({ ok: false, reason: 'timeout' });
+  });
+
+  it('limits the whole exchange, not the silence between bytes', async () => {
+    const started = Date.now();
+    expect(await guardedHttp({ allowLoopback: true }).send({ url: `http://127.0.0.1:${port}/trickle`, method: 'GET', timeoutMs: 300 })).toMatchObject({ ok: false, reason: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it('ends a request when the manual clock passes its time limit (the local runtime drives timeouts)', async () => {
+    useManualClock(Date.now());
+    try {
+      const pending = guardedHttp({ allowLoopback: true }).send({ url: `http://127.0.0.1:${port}/hang`, method: 'POST', body: 'x', timeoutMs: 30_000 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      setManualTime(nowMs() + 29_000);
+      let settled = false;
+      void pending.then(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(settled).toBe(false);
+      setManualTime(nowMs() + 1_000);
+      expect(await pending).toMatchObject({ ok: false, reason: 'timeout' });
+    } finally {
+      useSystemClock();
+    }
   });
 });

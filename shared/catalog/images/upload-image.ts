@@ -15,9 +15,8 @@
  * pending one is carried on from step 2, a ready one is answered as it is; a different file
  * under the same key is refused (409 in_use).
  */
-import { createHash } from 'node:crypto';
 import { dueEntry, doneEntry } from '../../due-work/due-work-store';
-import { ID_ALPHABET, newId } from '../../ids';
+import { derivedId, newId } from '../../ids';
 import type { Platform } from '../../platform/ports';
 import type { RecordScope } from '../../store/entity';
 import { transact } from '../../store/transact';
@@ -42,9 +41,7 @@ export interface UploadImageInput {
 
 /** A 12-character commerce id derived from a seed (the same seed always gives the same id). */
 export function imageIdFromSeed(seed: string): string {
-  const digest = createHash('sha256').update(`image:${seed}`).digest();
-  // 32 characters in the alphabet: one byte's low five bits pick one without bias.
-  return Array.from(digest.subarray(0, 12), (byte) => ID_ALPHABET[byte % ID_ALPHABET.length]).join('');
+  return derivedId(`image:${seed}`);
 }
 
 /** A first attempt under the same id already wrote its record (see `resume`). */

@@ -25,7 +25,7 @@ import { TransactionRejectedError } from '../../store/errors';
 import { transact, writeOne, type TransactEntry } from '../../store/transact';
 import { cartClosedForOrder, closeForOrderEntry, releaseLockEntry } from '../carts/cart-store';
 import type { CartRecord } from '../carts/types';
-import { eventWrites, type EventSpec } from '../events/emit';
+import { eventEntries } from '../events/emit';
 import { createOrderEntry } from '../orders/order-store';
 import { orderFromCart, type OrderRecord } from '../orders/orders';
 import { countUseWrite, releaseUseWrite } from '../promotions';
@@ -34,11 +34,17 @@ import type { ChargeResult, FailedChargeOutcome } from '../payments/gateway';
 import type { PaymentRecord } from '../payments/payment-records';
 import { outcomeEntry } from '../payments/payment-store';
 import { confirmationDueWrite } from './confirmation';
+import { licenseServicesOfProducts } from '../../catalog/product-store';
+import { dueEntry } from '../../due-work/due-work-store';
+import { licenseIdFor, licenseRequestIdFor } from '../../licenses/requests/license-request-records';
 import { named, present } from './entries';
 
-/** The entries that record `events` now. */
-export function eventEntries(scope: RecordScope, events: readonly EventSpec[], now: number): TransactEntry[] {
-  return eventWrites(scope, events, now).map((item, index) => ({ name: index < events.length ? `event.${events[index]!.type}` : 'due.event-fanout', item }));
+/** How long the paying process holds the opening of the order's license requests before the sweep may take it. */
+const LICENSE_OPEN_LEASE_MS = 2 * 60_000;
+
+/** The transaction entry, written with a licensed order, that makes opening its license requests due (claimed by the writer, who runs it at once). */
+function licenseOpenDueWrite(order: Pick<OrderRecord, 'account_id' | 'mode' | 'order_id' | 'created_ms'>, claimId: string): TransactEntry {
+  return dueEntry('license-open', { accountId: order.account_id, mode: order.mode }, order.order_id, order.created_ms + LICENSE_OPEN_LEASE_MS, order.created_ms, claimId);
 }
 
 /** The payment as the gateway's answer leaves it (before completion or failure is recorded). */
@@ -57,22 +63,28 @@ export async function completeCartPayment(
   promotionId: string | undefined,
   principal: Principal | undefined,
   completedAt: number,
-): Promise<{ order: OrderRecord; completed: PaymentRecord; confirmation: DueClaim }> {
+): Promise<{ order: OrderRecord; completed: PaymentRecord; confirmation: DueClaim; licenses: DueClaim | null }> {
   const paymentId = approved.payment_id;
   const orderId = newId();
   const linkedCustomerId = cart.customer.customer_id;
   const customerId = linkedCustomerId ?? newId();
-  const order = orderFromCart(scope, orderId, cart, paymentId, customerId, completedAt);
+  // licenses.md §3: the products' license links as they are now make the order's licensed items.
+  const licenseServices = await licenseServicesOfProducts(scope, cart.items.map((item) => item.product_id));
+  const order = orderFromCart(scope, orderId, cart, paymentId, customerId, completedAt, licenseServices);
   const completed: PaymentRecord = { ...approved, status: 'completed', customer_id: customerId, order_id: orderId, modified_ms: completedAt };
   delete completed.gateway_outcome;
-  const reachPaths = [`orders/${orderId}`, `payments/${paymentId}`, `customers/${customerId}`];
+  // The shopper's token also reaches the licenses its items will get (their ids are derived from order and item).
+  const licensePaths = order.items.filter((item) => item.license_service_id).map((item) => `licenses/${licenseIdFor(licenseRequestIdFor(orderId, item.item_id))}`);
+  const reachPaths = [`orders/${orderId}`, `payments/${paymentId}`, `customers/${customerId}`, ...licensePaths];
   const reach = principal ? named('token.reach', reachWrite(principal, reachPaths)) : undefined;
   const confirmationDue = confirmationDueWrite(order, newId());
+  const licensesDue = licensePaths.length ? licenseOpenDueWrite(order, newId()) : undefined;
   const entries = present(
     outcomeEntry(completed),
     closeForOrderEntry(scope, cart.cart_id, paymentId, orderId, completedAt),
     createOrderEntry(order),
     confirmationDue,
+    licensesDue,
     linkedCustomerId ? hasPaymentsEntry(scope, linkedCustomerId) : createFromSaleEntry(customerFromSale(scope, customerId, cart.customer, completedAt)),
     promotionId ? named('promotion.count-use', countUseWrite(scope, promotionId)) : undefined,
     ...eventEntries(
@@ -103,7 +115,7 @@ export async function completeCartPayment(
     // This answer may already expand what the payment gave the shopper (`expand=order`).
     principal.record = { ...principal.record, reach: [...(principal.record.reach ?? []), ...reachPaths] };
   }
-  return { order, completed, confirmation: claimWritten(confirmationDue) };
+  return { order, completed, confirmation: claimWritten(confirmationDue), licenses: licensesDue ? claimWritten(licensesDue) : null };
 }
 
 /**

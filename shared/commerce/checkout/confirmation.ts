@@ -23,11 +23,29 @@ import { readGeneralSettings } from '../../accounts/settings';
 import { readTechnicalSettingsCached } from '../../accounts/settings-cache';
 import type { Platform } from '../../platform/ports';
 import type { CartRecord } from '../carts/types';
-import { confirmationReady, renderOrderConfirmation, type ConfirmationOrder } from '../emails';
-import type { OrderRecord } from '../orders/orders';
+import { renderOrderConfirmation, type ConfirmationLicense, type ConfirmationOrder } from '../emails';
+import type { OrderItemRecord, OrderRecord } from '../orders/orders';
+import { findLicenses } from '../../licenses/requests/license-request-store';
+import type { LicenseRecord } from '../../licenses/requests/license-request-records';
+import { findLicenseServices, type LicenseServiceRecord } from '../../licenses/services';
+
+/** What the email shows of each licensed item: its license, or its service's label and instructions while it has none. */
+interface LicenseFacts {
+  licenses: ReadonlyMap<string, LicenseRecord>;
+  services: ReadonlyMap<string, LicenseServiceRecord>;
+}
+
+/** The license part of one item (licenses.md §9): its codes, or for a request that ended failed the label and instructions with a note. */
+function itemLicense(item: OrderItemRecord, facts: LicenseFacts): ConfirmationLicense | null {
+  const license = item.license ? facts.licenses.get(item.license) : undefined;
+  if (license) return { label: license.label, text: license.text, html: license.html, instructions: license.instructions };
+  if (!item.license_service_id) return null;
+  const service = facts.services.get(item.license_service_id);
+  return { label: service?.label ?? null, text: null, html: null, instructions: service?.instructions ?? null };
+}
 
 /** The email's view of an order. */
-function confirmationOrder(order: OrderRecord, cart: CartRecord): ConfirmationOrder | undefined {
+function confirmationOrder(order: OrderRecord, cart: CartRecord, facts: LicenseFacts): ConfirmationOrder | undefined {
   const email = cart.customer.email;
   if (!email) return undefined;
   return {
@@ -49,13 +67,54 @@ function confirmationOrder(order: OrderRecord, cart: CartRecord): ConfirmationOr
       total: item.total,
       subtotal: item.subtotal,
       type: item.type,
-      license: null,
+      license: itemLicense(item, facts),
       license_pending: item.license_pending,
     })),
     shipping_item: order.shipping_item ? { name: order.shipping_item.name, total: order.shipping_item.total } : null,
     customer: { name: cart.customer.name, email, locale: null },
     billing_address: cart.customer.billing_address,
   };
+}
+
+/** The licenses an order's items hold, and the services of those still without one (one batch read each, none without licenses). */
+async function licenseFacts(scope: RecordScope, order: OrderRecord): Promise<LicenseFacts> {
+  const licenseIds = order.items.flatMap((item) => (item.license ? [item.license] : []));
+  const serviceIds = [...new Set(order.items.flatMap((item) => (!item.license && item.license_service_id ? [item.license_service_id] : [])))];
+  const [licenses, services] = await Promise.all([
+    licenseIds.length ? findLicenses(scope, licenseIds) : new Map<string, LicenseRecord>(),
+    serviceIds.length ? findLicenseServices(scope, serviceIds) : new Map<string, LicenseServiceRecord>(),
+  ]);
+  return { licenses, services };
+}
+
+/**
+ * Renders the email of `order` for its customer (the confirmation, or the follow-up that
+ * brings late codes) and sends it under `dedupKey`; answers false when there is no one to send
+ * it to (no order address).
+ */
+export async function sendOrderEmail(platform: Platform, scope: RecordScope, order: OrderRecord, cart: CartRecord, purpose: 'confirmation' | 'license_follow_up', dedupKey: string): Promise<boolean> {
+  const view = confirmationOrder(order, cart, await licenseFacts(scope, order));
+  if (!view) return false;
+  const [technical, general] = await Promise.all([readTechnicalSettingsCached(scope.accountId), readGeneralSettings(scope.accountId)]);
+  const rendered = renderOrderConfirmation(view, {
+    companyName: general.company_name ?? 'Your shop',
+    supportEmail: general.support_email ?? null,
+    accountLocale: technical?.locale ?? 'en-US',
+    zone: technical?.timezone ?? 'UTC',
+    test: scope.mode === 'test',
+    purpose,
+  });
+  await platform.email.send({
+    to: view.customer.email,
+    ...(general.notification_from_addresses?.[0] ? { from: general.notification_from_addresses[0] } : {}),
+    subject: rendered.subject,
+    html: rendered.html,
+    text: rendered.text,
+    kind: purpose === 'confirmation' ? 'order_confirmation' : 'license_follow_up',
+    orderId: order.order_id,
+    dedupKey,
+  });
+  return true;
 }
 
 /** How long after the payment the sweep takes over an email the payment request did not send. */
@@ -72,42 +131,37 @@ export function confirmationDueWrite(order: Pick<OrderRecord, 'account_id' | 'mo
 
 /**
  * Sends (or holds) the confirmation of `orderId` under `claim`, then records the outcome on the
- * order and removes the due record in one transaction.
+ * order and removes the due record in one transaction. It is held while a license request of
+ * the order is outstanding (licenses.md §9); the hold is written only while that is still so, so
+ * if the last code arrives in between, the order is read again and the email goes out.
  */
 async function sendClaimed(platform: Platform, claim: DueClaim, known?: unknown): Promise<void> {
   const scope: RecordScope = { accountId: claim.record.account_id, mode: claim.record.mode };
   // The paying request hands over the order and cart it just committed; the sweep reads them.
   const held = known as { order: OrderRecord; cart: CartRecord } | undefined;
-  const order = held?.order.order_id === claim.record.ref ? held.order : await orders.find(scope, claim.record.ref);
+  let order = held?.order.order_id === claim.record.ref ? held.order : await orders.find(scope, claim.record.ref);
   const cart = held?.order.order_id === claim.record.ref ? held.cart : order?.cart_id ? await carts.find(scope, order.cart_id) : undefined;
-  const view = order && cart ? confirmationOrder(order, cart) : undefined;
-  if (!order || !view || order.confirmation_email !== 'pending') {
-    // Nothing to send (no order, no address, or already sent or held): the work is done.
-    await writeOne(finishEntry(claim)).catch(ignoreLostClaim);
+  for (let round = 1; ; round++) {
+    if (!order || !cart?.customer.email || order.confirmation_email !== 'pending') {
+      // Nothing to send (no order, no address, or already sent or held): the work is done.
+      await writeOne(finishEntry(claim)).catch(ignoreLostClaim);
+      return;
+    }
+    if ((order.licenses_outstanding ?? 0) > 0) {
+      try {
+        await transact([confirmationStateEntry(scope, order.order_id, 'held'), finishEntry(claim)]);
+        return;
+      } catch (error) {
+        if (!(error instanceof TransactionRejectedError) || !error.refused('order.confirmation-email.held') || round > 3) return ignoreLostClaim(error);
+        // The last license arrived meanwhile: read the order again and send.
+        order = await orders.find(scope, order.order_id);
+        continue;
+      }
+    }
+    await sendOrderEmail(platform, scope, order, cart, 'confirmation', `order_confirmation:${scope.accountId}:${scope.mode}:${order.order_id}`);
+    await transact([confirmationStateEntry(scope, order.order_id, 'sent'), finishEntry(claim)]).catch(ignoreLostClaim);
     return;
   }
-  const ready = confirmationReady(view);
-  if (ready) {
-    const [technical, general] = await Promise.all([readTechnicalSettingsCached(scope.accountId), readGeneralSettings(scope.accountId)]);
-    const rendered = renderOrderConfirmation(view, {
-      companyName: general.company_name ?? 'Your shop',
-      supportEmail: general.support_email ?? null,
-      accountLocale: technical?.locale ?? 'en-US',
-      zone: technical?.timezone ?? 'UTC',
-      test: scope.mode === 'test',
-    });
-    await platform.email.send({
-      to: view.customer.email,
-      ...(general.notification_from_addresses?.[0] ? { from: general.notification_from_addresses[0] } : {}),
-      subject: rendered.subject,
-      html: rendered.html,
-      text: rendered.text,
-      kind: 'order_confirmation',
-      orderId: order.order_id,
-      dedupKey: `order_confirmation:${scope.accountId}:${scope.mode}:${order.order_id}`,
-    });
-  }
-  await transact([confirmationStateEntry(scope, order.order_id, ready ? 'sent' : 'held'), finishEntry(claim)]).catch(ignoreLostClaim);
 }
 
 /** A lease that lapsed mid-run passed the work on: whoever holds it now records it. */

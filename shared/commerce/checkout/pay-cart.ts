@@ -43,6 +43,7 @@ import { chargeCard } from './charge-card';
 import { assertNotDuplicate, checkCustomer, parsePaymentMethod, saveCardAfterPayment } from './checks';
 import { afterCommit, completeCartPayment, failPayment, withGatewayAnswer } from './complete-payment';
 import { sendOrderConfirmation } from './confirmation';
+import { openOrderLicenses } from '../../licenses/requests/run-request';
 import { named, present } from './entries';
 import { RECOVERY_DELAY_MS, recoverPayment } from './recover-payment';
 
@@ -164,8 +165,10 @@ export async function payCart(platform: Platform, input: PayCartInput): Promise<
   }
 
   // 4b: complete everything at once, or nothing.
-  const { order, completed: committed, confirmation } = await completeCartPayment(scope, cart, answered, promotion?.promotion_id, principal, platform.clock.nowMs());
+  const { order, completed: committed, confirmation, licenses } = await completeCartPayment(scope, cart, answered, promotion?.promotion_id, principal, platform.clock.nowMs());
   const completed = await saveCardAfterPayment(scope, method, committed, settings.allow_save_cards);
+  // List codes are served here, before the answer; remote requests are queued (licenses.md §4.1).
+  if (licenses) await openOrderLicenses(platform, licenses, order).catch(afterCommit('Opening the license requests', paymentId));
   await sendOrderConfirmation(platform, confirmation, { order, cart }).catch(afterCommit('The confirmation email', paymentId));
   return { status: 'completed', payment: completed, order };
 }

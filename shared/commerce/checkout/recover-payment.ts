@@ -29,6 +29,7 @@ import { chargeKey, payments } from '../payments/payment-store';
 import { NOTHING_TO_CHARGE } from './charge-card';
 import { completeCartPayment, completeDirectPayment, failPayment, withGatewayAnswer } from './complete-payment';
 import { sendOrderConfirmation } from './confirmation';
+import { openOrderLicenses } from '../../licenses/requests/run-request';
 
 /** How recovery left a payment. */
 export type RecoveryResult = 'completed' | 'failed' | 'not-initiated' | 'still-running';
@@ -65,7 +66,8 @@ export async function recoverPayment(platform: Platform, scope: RecordScope, pay
         await failPayment(scope, answered, 'error', undefined, now);
         return 'failed';
       }
-      const { order, confirmation } = await completeCartPayment(scope, cart, answered, cart.promotion_id ?? undefined, undefined, now);
+      const { order, confirmation, licenses } = await completeCartPayment(scope, cart, answered, cart.promotion_id ?? undefined, undefined, now);
+      if (licenses) await openOrderLicenses(platform, licenses, order);
       await sendOrderConfirmation(platform, confirmation, { order, cart });
       return 'completed';
     }

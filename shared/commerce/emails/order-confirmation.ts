@@ -84,6 +84,11 @@ export interface ConfirmationContext {
   /** The customer's receipt page; shown as a link when it is an http(s) URL. */
   receiptUrl?: string | null;
   test: boolean;
+  /**
+   * `license_follow_up`: the short email that brings the codes of an order whose confirmation
+   * went out while a code was missing (licenses.md §9); the same layout, its own subject and opening line.
+   */
+  purpose?: 'confirmation' | 'license_follow_up';
 }
 
 /** A rendered email, ready for `sendEmail`; `locale` is the one numbers and dates used. */
@@ -144,6 +149,8 @@ interface TotalView {
 
 interface View {
   subject: string;
+  /** The first line of the body. */
+  opening: string;
   locale: string;
   test: boolean;
   companyName: string;
@@ -193,7 +200,11 @@ function buildView(order: ConfirmationOrder, context: ConfirmationContext): View
   const receiptUrl = oneLine(context.receiptUrl ?? '');
   const supportEmail = oneLine(context.supportEmail ?? '');
   return {
-    subject: `${context.test ? '[TEST] ' : ''}Your order ${orderId} from ${companyName}`,
+    subject:
+      context.purpose === 'license_follow_up'
+        ? `${context.test ? '[TEST] ' : ''}Your license codes for order ${orderId} from ${companyName}`
+        : `${context.test ? '[TEST] ' : ''}Your order ${orderId} from ${companyName}`,
+    opening: context.purpose === 'license_follow_up' ? 'The codes for your order are ready. Here they are.' : 'Thank you for your order. Here are the details.',
     locale,
     test: context.test,
     companyName,
@@ -311,7 +322,7 @@ function renderHtml(view: View): string {
   rows.push(
     `<tr><td style="padding:12px 32px 4px;">` +
       `<p style="margin:0 0 12px;">${view.customerName ? `Hi ${e(view.customerName)},` : 'Hello,'}</p>` +
-      `<p style="margin:0;">Thank you for your order. Here are the details.</p>` +
+      `<p style="margin:0;">${e(view.opening)}</p>` +
       `</td></tr>`,
   );
   rows.push(`<tr><td style="padding:12px 32px;">${renderHtmlOrderFacts(view)}</td></tr>`);
@@ -441,7 +452,7 @@ function renderText(view: View): string {
   blank();
   out.push(...wrap(view.customerName ? `Hi ${view.customerName},` : 'Hello,', WIDTH));
   blank();
-  out.push('Thank you for your order. Here are the details.');
+  out.push(view.opening);
   blank();
   const facts: [string, string][] = [['Order', view.orderId]];
   if (view.date) facts.push(['Date', view.date]);

@@ -62,3 +62,8 @@ export function fanOutEntry(scope: RecordScope, ids: readonly string[], now: num
   noteFanOut(scope, ref, claimId);
   return dueEntry('event-fanout', scope, ref, now + FAN_OUT_LEASE_MS, now, claimId);
 }
+
+/** The same as `eventWrites`, as named transaction entries (`event.<type>`, then `due.event-fanout`). */
+export function eventEntries(scope: RecordScope, events: readonly EventSpec[], now: number): TransactEntry[] {
+  return eventWrites(scope, events, now).map((item, index) => ({ name: index < events.length ? `event.${events[index]!.type}` : 'due.event-fanout', item }));
+}

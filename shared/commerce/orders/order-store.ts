@@ -2,6 +2,8 @@
 import { defineEntity, writeOne, type RecordScope } from '../../store/entity';
 import { VersionConflictError } from '../../store/errors';
 import type { TransactEntry } from '../../store/transact';
+import { table } from '../../store/client';
+import { listSortKey } from '../../store/keys';
 import { customerOrdersPartition, type OrderRecord } from './orders';
 
 /** Orders (mode-scoped): by date_created (gsi1), date_modified (gsi2), per customer (gsi3). */
@@ -13,9 +15,85 @@ export function createOrderEntry(order: OrderRecord): TransactEntry {
   return orders.putEntry(order, { ifNew: true, name: 'order.create' });
 }
 
-/** Records what happened to the order's confirmation email. */
+/**
+ * Records what happened to the order's confirmation email. `held` is written only while a
+ * license of the order is still outstanding (licenses.md §9): if the last one completed
+ * meanwhile, the write is refused and the caller reads the order again and sends.
+ */
 export function confirmationStateEntry(scope: RecordScope, orderId: string, state: 'sent' | 'held'): TransactEntry {
-  return orders.updateEntry(scope, orderId, { name: 'order.confirmation-email', set: { confirmation_email: state }, condition: { expression: 'attribute_exists(pk)' } });
+  const condition = state === 'held' ? 'attribute_exists(pk) AND licenses_outstanding > :none' : 'attribute_exists(pk)';
+  return orders.updateEntry(scope, orderId, {
+    name: `order.confirmation-email.${state}`,
+    set: { confirmation_email: state },
+    condition: { expression: condition, ...(state === 'held' ? { values: { ':none': 0 } } : {}) },
+  });
+}
+
+/** What one license request's outcome changes on its order (licenses.md §4.2, §9). */
+export interface LicenseItemChange {
+  /** The order as read before the change: the update applies only over these counts and this email state. */
+  order: OrderRecord;
+  itemId: string;
+  /** The item's license id after the change. */
+  license: string | null;
+  licensePending: boolean;
+  outstanding: number;
+  failed: number;
+  /** The confirmation email's state after the change (the same as before, or `pending` to release a held one). */
+  confirmationEmail: OrderRecord['confirmation_email'];
+  modifiedMs: number;
+}
+
+/**
+ * The entry that records a license outcome on its order item and the order's license counts,
+ * only if the order still has the counts and email state it was read with: two requests of one
+ * order finishing together are serialized here, so exactly one of them sees the last one done.
+ * Digital items count as fulfilled once no license is pending (commerce.md §5.5).
+ */
+export function licenseItemEntry(change: LicenseItemChange): TransactEntry {
+  const { order } = change;
+  const index = order.items.findIndex((item) => item.item_id === change.itemId);
+  if (index < 0) throw new Error(`Order ${order.order_id} has no item ${change.itemId}`);
+  const items = order.items.map((item, at) =>
+    at === index ? { ...item, license: change.license, license_pending: change.licensePending, fulfilled: item.type === 'physical' ? item.fulfilled : !change.licensePending } : item,
+  );
+  const item = items[index]!;
+  const scope = { accountId: order.account_id, mode: order.mode };
+  return {
+    name: 'order.license-item',
+    item: {
+      Update: {
+        TableName: table(),
+        Key: orders.key(scope, order.order_id),
+        UpdateExpression:
+          `SET #items[${index}].#license = :license, #items[${index}].license_pending = :pending, #items[${index}].fulfilled = :item_fulfilled, ` +
+          'fulfilled = :fulfilled, licenses_outstanding = :outstanding, licenses_failed = :failed, confirmation_email = :email, modified_ms = :modified, gsi2sk = :gsi2sk',
+        ConditionExpression:
+          `#items[${index}].item_id = :item_id AND licenses_outstanding = :was_outstanding AND licenses_failed = :was_failed AND confirmation_email = :was_email`,
+        ExpressionAttributeNames: { '#items': 'items', '#license': 'license' },
+        ExpressionAttributeValues: {
+          ':license': change.license,
+          ':pending': change.licensePending,
+          ':item_fulfilled': item.fulfilled,
+          ':fulfilled': items.every((each) => each.fulfilled),
+          ':outstanding': change.outstanding,
+          ':failed': change.failed,
+          ':email': change.confirmationEmail,
+          ':modified': Math.max(change.modifiedMs, order.modified_ms + 1),
+          ':gsi2sk': listSortKey(Math.max(change.modifiedMs, order.modified_ms + 1), order.order_id),
+          ':item_id': change.itemId,
+          ':was_outstanding': order.licenses_outstanding ?? 0,
+          ':was_failed': order.licenses_failed ?? 0,
+          ':was_email': order.confirmation_email,
+        },
+      },
+    },
+  };
+}
+
+/** An order by id, or undefined (strongly consistent). */
+export function findOrder(scope: RecordScope, orderId: string): Promise<OrderRecord | undefined> {
+  return orders.find(scope, orderId);
 }
 
 /** Replaces `current` by `next` if nobody changed it meanwhile (a lost race: `VersionConflictError`, read again). */

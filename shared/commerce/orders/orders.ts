@@ -10,6 +10,7 @@ import { collectionPartition, recordKey, type RecordScope } from '../../store/re
 import { formOptions } from '../carts';
 import type { CartRecord } from '../carts/types';
 import type { LineAmounts, SaleTotals, ShippingLineTotals } from '../pricing';
+import { licensePath } from '../../licenses/requests/license-request-records';
 
 /** A stored order item. */
 export interface OrderItemRecord extends LineAmounts {
@@ -21,8 +22,11 @@ export interface OrderItemRecord extends LineAmounts {
   tax_code: string | null;
   subscription_plan: unknown;
   fulfilled: boolean;
+  /** The id of the item's license (licenses.md §7), once a code was stored. */
   license: string | null;
   license_pending: boolean;
+  /** The license service the product named when the order was made (licenses.md §3); absent or null: none. */
+  license_service_id?: string | null;
   meta: unknown;
 }
 
@@ -52,6 +56,10 @@ export interface OrderRecord extends DateListed {
   meta: unknown;
   /** Confirmation email: `held` while licenses are pending, then `sent`. */
   confirmation_email: 'pending' | 'held' | 'sent';
+  /** License requests still `queued` or `retry` (licenses.md §9: the email waits for none); absent on orders without licenses. */
+  licenses_outstanding?: number;
+  /** License requests that ended `failed` and were not completed since. */
+  licenses_failed?: number;
   /** The customer's orders (`/customers/{id}/orders`). */
   gsi3pk: string;
   gsi3sk: string;
@@ -91,7 +99,7 @@ function orderItemJson(order: OrderRecord, item: OrderItemRecord, context: Rende
     product: context.url(`products/${encodeURIComponent(item.product_id)}`),
     subscription: null,
     shipments: `${orderUrl}/items/${encodeURIComponent(item.item_id)}/shipments`,
-    license: item.license,
+    license: item.license ? context.url(licensePath(item.license)) : null,
     license_pending: item.license_pending,
     download: null,
     meta: item.meta ?? null,
@@ -120,7 +128,7 @@ export const orderItemDeclaration = declareResource<OrderItemView>({
   idField: 'item_id',
   permission: 'orders',
   scope: 'mode',
-  links: { product: 'product' },
+  links: { product: 'product', license: 'license' },
   formatted: ITEM_SHAPE,
   idOf: (view) => view.item.item_id,
   toJson: ({ order, item }, context) => orderItemJson(order, item, context),
@@ -181,24 +189,39 @@ export const orderDeclaration = declareResource<OrderRecord>({
   },
 });
 
-/** The order a paid cart becomes (§5.1 step 1 and 3): amounts as the cart showed them, meta copied. */
-export function orderFromCart(scope: RecordScope, orderId: string, cart: CartRecord, paymentId: string, customerId: string, now: number): OrderRecord {
+/**
+ * The order a paid cart becomes (§5.1 step 1 and 3): amounts as the cart showed them, meta
+ * copied. `licenseServices` names the license service of each licensed product (licenses.md
+ * §4.1): those items start with `license_pending: true`, and the order counts them outstanding.
+ */
+export function orderFromCart(
+  scope: RecordScope,
+  orderId: string,
+  cart: CartRecord,
+  paymentId: string,
+  customerId: string,
+  now: number,
+  licenseServices: ReadonlyMap<string, string> = new Map(),
+): OrderRecord {
   const { items, shipping_item, ...totals } = cart.totals;
   const metaOf = new Map(cart.items.map((item) => [item.item_id, item]));
   const partition = collectionPartition(orderDeclaration, scope);
   const sortKey = listSortKey(now, orderId);
   const orderItems: OrderItemRecord[] = items.map((line) => {
     const source = metaOf.get(line.item_id);
+    const licenseServiceId = licenseServices.get(line.product_id) ?? null;
     return {
       ...line,
       subscription_plan: source?.subscription_plan ?? null,
-      // Services are fulfilled at creation, digital goods once no license is pending (none yet).
-      fulfilled: line.type !== 'physical',
+      // Services are fulfilled at creation, digital goods once no license is pending.
+      fulfilled: line.type === 'service' || (line.type === 'digital' && licenseServiceId === null),
       license: null,
-      license_pending: false,
+      license_pending: licenseServiceId !== null,
+      license_service_id: licenseServiceId,
       meta: structuredClone(source?.meta ?? null),
     };
   });
+  const licensed = orderItems.filter((item) => item.license_service_id).length;
   return {
     ...recordKey(orderDeclaration, scope, orderId),
     order_id: orderId,
@@ -221,6 +244,7 @@ export function orderFromCart(scope: RecordScope, orderId: string, cart: CartRec
     payment_id: paymentId,
     meta: structuredClone(cart.meta ?? null),
     confirmation_email: 'pending',
+    ...(licensed ? { licenses_outstanding: licensed, licenses_failed: 0 } : {}),
     created_ms: now,
     modified_ms: now,
     gsi1pk: partition,

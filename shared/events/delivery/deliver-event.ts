@@ -13,7 +13,7 @@
  * creates the event and calls `.relay(platform)` after it commits.
  */
 import { dueEntry, finishEntry, rescheduleEntry, type DueClaim } from '../../due-work/due-work-store';
-import { runNow, type DueHandler, type DueMessage } from '../../due-work/runner';
+import { runNow, wakeUpAt, type DueHandler } from '../../due-work/runner';
 import { logger } from '../../logging';
 import type { Platform } from '../../platform/ports';
 import { RecordNotFoundError, TransactionRejectedError } from '../../store/errors';
@@ -134,23 +134,7 @@ async function deliverClaimed(platform: Platform, claim: DueClaim, known: unknow
   };
   const due: TransactEntry = nextMs === null ? finishEntry(claim) : rescheduleEntry(claim, nextMs, attempt.error?.message ?? null);
   await transact([eventSaveEntry(event, next), due]).catch(ignoreLostClaim(event));
-  if (nextMs !== null) await wakeUpAt(platform, scope, event.event_id, nextMs - finishedMs);
-}
-
-/** The longest delay SQS gives a message (15 minutes). */
-const MAX_MESSAGE_DELAY_MS = 900_000;
-
-/**
- * Sends a delayed wake-up for the next attempt when it is due within SQS's 15-minute message
- * delay (the 1, 5 and 15-minute waits of §6.1), so those attempts run on time. Longer waits are
- * the sweep's (every minute: inside their ±10 % jitter band); so is a wake-up that fails to send.
- */
-async function wakeUpAt(platform: Platform, scope: RecordScope, eventId: string, waitMs: number): Promise<void> {
-  if (waitMs > MAX_MESSAGE_DELAY_MS) return;
-  const message: DueMessage = { kind: 'event-delivery', account_id: scope.accountId, mode: scope.mode, ref: eventId, claim_id: null };
-  await platform.queues
-    .send(EVENT_DELIVERY_QUEUE, JSON.stringify(message), { delaySeconds: Math.max(0, Math.ceil(waitMs / 1000)) })
-    .catch((error: unknown) => logger.error('The next attempt could not be queued; the sweep will run it', { event_id: eventId, error: error as Error }));
+  if (nextMs !== null) await wakeUpAt(platform, eventDeliveryWork, scope, event.event_id, nextMs - finishedMs);
 }
 
 /** What the fan-out writes and does to deliver a new event (see `scheduleEventDelivery`). */

@@ -1,0 +1,20 @@
+/**
+ * Worker of the `license-requests` queue (infra/queues.ts): runs automatic license request
+ * attempts (shared/licenses/requests/run-request.ts) under the claim they were queued with,
+ * reporting partial batch failures. The local runtime's poller calls `consumer` with its own platform.
+ */
+import type { Context, SQSEvent } from 'aws-lambda';
+import { dueWorkConsumer } from '../../shared/due-work/consumer';
+import { licenseRequestWork } from '../../shared/licenses/requests/run-request';
+import { cloudPlatform } from '../../shared/platform/cloud';
+import type { Platform } from '../../shared/platform/ports';
+
+/** The SQS handler over a platform (the local runtime passes its own). */
+export function consumer(platform: Platform) {
+  return dueWorkConsumer(platform, [licenseRequestWork]);
+}
+
+let cloud: ReturnType<typeof consumer> | undefined;
+
+/** The Lambda handler in the cloud (event source mapping with ReportBatchItemFailures). */
+export const handler = (event: SQSEvent, context?: Context) => (cloud ??= consumer(cloudPlatform()))(event, context);
