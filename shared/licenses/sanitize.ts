@@ -100,7 +100,7 @@ const COMMON: sanitizeHtml.IOptions = {
   textFilter: escapeInvalidAmpersands,
 };
 
-/** Runs `sanitize-html` and writes `<br>` as `<br>`: text never holds a raw `<`, so the replace only meets tags. */
+/** Runs `sanitize-html` and writes its `<br />` as `<br>`: text never holds a raw `<`, so the replace only meets tags. */
 function run(html: string, options: sanitizeHtml.IOptions): string {
   learnNames(html);
   return sanitizeHtml(html, options).replace(/<br \/>/g, '<br>');
