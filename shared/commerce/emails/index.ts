@@ -12,4 +12,4 @@ export {
   type ConfirmationOrder,
   type RenderedEmail,
 } from './order-confirmation';
-export { escapeHtml, htmlToText, sanitizeLicenseHtml, tidyText } from './html';
+export { escapeHtml, htmlToText, tidyText } from './html';

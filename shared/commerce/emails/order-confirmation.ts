@@ -7,7 +7,8 @@
  * customer's locale (or the account's), through the same formatters as `formatted=true`.
  */
 import { formatCountry, formatDateTime, formatMoney, resolveLocale } from '../../rest/formatted';
-import { escapeHtml, htmlToText, sanitizeLicenseHtml, tidyText } from './html';
+import { licenseHtmlToText, sanitizeLicenseReply } from '../../licenses/sanitize';
+import { escapeHtml, htmlToText, tidyText } from './html';
 
 /** A license as the email shows it: the expanded license object of commerce.md §5.4, or its parts. */
 export interface ConfirmationLicense {
@@ -224,9 +225,9 @@ function licenseView(item: ConfirmationItem): LicenseView | null {
   if (license === null && !item.license_pending) return null;
   const label = oneLine(license?.label ?? '') || DEFAULT_LICENSE_LABEL;
   const instructions = license?.instructions ? htmlToText(license.instructions) || null : null;
-  const html = license?.html ? sanitizeLicenseHtml(license.html.trim()) : null;
+  const html = license?.html ? sanitizeLicenseReply(license.html) : null;
   let lines = license?.text ? tidyText(license.text).split('\n') : null;
-  if (lines === null && license?.html) lines = htmlToText(license.html).split('\n');
+  if (lines === null && license?.html) lines = tidyText(licenseHtmlToText(license.html)).split('\n');
   const hasCode = lines !== null && lines.some((line) => line !== '');
   if (!hasCode) {
     // Pending (rendered before the hold lifted) or failed: the code follows on its own.
