@@ -6,7 +6,9 @@
  * not exist), the service's `license_count` lowered (only while the list is the same generation
  * and holds enough), low_licenses fired when the count reaches the threshold, and the caller's
  * own entries (`reserve`: the request recording the codes). Two takers never get the same code:
- * the loser's transaction is refused, it reads again and takes the next codes. A code this
+ * the loser's transaction is refused, it reads again and takes other codes (the first ones in
+ * list order at first; after a lost race, codes picked at random among more of the first ones,
+ * so many concurrent takers stop colliding on the same few). A code this
  * service issued before (a replacement re-added it while a take ran) is dropped from the list
  * without being handed out.
  *
@@ -25,6 +27,9 @@ export const TAKE_CHUNK = 40;
 
 /** Refused rounds (conflicts with other takers or writers) a take makes before it gives up. */
 const TAKE_ROUNDS = 20;
+
+/** How far past the first codes a take that lost a race looks for codes others are less likely to want. */
+const MAX_SPREAD = 200;
 
 /** What a take answers: the codes, or that the list has too few (`available` codes left). */
 export type TakeCodesResult = { outcome: 'taken'; codes: string[] } | { outcome: 'none_available'; available: number };
@@ -85,7 +90,9 @@ export async function takeCodes(scope: RecordScope, serviceId: string, count: nu
     }
 
     const size = Math.min(TAKE_CHUNK, wanted);
-    const chunk = await readPublishedCodes(scope, serviceId, service, { max: size });
+    // First in list order; after refusals (other takers got the same first codes), spread out over more of the list.
+    const window = await readPublishedCodes(scope, serviceId, service, { max: Math.min(size * (1 + refused), size + MAX_SPREAD) });
+    const chunk = refused === 0 ? window : sample(window, size);
     if (chunk.length < size) {
       // The count and the items disagree only while a concurrent take or replacement commits: read again.
       await retry();
@@ -104,6 +111,14 @@ export async function takeCodes(scope: RecordScope, serviceId: string, count: nu
     taken.push(...codes);
     if (taken.length === count) return { outcome: 'taken', codes: taken };
   }
+}
+
+/** `count` codes picked at random from `codes`, in list order. */
+function sample(codes: readonly StoredCode[], count: number): StoredCode[] {
+  if (codes.length <= count) return [...codes];
+  const picked = new Set<number>();
+  while (picked.size < count) picked.add(Math.floor(Math.random() * codes.length));
+  return [...picked].sort((a, b) => a - b).map((index) => codes[index]!);
 }
 
 /**
