@@ -218,4 +218,14 @@ describe('outstanding requests', () => {
     expect((await getLicenseService(scope, id)).requests_outstanding).toBe(2);
     await expect(transact([requestsOutstandingEntry(scope, 'GONE', 1)])).rejects.toMatchObject({ name: 'TransactionRejectedError', rejected: ['license service.requests-outstanding'] });
   });
+
+  it('lowers the count in the chunk that completes a take (requestsOutstanding), not on none_available', async () => {
+    const id = await create({ licenses: codesFrom(45) });
+    const { transact } = await import('../../shared/store/entity');
+    await transact([requestsOutstandingEntry(scope, id, 3)]);
+    expect(await takeCodes(scope, id, 50, { now: now(), reserve: () => [], requestsOutstanding: -1 })).toMatchObject({ outcome: 'none_available' });
+    expect((await getLicenseService(scope, id)).requests_outstanding).toBe(3);
+    await takeCodes(scope, id, 42, { now: now(), reserve: () => [], requestsOutstanding: -1 });
+    expect((await getLicenseService(scope, id)).requests_outstanding).toBe(2);
+  });
 });

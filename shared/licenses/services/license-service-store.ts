@@ -196,12 +196,12 @@ export const TAKE_SERVICE_ENTRY = 'license service.take';
  * The service side of a take of `count` codes: `license_count` goes down by `count`, only while
  * the list is still generation `generation` and holds enough codes (or exactly `countRead`, when
  * the low_licenses decision depends on the exact count), and `low_licenses_notified` is set when
- * the take fires that event.
+ * the take fires that event; `requestsOutstanding` is added to that counter in the same write.
  */
-export function takeServiceEntry(scope: RecordScope, serviceId: string, take: { generation: number; count: number; countRead?: number; notify: boolean }): TransactEntry {
+export function takeServiceEntry(scope: RecordScope, serviceId: string, take: { generation: number; count: number; countRead?: number; notify: boolean; requestsOutstanding?: number }): TransactEntry {
   return services.updateEntry(scope, serviceId, {
     name: TAKE_SERVICE_ENTRY,
-    add: { license_count: -take.count },
+    add: { license_count: -take.count, ...(take.requestsOutstanding ? { requests_outstanding: take.requestsOutstanding } : {}) },
     ...(take.notify ? { set: { low_licenses_notified: true } } : {}),
     condition: allOf(
       { expression: 'pool_generation = :take_generation', values: { ':take_generation': take.generation } },

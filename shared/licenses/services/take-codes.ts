@@ -44,6 +44,13 @@ export interface TakeCodesOptions {
    * few (at most 15): a chunk's transaction holds up to 83 entries of its own.
    */
   reserve: (codes: readonly string[], takenBefore: number) => TransactEntry[];
+  /**
+   * Added to the service's `requests_outstanding` in the transaction of the chunk that completes
+   * the take (the request leaving `queued`/`retry` there: -1). The take already writes the
+   * service item, and a transaction may write an item once, so `requestsOutstandingEntry` cannot
+   * be among the `reserve` entries. Not applied when the answer is `none_available`.
+   */
+  requestsOutstanding?: number;
 }
 
 /**
@@ -99,8 +106,9 @@ export async function takeCodes(scope: RecordScope, serviceId: string, count: nu
       continue;
     }
     const codes = chunk.map((code) => code.code!);
+    const completes = taken.length + size === count;
     try {
-      await transact([...takeEntries(scope, service, chunk, options.now), ...options.reserve(codes, taken.length)]);
+      await transact([...takeEntries(scope, service, chunk, options.now, completes ? (options.requestsOutstanding ?? 0) : 0), ...options.reserve(codes, taken.length)]);
     } catch (error) {
       if (!(error instanceof TransactionRejectedError)) throw error;
       const issuedBefore = chunk.filter((_, index) => error.refused(takeEntryNames.issue(index)));
@@ -126,13 +134,13 @@ function sample(codes: readonly StoredCode[], count: number): StoredCode[] {
  * low_licenses flag and occurrence when the count reaches the threshold. While the event is
  * armed the decision needs the exact count, so the take is then conditional on it.
  */
-function takeEntries(scope: RecordScope, service: LicenseServiceRecord, chunk: readonly StoredCode[], now: number): TransactEntry[] {
+function takeEntries(scope: RecordScope, service: LicenseServiceRecord, chunk: readonly StoredCode[], now: number, requestsOutstanding: number): TransactEntry[] {
   const after = service.license_count - chunk.length;
   const armed = service.notify_at_count !== null && !service.low_licenses_notified;
   const notify = armed && after <= service.notify_at_count!;
   return [
     ...takeCodeEntries(scope, service.license_service_id, chunk, now),
-    takeServiceEntry(scope, service.license_service_id, { generation: service.pool_generation, count: chunk.length, ...(armed ? { countRead: service.license_count } : {}), notify }),
+    takeServiceEntry(scope, service.license_service_id, { generation: service.pool_generation, count: chunk.length, ...(armed ? { countRead: service.license_count } : {}), notify, requestsOutstanding }),
     ...(notify ? lowLicensesEvent(scope, { ...service, license_count: after, low_licenses_notified: true }, now) : []),
   ];
 }
