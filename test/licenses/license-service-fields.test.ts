@@ -140,6 +140,7 @@ describe('list services and their codes', () => {
     expect(refusal({ ...list, configuration: { notify_at_count: 1.5 } })).toMatchObject({ property: 'configuration.notify_at_count' });
     expect(fieldsOf({ ...list, configuration: { notify_at_count: '5' } }).settings.notify_at_count).toBe(5);
     expect(fieldsOf({ ...list, configuration: { notify_at_count: 0, per_quantity: true, remove_after_use: false } }).settings).toMatchObject({ notify_at_count: 0, per_quantity: true, remove_after_use: false });
+    expect(fieldsOf({ ...list, configuration: { per_quantity: null, remove_after_use: null } }).settings).toMatchObject({ per_quantity: false, remove_after_use: true });
   });
 
   it('remove duplicates keeping first occurrences, and refuse more than 10,000 distinct initial codes', () => {

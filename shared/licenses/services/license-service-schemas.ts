@@ -56,8 +56,9 @@ const configuration = nested({
   custom_header_value: headerValueField(4096).optional(),
   licenses: codeList.optional(),
   add_licenses: codeList.optional().meta({ description: 'Write-only: codes appended to the stored list' }),
-  per_quantity: flag().optional(),
-  remove_after_use: flag().optional(),
+  // null (what a remote service shows for them, so a posted-back object sends it) means the default.
+  per_quantity: flag().nullable().optional(),
+  remove_after_use: flag().nullable().optional(),
   notify_at_count: orNull(decimal({ integer: true, min: 0 })).optional(),
 });
 
