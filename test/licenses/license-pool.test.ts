@@ -171,6 +171,28 @@ describe('writing codes', () => {
     expect((await rawItem(id)).pool_lock).toBeUndefined();
   });
 
+  it('gives up (409 in_use) when its lease lapsed and another writer took over mid-write; its codes never show', async () => {
+    const service = await create({ licenses: ['A'] });
+    const id = service.license_service_id;
+    // A writer with a 1 ms lease writing many batches: its lease lapses between batches.
+    const slow = change(id, { configuration: { add_licenses: Array.from({ length: 3000 }, (_, index) => `slow-${index}`) } }, { leaseMs: 1 });
+    const settled = slow.then(() => 'published', (error: unknown) => error);
+    while (!(await rawItem(id)).pool_lock) await new Promise((resolve) => setTimeout(resolve, 1));
+    const fast = await change(id, { configuration: { add_licenses: ['B'] } }, { waitMs: 30_000 });
+    expect(fast.privileged.licenses).toEqual(['A', 'B']);
+    expect(await settled).toMatchObject({ status: 409, code: 'in_use' });
+    expect(await codesOf(id)).toEqual(['A', 'B']);
+    expect((await getLicenseService(scope, id)).license_count).toBe(2);
+  }, 60_000);
+
+  it('answers 404 when the service was deleted before its codes were written', async () => {
+    const service = await create({ licenses: ['A'] });
+    const current = await getLicenseService(scope, service.license_service_id);
+    const { deleteLicenseService } = await import('../../shared/licenses/services/license-services');
+    await deleteLicenseService(current);
+    await expect(updateLicenseService(current, parseInput(licenseServiceUpdate, { configuration: { add_licenses: ['B'] } }), platform)).rejects.toMatchObject({ status: 404 });
+  });
+
   it('hashes codes for duplicate checks and issued markers (SHA-256, hex)', () => {
     expect(codeHash('A')).toBe('559aead08264d5795d3909718cdd05abd49572e84fe55590eef31a88a08fdffd');
   });

@@ -127,6 +127,13 @@ describe('taking codes of a consumed list', () => {
     expect(await serviceCodes(service)).toEqual(['A', 'B']);
   });
 
+  it('gives up with an Error after 20 refused rounds, taking nothing', async () => {
+    const id = await create({ licenses: ['A'] });
+    const neverThere: TransactEntry = { name: 'request.reserve', item: { Put: { TableName: table(), Item: { pk: 'test-request#never', sk: 'x' }, ConditionExpression: 'attribute_exists(pk)' } } };
+    await expect(takeCodes(scope, id, 1, { now: now(), reserve: () => [neverThere] })).rejects.toThrow(/kept conflicting/);
+    expect((await getLicenseService(scope, id)).license_count).toBe(1);
+  });
+
   it('answers none_available at once when too few codes are left, taking nothing', async () => {
     const id = await create({ licenses: ['A', 'B'] });
     const { calls, reserve } = recorder('short');
