@@ -21,6 +21,9 @@
  *    (`pool_holes`) at the next publication and is never read.
  * 5. After a replacement, the old list's items are deleted, best effort (a failure is logged;
  *    they are outside the published range either way).
+ *
+ * Writes never fire low_licenses (takes do, licenses.md §8); a publication that leaves the
+ * count above the threshold re-arms it.
  */
 import { nowMs } from '../../clock';
 import { RecordNotFoundError, VersionConflictError } from '../../store/errors';
