@@ -11,7 +11,9 @@ import { parseInput } from '../../shared/input/validate';
 import { requestsOutstandingEntry, takeCodes, TAKE_CHUNK, type TakeCodesResult } from '../../shared/licenses/services';
 import { codeHash, codePartition } from '../../shared/licenses/services/license-code-store';
 import { licenseServiceCreate, licenseServiceUpdate } from '../../shared/licenses/services/license-service-schemas';
-import { createLicenseService, getLicenseService, serviceCodes, updateLicenseService } from '../../shared/licenses/services/license-services';
+import { createLicenseService, getLicenseService, licenseServiceDeclaration, serviceCodes, updateLicenseService } from '../../shared/licenses/services/license-services';
+import type { LicenseServiceRecord } from '../../shared/licenses/services/license-service-record';
+import type { RenderContext } from '../../shared/rest/render-context';
 import { db, table } from '../../shared/store/client';
 import { queryItems } from '../../shared/store/query';
 import type { RecordScope, TransactEntry } from '../../shared/store/entity';
@@ -181,6 +183,10 @@ describe('low_licenses (licenses.md §8)', () => {
     const [fired] = await occurrences(id);
     expect(fired).toMatchObject({ data_resource: 'license_service', data_record: { license_service_id: id, license_count: 2, low_licenses_notified: true } });
     expect(JSON.stringify(fired!.data_record)).not.toContain('C-004');
+    // Notifications render it through the declaration: no codes, no secrets.
+    const context = { url: (path: string) => `https://api.example.test/api/v1/${path}`, date: () => '2026-01-01T00:00:00Z' } as unknown as RenderContext;
+    const data = licenseServiceDeclaration.toJson(fired!.data_record as LicenseServiceRecord, context);
+    expect(data.configuration).toEqual({ license_count: 2, per_quantity: false, remove_after_use: true, notify_at_count: 2, url: null, format: null, http_authorization_username: null, custom_header_name: null });
     expect((await getLicenseService(scope, id)).low_licenses_notified).toBe(true);
     await takeCodes(scope, id, 1, { now: now(), reserve: () => [] });
     expect(await occurrences(id)).toHaveLength(1);
