@@ -146,6 +146,15 @@ export const families = {
     // and for manual retries, which also send email notifications (outbound HTTP needs no grant).
     grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: true, sendsTo: [] },
   },
+  licenses: {
+    entry: 'handlers/http/licenses.ts',
+    memoryMb: 256,
+    description: 'License services, license requests and licenses: /license_services, /license_requests, /licenses',
+    // Secrets are sealed on write and opened for privileged readers and manual re-sends (which
+    // sign with the account key); a re-send may release a confirmation email; taking codes and
+    // re-sends record events, whose fan-out is relayed to the event queue after the request.
+    grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: true, sendsTo: ['event-notifications'] },
+  },
   settings: {
     entry: 'handlers/http/settings.ts',
     memoryMb: 256,
@@ -285,6 +294,16 @@ export const routes = [
   { method: 'GET', path: '/api/v1/events', family: 'events', access: allow('events', 'read') },
   { method: 'GET', path: '/api/v1/events/{event_id}', family: 'events', access: allow('events', 'read') },
   { method: 'POST', path: '/api/v1/events/{event_id}/retry', family: 'events', access: allow('events', 'update') },
+
+  { method: 'GET', path: '/api/v1/license_services', family: 'licenses', access: allow('license_services', 'read') },
+  { method: 'POST', path: '/api/v1/license_services', family: 'licenses', access: allow('license_services', 'create') },
+  { method: 'GET', path: '/api/v1/license_services/{license_service_id}', family: 'licenses', access: allow('license_services', 'read') },
+  { method: 'POST', path: '/api/v1/license_services/{license_service_id}', family: 'licenses', access: allow('license_services', 'update') },
+  { method: 'DELETE', path: '/api/v1/license_services/{license_service_id}', family: 'licenses', access: allow('license_services', 'delete') },
+  { method: 'GET', path: '/api/v1/license_requests', family: 'licenses', access: allow('license_requests', 'read') },
+  { method: 'GET', path: '/api/v1/license_requests/{license_request_id}', family: 'licenses', access: allow('license_requests', 'read') },
+  { method: 'POST', path: '/api/v1/license_requests/{license_request_id}/retry', family: 'licenses', access: allow('license_requests', 'update') },
+  { method: 'GET', path: '/api/v1/licenses/{license_id}', family: 'licenses', access: allowOrReach('orders', 'read') },
 
   { method: 'GET', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'read') },
   { method: 'POST', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'update') },

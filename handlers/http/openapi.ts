@@ -11,6 +11,7 @@ import { family as carts } from './carts';
 import { family as catalog } from './catalog';
 import { family as customers } from './customers';
 import { family as events } from './event-subscriptions';
+import { family as licenses } from './licenses';
 import { family as orders } from './orders';
 import { family as payments } from './payments';
 import { family as promotions } from './promotions';
@@ -28,7 +29,7 @@ const imagesWithoutUpload: FamilyActions = {
 
 /** Every family whose actions the document describes (a test checks none is missing). */
 export function documentedFamilies(): readonly FamilyActions[] {
-  return [auths, carts, catalog, customers, events, imagesWithoutUpload, orders, payments, promotions, settings, shipping, family];
+  return [auths, carts, catalog, customers, events, imagesWithoutUpload, licenses, orders, payments, promotions, settings, shipping, family];
 }
 
 const documents = new Map<string, Record<string, unknown>>();

@@ -58,3 +58,29 @@ export async function licenseServicesOfProducts(scope: RecordScope, productIds: 
   for (const [productId, product] of found) if (product.license_service_id) services.set(productId, product.license_service_id);
   return services;
 }
+
+/**
+ * Ids of up to `max` products of a scope (soft-deleted ones included: they keep their link)
+ * whose `license_service_id` is `serviceId`: what a refused license service delete names
+ * (licenses.md §2.2). A Query of the listing partitions with a filter, never a Scan; its cost
+ * grows with the catalog, which only a refused delete pays.
+ */
+export async function productIdsLinkedTo(scope: RecordScope, serviceId: string, max: number): Promise<string[]> {
+  const partition = products.partition(scope);
+  const ids: string[] = [];
+  for (const listing of [partition, `${partition}#deleted`]) {
+    if (ids.length >= max) break;
+    const found = await products.query(
+      'gsi1',
+      {
+        KeyConditionExpression: 'gsi1pk = :listing',
+        FilterExpression: 'license_service_id = :service',
+        ExpressionAttributeValues: { ':listing': listing, ':service': serviceId },
+        ProjectionExpression: 'product_id',
+      },
+      max - ids.length,
+    );
+    ids.push(...found.map((product) => product.product_id));
+  }
+  return ids;
+}

@@ -9,6 +9,7 @@ import { newId } from '../ids';
 import { eventWrites } from '../commerce/events/emit';
 import { declareResource } from '../rest/declarations';
 import { invalid, sends } from '../rest/input';
+import { productLinkEntries } from '../licenses/services';
 import type { RenderContext } from '../rest/render-context';
 import type { RecordScope } from '../store/records';
 import { insertProduct, productKey, productListing, reserveProductPosition, saveProductRecord } from './product-store';
@@ -139,10 +140,6 @@ function checkPlan(plan: ProductInput['subscription_plan'], mode: 'live' | 'test
  * change, null clears where allowed, read-only and unknown ones were dropped by the schema.
  */
 export function productFields(body: ProductInput, current: ProductFields | undefined, payment: PaymentSettings, mode: 'live' | 'test'): ProductFields {
-  if (body.license_service_id) {
-    // License services arrive with their own capability; until then no id can exist.
-    invalid('license_service_id', `The license service ${body.license_service_id} does not exist.`, 'not_found');
-  }
   return {
     name: body.name ?? current!.name,
     headline: sends(body, 'headline') ? body.headline! : (current?.headline ?? null),
@@ -153,16 +150,21 @@ export function productFields(body: ProductInput, current: ProductFields | undef
     prices: body.prices ? checkPrices(body.prices, payment) : current!.prices,
     tax_code: sends(body, 'tax_code') ? body.tax_code! : (current?.tax_code ?? null),
     subscription_plan: sends(body, 'subscription_plan') ? checkPlan(body.subscription_plan, mode) : (current?.subscription_plan ?? null),
-    license_service_id: current?.license_service_id ?? null,
+    // Whether the service exists (and is of this mode) is `productLinkEntries`' check, with the write.
+    license_service_id: sends(body, 'license_service_id') ? (body.license_service_id ?? null) : (current?.license_service_id ?? null),
     meta: sends(body, 'meta') ? body.meta : (current?.meta ?? null),
   };
 }
 
-/** Creates a product: reserve its listing position, then write record and counter together. */
+/**
+ * Creates a product: reserve its listing position, then write record and counter together, with
+ * its images' and license service's link writes (licenses.md §3: the service must exist in this mode).
+ */
 export async function createProduct(scope: RecordScope, body: ProductInput, payment: PaymentSettings): Promise<ProductRecord> {
   const productId = body.product_id ?? newId();
   const fields = productFields(body, undefined, payment, scope.mode);
   const images = await productImagesChange(scope, productId, body, undefined);
+  const link = await productLinkEntries(scope, null, fields.license_service_id);
   const position = await reserveProductPosition(scope);
   const now = nowMs();
   const record: ProductRecord = {
@@ -178,22 +180,25 @@ export async function createProduct(scope: RecordScope, body: ProductInput, paym
     modified_ms: now,
     ...position,
   };
-  await insertProduct(scope, record, eventWrites(scope, [{ type: 'product:created', resource: 'product', id: productId, record }], now), images?.entries);
+  await insertProduct(scope, record, eventWrites(scope, [{ type: 'product:created', resource: 'product', id: productId, record }], now), [...(images?.entries ?? []), ...link]);
   return record;
 }
 
 /**
  * Writes changed fields of a product (and its images, with their writes, when `images` is
  * given), and moves it in or out of the listing when `deleted` changes; the write is
- * conditional on the version read, so concurrent changes never mix.
+ * conditional on the version read, so concurrent changes never mix. A changed
+ * `license_service_id` is checked and its services' link counters written in the same
+ * transaction (licenses.md §3).
  */
 export async function saveProduct(current: ProductRecord, fields: ProductFields, deleted: boolean, images?: ProductImagesChange): Promise<ProductRecord> {
+  const link = await productLinkEntries({ accountId: current.account_id, mode: current.mode }, current.license_service_id, fields.license_service_id);
   const scope: RecordScope = { accountId: current.account_id, mode: current.mode };
   const partition = productListing(scope);
   const listing = deleted ? `${partition}#deleted` : partition;
   const next: ProductRecord = { ...current, ...fields, ...images?.fields, deleted, modified_ms: Math.max(nowMs(), current.modified_ms + 1), gsi1pk: listing };
   // commerce.md §14: every change of a product is an event, recorded with the change.
   const type = deleted && !current.deleted ? 'product:deleted' : 'product:modified';
-  await saveProductRecord(current, next, eventWrites(scope, [{ type, resource: 'product', id: current.product_id, record: next }], next.modified_ms), images?.entries);
+  await saveProductRecord(current, next, eventWrites(scope, [{ type, resource: 'product', id: current.product_id, record: next }], next.modified_ms), [...(images?.entries ?? []), ...link]);
   return next;
 }

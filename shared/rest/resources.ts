@@ -20,6 +20,7 @@ import { customerDeclaration } from '../customers/customers';
 import { eventDeclaration } from '../events/event-records';
 import { eventSubscriptionDeclaration } from '../events/subscriptions/event-subscriptions';
 import { licenseDeclaration, licenseRequestDeclaration } from '../licenses/requests/license-request-records';
+import { licenseServiceDeclaration } from '../licenses/services';
 import { lookupOf, type DeclarationLookup, type ResourceDeclaration } from './declarations';
 
 /** Every declared resource of the platform. */
@@ -41,6 +42,7 @@ export function resources(): readonly ResourceDeclaration[] {
     eventDeclaration,
     licenseRequestDeclaration,
     licenseDeclaration,
+    licenseServiceDeclaration,
   ];
 }
 

@@ -46,6 +46,7 @@ export const tableDefinition = {
         promotion: 'promotions by creation sequence (offset list); deleted ones under <partition>#deleted',
         'shipping method': 'shipping methods by creation sequence (offset list)',
         'event subscription': 'event subscriptions by creation sequence (offset list)',
+        'license service': 'license services by creation sequence (offset list)',
         image: 'images by creation sequence (offset list); pending and deleted ones are not listed',
         customer: 'customers by date_created (cursor list)',
         cart: 'carts by date_created (cursor list)',

@@ -21,6 +21,9 @@ let cartId: string;
 let orderId: string;
 let paymentId: string;
 let subscriptionId: string;
+let listServiceId: string;
+let remoteServiceId: string;
+let liveServiceId: string;
 
 const buyer = { name: 'Ada Lee', email: 'ada@example.test', billing_address: { country: 'US', postal_code: '94107' } };
 const card = (data: Record<string, unknown> = {}) => ({
@@ -52,6 +55,19 @@ beforeAll(async () => {
   });
   expect(subscription.status, subscription.text).toBe(201);
   subscriptionId = subscription.body.event_subscription_id;
+  const listService = await api(`${base}license_services`, { method: 'POST', token: secret, body: { name: 'Codes', type: 'list', configuration: { licenses: ['K-1', 'K-2'], notify_at_count: 1 } } });
+  expect(listService.status, listService.text).toBe(201);
+  listServiceId = listService.body.license_service_id;
+  const remoteService = await api(`${base}license_services`, {
+    method: 'POST', token: secret,
+    body: { name: 'Keys', type: 'remote_url', configuration: { url: 'https://keys.example.test/issue', custom_header_name: 'X-Pool', custom_header_value: 'p' } },
+  });
+  expect(remoteService.status, remoteService.text).toBe(201);
+  remoteServiceId = remoteService.body.license_service_id;
+  const liveService = await api(`${base}license_services`, { method: 'POST', token: runtime.bootstrap.tokens.live_secret, body: { name: 'Live', type: 'list' } });
+  liveServiceId = liveService.body.license_service_id;
+  const licensed = await api(`${base}products`, { method: 'POST', token: secret, body: { product_id: 'licensed', name: 'Fonts', type: 'digital', prices: [{ currency: 'USD', price: 5 }], license_service_id: listServiceId } });
+  expect(licensed.status, licensed.text).toBe(201);
   shopper = (await api(`${base}auths/limited?account_id=${account}&test=true`, { method: 'POST', token: secret })).body.token;
   const paidCart = await api(`${base}carts`, { method: 'POST', token: shopper, body: { items: [{ product_id: 'p1' }], customer: buyer } });
   const paid = await api(`${base}carts/${paidCart.body.cart_id}/payments`, { method: 'POST', token: shopper, body: { payment_method: card() } });
@@ -73,6 +89,7 @@ async function snapshot(): Promise<Record<string, string>> {
     `carts/${cartId}`, 'carts?limit=100', `orders/${orderId}`, `payments/${paymentId}`, 'payments?limit=100', 'promotions/promo1',
     'promotions?limit=100', 'shipping_methods/ship1', 'shipping_methods?limit=100', 'settings/payment', 'settings/technical',
     `event_subscriptions/${subscriptionId}`, 'event_subscriptions?limit=100',
+    'products/licensed', `license_services/${listServiceId}`, `license_services/${remoteServiceId}`, 'license_services?limit=100',
   ];
   const answers = await Promise.all(reads.map((path) => api(`${base}${path}`, { token: secret }).then((answer) => [path, answer.text] as const)));
   const ledger = await api(`${origin}/_local/gateway/charges`);
@@ -86,6 +103,7 @@ interface Case {
   method: 'GET' | 'POST' | 'DELETE';
   /** Path under /api/v1/ (ids resolved at run time). */
   path: () => string;
+  /** The body, or a function that makes it from ids known only at run time. */
   body?: unknown;
   /** Bytes sent as they are (with `headers`), instead of `body`. */
   raw?: string | Buffer;
@@ -282,6 +300,78 @@ post(subscriptionTest, { data: { blob: 'q'.repeat(70_000) } }, 'data', 'subscrip
 post(() => `event_subscriptions/${subscriptionId}/test/legacy`, { data: [] }, 'data', 'subscription test (trailing segment) data an array');
 rows.push({ label: 'subscription test: limited token', method: 'POST', path: subscriptionTest, token: () => shopper, status: 403, code: 'insufficient_permissions' });
 
+// --- license services (licenses.md §2.1, §12)
+const licenseServices = () => 'license_services';
+const listService = { name: 'L', type: 'list' };
+const remoteService = { name: 'R', type: 'remote_url', configuration: { url: 'https://keys.example.test/x' } };
+const remoteWith = (configuration: Record<string, unknown>) => ({ ...remoteService, configuration: { ...remoteService.configuration, ...configuration } });
+const listWith = (configuration: Record<string, unknown>) => ({ ...listService, configuration });
+for (const value of NOT_TEXTS(100)) post(licenseServices, { ...listService, name: value }, 'name', `license service name ${JSON.stringify(value).slice(0, 20)}`);
+post(licenseServices, { type: 'list' }, 'name', 'license service without name');
+post(licenseServices, { ...listService, name: null }, 'name', 'license service name null');
+for (const value of ['file', 'LIST', '', 5, null]) post(licenseServices, { ...listService, type: value }, 'type', `license service type ${JSON.stringify(value)}`);
+post(licenseServices, { name: 'L' }, 'type', 'license service without type');
+for (const value of NOT_TEXTS(100)) post(licenseServices, { ...listService, label: value }, 'label', `license service label ${JSON.stringify(value).slice(0, 20)}`);
+post(licenseServices, { ...listService, instructions: 'i'.repeat(4001) }, 'instructions', 'license service instructions of 4,001 characters');
+post(licenseServices, { ...listService, instructions: ['<p>x</p>'] }, 'instructions', 'license service instructions an array');
+post(licenseServices, { ...listService, description: 'd'.repeat(2001) }, 'description', 'license service description of 2,001 characters');
+post(licenseServices, { ...listService, expand: { order: true } }, 'expand', 'license service expand an object');
+post(licenseServices, { ...listService, configuration: 'licenses' }, 'configuration', 'license service configuration a string');
+post(licenseServices, { ...listService, configuration: [] }, 'configuration', 'license service configuration an array');
+post(licenseServices, { name: 'R', type: 'remote_url' }, 'configuration.url', 'remote service without url');
+for (const value of ['keys.example.test/x', '/relative', 'ftp://keys.example.test/x', 'https://a b.test', 42, 'u'.repeat(2001)]) {
+  post(licenseServices, remoteWith({ url: value }), 'configuration.url', `remote service url ${JSON.stringify(value).slice(0, 30)}`);
+}
+for (const value of ['http://10.0.0.1/x', 'http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://[::ffff:172.16.0.1]/', 'http://0.0.0.0:80/']) {
+  post(licenseServices, remoteWith({ url: value }), 'configuration.url', `remote service url not allowed ${value}`);
+}
+for (const value of ['html', 'JSON', true]) post(licenseServices, remoteWith({ format: value }), 'configuration.format', `remote service format ${JSON.stringify(value)}`);
+post(licenseServices, remoteWith({ http_authorization_username: 'a:b' }), 'configuration.http_authorization_username', 'remote service username with a colon');
+post(licenseServices, remoteWith({ http_authorization_password: 'pw\r\nX-Injected: 1' }), 'configuration.http_authorization_password', 'remote service password with a line break');
+post(licenseServices, remoteWith({ custom_header_name: 'X-Pool' }), 'configuration.custom_header_value', 'remote service header name without value');
+post(licenseServices, remoteWith({ custom_header_value: 'v' }), 'configuration.custom_header_name', 'remote service header value without name');
+for (const name of ['Authorization', 'content-type', 'X-SERVICE-SIGNATURE', 'webhook-signature', 'User-Agent']) {
+  post(licenseServices, remoteWith({ custom_header_name: name, custom_header_value: 'v' }), 'configuration.custom_header_name', `remote service reserved header ${name}`);
+}
+post(licenseServices, remoteWith({ custom_header_name: 'X Pool', custom_header_value: 'v' }), 'configuration.custom_header_name', 'remote service header name with a space');
+post(licenseServices, listWith({ licenses: 'K-1,K-2' }), 'configuration.licenses', 'list service licenses a string');
+post(licenseServices, listWith({ licenses: ['K-1', 7] }), 'configuration.licenses[1]', 'list service code a number');
+post(licenseServices, listWith({ licenses: ['K-1', '   '] }), 'configuration.licenses[1]', 'list service code blank');
+post(licenseServices, listWith({ licenses: ['<script>x()</script>'] }), 'configuration.licenses[0]', 'list service code empty after sanitising');
+post(licenseServices, listWith({ licenses: ['x'.repeat(4097)] }), 'configuration.licenses[0]', 'list service code of 4,097 characters');
+post(licenseServices, listWith({ add_licenses: [null] }), 'configuration.add_licenses[0]', 'list service added code null');
+for (const value of NOT_BOOLEANS) post(licenseServices, listWith({ per_quantity: value }), 'configuration.per_quantity', `list service per_quantity ${JSON.stringify(value)}`);
+for (const value of NOT_BOOLEANS.slice(0, 3)) post(licenseServices, listWith({ remove_after_use: value }), 'configuration.remove_after_use', `list service remove_after_use ${JSON.stringify(value)}`);
+// `''` is null there (an optional property, conventions.md §15), so it is not a bad value.
+for (const value of [...NOT_NUMBERS.filter((value) => value !== ''), -1, 1.5, '-2']) post(licenseServices, listWith({ notify_at_count: value }), 'configuration.notify_at_count', `list service notify_at_count ${JSON.stringify(value)}`);
+const tooManyCodes = Array.from({ length: 10_001 }, (_, index) => `BULK-${index}`);
+post(licenseServices, listWith({ licenses: tooManyCodes }), 'configuration.licenses', 'list service of 10,001 codes', { status: 422, code: 'account_limit_exceeded' });
+const listServicePath = () => `license_services/${listServiceId}`;
+const remoteServicePath = () => `license_services/${remoteServiceId}`;
+post(listServicePath, { type: 'remote_url' }, 'type', 'license service update changing the type');
+post(listServicePath, { name: null }, 'name', 'license service update name null');
+post(listServicePath, { configuration: { licenses: ['K-3', ''] } }, 'configuration.licenses[1]', 'license service update code empty');
+post(listServicePath, { configuration: { add_licenses: tooManyCodes.slice(0, 9_999) } }, 'configuration.add_licenses', 'license service update beyond 10,000 codes', { status: 422, code: 'account_limit_exceeded' });
+post(listServicePath, { name: 'changed', configuration: { licenses: tooManyCodes } }, 'configuration.licenses', 'license service update replacing with 10,001 codes', { status: 422, code: 'account_limit_exceeded' });
+post(listServicePath, { configuration: { notify_at_count: 'few' } }, 'configuration.notify_at_count', 'license service update notify_at_count "few"');
+post(remoteServicePath, { configuration: { url: 'http://192.168.1.10/keys' } }, 'configuration.url', 'license service update to a private address');
+post(remoteServicePath, { configuration: { url: null } }, 'configuration.url', 'license service update clearing the url');
+post(remoteServicePath, { configuration: { custom_header_value: null } }, 'configuration.custom_header_value', 'license service update clearing only the header value');
+rows.push({ label: 'license services: limited token', method: 'POST', path: licenseServices, body: listService, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'license service list: limited token', method: 'GET', path: licenseServices, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'license service delete: limited token', method: 'DELETE', path: remoteServicePath, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'license service delete while a product links to it', method: 'DELETE', path: listServicePath, status: 409, code: 'in_use' });
+rows.push({ label: 'license service list: unknown type filter', method: 'GET', path: () => 'license_services?type=file', status: 400, code: 'invalid_input' });
+rows.push({ label: 'license service list: unknown sort order', method: 'GET', path: () => 'license_services?sort_by=date_modified', status: 400, code: 'invalid_input' });
+rows.push({ label: 'license service of the other mode', method: 'POST', path: () => `license_services/${liveServiceId}`, body: { name: 'x' }, status: 400, code: 'token_type_mismatch' });
+rows.push({ label: 'license service delete of the other mode', method: 'DELETE', path: () => `license_services/${liveServiceId}`, status: 400, code: 'token_type_mismatch' });
+// --- products naming a license service (licenses.md §3)
+post(products, { ...product, license_service_id: 'NOSUCHSERVICE' }, 'license_service_id', 'product with an unknown license service');
+post(products, { ...product, license_service_id: 7 }, 'license_service_id', 'product license service a number');
+rows.push({ label: 'product with a license service of the other mode', method: 'POST', path: products, body: () => ({ ...product, license_service_id: liveServiceId }), status: 400, code: 'token_type_mismatch', property: 'license_service_id' });
+post(p1, { license_service_id: 'NOSUCHSERVICE' }, 'license_service_id', 'product update to an unknown license service');
+post(() => 'products/licensed', { license_service_id: 'NOSUCHSERVICE' }, 'license_service_id', 'product update moving to an unknown license service');
+
 // --- bodies that are not what they claim, at the body level
 const bodyTargets: Array<[string, () => string, Partial<Case>]> = [
   ['products', products, {}],
@@ -292,6 +382,8 @@ const bodyTargets: Array<[string, () => string, Partial<Case>]> = [
   ['settings', payment, {}],
   ['event subscriptions', subscriptions, {}],
   ['a subscription test', subscriptionTest, {}],
+  ['license services', licenseServices, {}],
+  ['a license service', listServicePath, {}],
 ];
 for (const [name, path, extra] of bodyTargets) {
   const json = { 'Content-Type': 'application/json' };
@@ -317,6 +409,7 @@ const idPaths: Array<[string, (id: string) => string, Partial<Case>]> = [
   ['shipping method', (id) => `shipping_methods/${id}`, {}],
   ['event subscription', (id) => `event_subscriptions/${id}`, {}],
   ['event', (id) => `events/${id}`, {}],
+  ['license service', (id) => `license_services/${id}`, {}],
 ];
 for (const [name, path] of idPaths) {
   for (const id of BAD_IDS) rows.push({ label: `GET ${name} id ${id.slice(0, 24)}`, method: 'GET', path: () => path(id), status: 404, code: 'resource_not_found' });
@@ -328,6 +421,8 @@ for (const id of BAD_IDS.slice(0, 3)) {
   rows.push({ label: `retry event id ${id}`, method: 'POST', path: () => `events/${id}/retry`, status: 404, code: 'resource_not_found' });
   rows.push({ label: `test subscription id ${id}`, method: 'POST', path: () => `event_subscriptions/${id}/test`, status: 404, code: 'resource_not_found' });
   rows.push({ label: `test subscription id ${id} (trailing segment)`, method: 'POST', path: () => `event_subscriptions/${id}/test/x`, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `update license service id ${id}`, method: 'POST', path: () => `license_services/${id}`, body: { name: 'X' }, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `delete license service id ${id}`, method: 'DELETE', path: () => `license_services/${id}`, status: 404, code: 'resource_not_found' });
 }
 
 describe('bad input changes nothing (a table of probes)', () => {
@@ -341,7 +436,7 @@ describe('bad input changes nothing (a table of probes)', () => {
     const answer = await api(`${base}${row.path()}`, {
       method: row.method,
       ...(token ? { token } : {}),
-      ...(row.raw === undefined ? (row.body === undefined ? {} : { body: row.body }) : { rawBody: row.raw as string, headers: row.headers ?? {} }),
+      ...(row.raw === undefined ? (row.body === undefined ? {} : { body: typeof row.body === 'function' ? (row.body as () => unknown)() : row.body }) : { rawBody: row.raw as string, headers: row.headers ?? {} }),
     });
     expect(answer.status, answer.text).toBe(row.status);
     expect(answer.headers.get('content-type')).toBe('application/json');

@@ -15,6 +15,8 @@ let shopper: string;
 let cartId: string;
 let orderId: string;
 let paymentId: string;
+let listServiceId: string;
+let remoteServiceId: string;
 
 const buyer = { name: 'Ada Lee', email: 'ada@example.test', phone: 5550100, billing_address: { country: 'US', postal_code: 94107 } };
 const card = { type: 'credit_card', data: { number: '4242424242424242', exp_month: '12', exp_year: '2031', cvv: '123', cardholder_name: 'Ada Lee' } };
@@ -35,6 +37,18 @@ beforeAll(async () => {
     const answer = await api(`${base}${path}`, { method: 'POST', token: secret, body });
     expect(answer.status, `${path}: ${answer.text}`).toBeLessThan(300);
   }
+  const services: Array<[string, Record<string, unknown>]> = [
+    ['list', { name: 'Codes', type: 'list', instructions: '<p>Paste <b>it</b></p>', configuration: { licenses: ['K-1', 'K-2'], per_quantity: true, notify_at_count: '1' } }],
+    ['remote', { name: 'Keys', type: 'remote_url', configuration: { url: 'https://keys.example.test/issue', http_authorization_username: 'u', http_authorization_password: 'p', custom_header_name: 'X-Pool', custom_header_value: 'v' } }],
+  ];
+  for (const [kind, body] of services) {
+    const answer = await api(`${base}license_services`, { method: 'POST', token: secret, body });
+    expect(answer.status, answer.text).toBe(201);
+    if (kind === 'list') listServiceId = answer.body.license_service_id;
+    else remoteServiceId = answer.body.license_service_id;
+  }
+  const fonts = await api(`${base}products`, { method: 'POST', token: secret, body: { product_id: 'fonts', name: 'Fonts', type: 'digital', prices: [{ currency: 'USD', price: 5 }], license_service_id: listServiceId } });
+  expect(fonts.status, fonts.text).toBe(201);
   shopper = (await api(`${base}auths/limited?account_id=${account}&test=true`, { method: 'POST', token: secret })).body.token;
   const paidCart = await api(`${base}carts`, { method: 'POST', token: shopper, body: { items: [{ product_id: 'book', quantity: '2' }], customer: buyer, promotion_code: 'TEN' } });
   expect(paidCart.status, paidCart.text).toBe(201);
@@ -66,6 +80,9 @@ describe('a whole object posted back to its own URL', () => {
     ['payment', (): string => `payments/${paymentId}`, '?formatted=true&expand=order,cart', 'secret'],
     ['promotion', (): string => 'promotions/ten', '?formatted=true', 'secret'],
     ['shipping method', (): string => 'shipping_methods/post', '?formatted=true', 'secret'],
+    ['product with a license service', (): string => 'products/fonts', '?formatted=true&expand=license_service', 'secret'],
+    ['list license service', (): string => `license_services/${listServiceId}`, '?formatted=true', 'secret'],
+    ['remote license service', (): string => `license_services/${remoteServiceId}`, '?formatted=true', 'secret'],
   ] as const)('a %s is accepted and left as it was', async (_name, path, query, who) => {
     const caller = who === 'secret' ? secret : shopper;
     const read = await api(`${base}${path()}${query}`, { token: caller });

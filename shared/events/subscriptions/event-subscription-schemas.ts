@@ -42,13 +42,13 @@ const eventType = z
   .refine((value) => isEventType(value), { message: EVENT_TYPE_MESSAGE })
   .meta({ description: `One of: ${eventTypes.map((entry) => entry.type).join(', ')}` });
 
-/** A value sent in a request header: no control characters (a CR or LF would start a new header). */
-function headerText(max: number) {
+/** A value sent in a request header: no control characters (a CR or LF would start a new header). Also license services' (licenses.md §2.1). */
+export function headerText(max: number) {
   return text(max).refine((value) => value === null || !NOT_HEADER_TEXT.test(value), reason('invalid', 'must not contain control characters or line breaks'));
 }
 
-/** The custom header's name: a header token the platform does not set itself. */
-const headerName = orNull(
+/** The custom header's name: a header token the platform does not set itself. Also license services' (licenses.md §2.1: the same reserved names). */
+export const headerName = orNull(
   z
     .string({ error: 'must be a string' })
     .max(100, { error: 'must be at most 100 characters' })
@@ -56,8 +56,8 @@ const headerName = orNull(
     .refine((value) => !reserved.has(value.toLowerCase()), reason('not_allowed', 'is a header the platform sets itself')),
 );
 
-/** The Basic user name: the part before the colon, so it may not hold one. */
-const username = headerText(255).refine((value) => value === null || !value.includes(':'), reason('invalid', 'must not contain a colon'));
+/** The Basic user name: the part before the colon, so it may not hold one. Also license services'. */
+export const username = headerText(255).refine((value) => value === null || !value.includes(':'), reason('invalid', 'must not contain a colon'));
 
 /** A variable name, for the array form's `name` (the object form checks its keys the same way). */
 const variableName = z

@@ -153,15 +153,18 @@ async function openClaimed(platform: Platform, claim: DueClaim, known: unknown):
     const chunk = missing.slice(start, start + OPEN_CHUNK);
     const entries: TransactEntry[] = [];
     const made: typeof created = [];
+    // One counter entry per service: a transaction may write an item only once.
+    const outstanding = new Map<string, number>();
     for (const item of chunk) {
       const request = newRequest(order, item.item_id, nowMs);
       const service = services.get(request.license_service_id);
       const due = dueEntry('license-request', scope, request.license_request_id, nowMs + LICENSE_REQUEST_LEASE_MS, nowMs, newId());
       entries.push(newLicenseRequestEntry(request), due);
       // A service deleted meanwhile is not counted: its request fails its attempts (service_deleted).
-      if (service) entries.push(requestsOutstandingEntry(scope, service.license_service_id, 1));
+      if (service) outstanding.set(service.license_service_id, (outstanding.get(service.license_service_id) ?? 0) + 1);
       made.push({ request, service, claim: claimWritten(due) });
     }
+    for (const [serviceId, count] of outstanding) entries.push(requestsOutstandingEntry(scope, serviceId, count));
     const last = start + OPEN_CHUNK >= missing.length;
     if (last) entries.push(finishEntry(claim));
     await transact(entries);
