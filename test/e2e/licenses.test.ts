@@ -110,6 +110,8 @@ beforeAll(async () => {
   runtime = await startRuntime({ env: { CARTWHEEL_CLOCK: 'manual', CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000' } });
   base = runtime.bootstrap.api_url;
   secret = runtime.bootstrap.tokens.test_secret;
+  // Shoppers here pay the same amount with the same card again and again.
+  expect((await api(`${base}settings/payment`, { method: 'POST', token: secret, body: { duplicate_payment_timeout: 0 } })).status).toBe(200);
   const technical = await api(`${base}settings/technical`, { token: secret });
   expect(technical.status, technical.text).toBe(200);
   signatureKey = technical.body.signature_key;

@@ -16,7 +16,7 @@ import type { RecordScope } from '../../store/entity';
 import { hasVisibleText, sanitizeLicenseReply } from '../sanitize';
 import { openServiceSecrets, takeCodes, type LicenseServiceRecord } from '../services';
 import { licenseRequestDeclaration, OPERATIONAL_PROPERTIES, REQUEST_EXPAND, type LicenseAttempt, type LicenseAttemptErrorCode, type LicenseRequestRecord } from './license-request-records';
-import { reserveCodesEntry } from './license-request-store';
+import { findLicenseRequest, reserveCodesEntry } from './license-request-store';
 
 /** The User-Agent of every license request (§5.2). */
 export const LICENSE_USER_AGENT = 'Cartwheel-Licenses/1.0';
@@ -98,14 +98,18 @@ async function listAttempt(platform: Platform, request: LicenseRequestRecord, se
     codes = reserved.slice(0, needed);
   } else {
     const held = reserved.length;
+    // `reserve` is asked for each chunk a round plans; a refused round is planned again, so only the result says what was taken.
     const result = await takeCodes(scope, service.license_service_id, needed - held, {
       now: started,
-      reserve: (chunk, takenBefore) => {
-        reserved.push(...chunk);
-        return [reserveCodesEntry(scope, request.license_request_id, chunk, held + takenBefore)];
-      },
+      reserve: (chunk, takenBefore) => [reserveCodesEntry(scope, request.license_request_id, chunk, held + takenBefore)],
     });
-    if (result.outcome === 'taken') codes = reserved.slice(0, needed);
+    if (result.outcome === 'taken') {
+      reserved.push(...result.codes);
+      codes = reserved.slice(0, needed);
+    } else {
+      // Chunks taken before the list ran short stay reserved on the request: read what it holds now.
+      reserved.splice(0, reserved.length, ...((await findLicenseRequest(scope, request.license_request_id))?.reserved_codes ?? reserved));
+    }
   }
   const duration = Math.round(performance.now() - sentAt);
   if (!codes) {
