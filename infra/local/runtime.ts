@@ -168,17 +168,31 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
  */
 async function startSchedules(platform: Platform, log: (line: string) => void): Promise<() => Promise<void>> {
   const runs: Array<{ run: () => Promise<void>; inFlight: () => Promise<void> | undefined; timer: NodeJS.Timeout }> = [];
+  let stopped = false;
   for (const schedule of schedules) {
     const module = (await import(pathToFileURL(resolve(REPO_ROOT, schedule.entry)).href)) as { job: (platform: Platform) => Promise<unknown> };
     if (typeof module.job !== 'function') throw new Error(`${schedule.entry} does not export a job`);
     let running: Promise<void> | undefined;
-    const run = () =>
-      (running ??= module
+    let again = false;
+    // A clock move during a run asks for one more run after it (what became due may have been
+    // missed by the run in progress), instead of leaving it to the next timer tick.
+    const run = (): Promise<void> => {
+      if (running) {
+        again = true;
+        return running;
+      }
+      running = module
         .job(platform)
         .then(() => undefined, (error: unknown) => log(`Scheduled job ${schedule.name} failed: ${String(error)}`))
         .finally(() => {
           running = undefined;
-        }));
+          if (again && !stopped) {
+            again = false;
+            void run();
+          }
+        });
+      return running;
+    };
     // Locally a shorter period than the cloud's keeps due work prompt without a clock move.
     const timer = setInterval(() => void run(), Math.min(schedule.everyMinutes * 60_000, 30_000));
     timer.unref();
@@ -188,6 +202,7 @@ async function startSchedules(platform: Platform, log: (line: string) => void): 
     for (const job of runs) void job.run();
   });
   return async () => {
+    stopped = true;
     stopOnClock();
     for (const job of runs) clearInterval(job.timer);
     // Let a run in progress finish; start none.

@@ -54,6 +54,7 @@ export const tableDefinition = {
         payment: 'payments by date_created (cursor list), and payments of an order (filtered)',
         occurrence: 'occurrences by date_created (operators, tests)',
         event: 'events by date_created (cursor list)',
+        'license request': 'license requests by date_created (cursor list)',
       },
     },
     {
@@ -68,6 +69,7 @@ export const tableDefinition = {
         order: 'orders by date_modified',
         payment: 'payments by date_modified',
         event: 'events by date_modified (cursor list, date_type=date_modified)',
+        'license request': 'license requests by date_modified (cursor list, date_type=date_modified)',
       },
     },
     {

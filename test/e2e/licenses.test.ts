@@ -26,6 +26,16 @@ const CARD = { type: 'credit_card', data: { number: '4242424242424242', exp_mont
 const BUYER = { name: 'Ana Ruiz', email: 'ana@example.org', billing_address: { country: 'US' } };
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Polls (real time, at most 30 s: the machine may be busy) until `read` answers something `done` accepts; answers it. */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const by = Date.now() + 30_000;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > by) return value;
+    await pause(50);
+  }
+}
+
 async function moveClock(seconds: number): Promise<void> {
   const moved = await api(`${runtime.url}/_local/clock`, { method: 'POST', body: { advance_seconds: seconds } });
   expect(moved.status, moved.text).toBe(200);
@@ -83,7 +93,8 @@ async function emailsOf(orderId: string): Promise<Array<{ kind: string; subject:
 
 /** Polls (real time) until `check` holds for the order, moving the clock by `step` seconds each round when given. */
 async function until(orderId: string, check: (order: Record<string, any>) => boolean, step = 0): Promise<Record<string, any>> {
-  for (let round = 0; round < 200; round++) {
+  const by = Date.now() + 60_000;
+  while (Date.now() < by) {
     const current = await order(orderId);
     if (check(current)) return current;
     if (step) await moveClock(step);
@@ -174,11 +185,7 @@ describe('remote license services', () => {
     // A minute later the retry succeeds: both codes stored, one email with both.
     const done = await until(orderId, (current) => current.items[1].license_pending === false, 70);
     expect(done.items[1].license).toMatchObject({ object: 'license', label: 'License', html: expect.stringMatching(/^CODE-fonts-/) });
-    let emails: Awaited<ReturnType<typeof emailsOf>> = [];
-    for (let round = 0; round < 100 && emails.length === 0; round++) {
-      emails = await emailsOf(orderId);
-      await pause(50);
-    }
+    let emails = await eventually(() => emailsOf(orderId), (found) => found.length > 0);
     expect(emails).toHaveLength(1);
     expect(emails[0]!.kind).toBe('order_confirmation');
     expect(emails[0]!.text).toContain(done.items[0].license.text);
@@ -205,10 +212,7 @@ describe('remote license services', () => {
     const requestId = request!.license_request_id as string;
     const attempts = async () => (await api(`${base}license_requests/${requestId}`, { token: secret })).body;
     let current = await attempts();
-    for (let round = 0; round < 100 && current.attempts_count < 1; round++) {
-      await pause(50);
-      current = await attempts();
-    }
+    current = await eventually(attempts, (latest) => latest.attempts_count >= 1);
     expect(current).toMatchObject({ status: 'retry', attempts_count: 1, last_failure_meta: { code: 'connection_error' } });
 
     // Up, but it never answers: the attempt ends when the clock passes 30 seconds.
@@ -221,34 +225,24 @@ describe('remote license services', () => {
     await new Promise<void>((resolve) => script.server!.listen(port, '127.0.0.1', resolve));
     try {
       await moveClock(70);
-      for (let round = 0; round < 100 && script.seen < 1; round++) await pause(50);
+      await eventually(async () => script.seen, (seen) => seen >= 1);
       expect(script.seen).toBe(1);
       await moveClock(31);
-      for (let round = 0; round < 100 && current.attempts_count < 2; round++) {
-        await pause(50);
-        current = await attempts();
-      }
+      current = await eventually(attempts, (latest) => latest.attempts_count >= 2);
       expect(current.attempts[1]).toMatchObject({ success: false, error: { code: 'timeout' } });
       expect(current.attempts[1].duration_ms).toBeGreaterThanOrEqual(30_000);
       expect(current.status).toBe('retry');
 
       script.mode = 'fail';
       await moveClock(6 * 60);
-      for (let round = 0; round < 100 && current.attempts_count < 3; round++) {
-        await pause(50);
-        current = await attempts();
-      }
+      current = await eventually(attempts, (latest) => latest.attempts_count >= 3);
       expect(current.attempts[2]).toMatchObject({ success: false, status_code: 500, error: { code: 'http_status' }, response_body: 'broken' });
       expect(await emailsOf(orderId)).toEqual([]);
 
       script.mode = 'ok';
       const done = await until(orderId, (latest) => latest.items[0].license_pending === false, 16 * 60);
       expect(done.items[0].license.text).toBe('FLAKY-CODE-1');
-      let emails: Awaited<ReturnType<typeof emailsOf>> = [];
-      for (let round = 0; round < 100 && emails.length === 0; round++) {
-        emails = await emailsOf(orderId);
-        await pause(50);
-      }
+      let emails = await eventually(() => emailsOf(orderId), (found) => found.length > 0);
       // More clock moves run more sweeps: still one email.
       await moveClock(3600);
       await pause(300);
@@ -265,11 +259,7 @@ describe('remote license services', () => {
     plans.set('/rules', [{ status: 200, body: 'x'.repeat(5000) }]);
     const paid = await buy(['rules']);
     const orderId = paid.order.order_id as string;
-    let [request] = await requestsOf(orderId);
-    for (let round = 0; round < 100 && request!.attempts_count < 1; round++) {
-      await pause(50);
-      [request] = await requestsOf(orderId);
-    }
+    const [request] = await eventually(() => requestsOf(orderId), (found) => found[0]?.attempts_count >= 1);
     expect(request).toMatchObject({ status: 'retry', last_failure_meta: { code: 'response_too_long', status_code: 200 } });
 
     // A re-send that gets an empty reply: 502, the request unchanged but for the log.
@@ -287,6 +277,69 @@ describe('remote license services', () => {
     const done = await order(orderId);
     expect(done.items[0].license).toMatchObject({ html: 'Key: <b>K-1</b> see here', text: 'Key: K-1 see here' });
   });
+});
+
+describe('a request that gives up', () => {
+  it('fails after 11 attempts, releases the email with a note, and a later re-send brings a follow-up', async () => {
+    const failures = await api(`${base}event_subscriptions`, { method: 'POST', token: secret, body: { event_type: 'license_request:failed', method: 'http', destination: `${receiver.url}/failed-events` } });
+    expect(failures.status, failures.text).toBe(201);
+    const assigned = await api(`${base}event_subscriptions`, { method: 'POST', token: secret, body: { event_type: 'order:licenses_assigned', method: 'http', destination: `${receiver.url}/assigned-events` } });
+    expect(assigned.status, assigned.text).toBe(201);
+    const id = await service({ name: 'Broken', label: 'Activation key', instructions: 'Keep it safe.', type: 'remote_url', configuration: { url: `${receiver.url}/broken` } });
+    await product('broken', id);
+    plans.set('/broken', Array.from({ length: 11 }, () => ({ status: 500, body: 'down' })));
+    const paid = await buy(['broken']);
+    const orderId = paid.order.order_id as string;
+    const [first] = await requestsOf(orderId);
+    const requestId = first!.license_request_id as string;
+    let current: Record<string, any> = first!;
+    // Walk the schedule (about 3.9 days): each move runs what is due.
+    for (let round = 0; round < 400 && current.status !== 'failed'; round++) {
+      await moveClock(current.attempts_count < 3 ? 70 : 3600);
+      await pause(20);
+      current = (await api(`${base}license_requests/${requestId}`, { token: secret })).body;
+    }
+    expect(current).toMatchObject({ status: 'failed', attempts_count: 11, date_next_request_attempt: null, license: null });
+    expect(current.attempts.every((attempt: { trigger: string; success: boolean }) => attempt.trigger === 'automatic' && !attempt.success)).toBe(true);
+    const order1 = await until(orderId, (latest) => latest.items[0].license_pending === false);
+    expect(order1.items[0].license).toBeNull();
+    // The email went out without the code, saying it follows.
+    let emails = await eventually(() => emailsOf(orderId), (found) => found.length > 0);
+    expect(emails).toHaveLength(1);
+    expect(emails[0]!.text).toContain('Activation key');
+    expect(emails[0]!.text).toContain('will follow in a separate email');
+    // license_request:failed twice: first failure (retry) and giving up (failed).
+    const failedEvents = await receiver.receivedAt('/failed-events', 2);
+    const statuses = failedEvents.map((delivery) => JSON.parse(delivery.body.toString('utf8')).data).filter((data) => data.license_request_id === requestId).map((data) => data.status);
+    expect(statuses.sort()).toEqual(['failed', 'retry']);
+
+    // The script is fixed; a re-send completes it: a short follow-up with the code, and licenses_assigned.
+    plans.set('/broken', [{ status: 200, body: 'LATE-KEY' }]);
+    const resent = await api(`${base}license_requests/${requestId}/retry`, { method: 'POST', token: secret });
+    expect(resent.status, resent.text).toBe(200);
+    expect(resent.body).toMatchObject({ status: 'completed', license: 'LATE-KEY', attempts_count: 12 });
+    expect(resent.body.attempts[11].trigger).toBe('manual');
+    const done = await order(orderId);
+    expect(done.items[0].license).toMatchObject({ text: 'LATE-KEY', label: 'Activation key' });
+    emails = await eventually(() => emailsOf(orderId), (found) => found.length >= 2);
+    expect(emails.map((email) => email.kind).sort()).toEqual(['license_follow_up', 'order_confirmation']);
+    expect(emails.find((email) => email.kind === 'license_follow_up')!.text).toContain('LATE-KEY');
+    await moveClock(1);
+    const assignedEvents = await receiver.receivedAt('/assigned-events', 1);
+    expect(assignedEvents.map((delivery) => JSON.parse(delivery.body.toString('utf8')).data.order_id)).toContain(orderId);
+
+    // Re-sending a completed request replaces the code; no email, no event.
+    plans.set('/broken', [{ status: 200, body: 'NEWER-KEY' }]);
+    const replaced = await api(`${base}license_requests/${requestId}/retry`, { method: 'POST', token: secret });
+    expect(replaced.status, replaced.text).toBe(200);
+    expect((await order(orderId)).items[0].license.text).toBe('NEWER-KEY');
+    await moveClock(1);
+    await pause(300);
+    expect(await emailsOf(orderId)).toHaveLength(2);
+    expect(receiver.received.filter((request) => request.path === '/assigned-events' && JSON.parse(request.body.toString('utf8')).data.order_id === orderId)).toHaveLength(1);
+    // The service cannot be deleted while a product links to it; a deleted service's request answers 422.
+    expect((await api(`${base}license_services/${id}`, { method: 'DELETE', token: secret })).status).toBe(409);
+  }, 120_000);
 });
 
 describe('list license services', () => {

@@ -72,12 +72,14 @@ describe('work queues from infra/queues.ts', () => {
     });
   });
 
-  it('maps exactly the queues whose entry has a consumer (event-notifications: the event delivery worker)', () => {
-    expect(queues.filter((q) => q.consumer).map((q) => q.name)).toEqual(['event-notifications']);
-    synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
-    const consumer = synth.json.Resources[functionWithRole(synth.json, 'consumer:event-notifications')]!.Properties!;
-    // An attempt may take 30 s: the function outlives it, and the queue hides a batch six times as long.
-    expect(consumer.Timeout).toBeGreaterThanOrEqual(35);
+  it('maps exactly the queues whose entry has a consumer (the event delivery and license request workers)', () => {
+    expect(queues.filter((q) => q.consumer).map((q) => q.name)).toEqual(['event-notifications', 'license-requests']);
+    synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    for (const name of ['event-notifications', 'license-requests']) {
+      const consumer = synth.json.Resources[functionWithRole(synth.json, `consumer:${name}`)]!.Properties!;
+      // An attempt may take 30 s: the function outlives it, and the queue hides a batch six times as long.
+      expect(consumer.Timeout).toBeGreaterThanOrEqual(35);
+    }
   });
 
   it('outputs every queue URL', () => {
