@@ -4,7 +4,8 @@
  * process died (finished or failed, the cart released), deleted images still listed by
  * products, the files of deleted images (after 90 days) and of uploads that never finished, and
  * occurrences still to fan out to their subscriptions, and event deliveries whose next attempt
- * is due (handed to the event-notifications queue).
+ * is due (handed to the event-notifications queue); app versions whose upload never finished
+ * (failed, their files removed), the files of deleted versions, and what deleted apps left.
  */
 import { imageUnlinkWork } from '../../shared/catalog/images/delete-image';
 import { imageFilesWork } from '../../shared/catalog/images/remove-image-files';
@@ -13,6 +14,7 @@ import { paymentRecoveryWork } from '../../shared/commerce/checkout/recover-paym
 import { sweepDue } from '../../shared/due-work/runner';
 import { eventDeliveryWork } from '../../shared/events/delivery/deliver-event';
 import { eventFanOutDueWork } from '../../shared/events/fan-out';
+import { appFilesWork, versionFilesWork } from '../../shared/hosting/apps/remove-app-files';
 import { logger } from '../../shared/logging';
 import { cloudPlatform } from '../../shared/platform/cloud';
 import type { Platform } from '../../shared/platform/ports';
@@ -22,7 +24,16 @@ export async function job(platform: Platform): Promise<{ finished: number }> {
   // Payments first: a recovered payment makes its confirmation email due. A finished unlink
   // makes an image's files due (in 90 days), so unlinking comes before removing files.
   // Fan-out before delivery: the events it makes are due at once.
-  const finished = await sweepDue(platform, [paymentRecoveryWork, confirmationEmailWork, imageUnlinkWork, imageFilesWork, eventFanOutDueWork, eventDeliveryWork]);
+  const finished = await sweepDue(platform, [
+    paymentRecoveryWork,
+    confirmationEmailWork,
+    imageUnlinkWork,
+    imageFilesWork,
+    eventFanOutDueWork,
+    eventDeliveryWork,
+    versionFilesWork,
+    appFilesWork,
+  ]);
   if (finished) logger.info('Due work finished by the sweep', { finished });
   return { finished };
 }

@@ -13,7 +13,7 @@ import { updateReturning, writeOne, type TransactEntry } from '../store/transact
 import { TransactionRejectedError } from '../store/errors';
 
 /** The kinds of due work (each has a handler in shared/due-work/kinds.ts). */
-export type DueKind = 'confirmation-email' | 'payment-recovery' | 'image-unlink' | 'image-files' | 'event-fanout' | 'event-delivery';
+export type DueKind = 'confirmation-email' | 'payment-recovery' | 'image-unlink' | 'image-files' | 'event-fanout' | 'event-delivery' | 'app-version-files' | 'app-files';
 
 /** A due-work record. */
 export interface DueWorkRecord {

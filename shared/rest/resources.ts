@@ -19,6 +19,7 @@ import { shippingMethodDeclaration } from '../commerce/shipping/shipping-methods
 import { customerDeclaration } from '../customers/customers';
 import { eventDeclaration } from '../events/event-records';
 import { eventSubscriptionDeclaration } from '../events/subscriptions/event-subscriptions';
+import { aliasDeclaration, appDeclaration, deploymentDeclaration, versionDeclaration } from '../hosting/apps/apps';
 import { lookupOf, type DeclarationLookup, type ResourceDeclaration } from './declarations';
 
 /** Every declared resource of the platform. */
@@ -38,6 +39,10 @@ export function resources(): readonly ResourceDeclaration[] {
     shippingMethodDeclaration,
     eventSubscriptionDeclaration,
     eventDeclaration,
+    appDeclaration,
+    versionDeclaration,
+    deploymentDeclaration,
+    aliasDeclaration,
   ];
 }
 
