@@ -265,6 +265,44 @@ describe('versions', () => {
     expect(await findDue('app-version-files', dueScope(accountId), versionFilesRef(app.app_id, version!.version_id))).toBeUndefined();
   });
 
+  it('refuses to delete a version still processing (422), and to pin a version that is not ready (400)', async () => {
+    const accountId = newAccount();
+    const platform = testPlatform();
+    const app = await newApp(accountId);
+    let puts = 0;
+    const stalled = testPlatform({ objects: { ...platform.objects, put: (bucket, key, body) => (++puts > 1 ? new Promise<void>(() => undefined) : platform.objects.put(bucket, key, body)) } });
+    void upload(stalled, accountId, app.app_id);
+    await expect.poll(() => puts).toBe(2);
+    const [processing] = (await listVersions(accountId, app.app_id, { offset: 0, limit: 100, descending: false })).items;
+    expect(await refusal(deleteVersion(platform, accountId, app.app_id, processing!.version_id))).toMatchObject({ status: 422, code: 'invalid_state', meta: { reason: 'processing' } });
+    expect(await refusal(createAlias(accountId, app.app_id, { alias: 'early', version_id: processing!.version_id }))).toMatchObject({ status: 400, meta: { property: 'version_id', reason: 'not_ready' } });
+    expect(await refusal(deployVersion(platform, accountId, app.app_id, processing!.version_id, by))).toMatchObject({ status: 422, code: 'invalid_state', meta: { reason: 'processing' } });
+  });
+
+  it('answers 404 and keeps nothing when the app is deleted while its version uploads', async () => {
+    const accountId = newAccount();
+    const platform = testPlatform();
+    const app = await newApp(accountId);
+    let deleted = false;
+    const racing = testPlatform({
+      objects: {
+        ...platform.objects,
+        put: async (bucket, key, body) => {
+          await platform.objects.put(bucket, key, body);
+          if (!deleted && key.endsWith('index.html')) {
+            deleted = true;
+            await deleteApp(platform, accountId, app.app_id);
+          }
+        },
+      },
+    });
+    // More files than one batch of writes: some are written after the app's clean-up ran.
+    const files = Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`f${index}.js`, String(index)]));
+    expect(await refusal(upload(racing, accountId, app.app_id, appZip(files)))).toMatchObject({ status: 404, code: 'resource_not_found' });
+    expect(keysOf(platform, '')).toEqual([]);
+    expect(await allVersions(accountId, app.app_id)).toEqual([]);
+  });
+
   it('deletes a version (its files go) unless it is live or pinned (409)', async () => {
     const accountId = newAccount();
     const platform = testPlatform();

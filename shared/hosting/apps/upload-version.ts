@@ -19,7 +19,8 @@
  *
  * A process killed after 1, 2 or 3 leaves a `processing` version: an hour later the sweep fails
  * it and removes its manifest and whatever files exist (./remove-app-files). A step that fails
- * in the request (an object store error) fails the version at once and starts the same clean-up.
+ * in the request (an object store error, the app deleted meanwhile) fails the version at once
+ * and removes every object the upload may have written, from its own file list.
  */
 import { claimWritten, doneEntry, dueEntry } from '../../due-work/due-work-store';
 import { runClaimed } from '../../due-work/runner';
@@ -35,7 +36,7 @@ import { planAppPackage, type AppPackagePlan } from '../package-rules';
 import type { AppRecord, ManifestFile, VersionManifest, VersionRecord } from './app-records';
 import { appExistsCheck, getApp, newVersionEntries, versionKeys, versionStatusEntry } from './apps-store';
 import { dueScope, PROCESSING_GRACE_MS, versionFilesRef, versionFilesWork, VERSION_FILES_LEASE_MS } from './remove-app-files';
-import { etagOf, inParallel, versionFileKey, writeManifest } from './version-files';
+import { etagOf, inParallel, manifestKey, versionFileKey, writeManifest } from './version-files';
 
 /** What an upload needs besides the platform. */
 export interface UploadVersionInput {
@@ -132,15 +133,29 @@ async function makeReady(platform: Pick<Platform, 'clock'>, version: VersionReco
   return { ...version, status: 'ready', modified_ms: modified };
 }
 
-/** A step failed in the request: the version fails now and its clean-up runs at once (best effort; the sweep is the fallback). */
-async function failNow(platform: Platform, version: VersionRecord, error: unknown): Promise<void> {
+/**
+ * A step failed in the request: the version fails now (unless it changed meanwhile: deleted
+ * with its app) and everything this upload may have written goes at once, from the file list it
+ * holds (a clean-up that ran meanwhile may have missed files written after it). Best effort: the
+ * version's `app-version-files` work is the fallback.
+ */
+async function failNow(platform: Platform, version: VersionRecord, checked: CheckedPackage, error: unknown): Promise<void> {
+  const { account_id: accountId, app_id: appId, version_id: versionId } = version;
   try {
     const now = platform.clock.nowMs();
-    const work = dueEntry('app-version-files', dueScope(version.account_id), versionFilesRef(version.app_id, version.version_id), now + VERSION_FILES_LEASE_MS, now, newId());
-    await transact([versionStatusEntry(version, 'processing', { status: 'failed', status_message: 'Storing the files failed; upload the package again.', modified_ms: now }, () => new VersionChanged()), work]);
-    await runClaimed(platform, versionFilesWork, claimWritten(work));
+    const work = dueEntry('app-version-files', dueScope(accountId), versionFilesRef(appId, versionId), now + VERSION_FILES_LEASE_MS, now, newId());
+    const failed = await transact([versionStatusEntry(version, 'processing', { status: 'failed', status_message: 'Storing the files failed; upload the package again.', modified_ms: now }, () => new VersionChanged()), work]).then(
+      () => true,
+      (refused: unknown) => {
+        if (refused instanceof VersionChanged) return false;
+        throw refused;
+      },
+    );
+    await inParallel(Object.keys(checked.files), (path) => platform.objects.delete('apps', versionFileKey(accountId, appId, versionId, path)));
+    await platform.objects.delete('apps', manifestKey(accountId, appId, versionId));
+    if (failed) await runClaimed(platform, versionFilesWork, claimWritten(work));
   } catch (cleanupError) {
-    logger.error('Failing an unfinished version failed; the sweep cleans it up', { versionId: version.version_id, error: cleanupError as Error, cause: error as Error });
+    logger.error('Failing an unfinished version failed; the sweep cleans it up', { versionId, error: cleanupError as Error, cause: error as Error });
   }
 }
 
@@ -160,7 +175,7 @@ export async function uploadVersion(platform: Platform, input: UploadVersionInpu
     const ready = await makeReady(platform, version);
     return { version: ready, app };
   } catch (error) {
-    await failNow(platform, version, error);
+    await failNow(platform, version, checked, error);
     // The app deleted meanwhile answers 404, as it would a moment later.
     if (error instanceof VersionChanged) await getApp(input.accountId, input.appId);
     throw error;
