@@ -8,6 +8,7 @@
  */
 import type { PermissionMethod, PermissionResource } from '../shared/auth/permission-names';
 import { MAX_UPLOAD_BODY_BYTES } from '../shared/catalog/images/limits';
+import { MAX_VERSION_UPLOAD_BODY_BYTES } from '../shared/hosting/apps/limits';
 
 /** HTTP methods used by routes. */
 export type RouteMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
@@ -44,7 +45,16 @@ export interface RouteDefinition {
    * A `multipart/form-data` file upload (conventions.md §4): the pipeline leaves the body to the
    * action instead of parsing JSON, and the local gateway reads bodies up to `maxBytes`.
    */
-  upload?: { maxBytes: number };
+  upload?: {
+    maxBytes: number;
+    /** Text fields the form may carry beside `file`: name → what it is (the API description lists them). */
+    fields?: Readonly<Record<string, string>>;
+  };
+  /**
+   * The route creates a resource (201 with `Location`) although its permission is not `create`:
+   * an upload or action that adds to a resource the caller updates (`POST /apps/{id}/versions`).
+   */
+  created?: true;
 }
 
 /**
@@ -60,8 +70,17 @@ export interface FamilyGrants {
   email: boolean;
   /** Queues (by logical name, infra/queues.ts) the family sends messages to. */
   sendsTo: readonly string[];
-  /** Object access under a key prefix of a bucket (images: put the files, delete them later). */
-  objects?: { bucket: 'apps' | 'functions'; prefix: string; put?: boolean; delete?: boolean };
+  /** Object access under key prefixes of the buckets (images: put the files, delete them later). */
+  objects?: readonly ObjectGrant[];
+}
+
+/** Object access under one key prefix of a bucket. */
+export interface ObjectGrant {
+  bucket: 'apps' | 'functions';
+  prefix: string;
+  read?: boolean;
+  put?: boolean;
+  delete?: boolean;
 }
 
 /** A route family: one Lambda function (one bundle) in the cloud, one module locally. */
@@ -135,7 +154,7 @@ export const families = {
     // sharp decodes up to 40 megapixels (160 MB a frame) and encodes five files from it.
     memoryMb: 1536,
     description: 'Product images: /images (uploads sized with sharp)',
-    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: ['event-notifications'], objects: { bucket: 'apps', prefix: 'images/', put: true } },
+    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: ['event-notifications'], objects: [{ bucket: 'apps', prefix: 'images/', put: true }] },
     nativeModules: ['sharp'],
   },
   events: {
@@ -154,6 +173,23 @@ export const families = {
     // sign with the account key); a re-send may release a confirmation email; taking codes and
     // re-sends record events, whose fan-out is relayed to the event queue after the request.
     grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: true, sendsTo: ['event-notifications'] },
+  },
+  apps: {
+    entry: 'handlers/http/apps.ts',
+    // A version upload holds a zip of up to 50 MB and inflates one file of up to 200 MB at a time.
+    memoryMb: 1536,
+    description: 'Hosted apps: /apps, their versions, deployments and aliases',
+    // Version files and manifests are written at upload; the files of failed or deleted versions are removed.
+    grants: {
+      table: 'readWrite',
+      secrets: 'none',
+      email: false,
+      sendsTo: [],
+      objects: [
+        { bucket: 'apps', prefix: 'apps/', read: true, put: true, delete: true },
+        { bucket: 'apps', prefix: 'app-manifests/', read: true, put: true, delete: true },
+      ],
+    },
   },
   settings: {
     entry: 'handlers/http/settings.ts',
@@ -304,6 +340,31 @@ export const routes = [
   { method: 'GET', path: '/api/v1/license_requests/{license_request_id}', family: 'licenses', access: allow('license_requests', 'read') },
   { method: 'POST', path: '/api/v1/license_requests/{license_request_id}/retry', family: 'licenses', access: allow('license_requests', 'update') },
   { method: 'GET', path: '/api/v1/licenses/{license_id}', family: 'licenses', access: allowOrReach('orders', 'read') },
+  { method: 'GET', path: '/api/v1/apps', family: 'apps', access: allow('apps', 'read') },
+  { method: 'POST', path: '/api/v1/apps', family: 'apps', access: allow('apps', 'create') },
+  { method: 'GET', path: '/api/v1/apps/{app_id}', family: 'apps', access: allow('apps', 'read') },
+  { method: 'POST', path: '/api/v1/apps/{app_id}', family: 'apps', access: allow('apps', 'update') },
+  { method: 'DELETE', path: '/api/v1/apps/{app_id}', family: 'apps', access: allow('apps', 'delete') },
+  { method: 'GET', path: '/api/v1/apps/{app_id}/versions', family: 'apps', access: allow('apps', 'read') },
+  {
+    method: 'POST',
+    path: '/api/v1/apps/{app_id}/versions',
+    family: 'apps',
+    access: allow('apps', 'update'),
+    upload: { maxBytes: MAX_VERSION_UPLOAD_BODY_BYTES, fields: { label: 'Free text such as 1.4.2, at most 50 characters', comments: 'At most 1,000 characters' } },
+    created: true,
+  },
+  { method: 'GET', path: '/api/v1/apps/{app_id}/versions/{version_id}', family: 'apps', access: allow('apps', 'read') },
+  { method: 'DELETE', path: '/api/v1/apps/{app_id}/versions/{version_id}', family: 'apps', access: allow('apps', 'update') },
+  { method: 'POST', path: '/api/v1/apps/{app_id}/deploy', family: 'apps', access: allow('apps', 'update'), created: true },
+  { method: 'POST', path: '/api/v1/apps/{app_id}/rollback', family: 'apps', access: allow('apps', 'update'), created: true },
+  { method: 'GET', path: '/api/v1/apps/{app_id}/deployments', family: 'apps', access: allow('apps', 'read') },
+  { method: 'GET', path: '/api/v1/apps/{app_id}/deployments/{deployment_id}', family: 'apps', access: allow('apps', 'read') },
+  { method: 'GET', path: '/api/v1/apps/{app_id}/aliases', family: 'apps', access: allow('apps', 'read') },
+  { method: 'POST', path: '/api/v1/apps/{app_id}/aliases', family: 'apps', access: allow('apps', 'update'), created: true },
+  { method: 'GET', path: '/api/v1/apps/{app_id}/aliases/{alias}', family: 'apps', access: allow('apps', 'read') },
+  { method: 'POST', path: '/api/v1/apps/{app_id}/aliases/{alias}', family: 'apps', access: allow('apps', 'update') },
+  { method: 'DELETE', path: '/api/v1/apps/{app_id}/aliases/{alias}', family: 'apps', access: allow('apps', 'update') },
 
   { method: 'GET', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'read') },
   { method: 'POST', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'update') },

@@ -20,12 +20,23 @@ export interface ScheduleDefinition {
 export const schedules: readonly ScheduleDefinition[] = [
   {
     name: 'due-work',
-    description: 'Runs due work no process finished: unsent confirmation emails, payments whose process died, image deletions, event deliveries, license requests',
+    description: 'Runs due work no process finished: unsent confirmation emails, payments whose process died, image deletions, event deliveries, license requests, app file clean-up',
     entry: 'handlers/jobs/due-work.ts',
     everyMinutes: 1,
     memoryMb: 256,
-    // Image files of deleted and abandoned images are removed here.
+    // Image files of deleted and abandoned images are removed here, and the files of failed,
+    // deleted and abandoned app versions and deleted apps (read from their manifests).
     // Due event deliveries and license requests are handed to their queues.
-    grants: { table: 'readWrite', secrets: 'none', email: true, sendsTo: ['event-notifications', 'license-requests'], objects: { bucket: 'apps', prefix: 'images/', delete: true } },
+    grants: {
+      table: 'readWrite',
+      secrets: 'none',
+      email: true,
+      sendsTo: ['event-notifications', 'license-requests'],
+      objects: [
+        { bucket: 'apps', prefix: 'images/', delete: true },
+        { bucket: 'apps', prefix: 'apps/', delete: true },
+        { bucket: 'apps', prefix: 'app-manifests/', read: true, delete: true },
+      ],
+    },
   },
 ];

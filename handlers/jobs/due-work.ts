@@ -5,7 +5,9 @@
  * products, the files of deleted images (after 90 days) and of uploads that never finished, and
  * occurrences still to fan out to their subscriptions, event deliveries whose next attempt
  * is due (handed to the event-notifications queue), license requests to open or attempt (handed
- * to the license-requests queue) and the follow-up emails of late license codes.
+ * to the license-requests queue) and the follow-up emails of late license codes; app versions
+ * whose upload never finished (failed, their files removed), the files of deleted versions, and
+ * what deleted apps left.
  */
 import { imageUnlinkWork } from '../../shared/catalog/images/delete-image';
 import { imageFilesWork } from '../../shared/catalog/images/remove-image-files';
@@ -16,6 +18,7 @@ import { eventDeliveryWork } from '../../shared/events/delivery/deliver-event';
 import { eventFanOutDueWork } from '../../shared/events/fan-out';
 import { licenseFollowUpWork } from '../../shared/licenses/requests/emails';
 import { licenseOpenWork, licenseRequestWork } from '../../shared/licenses/requests/run-request';
+import { appFilesWork, versionFilesWork } from '../../shared/hosting/apps/remove-app-files';
 import { logger } from '../../shared/logging';
 import { cloudPlatform } from '../../shared/platform/cloud';
 import type { Platform } from '../../shared/platform/ports';
@@ -36,6 +39,8 @@ export async function job(platform: Platform): Promise<{ finished: number }> {
     imageFilesWork,
     eventFanOutDueWork,
     eventDeliveryWork,
+    versionFilesWork,
+    appFilesWork,
   ]);
   if (finished) logger.info('Due work finished by the sweep', { finished });
   return { finished };

@@ -191,11 +191,12 @@ export function grantAccess(grantee: lambda.IFunction, grants: FamilyGrants, res
   // SendMessage alone: handlers get the URL from the environment, so no GetQueueUrl.
   for (const name of grants.sendsTo) queueNamed(resources, name).grant(grantee, 'sqs:SendMessage');
 
-  // Objects under the named prefix only (the bucket names come from the environment).
-  if (grants.objects) {
-    const bucket = grants.objects.bucket === 'apps' ? resources.appsBucket : resources.functionsBucket;
-    if (grants.objects.put) bucket.grantPut(grantee, `${grants.objects.prefix}*`);
-    if (grants.objects.delete) bucket.grantDelete(grantee, `${grants.objects.prefix}*`);
+  // Objects under the named prefixes only (the bucket names come from the environment).
+  for (const grant of grants.objects ?? []) {
+    const bucket = grant.bucket === 'apps' ? resources.appsBucket : resources.functionsBucket;
+    if (grant.read) bucket.grantRead(grantee, `${grant.prefix}*`);
+    if (grant.put) bucket.grantPut(grantee, `${grant.prefix}*`);
+    if (grant.delete) bucket.grantDelete(grantee, `${grant.prefix}*`);
   }
 }
 

@@ -22,7 +22,9 @@ export type DueKind =
   | 'event-delivery'
   | 'license-open'
   | 'license-request'
-  | 'license-follow-up';
+  | 'license-follow-up'
+  | 'app-version-files'
+  | 'app-files';
 
 /** A due-work record. */
 export interface DueWorkRecord {

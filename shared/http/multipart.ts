@@ -17,12 +17,19 @@ export interface UploadedFile {
   data: Buffer;
 }
 
+/** The file of a form and its text fields (the last value of a repeated name wins). */
+export interface UploadedForm extends UploadedFile {
+  fields: Record<string, string>;
+}
+
 /** What `readUpload` needs to know about the form. */
 export interface UploadOptions {
   /** The form field that carries the file (`file`). */
   field: string;
   /** Largest file; a larger one answers 422 account_limit_exceeded and parsing stops there. */
   maxFileBytes: number;
+  /** What the file is, in the "required" message (`image`, `zip package`); default `file`. */
+  noun?: string;
 }
 
 /** Bytes handed to the parser at a time, so parsing stops soon after a file passes the limit. */
@@ -33,12 +40,13 @@ const CHUNK_BYTES = 256 * 1024;
  * Reads the one file of a `multipart/form-data` request. Errors: a body of another type is
  * 400 invalid_syntax (header `Content-Type`); a malformed body 400 invalid_syntax; no file in
  * `field` 400 invalid_input (property `field`, reason `required`); a file larger than
- * `maxFileBytes` 422 account_limit_exceeded, found without parsing the rest of the body.
+ * `maxFileBytes` 422 account_limit_exceeded, found without parsing the rest of the body; a
+ * text field longer than 64 KB 400 invalid_input (its name, reason `too_long`).
  */
-export async function readUpload(headers: Record<string, string | undefined>, body: Buffer | undefined, options: UploadOptions): Promise<UploadedFile> {
+export async function readUpload(headers: Record<string, string | undefined>, body: Buffer | undefined, options: UploadOptions): Promise<UploadedForm> {
   const contentType = headers['content-type'];
   const missing = () =>
-    new InvalidInputError(`Send the image as a file in the form field ${options.field} (multipart/form-data).`, { property: options.field, reason: 'required' });
+    new InvalidInputError(`Send the ${options.noun ?? 'file'} as a file in the form field ${options.field} (multipart/form-data).`, { property: options.field, reason: 'required' });
   if (!body?.length) throw missing();
   if (mediaType(contentType) !== 'multipart/form-data') {
     throw new InvalidSyntaxError('An upload must be sent with Content-Type: multipart/form-data.', { header: 'Content-Type', expected: 'multipart/form-data' });
@@ -53,11 +61,12 @@ export async function readUpload(headers: Record<string, string | undefined>, bo
   } catch (error) {
     throw new InvalidSyntaxError(`The multipart body cannot be read: ${(error as Error).message}.`, { header: 'Content-Type' });
   }
-  return new Promise<UploadedFile>((resolve, reject) => {
+  return new Promise<UploadedForm>((resolve, reject) => {
     let settled = false;
     let found: UploadedFile | undefined;
     let wrongKind = false;
-    const finish = (outcome: UploadedFile | Error) => {
+    const fields: Record<string, string> = {};
+    const finish = (outcome: UploadedForm | Error) => {
       if (settled) return;
       settled = true;
       if (outcome instanceof Error) reject(outcome);
@@ -85,12 +94,14 @@ export async function readUpload(headers: Record<string, string | undefined>, bo
         if (!settled) found = { filename: info.filename ?? '', contentType: info.mimeType || 'application/octet-stream', data: Buffer.concat(chunks) };
       });
     });
-    parser.on('field', (name) => {
+    parser.on('field', (name, value, info) => {
       if (name === options.field) wrongKind = true;
+      else if (info.valueTruncated) finish(new InvalidInputError(`The form field ${name} is too long.`, { property: name, reason: 'too_long' }));
+      else fields[name] = value;
     });
     parser.on('error', (error: Error) => finish(new InvalidSyntaxError(`The multipart body cannot be read: ${error.message}.`)));
     parser.on('close', () => {
-      if (found) return finish(found);
+      if (found) return finish({ ...found, fields });
       if (wrongKind) {
         return finish(new InvalidInputError(`The form field ${options.field} must be a file, not a text value.`, { property: options.field, reason: 'invalid' }));
       }

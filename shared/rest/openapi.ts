@@ -57,8 +57,9 @@ const ERROR_ENVELOPE = {
 } as const;
 
 /** The success status of a route (conventions.md §3): 201 for creates, 204 for deletes, else 200. */
-export function successStatus(route: Pick<RouteDefinition, 'method' | 'path' | 'access'>): number {
+export function successStatus(route: Pick<RouteDefinition, 'method' | 'path' | 'access' | 'created'>): number {
   if (route.method === 'DELETE') return 204;
+  if (route.created) return 201;
   if (route.method === 'POST' && route.access.kind === 'permission' && route.access.method === 'create' && !/}$/.test(route.path)) return 201;
   return 200;
 }
@@ -118,7 +119,14 @@ function operation(route: RouteDefinition, actions: FamilyActions['actions']): R
       required: true,
       content: {
         'multipart/form-data': {
-          schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', contentMediaType: 'application/octet-stream', description: `At most ${route.upload.maxBytes} bytes of request` } } },
+          schema: {
+            type: 'object',
+            required: ['file'],
+            properties: {
+              file: { type: 'string', contentMediaType: 'application/octet-stream', description: `At most ${route.upload.maxBytes} bytes of request` },
+              ...Object.fromEntries(Object.entries(route.upload.fields ?? {}).map(([name, description]) => [name, { type: 'string', description }])),
+            },
+          },
         },
       },
     };

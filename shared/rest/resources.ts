@@ -21,6 +21,7 @@ import { eventDeclaration } from '../events/event-records';
 import { eventSubscriptionDeclaration } from '../events/subscriptions/event-subscriptions';
 import { licenseDeclaration, licenseRequestDeclaration } from '../licenses/requests/license-request-records';
 import { licenseServiceDeclaration } from '../licenses/services';
+import { aliasDeclaration, appDeclaration, deploymentDeclaration, versionDeclaration } from '../hosting/apps/apps';
 import { lookupOf, type DeclarationLookup, type ResourceDeclaration } from './declarations';
 
 /** Every declared resource of the platform. */
@@ -43,6 +44,10 @@ export function resources(): readonly ResourceDeclaration[] {
     licenseRequestDeclaration,
     licenseDeclaration,
     licenseServiceDeclaration,
+    appDeclaration,
+    versionDeclaration,
+    deploymentDeclaration,
+    aliasDeclaration,
   ];
 }
 

@@ -10,6 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
+import { appZip } from '../support/zip-writer';
 
 let runtime: RuntimeProcess;
 let base: string;
@@ -24,6 +25,8 @@ let subscriptionId: string;
 let listServiceId: string;
 let remoteServiceId: string;
 let liveServiceId: string;
+let appId: string;
+let versionId: string;
 
 const buyer = { name: 'Ada Lee', email: 'ada@example.test', billing_address: { country: 'US', postal_code: '94107' } };
 const card = (data: Record<string, unknown> = {}) => ({
@@ -68,6 +71,15 @@ beforeAll(async () => {
   liveServiceId = liveService.body.license_service_id;
   const licensed = await api(`${base}products`, { method: 'POST', token: secret, body: { product_id: 'licensed', name: 'Fonts', type: 'digital', prices: [{ currency: 'USD', price: 5 }], license_service_id: listServiceId } });
   expect(licensed.status, licensed.text).toBe(201);
+  const app = await api(`${base}apps`, { method: 'POST', token: secret, body: { name: 'Probe', alias: 'probe', settings: { a: 1 } } });
+  expect(app.status, app.text).toBe(201);
+  appId = app.body.app_id;
+  expect((await api(`${base}apps`, { method: 'POST', token: secret, body: { name: 'Taken', alias: 'taken' } })).status).toBe(201);
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(appZip())]), 'site.zip');
+  const version = await fetch(`${base}apps/${appId}/versions`, { method: 'POST', headers: { Authorization: `Bearer ${secret}` }, body: form });
+  expect(version.status).toBe(201);
+  versionId = ((await version.json()) as { version_id: string }).version_id;
   shopper = (await api(`${base}auths/limited?account_id=${account}&test=true`, { method: 'POST', token: secret })).body.token;
   const paidCart = await api(`${base}carts`, { method: 'POST', token: shopper, body: { items: [{ product_id: 'p1' }], customer: buyer } });
   const paid = await api(`${base}carts/${paidCart.body.cart_id}/payments`, { method: 'POST', token: shopper, body: { payment_method: card() } });
@@ -90,6 +102,7 @@ async function snapshot(): Promise<Record<string, string>> {
     'promotions?limit=100', 'shipping_methods/ship1', 'shipping_methods?limit=100', 'settings/payment', 'settings/technical',
     `event_subscriptions/${subscriptionId}`, 'event_subscriptions?limit=100',
     'products/licensed', `license_services/${listServiceId}`, `license_services/${remoteServiceId}`, 'license_services?limit=100',
+    `apps/${appId}`, 'apps?limit=100', `apps/${appId}/versions`, `apps/${appId}/aliases`, `apps/${appId}/deployments`,
   ];
   const answers = await Promise.all(reads.map((path) => api(`${base}${path}`, { token: secret }).then((answer) => [path, answer.text] as const)));
   const ledger = await api(`${origin}/_local/gateway/charges`);
@@ -371,6 +384,57 @@ post(products, { ...product, license_service_id: 7 }, 'license_service_id', 'pro
 rows.push({ label: 'product with a license service of the other mode', method: 'POST', path: products, body: () => ({ ...product, license_service_id: liveServiceId }), status: 400, code: 'token_type_mismatch', property: 'license_service_id' });
 post(p1, { license_service_id: 'NOSUCHSERVICE' }, 'license_service_id', 'product update to an unknown license service');
 post(() => 'products/licensed', { license_service_id: 'NOSUCHSERVICE' }, 'license_service_id', 'product update moving to an unknown license service');
+// --- apps (hosting.md §2, §4, §5): nothing is created, changed or deployed by a refused body
+const apps = () => 'apps';
+const newApp = { name: 'A', alias: 'fresh' };
+for (const value of NOT_TEXTS(100)) post(apps, { ...newApp, name: value }, 'name', `app name ${JSON.stringify(value).slice(0, 20)}`);
+for (const value of ['Shop', '-a', 'a-', 'a_b', 'a.b', 'a b', 'x'.repeat(64), '', null, 5, 'api', 'apps', 'func', 'signin', 'oauth', 'settings', 'analytics', '../x']) {
+  post(apps, { ...newApp, alias: value }, 'alias', `app alias ${JSON.stringify(value).slice(0, 20)}`);
+}
+for (const value of NOT_BOOLEANS) post(apps, { ...newApp, test: value }, 'test', `app test ${JSON.stringify(value)}`);
+for (const value of ['x', [], [1], 5, true]) {
+  post(apps, { ...newApp, settings: value }, 'settings', `app settings ${JSON.stringify(value)}`);
+  post(apps, { ...newApp, style: value }, 'style', `app style ${JSON.stringify(value)}`);
+}
+for (const value of [5, {}, [], true]) post(apps, { ...newApp, custom_css: value }, 'custom_css', `app custom_css ${JSON.stringify(value)}`);
+post(apps, { ...newApp, settings: { blob: 'x'.repeat(70_000) } }, 'settings', 'app settings over 64 KB', { status: 422, code: 'account_limit_exceeded' });
+post(apps, { ...newApp, custom_javascript: 'x'.repeat(300_000) }, 'custom_javascript', 'app custom_javascript over 256 KB', { status: 422, code: 'account_limit_exceeded' });
+post(apps, { name: 'A', alias: 'taken' }, 'alias', 'app alias taken by another app', { status: 409, code: 'in_use' });
+post(apps, { name: 'A', alias: 'probe' }, 'alias', 'app alias taken by the app itself', { status: 409, code: 'in_use' });
+const app = () => `apps/${appId}`;
+post(app, { name: null }, 'name', 'app update name null');
+post(app, { alias: 'PROBE' }, 'alias', 'app update alias upper case');
+post(app, { alias: 'settings' }, 'alias', 'app update alias reserved');
+post(app, { alias: 'taken' }, 'alias', 'app update alias taken', { status: 409, code: 'in_use' });
+post(app, { settings: [] }, 'settings', 'app update settings an array');
+post(app, { test: 'false' }, 'test', 'app update test "false"');
+post(app, { style: { blob: 'x'.repeat(70_000) }, name: 'Changed' }, 'style', 'app update style over 64 KB', { status: 422, code: 'account_limit_exceeded' });
+const deploy = () => `apps/${appId}/deploy`;
+for (const value of [5, {}, [], true, '']) post(deploy, { version_id: value }, 'version_id', `deploy version_id ${JSON.stringify(value)}`);
+post(deploy, {}, 'version_id', 'deploy without version_id');
+rows.push({ label: 'deploy of an unknown version', method: 'POST', path: deploy, body: { version_id: 'NOSUCHVERSION' }, status: 404, code: 'resource_not_found' });
+rows.push({ label: 'deploy to an unknown app', method: 'POST', path: () => 'apps/NOSUCHAPP/deploy', body: { version_id: 'X' }, status: 404, code: 'resource_not_found' });
+const rollbackPath = () => `apps/${appId}/rollback`;
+for (const value of [5, {}, []]) post(rollbackPath, { version_id: value }, 'version_id', `rollback version_id ${JSON.stringify(value)}`);
+rows.push({ label: 'rollback with nothing deployed', method: 'POST', path: rollbackPath, status: 422, code: 'invalid_state' });
+rows.push({ label: 'rollback to an unknown version', method: 'POST', path: rollbackPath, body: { version_id: 'NOSUCHVERSION' }, status: 404, code: 'resource_not_found' });
+const aliases = () => `apps/${appId}/aliases`;
+for (const value of ['UP', 'a_b', '', 'x'.repeat(64), 7, null, 'api', 'settings']) post(aliases, { alias: value }, 'alias', `alias name ${JSON.stringify(value).slice(0, 20)}`);
+for (const value of [5, {}, [], true]) post(aliases, { alias: 'pin', version_id: value }, 'version_id', `alias version_id ${JSON.stringify(value)}`);
+for (const value of NOT_BOOLEANS) post(aliases, { alias: 'pin', test: value }, 'test', `alias test ${JSON.stringify(value)}`);
+post(aliases, { alias: 'pin', version_id: 'NOSUCHVERSION' }, 'version_id', 'alias pinned to an unknown version');
+post(aliases, { alias: 'taken' }, 'alias', 'alias taken by another app', { status: 409, code: 'in_use' });
+post(aliases, { alias: 'probe' }, 'alias', 'alias the primary one', { status: 409, code: 'in_use' });
+const primaryAlias = () => `apps/${appId}/aliases/probe`;
+post(primaryAlias, { test: false }, undefined, 'primary alias changed through the alias endpoint', { status: 422, code: 'invalid_state' });
+post(primaryAlias, { version_id: [] }, 'version_id', 'alias update version_id an array');
+post(primaryAlias, { test: 1 }, 'test', 'alias update test 1');
+rows.push({ label: 'delete of the primary alias', method: 'DELETE', path: primaryAlias, status: 422, code: 'invalid_state' });
+rows.push({ label: 'update of an unknown alias', method: 'POST', path: () => `apps/${appId}/aliases/nope`, body: { test: true }, status: 404, code: 'resource_not_found' });
+rows.push({ label: 'version upload as JSON', method: 'POST', path: () => `apps/${appId}/versions`, body: { file: 'x' }, status: 400, code: 'invalid_syntax' });
+rows.push({ label: 'apps: limited token', method: 'POST', path: apps, body: newApp, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'app delete: limited token', method: 'DELETE', path: app, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'version delete: limited token', method: 'DELETE', path: () => `apps/${appId}/versions/${versionId}`, token: () => shopper, status: 403, code: 'insufficient_permissions' });
 
 // --- bodies that are not what they claim, at the body level
 const bodyTargets: Array<[string, () => string, Partial<Case>]> = [
@@ -384,6 +448,12 @@ const bodyTargets: Array<[string, () => string, Partial<Case>]> = [
   ['a subscription test', subscriptionTest, {}],
   ['license services', licenseServices, {}],
   ['a license service', listServicePath, {}],
+  ['apps', apps, {}],
+  ['an app', app, {}],
+  ['a deploy', deploy, {}],
+  ['a rollback', rollbackPath, {}],
+  ['aliases', aliases, {}],
+  ['an alias', primaryAlias, {}],
 ];
 for (const [name, path, extra] of bodyTargets) {
   const json = { 'Content-Type': 'application/json' };
@@ -410,9 +480,19 @@ const idPaths: Array<[string, (id: string) => string, Partial<Case>]> = [
   ['event subscription', (id) => `event_subscriptions/${id}`, {}],
   ['event', (id) => `events/${id}`, {}],
   ['license service', (id) => `license_services/${id}`, {}],
+  ['app', (id) => `apps/${id}`, {}],
 ];
 for (const [name, path] of idPaths) {
   for (const id of BAD_IDS) rows.push({ label: `GET ${name} id ${id.slice(0, 24)}`, method: 'GET', path: () => path(id), status: 404, code: 'resource_not_found' });
+}
+// Below an app, a literal `..` would be resolved by the client to the app itself: the others only.
+const appChildren: Array<[string, (id: string) => string]> = [
+  ['app version', (id) => `apps/${appId}/versions/${id}`],
+  ['app deployment', (id) => `apps/${appId}/deployments/${id}`],
+  ['app alias', (id) => `apps/${appId}/aliases/${id}`],
+];
+for (const [name, path] of appChildren) {
+  for (const id of BAD_IDS.filter((bad) => bad !== '..')) rows.push({ label: `GET ${name} id ${id.slice(0, 24)}`, method: 'GET', path: () => path(id), status: 404, code: 'resource_not_found' });
 }
 for (const id of BAD_IDS.slice(0, 3)) {
   rows.push({ label: `update product id ${id}`, method: 'POST', path: () => `products/${id}`, body: { name: 'X' }, status: 404, code: 'resource_not_found' });
@@ -423,6 +503,11 @@ for (const id of BAD_IDS.slice(0, 3)) {
   rows.push({ label: `test subscription id ${id} (trailing segment)`, method: 'POST', path: () => `event_subscriptions/${id}/test/x`, status: 404, code: 'resource_not_found' });
   rows.push({ label: `update license service id ${id}`, method: 'POST', path: () => `license_services/${id}`, body: { name: 'X' }, status: 404, code: 'resource_not_found' });
   rows.push({ label: `delete license service id ${id}`, method: 'DELETE', path: () => `license_services/${id}`, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `update app id ${id}`, method: 'POST', path: () => `apps/${id}`, body: { name: 'X' }, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `delete app id ${id}`, method: 'DELETE', path: () => `apps/${id}`, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `deploy to app id ${id}`, method: 'POST', path: () => `apps/${id}/deploy`, body: { version_id: 'X' }, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `delete version id ${id}`, method: 'DELETE', path: () => `apps/${appId}/versions/${id}`, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `delete alias ${id}`, method: 'DELETE', path: () => `apps/${appId}/aliases/${id}`, status: 404, code: 'resource_not_found' });
 }
 
 describe('bad input changes nothing (a table of probes)', () => {

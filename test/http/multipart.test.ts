@@ -30,13 +30,24 @@ async function failure(promise: Promise<unknown>): Promise<{ status: number; cod
 }
 
 describe('readUpload', () => {
-  it('reads the file of the form field, its name and type, ignoring other fields', async () => {
+  it('reads the file of the form field, its name and type, and the text fields beside it', async () => {
     const body = form('XyZ', [
       { name: 'note', data: 'hello' },
       { name: 'file', filename: 'photo.jpg', type: 'image/jpeg', data: Buffer.from([0xff, 0xd8, 0xff, 1, 2, 3]) },
+      { name: 'label', data: '1.4.2' },
     ]);
     const file = await readUpload(headers('XyZ'), body, options);
-    expect(file).toEqual({ filename: 'photo.jpg', contentType: 'image/jpeg', data: Buffer.from([0xff, 0xd8, 0xff, 1, 2, 3]) });
+    expect(file).toEqual({ filename: 'photo.jpg', contentType: 'image/jpeg', data: Buffer.from([0xff, 0xd8, 0xff, 1, 2, 3]), fields: { note: 'hello', label: '1.4.2' } });
+  });
+
+  it('answers 400 invalid_input (too_long) for a text field over 64 KB, naming it', async () => {
+    const body = form('b', [{ name: 'comments', data: 'x'.repeat(70 * 1024) }, { name: 'file', filename: 'a.zip', data: 'x' }]);
+    expect(await failure(readUpload(headers('b'), body, options))).toMatchObject({ status: 400, code: 'invalid_input', meta: { property: 'comments', reason: 'too_long' } });
+  });
+
+  it('names what the file is in the message for a missing file', async () => {
+    const error = (await failure(readUpload({}, undefined, { ...options, noun: 'zip package' }))) as unknown as { message: string };
+    expect(error.message).toMatch(/^Send the zip package as a file in the form field file/);
   });
 
   it('keeps a UTF-8 file name', async () => {

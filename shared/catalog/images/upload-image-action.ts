@@ -15,7 +15,7 @@ import { uploadImage } from './upload-image';
 export async function uploadImageAction(context: ApiContext): Promise<ApiResult> {
   const { scope, render } = await prepare(context);
   // Shoppers were refused before the body is read.
-  const upload = await readUpload(context.headers, context.rawBody, { field: 'file', maxFileBytes: MAX_IMAGE_BYTES });
+  const upload = await readUpload(context.headers, context.rawBody, { field: 'file', maxFileBytes: MAX_IMAGE_BYTES, noun: 'image' });
   const key = context.headers['idempotency-key'];
   const record = await uploadImage(context.platform, {
     scope,
