@@ -60,8 +60,13 @@ export interface FamilyGrants {
   email: boolean;
   /** Queues (by logical name, infra/queues.ts) the family sends messages to. */
   sendsTo: readonly string[];
-  /** Object access under a key prefix of a bucket (images: put the files, delete them later). */
-  objects?: { bucket: 'apps' | 'functions'; prefix: string; put?: boolean; delete?: boolean };
+  /** Object access under a key prefix of a bucket (images: put the files, delete them later; hosting: read app files). */
+  objects?: { bucket: 'apps' | 'functions'; prefix: string; get?: boolean; put?: boolean; delete?: boolean };
+  /**
+   * May rewrite the CDN's copy of the alias pointers (the CloudFront KeyValueStore the apps
+   * edge function reads, hosting.md §10): its ARN in `CARTWHEEL_APP_POINTERS_KVS_ARN`.
+   */
+  edgePointers?: boolean;
 }
 
 /** A route family: one Lambda function (one bundle) in the cloud, one module locally. */
@@ -150,6 +155,13 @@ export const families = {
     memoryMb: 256,
     description: 'Account settings: /settings/*',
     grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: false, sendsTo: [] },
+  },
+  hosting: {
+    entry: 'handlers/http/app-serving.ts',
+    memoryMb: 512,
+    description: 'Hosted apps behind the CDN (platform-owned files, bucket misses) and public account settings',
+    // Reads pointers, apps and settings; the public route's per-IP rate limit writes its bucket.
+    grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [], objects: { bucket: 'apps', prefix: 'apps/', get: true } },
   },
   openapi: {
     entry: 'handlers/http/openapi.ts',
@@ -284,6 +296,9 @@ export const routes = [
   { method: 'GET', path: '/api/v1/events', family: 'events', access: allow('events', 'read') },
   { method: 'GET', path: '/api/v1/events/{event_id}', family: 'events', access: allow('events', 'read') },
   { method: 'POST', path: '/api/v1/events/{event_id}/retry', family: 'events', access: allow('events', 'update') },
+
+  { method: 'GET', path: '/api/v1/app_installations/public_settings/{account_id}/{mode}/account.js', family: 'hosting', access: { kind: 'public' } },
+  { method: 'GET', path: '/api/v1/app_installations/public_settings/{account_id}/{mode}/account.json', family: 'hosting', access: { kind: 'public' } },
 
   { method: 'GET', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'read') },
   { method: 'POST', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'update') },

@@ -6,6 +6,7 @@ import { routes } from '../../infra/routes';
 import { deleteImageAction, getImageAction, listImagesAction } from '../../shared/catalog/images/image-actions';
 import { defineFamily, lambdaHandler, type FamilyActions } from '../../shared/http/pipeline';
 import { openApiDocument } from '../../shared/rest/openapi';
+import { family as hosting } from './app-serving';
 import { family as auths } from './auths';
 import { family as carts } from './carts';
 import { family as catalog } from './catalog';
@@ -28,7 +29,7 @@ const imagesWithoutUpload: FamilyActions = {
 
 /** Every family whose actions the document describes (a test checks none is missing). */
 export function documentedFamilies(): readonly FamilyActions[] {
-  return [auths, carts, catalog, customers, events, imagesWithoutUpload, orders, payments, promotions, settings, shipping, family];
+  return [auths, carts, catalog, customers, events, hosting, imagesWithoutUpload, orders, payments, promotions, settings, shipping, family];
 }
 
 const documents = new Map<string, Record<string, unknown>>();
