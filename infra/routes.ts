@@ -81,6 +81,12 @@ export interface FamilyDefinition {
    * for linux-arm64 (infra/cloud/native-modules.ts).
    */
   nativeModules?: readonly 'sharp'[];
+  /**
+   * The function is also an origin of the apps CDN (through its function URL), so the CDN
+   * depends on it: it is not told the CDN's own address (the image file root), which would
+   * make the distribution depend on itself. Such a family renders no image links.
+   */
+  cdnOrigin?: true;
 }
 
 /** Lambda function groups. `entry` is the handler module both runtimes load. */
@@ -162,6 +168,7 @@ export const families = {
     description: 'Hosted apps behind the CDN (platform-owned files, bucket misses) and public account settings',
     // Reads pointers, apps and settings; the public route's per-IP rate limit writes its bucket.
     grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [], objects: { bucket: 'apps', prefix: 'apps/', get: true } },
+    cdnOrigin: true,
   },
   openapi: {
     entry: 'handlers/http/openapi.ts',
