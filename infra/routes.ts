@@ -70,8 +70,13 @@ export interface FamilyGrants {
   email: boolean;
   /** Queues (by logical name, infra/queues.ts) the family sends messages to. */
   sendsTo: readonly string[];
-  /** Object access under key prefixes of the buckets (images: put the files, delete them later). */
+  /** Object access under key prefixes of the buckets (images: put the files, delete them later; hosting: read app files). */
   objects?: readonly ObjectGrant[];
+  /**
+   * May rewrite the CDN's copy of the alias pointers (the CloudFront KeyValueStore the apps
+   * edge function reads, hosting.md §10): its ARN in `CARTWHEEL_APP_POINTERS_KVS_ARN`.
+   */
+  edgePointers?: boolean;
 }
 
 /** Object access under one key prefix of a bucket. */
@@ -95,6 +100,12 @@ export interface FamilyDefinition {
    * for linux-arm64 (infra/cloud/native-modules.ts).
    */
   nativeModules?: readonly 'sharp'[];
+  /**
+   * The function is also an origin of the apps CDN (through its function URL), so the CDN
+   * depends on it: it is not told the CDN's own address (the image file root), which would
+   * make the distribution depend on itself. Such a family renders no image links.
+   */
+  cdnOrigin?: true;
 }
 
 /** Lambda function groups. `entry` is the handler module both runtimes load. */
@@ -196,6 +207,23 @@ export const families = {
     memoryMb: 256,
     description: 'Account settings: /settings/*',
     grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: false, sendsTo: [] },
+  },
+  hosting: {
+    entry: 'handlers/http/app-serving.ts',
+    memoryMb: 512,
+    description: 'Hosted apps behind the CDN (platform-owned files, bucket misses) and public account settings',
+    // Reads pointers, apps and settings; the public route's per-IP rate limit writes its bucket.
+    grants: {
+      table: 'readWrite',
+      secrets: 'none',
+      email: false,
+      sendsTo: [],
+      objects: [
+        { bucket: 'apps', prefix: 'apps/', read: true },
+        { bucket: 'apps', prefix: 'app-manifests/', read: true },
+      ],
+    },
+    cdnOrigin: true,
   },
   openapi: {
     entry: 'handlers/http/openapi.ts',
@@ -365,6 +393,8 @@ export const routes = [
   { method: 'GET', path: '/api/v1/apps/{app_id}/aliases/{alias}', family: 'apps', access: allow('apps', 'read') },
   { method: 'POST', path: '/api/v1/apps/{app_id}/aliases/{alias}', family: 'apps', access: allow('apps', 'update') },
   { method: 'DELETE', path: '/api/v1/apps/{app_id}/aliases/{alias}', family: 'apps', access: allow('apps', 'update') },
+  { method: 'GET', path: '/api/v1/app_installations/public_settings/{account_id}/{mode}/account.js', family: 'hosting', access: { kind: 'public' } },
+  { method: 'GET', path: '/api/v1/app_installations/public_settings/{account_id}/{mode}/account.json', family: 'hosting', access: { kind: 'public' } },
 
   { method: 'GET', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'read') },
   { method: 'POST', path: '/api/v1/settings/{group}', family: 'settings', access: allow('settings', 'update') },

@@ -7,6 +7,7 @@ import { deleteImageAction, getImageAction, listImagesAction } from '../../share
 import { defineFamily, lambdaHandler, type FamilyActions } from '../../shared/http/pipeline';
 import { openApiDocument } from '../../shared/rest/openapi';
 import { appActions } from './apps';
+import { family as hosting } from './app-serving';
 import { family as auths } from './auths';
 import { family as carts } from './carts';
 import { family as catalog } from './catalog';
@@ -33,7 +34,7 @@ const appsWithoutUpload: FamilyActions = { family: 'apps', actions: appActions }
 
 /** Every family whose actions the document describes (a test checks none is missing). */
 export function documentedFamilies(): readonly FamilyActions[] {
-  return [appsWithoutUpload, auths, carts, catalog, customers, events, imagesWithoutUpload, licenses, orders, payments, promotions, settings, shipping, family];
+  return [appsWithoutUpload, auths, carts, catalog, customers, events, hosting, imagesWithoutUpload, licenses, orders, payments, promotions, settings, shipping, family];
 }
 
 const documents = new Map<string, Record<string, unknown>>();

@@ -67,6 +67,7 @@ export class PlatformApi extends Construct {
         resources: props.resources,
         role: `family:${name}`,
         ...(family.nativeModules ? { nativeModules: family.nativeModules } : {}),
+        ...(family.cdnOrigin ? { cdnOrigin: true } : {}),
       });
       functions.set(name, fn);
       // One API-wide invoke permission per function instead of one per route keeps the

@@ -1,18 +1,29 @@
 /**
- * CloudFront in front of hosted apps: app files from the apps bucket (Origin Access
- * Control, no public bucket), product image files under `/images/*` from the same bucket
- * (cached a year at the edge and in browsers: their paths carry a content hash, commerce.md
- * §2.2), and `/api/v1/*` proxied to the HTTP API so apps call it same-origin. The API behaviour tells handlers the viewer's host (x-forwarded-host, set
- * by a viewer-request function) and scheme (CloudFront-Forwarded-Proto), and proves both
- * came from this distribution with the `x-cartwheel-edge` secret header.
+ * CloudFront in front of hosted apps (hosting.md §10). One distribution answers the app hosts:
+ *
+ * - app files: a viewer-request function reads the alias pointer from a KeyValueStore and
+ *   rewrites the request to the served version's immutable prefix in the apps bucket (Origin
+ *   Access Control, no public bucket); a miss there fails over to the hosting handler, which
+ *   applies the directory, SPA and 404 rules from the version's manifest;
+ * - `settings/`, `analytics/` and `oauth/callback.html` under every alias: the hosting handler
+ *   (a Lambda function URL behind Origin Access Control), never cached;
+ * - product image files under `/images/*` from the same bucket (cached a year at the edge and
+ *   in browsers: their paths carry a content hash, commerce.md §2.2);
+ * - `/api/v1/*` proxied to the HTTP API so apps call it same-origin. The API and hosting
+ *   behaviours tell their origin the viewer's host (x-forwarded-host, set by a viewer-request
+ *   function) and scheme (CloudFront-Forwarded-Proto), and prove both came from this
+ *   distribution with the `x-cartwheel-edge` secret header.
  */
 import { Aws, Duration, Fn } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { INDEX_APPENDED_HEADER } from '../../shared/hosting/serving/cdn-origin';
+import { appRouterFunctionCode } from './app-router';
 
 /** Path pattern of the behaviour that proxies the platform API. */
 export const apiPathPattern = '/api/v1/*';
@@ -22,6 +33,12 @@ export const imagesPathPattern = '/images/*';
 
 /** What browsers are told about image files: a year, never revalidated (a new image gets new paths). */
 export const imagesCacheControl = 'public, max-age=31536000, immutable';
+
+/** Path patterns the hosting handler serves uncached: the platform-owned files under every alias (hosting.md §7, §8). */
+export const hostingPathPatterns = ['*/settings/*', '*/analytics/*', '*/oauth/callback.html'] as const;
+
+/** Bucket answers that send an app-file request on to the hosting handler (OAC reads answer 403 for a missing key without s3:ListBucket). */
+export const bucketMissStatusCodes = [403, 404];
 
 /** Header CloudFront adds to every API origin request; handlers compare it to CARTWHEEL_EDGE_SECRET. */
 export const edgeSecretHeader = 'x-cartwheel-edge';
@@ -55,6 +72,13 @@ export interface AppsCustomDomain {
 export interface AppsHostingProps {
   appsBucket: s3.IBucket;
   httpApi: apigw.IHttpApi;
+  /** The CDN's copy of the alias pointers, `<account_id>/<alias>` → `<app_id>/<version_id>`. */
+  appPointers: cloudfront.IKeyValueStore;
+  /**
+   * The hosting family's function (platform-owned files, bucket misses).
+   * @default none: app files come from the bucket alone (stacks built without the hosting family)
+   */
+  servingFunction?: lambda.IFunction;
   /** Value of the `x-cartwheel-edge` origin header (a Secrets Manager dynamic reference). */
   edgeSecret: string;
   /** @default the distribution's *.cloudfront.net name only */
@@ -65,6 +89,9 @@ export interface AppsHostingProps {
 export class AppsHosting extends Construct {
   readonly distribution: cloudfront.Distribution;
   readonly forwardedHost: cloudfront.Function;
+  readonly appRouter: cloudfront.Function;
+  /** The hosting function's URL, reachable only by this distribution (IAM auth, Origin Access Control). */
+  readonly servingUrl?: lambda.FunctionUrl;
 
   constructor(scope: Construct, id: string, props: AppsHostingProps) {
     super(scope, id);
@@ -84,8 +111,46 @@ export class AppsHosting extends Construct {
       },
     );
 
+    this.appRouter = new cloudfront.Function(this, 'AppRouter', {
+      code: cloudfront.FunctionCode.fromInline(appRouterFunctionCode),
+      runtime: cloudfront.FunctionRuntime.JS_2_0,
+      keyValueStore: props.appPointers,
+      comment: 'Rewrites app requests to the served version prefix from the alias pointers',
+    });
+
     // One origin (one Origin Access Control) for app files and image files.
     const appsOrigin = origins.S3BucketOrigin.withOriginAccessControl(props.appsBucket);
+
+    // The hosting handler, callable only through this distribution; it trusts x-forwarded-host
+    // by the same edge secret as the API.
+    let servingOrigin: cloudfront.IOrigin | undefined;
+    if (props.servingFunction) {
+      this.servingUrl = props.servingFunction.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
+      servingOrigin = origins.FunctionUrlOrigin.withOriginAccessControl(this.servingUrl, {
+        customHeaders: { [edgeSecretHeader]: props.edgeSecret },
+        readTimeout: Duration.seconds(30),
+      });
+    }
+    // Cached by version prefix (in the rewritten path) and the directory marker; the origin's
+    // Cache-Control decides how long, so `no-cache` answers are revalidated (minimum TTL 0).
+    const appFilesCache = new cloudfront.CachePolicy(this, 'AppFilesCache', {
+      comment: 'Cartwheel app files: keyed by the rewritten version path, origin Cache-Control honoured',
+      minTtl: Duration.seconds(0),
+      defaultTtl: Duration.minutes(5),
+      maxTtl: Duration.days(365),
+      queryStringBehavior: cloudfront.CacheQueryStringBehavior.none(),
+      headerBehavior: cloudfront.CacheHeaderBehavior.allowList('x-forwarded-host', INDEX_APPENDED_HEADER),
+      cookieBehavior: cloudfront.CacheCookieBehavior.none(),
+      enableAcceptEncodingGzip: true,
+      enableAcceptEncodingBrotli: true,
+    });
+    const appFilesHeaders = new cloudfront.ResponseHeadersPolicy(this, 'AppFilesHeaders', {
+      comment: 'Cartwheel app files: nosniff and the referrer policy (hosting.md §6.2), no framing restriction',
+      securityHeadersBehavior: {
+        contentTypeOptions: { override: true },
+        referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: false },
+      },
+    });
     const imageCache = new cloudfront.CachePolicy(this, 'ImageCache', {
       comment: 'Cartwheel image files: immutable, cached a year, no query, header or cookie in the key',
       defaultTtl: Duration.days(365),
@@ -124,11 +189,16 @@ export class AppsHosting extends Construct {
           }
         : {}),
       defaultBehavior: {
-        origin: appsOrigin,
+        origin: servingOrigin
+          ? new origins.OriginGroup({ primaryOrigin: appsOrigin, fallbackOrigin: servingOrigin, fallbackStatusCodes: bucketMissStatusCodes })
+          : appsOrigin,
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        // An origin group serves reads only; the router answers OPTIONS with 405 itself.
         allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD_OPTIONS,
-        cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
+        cachePolicy: appFilesCache,
+        responseHeadersPolicy: appFilesHeaders,
         compress: true,
+        functionAssociations: [{ function: this.appRouter, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
       },
       additionalBehaviors: {
         [imagesPathPattern]: {
@@ -155,7 +225,23 @@ export class AppsHosting extends Construct {
             { function: this.forwardedHost, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST },
           ],
         },
+        // After the API: `/api/v1/settings/...` must stay the API's. Behaviours match in this order.
+        ...(servingOrigin ? Object.fromEntries(hostingPathPatterns.map((pattern) => [pattern, this.hostingBehaviour(servingOrigin)])) : {}),
       },
     });
+  }
+
+  /** A behaviour answered by the hosting handler: uncached, the viewer's host forwarded and vouched for. */
+  private hostingBehaviour(origin: cloudfront.IOrigin): cloudfront.BehaviorOptions {
+    return {
+      origin,
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      // Reads only: a signed function URL request with a viewer body would need its hash; the handler answers OPTIONS with 405.
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD_OPTIONS,
+      cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+      originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+      compress: false,
+      functionAssociations: [{ function: this.forwardedHost, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
+    };
   }
 }

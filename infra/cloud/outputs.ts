@@ -19,6 +19,8 @@ export const outputNames = {
   functionsBucketName: 'FunctionsBucketName',
   appsBucketName: 'AppsBucketName',
   secretsKeyId: 'SecretsKeyId',
+  /** The CloudFront KeyValueStore holding the CDN's copy of the alias pointers. */
+  appPointersArn: 'AppPointersArn',
 } as const;
 
 /** PascalCase of a kebab-case logical name, e.g. `event-notifications` → `EventNotifications`. */

@@ -7,6 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import * as path from 'node:path';
 import { Duration, Stack, Tags } from 'aws-cdk-lib';
+import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -48,6 +49,8 @@ export interface PlatformResources {
   secretsKey: kms.IKey;
   functionsBucket: s3.IBucket;
   appsBucket: s3.IBucket;
+  /** The CDN's copy of the alias pointers (`edgePointers` grants); absent in stacks without app hosting. */
+  appPointers?: cloudfront.IKeyValueStore;
   /** Work queues by logical name (infra/queues.ts). */
   queues: ReadonlyMap<string, sqs.IQueue>;
   shared: SharedEnvironment;
@@ -69,6 +72,8 @@ export interface PlatformFunctionProps {
   extraEnvironment?: Record<string, string>;
   /** Packages with native code shipped beside the bundle for linux-arm64 (native-modules.ts). */
   nativeModules?: readonly NativeModule[];
+  /** An origin of the apps CDN: left without the CDN's own address (the image root), which would be a cycle. */
+  cdnOrigin?: boolean;
 }
 
 /** A bundled Node.js 22 function whose environment and IAM come from its grants. */
@@ -94,7 +99,7 @@ export class PlatformFunction extends Construct {
       memorySize: props.memoryMb,
       timeout: props.timeout ?? Duration.seconds(29),
       logGroup,
-      environment: { ...environmentFor(grants, resources), ...props.extraEnvironment },
+      environment: { ...environmentFor(grants, resources, { cdnOrigin: props.cdnOrigin }), ...props.extraEnvironment },
       bundling: props.nativeModules?.length ? withNativeModules(props.nativeModules) : bundlingOptions,
     });
     Tags.of(this.function).add(roleTagKey, props.role);
@@ -139,7 +144,7 @@ function withNativeModules(modules: readonly NativeModule[]): nodejs.BundlingOpt
 }
 
 /** The environment variables (shared/config) a function with these grants receives. */
-export function environmentFor(grants: FamilyGrants, resources: PlatformResources): Record<string, string> {
+export function environmentFor(grants: FamilyGrants, resources: PlatformResources, options: { cdnOrigin?: boolean } = {}): Record<string, string> {
   const { shared } = resources;
   const environment: Record<string, string> = {
     CARTWHEEL_FUNCTIONS_BUCKET: resources.functionsBucket.bucketName,
@@ -158,6 +163,7 @@ export function environmentFor(grants: FamilyGrants, resources: PlatformResource
     NODE_OPTIONS: '--enable-source-maps',
     POWERTOOLS_SERVICE_NAME: 'cartwheel',
   };
+  if (options.cdnOrigin) delete environment.CARTWHEEL_PUBLIC_IMAGES_URL;
   if (grants.table !== 'none') environment.CARTWHEEL_TABLE = resources.table.tableName;
   if (grants.secrets !== 'none') {
     environment.CARTWHEEL_SECRETS = 'kms';
@@ -166,6 +172,7 @@ export function environmentFor(grants: FamilyGrants, resources: PlatformResource
   for (const name of grants.sendsTo) {
     environment[queueUrlVariable(name)] = queueNamed(resources, name).queueUrl;
   }
+  if (grants.edgePointers) environment[APP_POINTERS_VARIABLE] = appPointersOf(resources).keyValueStoreArn;
   return environment;
 }
 
@@ -198,6 +205,29 @@ export function grantAccess(grantee: lambda.IFunction, grants: FamilyGrants, res
     if (grant.put) bucket.grantPut(grantee, `${grant.prefix}*`);
     if (grant.delete) bucket.grantDelete(grantee, `${grant.prefix}*`);
   }
+
+  // The CDN's pointer copy: put and delete keys (each write names the store's current ETag, from Describe).
+  if (grants.edgePointers) {
+    grantee.addToRolePolicy(
+      new iam.PolicyStatement({ actions: [...APP_POINTERS_ACTIONS], resources: [appPointersOf(resources).keyValueStoreArn] }),
+    );
+  }
+}
+
+/** Environment variable holding the ARN of the alias pointers' KeyValueStore (`edgePointers` grants). */
+export const APP_POINTERS_VARIABLE = 'CARTWHEEL_APP_POINTERS_KVS_ARN';
+
+/** What an `edgePointers` grant allows on the KeyValueStore, and nothing else. */
+export const APP_POINTERS_ACTIONS = [
+  'cloudfront-keyvaluestore:DescribeKeyValueStore',
+  'cloudfront-keyvaluestore:PutKey',
+  'cloudfront-keyvaluestore:DeleteKey',
+] as const;
+
+/** The pointer store, or a synth-time error for a grant in a stack without one. */
+function appPointersOf(resources: PlatformResources): cloudfront.IKeyValueStore {
+  if (!resources.appPointers) throw new Error('An edgePointers grant needs the app pointers KeyValueStore (resources.appPointers)');
+  return resources.appPointers;
 }
 
 /** The queue with this logical name, or a synth-time error naming the bad reference. */

@@ -1,12 +1,13 @@
 /**
  * The Cartwheel stack: data (table, buckets, key), work queues, the HTTP API with its
- * family functions, and the CloudFront distribution for hosted apps.
+ * family functions, and the CloudFront distribution for hosted apps with its pointer store.
  *
  * The queue table, families and routes are props so tests can synthesize variants
  * (a queue with a consumer, a read-only family); app.ts passes the real tables.
  */
 import { CfnOutput, CfnParameter, Lazy, Stack, Tags } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { QueueDefinition } from '../queues';
@@ -37,6 +38,11 @@ export interface CartwheelStackProps extends StackProps {
   appsCustomDomain?: AppsCustomDomain;
   /** @default the table in infra/schedules.ts */
   schedules?: readonly ScheduleDefinition[];
+  /**
+   * Family whose function serves the platform-owned app files and bucket misses behind the CDN.
+   * @default 'hosting' (a stack whose families lack it serves app files from the bucket alone)
+   */
+  hostingFamily?: string;
 }
 
 /** Stage-wide API throttling default: a cost ceiling far above any single client's limit. */
@@ -51,6 +57,7 @@ export class CartwheelStack extends Stack {
   readonly workQueues: WorkQueues;
   readonly api: PlatformApi;
   readonly hosting: AppsHosting;
+  readonly appPointers: cloudfront.KeyValueStore;
 
   constructor(scope: Construct, id: string, props: CartwheelStackProps) {
     super(scope, id, props);
@@ -109,11 +116,17 @@ export class CartwheelStack extends Stack {
         return `https://${hosting.distribution.distributionDomainName}/`;
       },
     });
+    // The CDN's copy of the alias pointers: read by the apps edge function, written by the
+    // functions granted `edgePointers` (deploy, rollback, alias changes).
+    this.appPointers = new cloudfront.KeyValueStore(this, 'AppPointers', {
+      comment: `Cartwheel ${props.stage}: <account_id>/<alias> -> <app_id>/<version_id> of the served version`,
+    });
     const resources: PlatformResources = {
       table: this.data.table,
       secretsKey: this.data.secretsKey,
       functionsBucket: this.data.functionsBucket,
       appsBucket: this.data.appsBucket,
+      appPointers: this.appPointers,
       queues: this.workQueues.queues(),
       shared: {
         emailFrom: emailFrom.valueAsString,
@@ -148,6 +161,8 @@ export class CartwheelStack extends Stack {
     this.hosting = hosting = new AppsHosting(this, 'Hosting', {
       appsBucket: this.data.appsBucket,
       httpApi: this.api.httpApi,
+      appPointers: this.appPointers,
+      servingFunction: this.api.functions.get(props.hostingFamily ?? 'hosting')?.function,
       edgeSecret: edgeSecretValue,
       customDomain: props.appsCustomDomain,
     });
@@ -166,6 +181,7 @@ export class CartwheelStack extends Stack {
     output(outputNames.functionsBucketName, this.data.functionsBucket.bucketName, 'Hosted-function code bucket');
     output(outputNames.appsBucketName, this.data.appsBucket.bucketName, 'Hosted-app bucket');
     output(outputNames.secretsKeyId, this.data.secretsKey.keyId, 'KMS key sealing secrets');
+    output(outputNames.appPointersArn, this.appPointers.keyValueStoreArn, 'CloudFront KeyValueStore of the alias pointers (<account_id>/<alias>)');
     for (const [name, work] of this.workQueues.byName) {
       output(queueUrlOutput(name), work.queue.queueUrl, `Queue: ${work.definition.description}`);
     }

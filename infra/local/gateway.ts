@@ -2,7 +2,8 @@
  * The local gateway: one HTTP listener that plays API Gateway. It matches requests against
  * the route table, builds the same API Gateway v2 event, and calls the same family handler
  * module the CDK stack deploys; unmatched requests go to the fallback family, as `$default`
- * does in the cloud. `/_local/` pages are answered here.
+ * does in the cloud. `/_local/` pages, image files and hosted apps (both address forms, with
+ * the API proxied in-process on app hosts) are answered here.
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
@@ -18,6 +19,8 @@ import { lambdaContext, toApiGatewayEvent, writeResult, type EdgeFacts } from '.
 import { answerClientError, answerError, headersTooLarge, hostMissing, MAX_REQUEST_HEADER_BYTES, NODE_MAX_HEADER_BYTES, requestHeaderBytes } from './edge-answers';
 import { handleLocalPage, type LocalPagesOptions } from './local-pages';
 import { IMAGE_FILES_PREFIX, serveImageFile } from './image-files';
+import { APPS_PATH_PREFIX, pathFormTarget, serveAppFile, type LocalApps } from './app-files';
+import { appHostAccount } from '../../shared/hosting/app-hosts';
 
 /** A family handler as both runtimes call it. */
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -46,6 +49,8 @@ export async function loadFamilyHandlers(platform: Platform): Promise<Record<Fam
 
 /** What the gateway needs. */
 export interface GatewayOptions {
+  /** Hosted apps: both address forms are served on this listener (hosting.md §11). */
+  apps: LocalApps;
   handlers: Record<FamilyName, HttpHandler>;
   localPages: LocalPagesOptions;
   edgeSecret: string;
@@ -97,13 +102,23 @@ export function createGateway(options: GatewayOptions) {
       const body = await readBody(req, limit);
       if (body === undefined) return answerError(req, res, bodyTooLarge(limit), true);
       const sourceIp = req.socket.remoteAddress ?? '127.0.0.1';
-      if (path.startsWith('/_local/')) {
+      // An app host answers its account's apps, image files and, in-process, the API (links
+      // come back on the app host); it has no local pages.
+      const appAccount = appHostAccount(req.headers.host, options.apps.domain);
+      const onAppHost = appAccount !== undefined;
+      const isApi = path === '/api/v1' || path.startsWith('/api/v1/');
+      if (!onAppHost && path.startsWith('/_local/')) {
         await handleLocalPage(req, res, body, sourceIp, options.localPages);
         return;
       }
       await options.ready;
       if (path.startsWith(IMAGE_FILES_PREFIX)) return await serveImageFile(req, res, path, options.objects);
-      const edge: EdgeFacts = { sourceIp, port: options.port(), edgeSecret: options.edgeSecret };
+      if (appAccount !== undefined && !isApi) return await serveAppFile(req, res, options.apps, appAccount, path);
+      if (!onAppHost && path.startsWith(APPS_PATH_PREFIX)) {
+        const target = pathFormTarget(path);
+        return await serveAppFile(req, res, options.apps, target.accountId, target.path);
+      }
+      const edge: EdgeFacts = { sourceIp, port: options.port(), edgeSecret: options.edgeSecret, ...(onAppHost ? { forwardedHost: req.headers.host! } : {}) };
       const family: FamilyName = match ? match.route.family : fallbackFamily;
       const event = toApiGatewayEvent(req, body, match ? match.routeKey : '$default', match?.params, edge);
       const result = await options.handlers[family](event, lambdaContext(family, TIMEOUT_MS));

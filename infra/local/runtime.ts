@@ -25,6 +25,8 @@ import { createGateway, createGatewayServer, loadFamilyHandlers, REPO_ROOT } fro
 import { startPoller, type Poller, type QueueHandler } from './queue-poller';
 import { useLocalPlatform } from './platform';
 import type { Platform } from '../../shared/platform/ports';
+import { config } from '../../shared/config';
+import { hostingSource } from '../../shared/hosting/serving';
 
 /** How to start a runtime (defaults follow local-runtime.md). */
 export interface RuntimeOptions {
@@ -118,6 +120,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
       port: () => port,
       ready: readyPromise,
       objects: platform.objects,
+      apps: { source: hostingSource(platform.objects), domain: config().appsDomain, clock: platform.clock },
     });
     gatewayBuilt(gateway);
 

@@ -24,13 +24,14 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routeKey, type RouteDefinition } from '../../infra/routes';
 import { authenticate } from '../auth/authenticate';
-import { InsufficientPermissionsError } from '../auth/errors';
+import { InsufficientPermissionsError, InvalidTokenError } from '../auth/errors';
 import { isAllowed } from '../auth/permissions';
 import type { Principal } from '../auth/principal';
 import { takeFromBucket } from '../auth/rate-limit';
 import { bearerToken } from '../auth/tokens';
 import { readTechnicalSettingsCached } from '../accounts/settings-cache';
 import { config } from '../config';
+import { tokenFitsHost } from '../hosting/app-hosts';
 import { newId } from '../ids';
 import type { Platform, SecretsPort } from '../platform/ports';
 import { ipBucketKey } from '../store/keys';
@@ -127,7 +128,8 @@ export function tlsRequired(): ApiMiddleware {
 
 /**
  * Authenticates the bearer token. On public routes a token is optional and callers without
- * one draw from the per-IP rate limit bucket; elsewhere a valid token is required.
+ * one draw from the per-IP rate limit bucket; elsewhere a valid token is required. On an
+ * account's app host, another account's token is refused as invalid.
  */
 export function authentication(): ApiMiddleware {
   return {
@@ -139,6 +141,10 @@ export function authentication(): ApiMiddleware {
         if (!state.principal) await takeFromBucket(ipBucketKey(transportOfState(state).sourceIp), config().rateLimits.perIp);
       } else {
         state.principal = await authenticate(token);
+      }
+      // On an app host the API answers only that account's tokens (hosting.md §9).
+      if (state.principal && !tokenFitsHost(state.principal.accountId, transportOfState(state).host, config().appsDomain)) {
+        throw new InvalidTokenError('The access token belongs to another account than this app host.');
       }
     },
   };

@@ -18,7 +18,8 @@ export function toResponse(
   principal: Principal | undefined,
 ): APIGatewayProxyStructuredResultV2 {
   const headers: Record<string, string> = { 'X-Request-Id': requestId, ...result.headers };
-  if (result.body !== undefined && result.status !== 204) headers['Content-Type'] = JSON_TYPE;
+  if (result.raw) headers['Content-Type'] = result.raw.contentType;
+  else if (result.body !== undefined && result.status !== 204) headers['Content-Type'] = JSON_TYPE;
   if (result.location) headers.Location = result.location;
   // An answer that issues a token sets this header for the issued token itself.
   if (principal && headers['X-Token-Expires-In-Seconds'] === undefined) {
@@ -29,7 +30,7 @@ export function toResponse(
   return {
     statusCode: result.status,
     headers,
-    ...(result.body !== undefined && result.status !== 204 ? { body: JSON.stringify(result.body) } : {}),
+    ...(result.raw ? { body: result.raw.body } : result.body !== undefined && result.status !== 204 ? { body: JSON.stringify(result.body) } : {}),
   };
 }
 

@@ -1,8 +1,11 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiPathPattern, edgeSecretHeader, forwardedHostFunctionCode } from '../../infra/cloud/hosting';
+import { appRouterFunctionCode } from '../../infra/cloud/app-router';
+import { apiPathPattern, bucketMissStatusCodes, edgeSecretHeader, forwardedHostFunctionCode, hostingPathPatterns, imagesPathPattern } from '../../infra/cloud/hosting';
 import type { Synthesized } from './synthesize';
-import { referencedId, resourcesOfType, synthesize, synthTimeout } from './synthesize';
+import { allowedActions, functionWithRole, referencedId, resourcesOfType, roleStatements, synthesize, synthTimeout } from './synthesize';
+import { families } from '../../infra/routes';
+import { APP_POINTERS_ACTIONS, APP_POINTERS_VARIABLE } from '../../infra/cloud/platform-function';
 
 /** Managed CloudFront policy ids (stable across accounts). */
 const cachingDisabled = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
@@ -28,10 +31,15 @@ describe('CloudFront distribution for hosted apps', () => {
     originById = (id) => (config.Origins as Origin[]).find((origin) => origin.Id === id)!;
   }, synthTimeout);
 
+  /** The origin group of the app-files (default) behaviour. */
+  const appFilesGroup = () => (config.OriginGroups.Items as Record<string, any>[]).find((group) => group.Id === config.DefaultCacheBehavior.TargetOriginId)!;
+  const behaviourFor = (pattern: string) => (config.CacheBehaviors as Record<string, any>[]).find((behaviour) => behaviour.PathPattern === pattern)!;
+  const functionNamed = (prefix: string) => resourcesOfType(synth.json, 'AWS::CloudFront::Function').find((id) => id.startsWith(prefix))!;
+
   it('serves app pages from the apps bucket through Origin Access Control, HTTPS only', () => {
     const behaviour = config.DefaultCacheBehavior;
     expect(behaviour.ViewerProtocolPolicy).toBe('redirect-to-https');
-    const origin = originById(behaviour.TargetOriginId);
+    const origin = originById(appFilesGroup().Members.Items[0].OriginId);
     expect(referencedId(origin.DomainName)).toMatch(/^DataAppsBucket/);
     expect(referencedId(origin.OriginAccessControlId)).toBe(resourcesOfType(synth.json, 'AWS::CloudFront::OriginAccessControl')[0]);
     synth.template.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
@@ -83,8 +91,8 @@ describe('CloudFront distribution for hosted apps', () => {
   });
 
   it('runs the forwarded-host function on viewer request of the API behaviour', () => {
-    const api = (config.CacheBehaviors as Record<string, any>[]).find((b) => b.PathPattern === apiPathPattern)!;
-    const functionId = resourcesOfType(synth.json, 'AWS::CloudFront::Function')[0]!;
+    const api = behaviourFor(apiPathPattern);
+    const functionId = functionNamed('HostingForwardedHost');
     expect(api.FunctionAssociations).toEqual([
       { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } },
     ]);
@@ -92,7 +100,6 @@ describe('CloudFront distribution for hosted apps', () => {
       FunctionCode: forwardedHostFunctionCode,
       FunctionConfig: Match.objectLike({ Runtime: 'cloudfront-js-2.0' }),
     });
-    expect(config.DefaultCacheBehavior.FunctionAssociations).toBeUndefined();
   });
 
   it('sends the edge secret header to the API origin, with the value the functions expect', () => {
@@ -109,8 +116,81 @@ describe('CloudFront distribution for hosted apps', () => {
     synth.template.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: Match.objectLike({ ExcludePunctuation: true }),
     });
-    // The app-page origin (S3) must not receive the secret.
-    expect(originById(config.DefaultCacheBehavior.TargetOriginId).OriginCustomHeaders).toBeUndefined();
+    // The app-page origin (S3) must not receive the secret; the hosting handler does.
+    const [bucket, handler] = appFilesGroup().Members.Items.map((member: { OriginId: string }) => originById(member.OriginId));
+    expect(bucket!.OriginCustomHeaders).toBeUndefined();
+    expect(handler!.OriginCustomHeaders).toEqual([{ HeaderName: edgeSecretHeader, HeaderValue: edge.HeaderValue }]);
+  });
+
+  it('rewrites app-file requests with the app router, which reads the alias pointers from a KeyValueStore', () => {
+    const routerId = functionNamed('HostingAppRouter');
+    const storeId = resourcesOfType(synth.json, 'AWS::CloudFront::KeyValueStore')[0]!;
+    synth.template.resourceCountIs('AWS::CloudFront::KeyValueStore', 1);
+    expect(config.DefaultCacheBehavior.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [routerId, 'FunctionARN'] } }]);
+    expect(synth.json.Resources[routerId]!.Properties).toMatchObject({
+      FunctionCode: appRouterFunctionCode,
+      FunctionConfig: { Runtime: 'cloudfront-js-2.0', KeyValueStoreAssociations: [{ KeyValueStoreARN: { 'Fn::GetAtt': [storeId, 'Arn'] } }] },
+    });
+    expect(synth.json.Outputs?.AppPointersArn?.Value).toEqual({ 'Fn::GetAtt': [storeId, 'Arn'] });
+  });
+
+  it('fails a bucket miss over to the hosting handler, a function URL behind Origin Access Control', () => {
+    const group = appFilesGroup();
+    expect(group.FailoverCriteria.StatusCodes.Items).toEqual(bucketMissStatusCodes);
+    expect(config.DefaultCacheBehavior.AllowedMethods).toEqual(['GET', 'HEAD', 'OPTIONS']);
+    const handler = originById(group.Members.Items[1].OriginId);
+    const urlId = resourcesOfType(synth.json, 'AWS::Lambda::Url')[0]!;
+    synth.template.resourceCountIs('AWS::Lambda::Url', 1);
+    const url = synth.json.Resources[urlId]!.Properties!;
+    expect(url.AuthType).toBe('AWS_IAM');
+    expect(referencedId(url.TargetFunctionArn)).toBe(functionWithRole(synth.json, 'family:hosting'));
+    expect(JSON.stringify(handler.DomainName)).toContain(urlId);
+    const oac = synth.json.Resources[referencedId(handler.OriginAccessControlId)!]!.Properties!.OriginAccessControlConfig;
+    expect(oac).toMatchObject({ OriginAccessControlOriginType: 'lambda', SigningBehavior: 'always', SigningProtocol: 'sigv4' });
+    // Only this distribution may invoke it.
+    const distributionId = resourcesOfType(synth.json, 'AWS::CloudFront::Distribution')[0]!;
+    const permissions = resourcesOfType(synth.json, 'AWS::Lambda::Permission')
+      .map((id) => synth.json.Resources[id]!.Properties!)
+      .filter((permission) => JSON.stringify(permission.FunctionName).includes(urlId));
+    expect(permissions.map((permission) => permission.Action).sort()).toEqual(['lambda:InvokeFunction', 'lambda:InvokeFunctionUrl']);
+    for (const permission of permissions) {
+      expect(permission.Principal).toBe('cloudfront.amazonaws.com');
+      expect(JSON.stringify(permission.SourceArn)).toContain(distributionId);
+    }
+  });
+
+  it('caches app files by the rewritten version path, honouring the origin’s Cache-Control, with the serving headers', () => {
+    const policy = synth.json.Resources[referencedId(config.DefaultCacheBehavior.CachePolicyId)!]!.Properties!.CachePolicyConfig;
+    expect(policy).toMatchObject({ MinTTL: 0, MaxTTL: 31536000 });
+    expect(policy.ParametersInCacheKeyAndForwardedToOrigin).toMatchObject({
+      QueryStringsConfig: { QueryStringBehavior: 'none' },
+      CookiesConfig: { CookieBehavior: 'none' },
+      HeadersConfig: { HeaderBehavior: 'whitelist', Headers: ['x-forwarded-host', 'x-cartwheel-index'] },
+      EnableAcceptEncodingGzip: true,
+      EnableAcceptEncodingBrotli: true,
+    });
+    const headers = synth.json.Resources[referencedId(config.DefaultCacheBehavior.ResponseHeadersPolicyId)!]!.Properties!.ResponseHeadersPolicyConfig;
+    expect(headers.SecurityHeadersConfig).toEqual({
+      ContentTypeOptions: { Override: true },
+      ReferrerPolicy: { ReferrerPolicy: 'strict-origin-when-cross-origin', Override: false },
+    });
+    expect(JSON.stringify(headers)).not.toMatch(/FrameOptions|frame-ancestors/);
+  });
+
+  it('sends settings/, analytics/ and oauth/callback.html under every alias to the hosting handler, uncached, after the API', () => {
+    const patterns = (config.CacheBehaviors as Record<string, any>[]).map((behaviour) => behaviour.PathPattern);
+    expect(patterns).toEqual([imagesPathPattern, apiPathPattern, ...hostingPathPatterns]);
+    const handlerOrigin = appFilesGroup().Members.Items[1].OriginId;
+    for (const pattern of hostingPathPatterns) {
+      expect(behaviourFor(pattern), pattern).toMatchObject({
+        TargetOriginId: handlerOrigin,
+        CachePolicyId: cachingDisabled,
+        OriginRequestPolicyId: allViewerExceptHostHeader,
+        ViewerProtocolPolicy: 'redirect-to-https',
+        AllowedMethods: ['GET', 'HEAD', 'OPTIONS'],
+        FunctionAssociations: [{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionNamed('HostingForwardedHost'), 'FunctionARN'] } }],
+      });
+    }
   });
 
   it('uses price class 100 and HTTP/2 + HTTP/3', () => {
@@ -167,5 +247,40 @@ describe('forwarded-host viewer-request function', () => {
   it('drops a viewer-sent x-forwarded-host when there is no Host', () => {
     const request = handler({ request: { headers: { 'x-forwarded-host': { value: 'forged.example.com' } } } });
     expect(request.headers['x-forwarded-host']).toBeUndefined();
+  });
+});
+
+describe('grants around app hosting', () => {
+  let synth: Synthesized;
+  beforeAll(() => {
+    // A stand-in for the apps family of the other branch: it keeps the pointer copy up to date.
+    synth = synthesize({
+      families: {
+        ...families,
+        apps: { entry: 'test/infra/fixtures/handler.ts', memoryMb: 128, description: 'apps', grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [], edgePointers: true } },
+      },
+    });
+  }, synthTimeout);
+
+  it('lets the hosting family read app files (and list their prefix, so a missing key is a 404) and nothing else in S3', () => {
+    const hosting = functionWithRole(synth.json, 'family:hosting');
+    const s3 = roleStatements(synth.json, hosting).filter((statement) => [statement.Action].flat().some((action) => action.startsWith('s3:')));
+    expect(s3.map((statement) => statement.Action)).toEqual(['s3:GetObject', 's3:ListBucket']);
+    expect(JSON.stringify(s3[0]!.Resource)).toMatch(/DataAppsBucket.*\/apps\/\*/);
+    expect((s3[1] as unknown as { Condition: unknown }).Condition).toEqual({ StringLike: { 's3:prefix': ['apps/*'] } });
+    expect(allowedActions(synth.json, hosting).some((action) => action.startsWith('cloudfront'))).toBe(false);
+  });
+
+  it('lets an edgePointers family describe, put and delete keys of the pointer store only, and tells it the ARN', () => {
+    const apps = functionWithRole(synth.json, 'family:apps');
+    const storeArn = { 'Fn::GetAtt': [resourcesOfType(synth.json, 'AWS::CloudFront::KeyValueStore')[0]!, 'Arn'] };
+    const statements = roleStatements(synth.json, apps).filter((statement) => [statement.Action].flat().some((action) => action.startsWith('cloudfront')));
+    expect(statements).toEqual([expect.objectContaining({ Effect: 'Allow', Action: [...APP_POINTERS_ACTIONS], Resource: storeArn })]);
+    expect(synth.json.Resources[apps]!.Properties!.Environment.Variables[APP_POINTERS_VARIABLE]).toEqual(storeArn);
+    for (const name of Object.keys(families)) {
+      const id = functionWithRole(synth.json, `family:${name}`);
+      expect(allowedActions(synth.json, id).some((action) => action.startsWith('cloudfront-keyvaluestore:')), name).toBe(false);
+      expect(synth.json.Resources[id]!.Properties!.Environment.Variables[APP_POINTERS_VARIABLE], name).toBeUndefined();
+    }
   });
 });

@@ -60,7 +60,8 @@ describe('product images in the cloud', () => {
   });
 
   it('keeps sharp out of every other bundle', () => {
-    for (const name of Object.keys(families).filter((family) => family !== 'images')) {
+    // The hosting family reads app files (test/infra/hosting.test.ts); no other family touches the bucket.
+    for (const name of Object.keys(families).filter((family) => family !== 'images' && family !== 'hosting')) {
       const bundle = bundleOf(`family:${name}`);
       expect(existsSync(join(bundle, 'node_modules')), name).toBe(false);
       expect(readFileSync(join(bundle, 'index.mjs'), 'utf8'), name).not.toMatch(/sharp-linux|@img\/sharp|libvips/);
@@ -77,8 +78,16 @@ describe('product images in the cloud', () => {
     const distribution = synth.json.Resources[resourcesOfType(synth.json, 'AWS::CloudFront::Distribution')[0]!]!.Properties!.DistributionConfig;
     const behaviour = (distribution.CacheBehaviors as Record<string, any>[]).find((candidate) => candidate.PathPattern === imagesPathPattern)!;
     expect(behaviour).toMatchObject({ ViewerProtocolPolicy: 'redirect-to-https', AllowedMethods: ['GET', 'HEAD'], Compress: false });
-    expect(behaviour.TargetOriginId).toBe(distribution.DefaultCacheBehavior.TargetOriginId);
-    expect(resourcesOfType(synth.json, 'AWS::CloudFront::OriginAccessControl')).toHaveLength(1);
+    // The same bucket and Origin Access Control as app files (the bucket side of their failover group).
+    const originOf = (id: string) => (distribution.Origins as Record<string, any>[]).find((origin) => origin.Id === id)!;
+    const appFiles = (distribution.OriginGroups.Items as Record<string, any>[]).find((group) => group.Id === distribution.DefaultCacheBehavior.TargetOriginId)!;
+    const bucketOrigin = originOf(appFiles.Members.Items[0].OriginId);
+    expect(originOf(behaviour.TargetOriginId).DomainName).toEqual(bucketOrigin.DomainName);
+    expect(originOf(behaviour.TargetOriginId).OriginAccessControlId).toEqual(bucketOrigin.OriginAccessControlId);
+    const s3AccessControls = resourcesOfType(synth.json, 'AWS::CloudFront::OriginAccessControl').filter(
+      (id) => synth.json.Resources[id]!.Properties!.OriginAccessControlConfig.OriginAccessControlOriginType === 's3',
+    );
+    expect(s3AccessControls).toHaveLength(1);
     const cachePolicy = synth.json.Resources[behaviour.CachePolicyId.Ref]!.Properties!.CachePolicyConfig;
     expect(cachePolicy).toMatchObject({ DefaultTTL: 31_536_000, MinTTL: 31_536_000, MaxTTL: 31_536_000 });
     expect(cachePolicy.ParametersInCacheKeyAndForwardedToOrigin).toMatchObject({ QueryStringsConfig: { QueryStringBehavior: 'none' }, CookiesConfig: { CookieBehavior: 'none' } });
@@ -89,13 +98,16 @@ describe('product images in the cloud', () => {
     expect(imagesCacheControl).toBe('public, max-age=31536000, immutable');
   });
 
-  it('roots image links at the distribution in every platform function, and outputs that root', () => {
+  it('roots image links at the distribution in every platform function but the CDN’s own origin, and outputs that root', () => {
     const distributionId = resourcesOfType(synth.json, 'AWS::CloudFront::Distribution')[0]!;
     const expected = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/']] };
+    // The hosting function is an origin of the distribution: knowing its domain would be a cycle.
+    const cdnOrigins = Object.entries(families).filter(([, family]) => 'cdnOrigin' in family).map(([name]) => functionWithRole(synth.json, `family:${name}`));
+    expect(cdnOrigins).toHaveLength(1);
     for (const id of resourcesOfType(synth.json, 'AWS::Lambda::Function')) {
       const variables = synth.json.Resources[id]!.Properties!.Environment?.Variables;
       if (!variables?.POWERTOOLS_SERVICE_NAME) continue;
-      expect(variables.CARTWHEEL_PUBLIC_IMAGES_URL, id).toEqual(expected);
+      expect(variables.CARTWHEEL_PUBLIC_IMAGES_URL, id).toEqual(cdnOrigins.includes(id) ? undefined : expected);
     }
     expect(synth.json.Outputs?.ImagesUrl?.Value).toEqual(expected);
   });
@@ -113,7 +125,8 @@ describe('product images in the cloud', () => {
       expect(JSON.stringify(statement.Resource)).toMatch(/DataAppsBucket/);
       expect(JSON.stringify(statement.Resource)).toContain('/images/*');
     }
-    for (const name of Object.keys(families).filter((family) => family !== 'images' && family !== 'apps')) {
+    // The apps family writes app files and the hosting family reads them (test/infra/apps.test.ts, hosting.test.ts); no other family touches the bucket.
+    for (const name of Object.keys(families).filter((family) => !['images', 'apps', 'hosting'].includes(family))) {
       expect(allowedActions(synth.json, functionWithRole(synth.json, `family:${name}`)).some((action) => action.startsWith('s3:')), name).toBe(false);
     }
   });

@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_REQUEST_HEADER_BYTES, requestHeaderBytes } from '../../infra/local/edge-answers';
 import { createGateway, createGatewayServer, type HttpHandler } from '../../infra/local/gateway';
 import { families, type FamilyName } from '../../infra/routes';
+import { fakeHostingSource } from '../support/hosting-source';
 
 const ORIGIN = 'http://localhost:3000';
 let server: Server | undefined;
@@ -34,6 +35,7 @@ async function serve(handler: HttpHandler): Promise<{ url: string; gateway: Retu
     ready: Promise.resolve(),
     // No image files here: the stand-in handlers are what the tests look at.
     objects: { put: async () => undefined, get: async () => undefined, delete: async () => undefined },
+    apps: { source: fakeHostingSource(), domain: 'apps.localhost:4000', clock: { nowMs: () => Date.now() } },
   });
   server = createGatewayServer(gateway.listener);
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', () => resolve()));

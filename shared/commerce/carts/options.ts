@@ -6,6 +6,7 @@
  */
 import type { CustomerFieldToken, CustomerOptionalFieldToken, PaymentSettings } from '../../accounts/settings';
 import { isCountryCode } from '../../rest/formatted';
+import { acceptedPaymentMethods } from '../payments/accepted-methods';
 import type { CartRecord } from './types';
 
 /** A shipping quote (§3.4); `method_id` is what `shipping_method_id` takes. */
@@ -127,7 +128,7 @@ export function cartOptions(cart: CartRecord, payment: PaymentSettings, locale: 
     customer_required_fields: form.customer_required_fields,
     customer_optional_fields: form.customer_optional_fields,
     shipping_quotes: quotes.map((quote) => ({ ...quote })),
-    payment_methods: [{ payment_method_type: 'credit_card' }],
+    payment_methods: acceptedPaymentMethods(payment),
     card_types: form.card_types,
     allowed_customer_countries: allowedCustomerCountries(payment),
     customer_default_country: cart.customer_ip_country,

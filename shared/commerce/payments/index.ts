@@ -1,4 +1,5 @@
 /** Payments: card rules, the gateway port, the built-in test gateway and the payment errors. */
+export { acceptedPaymentMethods, type AcceptedPaymentMethod } from './accepted-methods';
 export { cardBrand, cardExpired, cardFingerprint, luhnValid, maskedCard, newCard, type MaskedCard, type NewCard } from './cards';
 export {
   BankNetworkError,

@@ -11,6 +11,7 @@ import { collectionPartition, findRecord, getRecord, retryOnConflict, type Recor
 import { viewerCountry } from '../carts/carts';
 import { allowedCustomerCountries, formOptions } from '../carts/options';
 import { payCart, type PaymentOutcome } from '../checkout/pay-cart';
+import { acceptedPaymentMethods } from './accepted-methods';
 import { gatewayError } from './errors';
 import { payDirect } from '../checkout/pay-direct';
 import { nowMs } from '../../clock';
@@ -156,7 +157,7 @@ export async function paymentOptionsAction(context: ApiContext): Promise<ApiResu
     status: 200,
     body: {
       object: 'payment_options',
-      payment_methods: [{ payment_method_type: 'credit_card' }],
+      payment_methods: acceptedPaymentMethods(settings),
       card_types: form.card_types,
       allowed_customer_countries: allowedCustomerCountries(settings),
       customer_default_country: viewerCountry(context.headers),

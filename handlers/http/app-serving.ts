@@ -1,0 +1,26 @@
+/**
+ * Lambda entry point of the `hosting` family (hosting.md §7, §10). Two callers, one bundle:
+ *
+ * - API Gateway, for the public `app_installations/public_settings/.../account.js|json` routes;
+ * - CloudFront, through the function's URL, for the platform-owned files under every alias and
+ *   for app files the bucket did not hold (rules 5 to 8 from the version's manifest).
+ *
+ * A function URL event has the `$default` route key; the routes of the table never do.
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { hostingSource, publicAccountSettingsAction, serveCdnOrigin } from '../../shared/hosting/serving';
+import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
+import { cloudPlatform } from '../../shared/platform/cloud';
+
+export const family = defineFamily('hosting', {
+  'GET /api/v1/app_installations/public_settings/{account_id}/{mode}/account.js': publicAccountSettingsAction,
+  'GET /api/v1/app_installations/public_settings/{account_id}/{mode}/account.json': publicAccountSettingsAction,
+});
+
+const api = lambdaHandler(family);
+const platform = cloudPlatform();
+// Manifests and small files of immutable versions stay warm across invocations.
+const source = hostingSource(platform.objects);
+
+export const handler = (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> =>
+  event.routeKey === '$default' ? serveCdnOrigin(source, event, platform.clock.nowMs()) : api(event, context);
