@@ -2,10 +2,8 @@
  * End-to-end over HTTP against a real local runtime: hosted apps as a browser sees them
  * (hosting.md §5 to §9, §11), driven through the management API the way a merchant does:
  * create, upload (multipart zip), deploy, roll back, change settings and alias, delete.
- *
- * Enabled at merge: the management API (`/apps`, versions, deploy) is built on the apps
- * branch; until both branches meet, this file is skipped and the serving rules are covered by
- * test/hosting/serving/*.test.ts and test/local/app-files.test.ts with a fake source.
+ * The serving rules are also covered one by one with a fake source in
+ * test/hosting/serving/*.test.ts and test/local/app-files.test.ts.
  */
 import { createHash } from 'node:crypto';
 import { runInNewContext } from 'node:vm';
