@@ -46,6 +46,8 @@ afterAll(async () => {
 
 describe('the example storefront', () => {
   it('is uploaded, deployed and used to buy a licensed product in a browser', async () => {
+    // A test-mode shop hands out shopper tokens to anyone only when the account allows it (auth.md §3).
+    expect((await api(`${base}settings/technical`, { method: 'POST', token: secret, body: { allow_public_limited_test_tokens: true } })).status).toBe(200);
     const service = await api(`${base}license_services`, { method: 'POST', token: secret, body: { name: 'Keys', label: 'Serial number', type: 'remote_url', configuration: { url: `${receiver.url}/keys` } } });
     expect(service.status, service.text).toBe(201);
     for (const product of [
