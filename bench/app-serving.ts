@@ -31,7 +31,7 @@ const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 
 // A 50 KB script of printable text (what a bundler emits), and a small index page.
-const asset = Buffer.from(`/* bench */\n${randomBytes(28_000).toString('base64').match(/.{1,100}/g)!.join('\n')}\n`.slice(0, 50 * 1024));
+const asset = Buffer.from(`/* bench */\n${randomBytes(40_000).toString('base64').match(/.{1,100}/g)!.join('\n')}\n`.slice(0, 50 * 1024));
 const index = Buffer.from(`<!doctype html><html><head><title>Bench</title><script src="assets/index-Bx7Tk9Qa.js"></script></head><body>${'<p>shop</p>'.repeat(100)}</body></html>`);
 const files = { 'index.html': index, 'assets/index-Bx7Tk9Qa.js': asset };
 
