@@ -201,7 +201,13 @@ export function grantAccess(grantee: lambda.IFunction, grants: FamilyGrants, res
   // Objects under the named prefixes only (the bucket names come from the environment).
   for (const grant of grants.objects ?? []) {
     const bucket = grant.bucket === 'apps' ? resources.appsBucket : resources.functionsBucket;
-    if (grant.read) bucket.grantRead(grantee, `${grant.prefix}*`);
+    if (grant.read) {
+      grantee.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [bucket.arnForObjects(`${grant.prefix}*`)] }));
+      // Listing the same prefix makes a missing key a NoSuchKey (404) instead of AccessDenied.
+      grantee.addToRolePolicy(
+        new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn], conditions: { StringLike: { 's3:prefix': [`${grant.prefix}*`] } } }),
+      );
+    }
     if (grant.put) bucket.grantPut(grantee, `${grant.prefix}*`);
     if (grant.delete) bucket.grantDelete(grantee, `${grant.prefix}*`);
   }

@@ -292,12 +292,15 @@ describe('a request that gives up', () => {
     const orderId = paid.order.order_id as string;
     const [first] = await requestsOf(orderId);
     const requestId = first!.license_request_id as string;
-    let current: Record<string, any> = first!;
-    // Walk the schedule (about 3.9 days): each move runs what is due.
-    for (let round = 0; round < 400 && current.status !== 'failed'; round++) {
-      await moveClock(current.attempts_count < 3 ? 70 : 3600);
-      await pause(20);
-      current = (await api(`${base}license_requests/${requestId}`, { token: secret })).body;
+    const read = async () => (await api(`${base}license_requests/${requestId}`, { token: secret })).body;
+    let current: Record<string, any> = await eventually(read, (latest) => latest.attempts_count >= 1);
+    // Walk the schedule (about 3.9 days), one wait at a time: the clock moves past the longest
+    // jittered wait only once the previous attempt is recorded (moving it further while an
+    // attempt is in flight lapses its lease, and the attempt is made again: at least once).
+    const waits = [1, 5, 15, 60, 180, 360, 720, 1440, 1440, 1440];
+    for (const [index, minutes] of waits.entries()) {
+      await moveClock(Math.ceil(minutes * 60 * 1.1) + 1);
+      current = await eventually(read, (latest) => latest.attempts_count >= index + 2);
     }
     expect(current).toMatchObject({ status: 'failed', attempts_count: 11, date_next_request_attempt: null, license: null });
     expect(current.attempts.every((attempt: { trigger: string; success: boolean }) => attempt.trigger === 'automatic' && !attempt.success)).toBe(true);

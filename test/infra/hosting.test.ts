@@ -265,9 +265,12 @@ describe('grants around app hosting', () => {
   it('lets the hosting family read app files (and list their prefix, so a missing key is a 404) and nothing else in S3', () => {
     const hosting = functionWithRole(synth.json, 'family:hosting');
     const s3 = roleStatements(synth.json, hosting).filter((statement) => [statement.Action].flat().some((action) => action.startsWith('s3:')));
-    expect(s3.map((statement) => statement.Action)).toEqual(['s3:GetObject', 's3:ListBucket']);
+    // App files and their manifests: read each prefix, list it (a missing key is then a 404).
+    expect(s3.map((statement) => statement.Action)).toEqual(['s3:GetObject', 's3:ListBucket', 's3:GetObject', 's3:ListBucket']);
     expect(JSON.stringify(s3[0]!.Resource)).toMatch(/DataAppsBucket.*\/apps\/\*/);
     expect((s3[1] as unknown as { Condition: unknown }).Condition).toEqual({ StringLike: { 's3:prefix': ['apps/*'] } });
+    expect(JSON.stringify(s3[2]!.Resource)).toMatch(/DataAppsBucket.*\/app-manifests\/\*/);
+    expect((s3[3] as unknown as { Condition: unknown }).Condition).toEqual({ StringLike: { 's3:prefix': ['app-manifests/*'] } });
     expect(allowedActions(synth.json, hosting).some((action) => action.startsWith('cloudfront'))).toBe(false);
   });
 
