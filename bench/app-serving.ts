@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { api, startRuntime } from '../test/support/runtime-process';
-import { zipOf } from '../test/support/zip';
+import { zipFiles } from '../test/support/zip-writer';
 import { sequentialLatency, throughput, type LatencyFigures } from './load';
 
 const { values } = parseArgs({
@@ -44,7 +44,7 @@ try {
   const app = await api(`${base}apps`, { method: 'POST', token, body: { name: 'Bench', alias: 'shop' } });
   if (app.status !== 201) throw new Error(`POST /apps: ${app.status} ${app.text}`);
   const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(zipOf(files))], { type: 'application/zip' }), 'bench.zip');
+  form.append('file', new Blob([new Uint8Array(zipFiles(files))], { type: 'application/zip' }), 'bench.zip');
   const uploaded = await fetch(`${base}apps/${app.body.app_id}/versions`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
   const version = (await uploaded.json()) as { version_id: string; status: string };
   if (uploaded.status !== 201 || version.status !== 'ready') throw new Error(`Upload: ${uploaded.status} ${JSON.stringify(version)}`);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CALLBACK_PAGE, NOT_FOUND_PAGE } from '../../shared/hosting/serving';
 import { hostRequest, type HostResponse } from '../support/host-request';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
-import { zipOf } from '../support/zip';
+import { zipFiles } from '../support/zip-writer';
 
 let runtime: RuntimeProcess;
 let base: string;
@@ -42,7 +42,7 @@ const getPathForm = (path: string): Promise<HostResponse> => hostRequest(runtime
 /** Uploads a zip as multipart/form-data and answers the version. */
 async function upload(files: Record<string, string | Buffer>, label: string): Promise<{ status: number; body: any }> {
   const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(zipOf(files))], { type: 'application/zip' }), 'app.zip');
+  form.append('file', new Blob([new Uint8Array(zipFiles(files))], { type: 'application/zip' }), 'app.zip');
   form.append('label', label);
   const response = await fetch(`${base}apps/${appId}/versions`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
   return { status: response.status, body: await response.json() };

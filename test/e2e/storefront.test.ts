@@ -11,7 +11,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
-import { zipOf } from '../support/zip';
+import { zipFiles } from '../support/zip-writer';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const EXAMPLE = resolve(__dirname, '../../examples/storefront');
@@ -62,7 +62,7 @@ describe('the example storefront', () => {
     expect(app.body.test).toBe(true);
     const files = Object.fromEntries(readdirSync(EXAMPLE).map((name) => [name, readFileSync(join(EXAMPLE, name))]));
     const form = new FormData();
-    form.append('file', new Blob([new Uint8Array(zipOf(files))], { type: 'application/zip' }), 'storefront.zip');
+    form.append('file', new Blob([new Uint8Array(zipFiles(files))], { type: 'application/zip' }), 'storefront.zip');
     const uploaded = await fetch(`${base}apps/${app.body.app_id}/versions`, { method: 'POST', headers: { Authorization: `Bearer ${secret}` }, body: form });
     const version = (await uploaded.json()) as { version_id: string; status: string };
     expect(uploaded.status).toBe(201);

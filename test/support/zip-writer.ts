@@ -138,3 +138,13 @@ export function honestBomb(): Buffer {
   // The data need not hold 2 GB: the declared ratio is refused before anything is inflated.
   return zipOf([{ name: 'index.html', data: '<p>hi</p>' }, { name: 'zeros.bin', compressed: deflateRawSync(Buffer.alloc(1024 * 1024)), declaredSize: TWO_GB - 1 }]);
 }
+
+/**
+ * A zip holding `files` (path → content) in the given order, deflated: what an app or function
+ * package looks like.
+ *
+ * @example zipFiles({ 'index.html': '<h1>Hi</h1>', 'assets/app.js': Buffer.from('...') })
+ */
+export function zipFiles(files: Record<string, string | Buffer>): Buffer {
+  return zipOf(Object.entries(files).map(([name, data]) => ({ name, data })));
+}
