@@ -1,9 +1,10 @@
 /**
  * End-to-end over HTTP against a real local runtime holding two accounts: app hosts and the
- * API on them (hosting.md §1, §9, §11) and the public account settings (§7.1). What needs no
- * uploaded app: links on the app host, another account's token refused there, forwarded
- * headers from clients ignored, CORS from the account's app host, HTML 404s for unknown
- * aliases in both address forms, and `account.js|json` without a token.
+ * API on them (hosting.md §1, §9, §11) and the public account settings (§7.1): links on the
+ * app host, another account's token refused there, forwarded headers from clients ignored,
+ * CORS from the account's app host, HTML 404s for unknown aliases in both address forms,
+ * `account.js|json` without a token, and both accounts serving an app under the same alias,
+ * each host reaching only its own files, settings and API.
  */
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOT_FOUND_PAGE } from '../../shared/hosting/serving';
 import { api, startRuntime, tempDataDir, type RuntimeProcess } from '../support/runtime-process';
 import { hostRequest } from '../support/host-request';
+import { zipFiles } from '../support/zip-writer';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 let runtime: RuntimeProcess;
@@ -140,5 +142,44 @@ describe('GET /app_installations/public_settings/{account_id}/{live|test}/accoun
       expect(response.status, target).toBe(404);
       expect(response.body.error.code).toBe('resource_not_found');
     }
+  });
+});
+
+describe('two accounts’ apps on one runtime', () => {
+  /** Creates app `shop` of an account with `files`, uploads and deploys it; answers the app id. */
+  async function deployShop(apiToken: string, files: Record<string, string>, settings: Record<string, unknown>): Promise<string> {
+    const base = runtime.bootstrap.api_url;
+    const app = await api(`${base}apps`, { method: 'POST', token: apiToken, body: { name: 'Shop', alias: 'shop', settings } });
+    expect(app.status, app.text).toBe(201);
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(zipFiles(files))]), 'shop.zip');
+    const uploaded = await fetch(`${base}apps/${app.body.app_id}/versions`, { method: 'POST', headers: { Authorization: `Bearer ${apiToken}` }, body: form });
+    expect(uploaded.status).toBe(201);
+    const version = (await uploaded.json()) as { version_id: string };
+    expect((await api(`${base}apps/${app.body.app_id}/deploy`, { method: 'POST', token: apiToken, body: { version_id: version.version_id } })).status).toBe(201);
+    return app.body.app_id;
+  }
+
+  it('each host serves only its own account’s files, settings and API, under the same alias', async () => {
+    const mine = await deployShop(token, { 'index.html': '<h1>Mine</h1>', 'secret.txt': 'mine only' }, { owner: 'mine' });
+    const theirs = await deployShop(other.tokens.live_secret, { 'index.html': '<h1>Theirs</h1>', 'private.txt': 'theirs only' }, { owner: 'theirs' });
+    expect((await hostRequest(runtime.port, appHost(accountId), '/shop/')).text).toContain('Mine');
+    expect((await hostRequest(runtime.port, appHost(other.account_id), '/shop/')).text).toContain('Theirs');
+    // Files of the other account are not reachable by name, by path form tricks or by traversal.
+    expect((await hostRequest(runtime.port, appHost(accountId), '/shop/private.txt')).status).toBe(404);
+    expect((await hostRequest(runtime.port, appHost(other.account_id), '/shop/secret.txt')).status).toBe(404);
+    expect((await hostRequest(runtime.port, appHost(accountId), `/shop/..%2f..%2fapps%2f${other.account_id}%2fshop%2fprivate.txt`)).status).toBe(404);
+    expect((await hostRequest(runtime.port, appHost(accountId), `/apps/${other.account_id}/shop/private.txt`)).text).not.toContain('theirs only');
+    // Settings: each host injects its own app and account.
+    const mineSettings = JSON.parse((await hostRequest(runtime.port, appHost(accountId), '/shop/settings/app.json')).text);
+    const theirSettings = JSON.parse((await hostRequest(runtime.port, appHost(other.account_id), '/shop/settings/app.json')).text);
+    expect(mineSettings).toMatchObject({ owner: 'mine', app_id: mine, account_id: accountId });
+    expect(theirSettings).toMatchObject({ owner: 'theirs', app_id: theirs, account_id: other.account_id });
+    expect(JSON.parse((await hostRequest(runtime.port, appHost(other.account_id), '/shop/settings/account.json')).text).account_id).toBe(other.account_id);
+    // API: a token works only on its own account's host.
+    const theirOrders = await hostRequest(runtime.port, appHost(other.account_id), '/api/v1/apps', { headers: { Authorization: `Bearer ${token}` } });
+    expect(theirOrders.status).toBe(401);
+    const ownApps = await hostRequest(runtime.port, appHost(other.account_id), '/api/v1/apps', { headers: { Authorization: `Bearer ${other.tokens.live_secret}` } });
+    expect(JSON.parse(ownApps.text).data.map((app: { app_id: string }) => app.app_id)).toEqual([theirs]);
   });
 });
