@@ -7,9 +7,11 @@
  * once. Writes are idempotent, so a retry never does harm.
  *
  * The KeyValueStore API is signed with SigV4A only; the SDK needs a SigV4A signer loaded,
- * which importing `@aws-sdk/signature-v4a` does (it registers the JS implementation).
+ * which importing `@aws-sdk/signature-v4a` does (it registers the JS implementation). It is
+ * imported on the first write, not at module load: every function builds the cloud platform,
+ * and a signer that failed to load must fail only the pointer copy (which is due work, retried),
+ * never a cold start.
  */
-import '@aws-sdk/signature-v4a';
 import {
   CloudFrontKeyValueStoreClient,
   DeleteKeyCommand,
@@ -31,6 +33,8 @@ export function kvsEdgePointers(options: { arn: string; region: string; client?:
   const kvs = () => (client ??= new CloudFrontKeyValueStoreClient({ region: options.region }));
   let etag: string | undefined;
 
+  let signer: Promise<unknown> | undefined;
+
   async function currentETag(): Promise<string> {
     const described = await kvs().send(new DescribeKeyValueStoreCommand({ KvsARN: options.arn }));
     if (!described.ETag) throw new Error('DescribeKeyValueStore answered no ETag');
@@ -39,6 +43,10 @@ export function kvsEdgePointers(options: { arn: string; region: string; client?:
 
   /** Runs one write with the known (or a described) ETag; a stale ETag is described again and the write retried once. */
   async function write(send: (ifMatch: string) => Promise<{ ETag?: string | undefined }>): Promise<void> {
+    await (signer ??= import('@aws-sdk/signature-v4a').catch((error: unknown) => {
+      signer = undefined;
+      throw error;
+    }));
     etag ??= await currentETag();
     try {
       etag = (await send(etag)).ETag;
