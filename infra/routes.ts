@@ -191,6 +191,7 @@ export const families = {
     memoryMb: 1536,
     description: 'Hosted apps: /apps, their versions, deployments and aliases',
     // Version files and manifests are written at upload; the files of failed or deleted versions are removed.
+    // Every change that moves an alias pointer copies it to the CDN's KeyValueStore right after its commit.
     grants: {
       table: 'readWrite',
       secrets: 'none',
@@ -200,6 +201,7 @@ export const families = {
         { bucket: 'apps', prefix: 'apps/', read: true, put: true, delete: true },
         { bucket: 'apps', prefix: 'app-manifests/', read: true, put: true, delete: true },
       ],
+      edgePointers: true,
     },
   },
   settings: {

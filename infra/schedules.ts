@@ -20,13 +20,14 @@ export interface ScheduleDefinition {
 export const schedules: readonly ScheduleDefinition[] = [
   {
     name: 'due-work',
-    description: 'Runs due work no process finished: unsent confirmation emails, payments whose process died, image deletions, event deliveries, license requests, app file clean-up',
+    description: 'Runs due work no process finished: unsent confirmation emails, payments whose process died, image deletions, event deliveries, license requests, app file clean-up, alias pointers not yet copied to the CDN',
     entry: 'handlers/jobs/due-work.ts',
     everyMinutes: 1,
     memoryMb: 256,
     // Image files of deleted and abandoned images are removed here, and the files of failed,
     // deleted and abandoned app versions and deleted apps (read from their manifests).
-    // Due event deliveries and license requests are handed to their queues.
+    // Due event deliveries and license requests are handed to their queues. Alias pointers a
+    // request did not copy to the CDN's KeyValueStore are copied here (app-edge-pointer work).
     grants: {
       table: 'readWrite',
       secrets: 'none',
@@ -37,6 +38,7 @@ export const schedules: readonly ScheduleDefinition[] = [
         { bucket: 'apps', prefix: 'apps/', delete: true },
         { bucket: 'apps', prefix: 'app-manifests/', read: true, delete: true },
       ],
+      edgePointers: true,
     },
   },
 ];

@@ -7,7 +7,7 @@
  * is due (handed to the event-notifications queue), license requests to open or attempt (handed
  * to the license-requests queue) and the follow-up emails of late license codes; app versions
  * whose upload never finished (failed, their files removed), the files of deleted versions, and
- * what deleted apps left.
+ * what deleted apps left; and alias pointers not yet copied to the CDN's KeyValueStore.
  */
 import { imageUnlinkWork } from '../../shared/catalog/images/delete-image';
 import { imageFilesWork } from '../../shared/catalog/images/remove-image-files';
@@ -18,6 +18,7 @@ import { eventDeliveryWork } from '../../shared/events/delivery/deliver-event';
 import { eventFanOutDueWork } from '../../shared/events/fan-out';
 import { licenseFollowUpWork } from '../../shared/licenses/requests/emails';
 import { licenseOpenWork, licenseRequestWork } from '../../shared/licenses/requests/run-request';
+import { edgePointerWork } from '../../shared/hosting/apps/edge-pointer-work';
 import { appFilesWork, versionFilesWork } from '../../shared/hosting/apps/remove-app-files';
 import { logger } from '../../shared/logging';
 import { cloudPlatform } from '../../shared/platform/cloud';
@@ -39,6 +40,7 @@ export async function job(platform: Platform): Promise<{ finished: number }> {
     imageFilesWork,
     eventFanOutDueWork,
     eventDeliveryWork,
+    edgePointerWork,
     versionFilesWork,
     appFilesWork,
   ]);

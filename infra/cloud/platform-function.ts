@@ -41,6 +41,8 @@ export interface SharedEnvironment {
   publicSigninUrl: string;
   /** Root the `images/...` files are served under (the apps distribution), for image links. */
   publicImagesUrl: string;
+  /** Where an account's apps live, `https://{account_id}.<apps domain>` (hosted apps' `app_url`). */
+  publicAppsUrl: string;
 }
 
 /** The resources a function may be granted, by the names `FamilyGrants` uses. */
@@ -158,12 +160,18 @@ export function environmentFor(grants: FamilyGrants, resources: PlatformResource
     CARTWHEEL_PUBLIC_API_URL: shared.publicApiUrl,
     CARTWHEEL_PUBLIC_FUNCTIONS_URL: shared.publicFunctionsUrl,
     CARTWHEEL_PUBLIC_SIGNIN_URL: shared.publicSigninUrl,
+    CARTWHEEL_PUBLIC_APPS_URL: shared.publicAppsUrl,
     // Every function may render products, and so image links.
     CARTWHEEL_PUBLIC_IMAGES_URL: shared.publicImagesUrl,
     NODE_OPTIONS: '--enable-source-maps',
     POWERTOOLS_SERVICE_NAME: 'cartwheel',
   };
-  if (options.cdnOrigin) delete environment.CARTWHEEL_PUBLIC_IMAGES_URL;
+  // A CDN origin cannot name the distribution in front of it (a dependency cycle); it renders
+  // neither image links nor app URLs.
+  if (options.cdnOrigin) {
+    delete environment.CARTWHEEL_PUBLIC_IMAGES_URL;
+    delete environment.CARTWHEEL_PUBLIC_APPS_URL;
+  }
   if (grants.table !== 'none') environment.CARTWHEEL_TABLE = resources.table.tableName;
   if (grants.secrets !== 'none') {
     environment.CARTWHEEL_SECRETS = 'kms';

@@ -5,7 +5,7 @@
  * The queue table, families and routes are props so tests can synthesize variants
  * (a queue with a consumer, a read-only family); app.ts passes the real tables.
  */
-import { CfnOutput, CfnParameter, Lazy, Stack, Tags } from 'aws-cdk-lib';
+import { CfnCondition, CfnOutput, CfnParameter, Fn, Lazy, Stack, Tags } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -116,6 +116,17 @@ export class CartwheelStack extends Stack {
         return `https://${hosting.distribution.distributionDomainName}/`;
       },
     });
+    // Where an account's apps live (`app_url`, shared/config publicUrls.appsTemplate): under the
+    // AppsDomain parameter when it is set (a custom domain, or the value an operator set on
+    // update), else under the apps distribution's own domain, the same choice the account
+    // bootstrap (infra/accounts/create-account.ts) makes from the stack outputs.
+    const hasAppsDomain = new CfnCondition(this, 'HasAppsDomain', { expression: Fn.conditionNot(Fn.conditionEquals(appsDomain.valueAsString, '')) });
+    const appsUrlTemplate = Lazy.string({
+      produce: () => {
+        if (!hosting) throw new Error('Apps URL read before the apps distribution was created');
+        return `https://{account_id}.${Fn.conditionIf(hasAppsDomain.logicalId, appsDomain.valueAsString, hosting.distribution.distributionDomainName).toString()}`;
+      },
+    });
     // The CDN's copy of the alias pointers: read by the apps edge function, written by the
     // functions granted `edgePointers` (deploy, rollback, alias changes).
     this.appPointers = new cloudfront.KeyValueStore(this, 'AppPointers', {
@@ -138,6 +149,7 @@ export class CartwheelStack extends Stack {
         publicFunctionsUrl: endpoint,
         publicSigninUrl: `${endpoint}/signin/`,
         publicImagesUrl: imagesUrl,
+        publicAppsUrl: appsUrlTemplate,
       },
     };
     api = new PlatformApi(this, 'Api', {

@@ -30,6 +30,8 @@ export interface PlatformConfig {
   rateLimits: { perToken: RateLimit; perIp: RateLimit };
   /** Domain under which hosted apps live: `<account_id>.<appsDomain>`. */
   appsDomain: string;
+  /** ARN of the CDN's copy of the alias pointers (CloudFront KeyValueStore); set only for functions granted `edgePointers`. */
+  appPointersArn: string | undefined;
   /** Public base URLs used where no request host exists (account bootstrap output). */
   publicUrls: {
     api: string;
@@ -105,6 +107,7 @@ export function readConfig(env: NodeJS.ProcessEnv): PlatformConfig {
       perIp: parseRateLimit(env.CARTWHEEL_RATE_PER_IP, { rate: 10, burst: 20 }),
     },
     appsDomain: env.CARTWHEEL_APPS_DOMAIN ?? 'apps.localhost:4000',
+    appPointersArn: env.CARTWHEEL_APP_POINTERS_KVS_ARN || undefined,
     publicUrls: {
       api: apiUrl,
       functions: env.CARTWHEEL_PUBLIC_FUNCTIONS_URL ?? 'http://localhost:4000',

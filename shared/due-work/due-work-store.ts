@@ -24,7 +24,8 @@ export type DueKind =
   | 'license-request'
   | 'license-follow-up'
   | 'app-version-files'
-  | 'app-files';
+  | 'app-files'
+  | 'app-edge-pointer';
 
 /** A due-work record. */
 export interface DueWorkRecord {

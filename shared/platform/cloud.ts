@@ -1,5 +1,5 @@
 /**
- * The cloud `Platform`: SES, KMS, SQS, S3, the system clock, the built-in test gateway and
+ * The cloud `Platform`: SES, KMS, SQS, S3, the CDN's pointer store (when granted), the system clock, the built-in test gateway and
  * outbound HTTP that refuses every non-public address. Cloud handlers build it once at module
  * load (`cloudPlatform()`); every SDK client inside is made on first use, so a function pays
  * only for the ports it touches.
@@ -9,6 +9,7 @@ import { config } from '../config';
 import { sesEmail } from '../email';
 import { kmsSecrets } from '../secrets';
 import { s3Objects, sqsQueues } from './aws-adapters';
+import { kvsEdgePointers } from './aws-edge-pointers';
 import { guardedHttp } from './outbound-http';
 import type { Clock, Platform } from './ports';
 
@@ -29,6 +30,8 @@ export function cloudPlatform(): Platform {
     http: guardedHttp({ allowLoopback: false }),
     queues: sqsQueues({ region: settings.region, urls: settings.queueUrls }),
     objects: s3Objects({ region: settings.region, buckets: { functions: settings.functionsBucket, apps: settings.appsBucket } }),
+    // Only functions granted `edgePointers` (infra/routes.ts) know the store.
+    ...(settings.appPointersArn ? { edgePointers: kvsEdgePointers({ arn: settings.appPointersArn, region: settings.region }) } : {}),
   };
   return built;
 }

@@ -10,6 +10,7 @@
  * `file-local` / `file-s3`): one interface, an adapter per place.
  */
 import type { PaymentGateway } from '../commerce/payments/gateway';
+import type { EdgePointers } from '../hosting/serving/edge-pointers';
 
 /** Time, as every rule of the platform reads it. */
 export interface Clock {
@@ -106,4 +107,9 @@ export interface Platform {
   objects: ObjectStorage;
   /** Hosted functions; absent until that capability exists. */
   functions?: FunctionRunner;
+  /**
+   * The CDN's copy of the alias pointers (a CloudFront KeyValueStore, hosting.md §10); absent
+   * locally and in functions not granted it, where nothing but the table is read.
+   */
+  edgePointers?: EdgePointers;
 }

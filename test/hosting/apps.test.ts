@@ -34,7 +34,7 @@ const newAccount = () => `ACCTAPP${String(++accounts).padStart(5, '0')}`;
 const by = { authId: 'AUTH00000001' };
 
 async function newApp(accountId: string, body: Record<string, unknown> = {}, mode: 'live' | 'test' = 'test') {
-  return createApp(accountId, mode, parseInput(appCreate, { name: 'Shop', alias: 'shop', ...body }));
+  return createApp(testPlatform(), accountId, mode, parseInput(appCreate, { name: 'Shop', alias: 'shop', ...body }));
 }
 
 /** A platform whose objects also remember the content type they were written with. */
@@ -93,23 +93,23 @@ describe('apps', () => {
     const app = await newApp(accountId);
     const version = await upload(platform, accountId, app.app_id);
     await deployVersion(platform, accountId, app.app_id, version.version_id, by);
-    const renamed = await updateApp(accountId, app.app_id, { alias: 'store' });
+    const renamed = await updateApp(testPlatform(), accountId, app.app_id, { alias: 'store' });
     expect(renamed.alias).toBe('store');
     expect(await findAliasPointer(accountId, 'shop')).toBeUndefined();
     expect(await findAliasPointer(accountId, 'store')).toEqual({ account_id: accountId, alias: 'store', app_id: app.app_id, version_id: version.version_id, test: true });
     // The old name is free again, the new one taken.
     const other = await newApp(accountId, { name: 'Other', alias: 'shop' });
-    expect(await refusal(updateApp(accountId, other.app_id, { alias: 'store' }))).toMatchObject({ status: 409, code: 'in_use' });
+    expect(await refusal(updateApp(testPlatform(), accountId, other.app_id, { alias: 'store' }))).toMatchObject({ status: 409, code: 'in_use' });
     expect((await findApp(accountId, other.app_id))!.alias).toBe('shop');
   });
 
   it('rewrites the primary pointer when test changes, and replaces settings and style whole', async () => {
     const accountId = newAccount();
     const app = await newApp(accountId, { settings: { a: 1, b: { c: 2 } }, style: { x: 'y' }, custom_css: 'body{}' });
-    const updated = await updateApp(accountId, app.app_id, { test: false, settings: { b: 3 } });
+    const updated = await updateApp(testPlatform(), accountId, app.app_id, { test: false, settings: { b: 3 } });
     expect(updated).toMatchObject({ test: false, settings: { b: 3 }, style: { x: 'y' }, custom_css: 'body{}' });
     expect((await findAliasPointer(accountId, 'shop'))!.test).toBe(false);
-    const cleared = await updateApp(accountId, app.app_id, { settings: {}, style: {}, custom_css: null, custom_javascript: 'go()' });
+    const cleared = await updateApp(testPlatform(), accountId, app.app_id, { settings: {}, style: {}, custom_css: null, custom_javascript: 'go()' });
     expect(await findApp(accountId, app.app_id)).toMatchObject({ settings: {}, style: {}, custom_css: null, custom_javascript: 'go()' });
     expect(cleared.modified_ms).toBeGreaterThanOrEqual(app.modified_ms);
   });
@@ -120,13 +120,13 @@ describe('apps', () => {
     const big = { blob: 'x'.repeat(64 * 1024) };
     for (const body of [{ settings: big }, { style: big }, { custom_css: 'x'.repeat(256 * 1024 + 1) }, { custom_javascript: 'é'.repeat(128 * 1024 + 1) }]) {
       const property = Object.keys(body)[0];
-      expect(await refusal(updateApp(accountId, app.app_id, body)), property).toMatchObject({ status: 422, code: 'account_limit_exceeded', meta: { property } });
+      expect(await refusal(updateApp(testPlatform(), accountId, app.app_id, body)), property).toMatchObject({ status: 422, code: 'account_limit_exceeded', meta: { property } });
     }
     expect(await refusal(newApp(newAccount(), { settings: big }))).toMatchObject({ status: 422, meta: { property: 'settings' } });
     expect(await findApp(accountId, app.app_id)).toMatchObject({ settings: {}, style: {}, custom_css: null, custom_javascript: null, revision: app.revision });
     // Exactly at the limit is fine; custom code up to 256 KB fits beside the record.
     const css = 'c'.repeat(256 * 1024);
-    await updateApp(accountId, app.app_id, { custom_css: css, custom_javascript: css, settings: { blob: 'x'.repeat(64 * 1024 - 11) } });
+    await updateApp(testPlatform(), accountId, app.app_id, { custom_css: css, custom_javascript: css, settings: { blob: 'x'.repeat(64 * 1024 - 11) } });
     expect((await findApp(accountId, app.app_id))!.custom_javascript).toHaveLength(256 * 1024);
   });
 
@@ -275,7 +275,7 @@ describe('versions', () => {
     await expect.poll(() => puts).toBe(2);
     const [processing] = (await listVersions(accountId, app.app_id, { offset: 0, limit: 100, descending: false })).items;
     expect(await refusal(deleteVersion(platform, accountId, app.app_id, processing!.version_id))).toMatchObject({ status: 422, code: 'invalid_state', meta: { reason: 'processing' } });
-    expect(await refusal(createAlias(accountId, app.app_id, { alias: 'early', version_id: processing!.version_id }))).toMatchObject({ status: 400, meta: { property: 'version_id', reason: 'not_ready' } });
+    expect(await refusal(createAlias(testPlatform(), accountId, app.app_id, { alias: 'early', version_id: processing!.version_id }))).toMatchObject({ status: 400, meta: { property: 'version_id', reason: 'not_ready' } });
     expect(await refusal(deployVersion(platform, accountId, app.app_id, processing!.version_id, by))).toMatchObject({ status: 422, code: 'invalid_state', meta: { reason: 'processing' } });
   });
 
@@ -309,7 +309,7 @@ describe('versions', () => {
     const app = await newApp(accountId);
     const [v1, v2, v3] = [await upload(platform, accountId, app.app_id), await upload(platform, accountId, app.app_id), await upload(platform, accountId, app.app_id)];
     await deployVersion(platform, accountId, app.app_id, v1.version_id, by);
-    await createAlias(accountId, app.app_id, parseInput(aliasCreate, { alias: 'preview', version_id: v2.version_id }));
+    await createAlias(testPlatform(), accountId, app.app_id, parseInput(aliasCreate, { alias: 'preview', version_id: v2.version_id }));
     expect(await refusal(deleteVersion(platform, accountId, app.app_id, v1.version_id))).toMatchObject({ status: 409, code: 'in_use', meta: { reason: 'live' } });
     expect(await refusal(deleteVersion(platform, accountId, app.app_id, v2.version_id))).toMatchObject({ status: 409, code: 'in_use', meta: { reason: 'pinned' } });
     await deleteVersion(platform, accountId, app.app_id, v3.version_id);
@@ -331,8 +331,8 @@ describe('deploy and rollback', () => {
     const platform = testPlatform();
     const app = await newApp(accountId);
     const [v1, v2] = [await upload(platform, accountId, app.app_id), await upload(platform, accountId, app.app_id)];
-    await createAlias(accountId, app.app_id, parseInput(aliasCreate, { alias: 'follower', test: false }));
-    await createAlias(accountId, app.app_id, parseInput(aliasCreate, { alias: 'pinned', version_id: v1.version_id }));
+    await createAlias(testPlatform(), accountId, app.app_id, parseInput(aliasCreate, { alias: 'follower', test: false }));
+    await createAlias(testPlatform(), accountId, app.app_id, parseInput(aliasCreate, { alias: 'pinned', version_id: v1.version_id }));
     expect((await findAliasPointer(accountId, 'follower'))!.version_id).toBeNull();
     const first = await deployVersion(platform, accountId, app.app_id, v1.version_id, by);
     expect(first).toMatchObject({ action: 'deploy', version_id: v1.version_id, version_number: 1, previous_version_id: null, previous_version_number: null, auth_id: 'AUTH00000001', user_id: null });
@@ -398,16 +398,16 @@ describe('aliases', () => {
     const app = await newApp(accountId);
     const [v1, v2] = [await upload(platform, accountId, app.app_id), await upload(platform, accountId, app.app_id)];
     await deployVersion(platform, accountId, app.app_id, v2.version_id, by);
-    const preview = await createAlias(accountId, app.app_id, parseInput(aliasCreate, { alias: 'preview', version_id: v1.version_id, test: true }));
+    const preview = await createAlias(testPlatform(), accountId, app.app_id, parseInput(aliasCreate, { alias: 'preview', version_id: v1.version_id, test: true }));
     expect(preview).toMatchObject({ alias: 'preview', primary: false, pinned_version_id: v1.version_id, version_id: v1.version_id, test: true });
     setManualTime(nowMs() + 1000);
-    await createAlias(accountId, app.app_id, parseInput(aliasCreate, { alias: 'beta' }));
+    await createAlias(testPlatform(), accountId, app.app_id, parseInput(aliasCreate, { alias: 'beta' }));
     expect(await findAliasPointer(accountId, 'beta')).toMatchObject({ version_id: v2.version_id, test: true });
     expect((await listAliases(accountId, app.app_id)).map((alias) => [alias.alias, alias.primary])).toEqual([['shop', true], ['preview', false], ['beta', false]]);
     // Unpin: it follows the live version from then on.
-    expect(await updateAlias(accountId, app.app_id, 'preview', { version_id: null, test: false })).toMatchObject({ pinned_version_id: null, version_id: v2.version_id, test: false });
+    expect(await updateAlias(testPlatform(), accountId, app.app_id, 'preview', { version_id: null, test: false })).toMatchObject({ pinned_version_id: null, version_id: v2.version_id, test: false });
     expect(await findAliasPointer(accountId, 'preview')).toMatchObject({ version_id: v2.version_id, test: false });
-    await deleteAlias(accountId, app.app_id, 'beta');
+    await deleteAlias(testPlatform(), accountId, app.app_id, 'beta');
     expect(await findAliasPointer(accountId, 'beta')).toBeUndefined();
     expect(Object.keys((await findApp(accountId, app.app_id))!.alias_pins).sort()).toEqual(['preview', 'shop']);
   });
@@ -418,15 +418,15 @@ describe('aliases', () => {
     const app = await newApp(accountId);
     const other = await newApp(accountId, { alias: 'taken' });
     const foreign = await upload(platform, accountId, other.app_id);
-    expect(await refusal(createAlias(accountId, app.app_id, { alias: 'taken' }))).toMatchObject({ status: 409, code: 'in_use' });
-    expect(await refusal(createAlias(accountId, app.app_id, { alias: 'shop' }))).toMatchObject({ status: 409, code: 'in_use' });
-    expect(await refusal(createAlias(accountId, app.app_id, { alias: 'pin', version_id: foreign.version_id }))).toMatchObject({ status: 400, meta: { property: 'version_id', reason: 'not_found' } });
-    for (let index = 1; index < 10; index++) await createAlias(accountId, app.app_id, { alias: `a${index}` });
-    expect(await refusal(createAlias(accountId, app.app_id, { alias: 'a10' }))).toMatchObject({ status: 422, code: 'account_limit_exceeded' });
-    expect(await refusal(deleteAlias(accountId, app.app_id, 'shop'))).toMatchObject({ status: 422, code: 'invalid_state' });
-    expect(await refusal(updateAlias(accountId, app.app_id, 'shop', { test: false }))).toMatchObject({ status: 422, code: 'invalid_state' });
-    expect(await refusal(deleteAlias(accountId, app.app_id, 'taken'))).toMatchObject({ status: 404 });
-    expect(await refusal(updateAlias(accountId, app.app_id, 'nope', { test: false }))).toMatchObject({ status: 404 });
+    expect(await refusal(createAlias(testPlatform(), accountId, app.app_id, { alias: 'taken' }))).toMatchObject({ status: 409, code: 'in_use' });
+    expect(await refusal(createAlias(testPlatform(), accountId, app.app_id, { alias: 'shop' }))).toMatchObject({ status: 409, code: 'in_use' });
+    expect(await refusal(createAlias(testPlatform(), accountId, app.app_id, { alias: 'pin', version_id: foreign.version_id }))).toMatchObject({ status: 400, meta: { property: 'version_id', reason: 'not_found' } });
+    for (let index = 1; index < 10; index++) await createAlias(testPlatform(), accountId, app.app_id, { alias: `a${index}` });
+    expect(await refusal(createAlias(testPlatform(), accountId, app.app_id, { alias: 'a10' }))).toMatchObject({ status: 422, code: 'account_limit_exceeded' });
+    expect(await refusal(deleteAlias(testPlatform(), accountId, app.app_id, 'shop'))).toMatchObject({ status: 422, code: 'invalid_state' });
+    expect(await refusal(updateAlias(testPlatform(), accountId, app.app_id, 'shop', { test: false }))).toMatchObject({ status: 422, code: 'invalid_state' });
+    expect(await refusal(deleteAlias(testPlatform(), accountId, app.app_id, 'taken'))).toMatchObject({ status: 404 });
+    expect(await refusal(updateAlias(testPlatform(), accountId, app.app_id, 'nope', { test: false }))).toMatchObject({ status: 404 });
     expect(await findAliasPointer(accountId, 'shop')).toBeDefined();
   });
 });
@@ -440,7 +440,7 @@ describe('deleting an app', () => {
     const [v1, v2] = [await upload(platform, accountId, app.app_id), await upload(platform, accountId, app.app_id)];
     await upload(platform, accountId, keep.app_id);
     await deployVersion(platform, accountId, app.app_id, v1.version_id, by);
-    await createAlias(accountId, app.app_id, { alias: 'preview', version_id: v2.version_id });
+    await createAlias(testPlatform(), accountId, app.app_id, { alias: 'preview', version_id: v2.version_id });
     await deleteApp(platform, accountId, app.app_id);
     expect(await findApp(accountId, app.app_id)).toBeUndefined();
     expect(await findAliasPointer(accountId, 'shop')).toBeUndefined();

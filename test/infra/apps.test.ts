@@ -38,6 +38,14 @@ describe('hosted apps in the cloud', () => {
     }
   });
 
+  it('tells functions where apps live: under AppsDomain when set, else under the apps distribution\'s domain', () => {
+    const variables = synth.json.Resources[functionWithRole(synth.json, 'family:apps')]!.Properties!.Environment.Variables;
+    const template = JSON.stringify(variables.CARTWHEEL_PUBLIC_APPS_URL);
+    expect(template).toContain('https://{account_id}.');
+    expect(template).toMatch(/"Fn::If":\["HasAppsDomain",\{"Ref":"AppsDomain"\},\{"Fn::GetAtt":\["[A-Za-z0-9]*Distribution[A-Za-z0-9]*","DomainName"\]\}\]/);
+    expect((synth.json as unknown as { Conditions: Record<string, unknown> }).Conditions.HasAppsDomain).toEqual({ 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'AppsDomain' }, ''] }] });
+  });
+
   it('lets the due-work job read manifests and delete version files, never write them', () => {
     const statements = s3Statements('schedule:due-work');
     expect(actionsOn(statements, 'apps/')).toEqual(['s3:DeleteObject*']);

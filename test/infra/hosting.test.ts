@@ -5,6 +5,7 @@ import { apiPathPattern, bucketMissStatusCodes, edgeSecretHeader, forwardedHostF
 import type { Synthesized } from './synthesize';
 import { allowedActions, functionWithRole, referencedId, resourcesOfType, roleStatements, synthesize, synthTimeout } from './synthesize';
 import { families } from '../../infra/routes';
+import { schedules } from '../../infra/schedules';
 import { APP_POINTERS_ACTIONS, APP_POINTERS_VARIABLE } from '../../infra/cloud/platform-function';
 
 /** Managed CloudFront policy ids (stable across accounts). */
@@ -253,13 +254,7 @@ describe('forwarded-host viewer-request function', () => {
 describe('grants around app hosting', () => {
   let synth: Synthesized;
   beforeAll(() => {
-    // A stand-in for the apps family of the other branch: it keeps the pointer copy up to date.
-    synth = synthesize({
-      families: {
-        ...families,
-        apps: { entry: 'test/infra/fixtures/handler.ts', memoryMb: 128, description: 'apps', grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [], edgePointers: true } },
-      },
-    });
+    synth = synthesize();
   }, synthTimeout);
 
   it('lets the hosting family read app files (and list their prefix, so a missing key is a 404) and nothing else in S3', () => {
@@ -274,13 +269,17 @@ describe('grants around app hosting', () => {
     expect(allowedActions(synth.json, hosting).some((action) => action.startsWith('cloudfront'))).toBe(false);
   });
 
-  it('lets an edgePointers family describe, put and delete keys of the pointer store only, and tells it the ARN', () => {
-    const apps = functionWithRole(synth.json, 'family:apps');
+  it('lets the apps family and the due-work job describe, put and delete keys of the pointer store only, and tells them the ARN', () => {
     const storeArn = { 'Fn::GetAtt': [resourcesOfType(synth.json, 'AWS::CloudFront::KeyValueStore')[0]!, 'Arn'] };
-    const statements = roleStatements(synth.json, apps).filter((statement) => [statement.Action].flat().some((action) => action.startsWith('cloudfront')));
-    expect(statements).toEqual([expect.objectContaining({ Effect: 'Allow', Action: [...APP_POINTERS_ACTIONS], Resource: storeArn })]);
-    expect(synth.json.Resources[apps]!.Properties!.Environment.Variables[APP_POINTERS_VARIABLE]).toEqual(storeArn);
-    for (const name of Object.keys(families)) {
+    expect(families.apps.grants.edgePointers).toBe(true);
+    expect(schedules.find((schedule) => schedule.name === 'due-work')!.grants.edgePointers).toBe(true);
+    for (const role of ['family:apps', 'schedule:due-work']) {
+      const id = functionWithRole(synth.json, role);
+      const statements = roleStatements(synth.json, id).filter((statement) => [statement.Action].flat().some((action) => action.startsWith('cloudfront')));
+      expect(statements, role).toEqual([expect.objectContaining({ Effect: 'Allow', Action: [...APP_POINTERS_ACTIONS], Resource: storeArn })]);
+      expect(synth.json.Resources[id]!.Properties!.Environment.Variables[APP_POINTERS_VARIABLE], role).toEqual(storeArn);
+    }
+    for (const name of Object.keys(families).filter((each) => each !== 'apps')) {
       const id = functionWithRole(synth.json, `family:${name}`);
       expect(allowedActions(synth.json, id).some((action) => action.startsWith('cloudfront-keyvaluestore:')), name).toBe(false);
       expect(synth.json.Resources[id]!.Properties!.Environment.Variables[APP_POINTERS_VARIABLE], name).toBeUndefined();

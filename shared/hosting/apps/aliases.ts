@@ -7,6 +7,7 @@
  */
 import { nowMs } from '../../clock';
 import { InvalidInputError } from '../../http/errors';
+import type { Platform } from '../../platform/ports';
 import { sends } from '../../rest/input';
 import { RecordNotFoundError, VersionConflictError } from '../../store/errors';
 import { retryOnConflict } from '../../store/records';
@@ -14,6 +15,7 @@ import { transact, type TransactEntry } from '../../store/transact';
 import type { AliasRecord, AppRecord } from './app-records';
 import { appAliases } from './apps';
 import { changeAppEntry, deletePointerEntry, findAliasRecord, findVersion, getApp, newPointerEntry, replacePointerEntry, versionReadyCheck } from './apps-store';
+import { copyEdgePointers, edgePointerEntries } from './edge-pointer-work';
 import { AliasInUseError, AppStateError, TooManyAliasesError } from './errors';
 import { MAX_ALIASES_PER_APP } from './limits';
 
@@ -55,8 +57,8 @@ export async function readAlias(accountId: string, appId: string, alias: string)
 }
 
 /** Adds an alias: 422 account_limit_exceeded past 10, 409 in_use when taken in the account, 400 for a pin that is not a ready version of the app. */
-export async function createAlias(accountId: string, appId: string, body: AliasInput & { alias: string }): Promise<AliasRecord> {
-  return retryOnConflict(async () => {
+export async function createAlias(platform: Platform, accountId: string, appId: string, body: AliasInput & { alias: string }): Promise<AliasRecord> {
+  const { record, copies } = await retryOnConflict(async () => {
     const app = await getApp(accountId, appId);
     if (Object.hasOwn(app.alias_pins, body.alias)) throw new AliasInUseError(body.alias);
     if (Object.keys(app.alias_pins).length >= MAX_ALIASES_PER_APP) throw new TooManyAliasesError();
@@ -76,14 +78,17 @@ export async function createAlias(accountId: string, appId: string, body: AliasI
       created_ms: now,
       modified_ms: now,
     };
-    await transact([newPointerEntry(record), changeAppEntry(app, { set: { [`alias_pins.${body.alias}`]: pinned } }, 'app.alias-added'), ...checks]);
-    return record;
+    const copies = edgePointerEntries(platform, accountId, [body.alias]);
+    await transact([newPointerEntry(record), changeAppEntry(app, { set: { [`alias_pins.${body.alias}`]: pinned } }, 'app.alias-added'), ...checks, ...copies]);
+    return { record, copies };
   });
+  await copyEdgePointers(platform, copies);
+  return record;
 }
 
 /** Changes an alias's pinned version or mode (not the primary's: 422 invalid_state). */
-export async function updateAlias(accountId: string, appId: string, alias: string, body: AliasInput): Promise<AliasRecord> {
-  return retryOnConflict(async () => {
+export async function updateAlias(platform: Platform, accountId: string, appId: string, alias: string, body: AliasInput): Promise<AliasRecord> {
+  const { next, copies } = await retryOnConflict(async () => {
     const app = await getApp(accountId, appId);
     const current = await aliasOf(app, alias);
     refusePrimary(app, alias, 'changed here');
@@ -96,17 +101,23 @@ export async function updateAlias(accountId: string, appId: string, alias: strin
       test: body.test ?? current.test,
       modified_ms: Math.max(nowMs(), current.modified_ms),
     };
-    await transact([replacePointerEntry(next), changeAppEntry(app, { set: { [`alias_pins.${alias}`]: pinned } }, 'app.alias-changed'), ...checks]);
-    return next;
+    const copies = edgePointerEntries(platform, accountId, [alias]);
+    await transact([replacePointerEntry(next), changeAppEntry(app, { set: { [`alias_pins.${alias}`]: pinned } }, 'app.alias-changed'), ...checks, ...copies]);
+    return { next, copies };
   });
+  await copyEdgePointers(platform, copies);
+  return next;
 }
 
 /** Deletes an alias (not the primary: 422 invalid_state); its address answers 404 at once. */
-export async function deleteAlias(accountId: string, appId: string, alias: string): Promise<void> {
-  await retryOnConflict(async () => {
+export async function deleteAlias(platform: Platform, accountId: string, appId: string, alias: string): Promise<void> {
+  const copies = await retryOnConflict(async () => {
     const app = await getApp(accountId, appId);
     await aliasOf(app, alias);
     refusePrimary(app, alias, 'deleted');
-    await transact([deletePointerEntry(accountId, alias, appId), changeAppEntry(app, { remove: [`alias_pins.${alias}`] }, 'app.alias-deleted')]);
+    const copies = edgePointerEntries(platform, accountId, [alias]);
+    await transact([deletePointerEntry(accountId, alias, appId), changeAppEntry(app, { remove: [`alias_pins.${alias}`] }, 'app.alias-deleted'), ...copies]);
+    return copies;
   });
+  await copyEdgePointers(platform, copies);
 }

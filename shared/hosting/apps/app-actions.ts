@@ -33,7 +33,7 @@ function paging(query: Record<string, string>): OffsetPage & { descending: boole
 export const createAppAction = withBody(appCreate, async (context) => {
   const principal = requirePrincipal(context);
   const { render } = await prepare(context);
-  const app = await createApp(principal.accountId, principal.mode, context.body);
+  const app = await createApp(context.platform, principal.accountId, principal.mode, context.body);
   return { status: 201, body: await renderResource(appDeclaration, app, render), location: render.url(appPath(app.app_id)) };
 });
 
@@ -46,7 +46,7 @@ export async function getAppAction(context: ApiContext): Promise<ApiResult> {
 /** `POST /apps/{app_id}`: partial update. */
 export const updateAppAction = withBody(appUpdate, async (context) => {
   const { accountId, render } = await prepare(context);
-  const app = await updateApp(accountId, context.params.app_id!, context.body);
+  const app = await updateApp(context.platform, accountId, context.params.app_id!, context.body);
   return { status: 200, body: await renderResource(appDeclaration, app, render) };
 });
 
@@ -151,7 +151,7 @@ export async function listAliasesAction(context: ApiContext): Promise<ApiResult>
 /** `POST /apps/{app_id}/aliases`: 201 with `Location`. */
 export const createAliasAction = withBody(aliasCreate, async (context) => {
   const { accountId, render } = await prepare(context);
-  const alias = await createAlias(accountId, context.params.app_id!, context.body);
+  const alias = await createAlias(context.platform, accountId, context.params.app_id!, context.body);
   return { status: 201, body: await renderResource(aliasDeclaration, alias, render), location: render.url(aliasPath(alias.app_id, alias.alias)) };
 });
 
@@ -165,14 +165,14 @@ export async function getAliasAction(context: ApiContext): Promise<ApiResult> {
 /** `POST /apps/{app_id}/aliases/{alias}`: change `version_id` or `test`. */
 export const updateAliasAction = withBody(aliasUpdate, async (context) => {
   const { accountId, render } = await prepare(context);
-  const alias = await updateAlias(accountId, context.params.app_id!, context.params.alias!, context.body);
+  const alias = await updateAlias(context.platform, accountId, context.params.app_id!, context.params.alias!, context.body);
   return { status: 200, body: await renderResource(aliasDeclaration, alias, render) };
 });
 
 /** `DELETE /apps/{app_id}/aliases/{alias}`: 204; the primary alias cannot be deleted (422). */
 export async function deleteAliasAction(context: ApiContext): Promise<ApiResult> {
   const { accountId } = await prepare(context);
-  await deleteAlias(accountId, context.params.app_id!, context.params.alias!);
+  await deleteAlias(context.platform, accountId, context.params.app_id!, context.params.alias!);
   return { status: 204 };
 }
 

@@ -14,10 +14,11 @@ import { newId } from '../../ids';
 import type { Platform } from '../../platform/ports';
 import { RecordNotFoundError, VersionConflictError } from '../../store/errors';
 import { retryOnConflict } from '../../store/records';
-import { transact } from '../../store/transact';
+import { transact, type TransactEntry } from '../../store/transact';
 import type { AppRecord, DeploymentRecord, VersionRecord } from './app-records';
 import { changeAppEntry, deploymentKeys, findDeployment, findVersion, followPointerEntry, getApp, newDeploymentEntries, readDeploymentPage, versionReadyCheck } from './apps-store';
 import { AppStateError } from './errors';
+import { copyEdgePointers, edgePointerEntries } from './edge-pointer-work';
 import { getAppVersion } from './versions';
 
 /** Who switched. */
@@ -30,8 +31,17 @@ export function followingAliases(app: Pick<AppRecord, 'alias_pins'>): string[] {
     .map(([alias]) => alias);
 }
 
-/** Switches the app to a ready version and records it (the caller retries on `VersionConflictError`). */
-async function switchTo(platform: Pick<Platform, 'clock'>, app: AppRecord, version: VersionRecord, action: DeploymentRecord['action'], by: Deployer): Promise<DeploymentRecord> {
+/** What a switch committed: the deployment, and the pointer copies it made due (to relay). */
+interface Switched {
+  deployment: DeploymentRecord;
+  copies: TransactEntry[];
+}
+
+/**
+ * Switches the app to a ready version and records it (the caller retries on `VersionConflictError`),
+ * with the CDN copy of every pointer it moves made due in the same transaction.
+ */
+async function switchTo(platform: Pick<Platform, 'clock'>, app: AppRecord, version: VersionRecord, action: DeploymentRecord['action'], by: Deployer): Promise<Switched> {
   const now = platform.clock.nowMs();
   const seq = app.deployments_made + 1;
   const deploymentId = newId();
@@ -52,6 +62,8 @@ async function switchTo(platform: Pick<Platform, 'clock'>, app: AppRecord, versi
     created_ms: now,
     seq,
   };
+  const following = followingAliases(app);
+  const copies = edgePointerEntries(platform, app.account_id, following);
   await transact([
     changeAppEntry(
       app,
@@ -59,10 +71,17 @@ async function switchTo(platform: Pick<Platform, 'clock'>, app: AppRecord, versi
       `app.${action}`,
     ),
     versionReadyCheck(app.account_id, version.version_id, () => new VersionConflictError(`Version ${version.version_id} changed concurrently`)),
-    ...followingAliases(app).map((alias) => followPointerEntry(app.account_id, alias, app.app_id, version.version_id, now)),
+    ...following.map((alias) => followPointerEntry(app.account_id, alias, app.app_id, version.version_id, now)),
     ...newDeploymentEntries(deployment),
+    ...copies,
   ]);
-  return deployment;
+  return { deployment, copies };
+}
+
+/** Relays the pointer copies of a committed switch; answers its deployment. */
+async function relay(platform: Platform, switched: Switched): Promise<DeploymentRecord> {
+  await copyEdgePointers(platform, switched.copies);
+  return switched.deployment;
 }
 
 /** A version of the app that can be served: 404 when it is not the app's, 422 invalid_state when it is not ready. */
@@ -73,19 +92,20 @@ async function servableVersion(app: AppRecord, versionId: string): Promise<Versi
 }
 
 /** `POST /apps/{id}/deploy`: the primary alias and every alias that follows it switch to the version. Deploying the live version again is recorded too. */
-export async function deployVersion(platform: Pick<Platform, 'clock'>, accountId: string, appId: string, versionId: string, by: Deployer): Promise<DeploymentRecord> {
-  return retryOnConflict(async () => {
+export async function deployVersion(platform: Platform, accountId: string, appId: string, versionId: string, by: Deployer): Promise<DeploymentRecord> {
+  const switched = await retryOnConflict(async () => {
     const app = await getApp(accountId, appId);
     return switchTo(platform, app, await servableVersion(app, versionId), 'deploy', by);
   });
+  return relay(platform, switched);
 }
 
 /**
  * `POST /apps/{id}/rollback`: to `versionId` when given (like a deploy), else to the version live
  * before the current one; 422 invalid_state when there is none, or it was deleted or is not ready.
  */
-export async function rollback(platform: Pick<Platform, 'clock'>, accountId: string, appId: string, versionId: string | undefined, by: Deployer): Promise<DeploymentRecord> {
-  return retryOnConflict(async () => {
+export async function rollback(platform: Platform, accountId: string, appId: string, versionId: string | undefined, by: Deployer): Promise<DeploymentRecord> {
+  const switched = await retryOnConflict(async () => {
     const app = await getApp(accountId, appId);
     if (versionId !== undefined) return switchTo(platform, app, await servableVersion(app, versionId), 'rollback', by);
     const target = app.previous_version_id;
@@ -95,6 +115,7 @@ export async function rollback(platform: Pick<Platform, 'clock'>, accountId: str
     if (version.status !== 'ready') throw new AppStateError(`The previous version ${target} is ${version.status}.`, { reason: version.status });
     return switchTo(platform, app, version, 'rollback', by);
   });
+  return relay(platform, switched);
 }
 
 /** A deployment of an app: 404 when there is none with this id under this app. */

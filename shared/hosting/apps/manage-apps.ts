@@ -28,6 +28,7 @@ import {
   reserveAppPosition,
   saveAppEntries,
 } from './apps-store';
+import { copyEdgePointers, edgePointerEntries } from './edge-pointer-work';
 import { AppValueTooLargeError } from './errors';
 import { MAX_CUSTOM_CODE_BYTES, MAX_SETTINGS_BYTES } from './limits';
 import { APP_FILES_BUDGET_PER_REQUEST, appFilesWork, APP_FILES_LEASE_MS, dueScope } from './remove-app-files';
@@ -62,7 +63,7 @@ export function primaryPointer(app: AppRecord, createdMs: number, modifiedMs: nu
 }
 
 /** Creates an app serving nothing yet; `test` defaults to the creating token's mode. 409 in_use when the alias is taken in the account. */
-export async function createApp(accountId: string, mode: Mode, body: AppInput & { name: string; alias: string }): Promise<AppRecord> {
+export async function createApp(platform: Platform, accountId: string, mode: Mode, body: AppInput & { name: string; alias: string }): Promise<AppRecord> {
   checkSizes(body);
   const seq = await reserveAppPosition(accountId);
   const now = nowMs();
@@ -88,7 +89,10 @@ export async function createApp(accountId: string, mode: Mode, body: AppInput & 
     modified_ms: now,
     deployed_ms: null,
   };
-  await transact(newAppEntries(app, primaryPointer(app, now, now)));
+  // The new pointer serves nothing: its copy removes a key an earlier app of the alias may have left.
+  const copies = edgePointerEntries(platform, accountId, [app.alias]);
+  await transact([...newAppEntries(app, primaryPointer(app, now, now)), ...copies]);
+  await copyEdgePointers(platform, copies);
   return app;
 }
 
@@ -97,9 +101,9 @@ export async function createApp(accountId: string, mode: Mode, body: AppInput & 
  * are replaced whole, null resets them to `{}` (custom code to null). A new alias takes over
  * the primary pointer at once (409 in_use when taken, this app's own extra aliases included).
  */
-export async function updateApp(accountId: string, appId: string, body: AppInput): Promise<AppRecord> {
+export async function updateApp(platform: Platform, accountId: string, appId: string, body: AppInput): Promise<AppRecord> {
   checkSizes(body);
-  return retryOnConflict(async () => {
+  const { app, copies } = await retryOnConflict(async () => {
     const current = await getApp(accountId, appId);
     const now = Math.max(nowMs(), current.modified_ms);
     const next: AppRecord = { ...current, modified_ms: now };
@@ -110,6 +114,7 @@ export async function updateApp(accountId: string, appId: string, body: AppInput
     if (body.custom_css !== undefined) next.custom_css = body.custom_css;
     if (body.custom_javascript !== undefined) next.custom_javascript = body.custom_javascript;
     const entries: TransactEntry[] = [];
+    const moved: string[] = [];
     if (body.alias !== undefined && body.alias !== current.alias) {
       const pins = { ...current.alias_pins };
       delete pins[current.alias];
@@ -117,13 +122,18 @@ export async function updateApp(accountId: string, appId: string, body: AppInput
       next.alias = body.alias;
       next.alias_pins = pins;
       entries.push(deletePointerEntry(accountId, current.alias, appId), newPointerEntry(primaryPointer(next, now, now)));
+      moved.push(current.alias, body.alias);
     } else if (next.test !== current.test) {
       const pointer = await findAliasRecord(accountId, current.alias);
       entries.push(replacePointerEntry(primaryPointer(next, pointer?.created_ms ?? current.created_ms, now)));
+      moved.push(current.alias);
     }
-    await transact([...saveAppEntries(current, next), ...entries]);
-    return { ...next, revision: current.revision + 1 };
+    const copies = edgePointerEntries(platform, accountId, moved);
+    await transact([...saveAppEntries(current, next), ...entries, ...copies]);
+    return { app: { ...next, revision: current.revision + 1 }, copies };
   });
+  await copyEdgePointers(platform, copies);
+  return app;
 }
 
 /**
@@ -132,13 +142,16 @@ export async function updateApp(accountId: string, appId: string, body: AppInput
  * request, which then removes stored files up to a budget; the sweep finishes the rest.
  */
 export async function deleteApp(platform: Platform, accountId: string, appId: string): Promise<void> {
-  const claim = await retryOnConflict(async () => {
+  const { claim, copies } = await retryOnConflict(async () => {
     const app = await getApp(accountId, appId);
     const now = platform.clock.nowMs();
     const work = dueEntry('app-files', dueScope(accountId), appId, now + APP_FILES_LEASE_MS, now, newId());
-    await transact([...deleteAppEntries(app), work]);
-    return claimWritten(work);
+    const copies = edgePointerEntries(platform, accountId, Object.keys(app.alias_pins));
+    await transact([...deleteAppEntries(app), work, ...copies]);
+    return { claim: claimWritten(work), copies };
   });
+  // Every address stops at the CDN first; the files go afterwards.
+  await copyEdgePointers(platform, copies);
   await runClaimed(platform, appFilesWork, claim, { budget: APP_FILES_BUDGET_PER_REQUEST });
 }
 
