@@ -4,6 +4,7 @@
  * all derived from one `FamilyGrants` value so what a function may touch and what it is
  * told about can never disagree.
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as path from 'node:path';
 import { Duration, Stack, Tags } from 'aws-cdk-lib';
@@ -23,6 +24,15 @@ import { copyCommand, nativeModuleFiles, type NativeModule } from './native-modu
 
 /** The repository root: family `entry` paths in infra/routes.ts are relative to it. */
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** SDK packages bundled into functions instead of taken from the Lambda runtime (which may not ship them). */
+export const BUNDLED_SDK_PACKAGES: readonly string[] = ['@aws-sdk/client-cloudfront-keyvaluestore', '@aws-sdk/signature-v4a'];
+
+/** The `@aws-sdk/*` dependencies left to the Lambda runtime: every one the package names but the bundled ones. */
+export function runtimeSdkPackages(): string[] {
+  const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  return Object.keys(manifest.dependencies ?? {}).filter((name) => name.startsWith('@aws-sdk/') && !BUNDLED_SDK_PACKAGES.includes(name));
+}
 
 /** Tag on every platform function naming what it serves, e.g. `family:auths`. */
 export const roleTagKey = 'cartwheel:role';
@@ -123,8 +133,9 @@ const bundlingOptions: nodejs.BundlingOptions = {
   format: nodejs.OutputFormat.ESM,
   mainFields: ['module', 'main'],
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-  // The nodejs22.x runtime ships AWS SDK v3; bundling it would only grow cold starts.
-  externalModules: ['@aws-sdk/*'],
+  // The nodejs22.x runtime ships AWS SDK v3; bundling it would only grow cold starts. Not the
+  // packages it may lack (the KeyValueStore client and its SigV4A signer): those are bundled.
+  externalModules: runtimeSdkPackages(),
   forceDockerBundling: false,
 };
 
