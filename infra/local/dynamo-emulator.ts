@@ -23,6 +23,7 @@ import type { DynaliteStore } from 'dynalite/db';
 import type { tableDefinition } from '../../shared/store/table';
 import { keyOf, KeySchemas } from './dynamo-keys';
 import { ReadWriteLock } from './dynamo-lock';
+import { closeIteratorsWhenDone, type StreamingLevel } from './dynamo-streams';
 import { transactionJournalPath, Transactions } from './dynamo-transactions';
 import { deleteExpiredItems, describeTimeToLive, TimeToLiveSettings, timeToLivePath, updateTimeToLive } from './dynamo-ttl';
 import {
@@ -334,12 +335,18 @@ class LocalDynamo {
 /**
  * Builds dynalite's server and borrows its private store for that one synchronous call.
  * With the store, start-up can check LevelDB really opened (a locked or broken data dir
- * would otherwise crash the process on the first request) and close it if start-up fails.
+ * would otherwise crash the process on the first request) and close it if start-up fails;
+ * and its read streams are replaced with ones that close their LevelDB iterators.
  */
 function createDynalite(dataDir: string): { server: Server; store: DynaliteStore | undefined } {
   const create = dynaliteDb.create;
   let store: DynaliteStore | undefined;
-  dynaliteDb.create = (options) => (store = create(options));
+  dynaliteDb.create = (options) => {
+    store = create(options);
+    // dynalite never closes the LevelDB iterators behind its Query/Scan streams (see dynamo-streams.ts).
+    closeIteratorsWhenDone(store.db as unknown as StreamingLevel);
+    return store;
+  };
   try {
     // Zero delays: tables and indexes are ACTIVE as soon as their creation returns.
     const server = dynalite({ path: dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });

@@ -1,0 +1,200 @@
+/**
+ * Soak: does the local runtime stay flat under a long load? Runs full checkouts (limited
+ * token → cart → pay → order read, as bench/checkout.ts) and authenticated product-list reads
+ * interleaved against one runtime, and prints at intervals the runtime process's resident
+ * memory (VmRSS) and its data folder: total size, the DynamoDB folder's size and its LevelDB
+ * file count (table files and logs). After warm-up both must level off.
+ *
+ *   npm run bench:soak [-- --quick] [-- --checkouts 10000 --reads 50000 --concurrency 4 --samples 20]
+ *
+ * `--quick` is a tenth of the defaults (1,000 checkouts, 5,000 reads). Not a test: it prints
+ * the curve and the growth between the first sample after warm-up and the last.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { api, startRuntime, type RuntimeProcess } from '../test/support/runtime-process';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    checkouts: { type: 'string' },
+    reads: { type: 'string' },
+    concurrency: { type: 'string', default: '4' },
+    samples: { type: 'string', default: '20' },
+    products: { type: 'string', default: '50' },
+  },
+});
+const scale = values.quick ? 10 : 1;
+const totalCheckouts = Math.round(Number(values.checkouts ?? 10_000) / scale);
+const totalReads = Math.round(Number(values.reads ?? 50_000) / scale);
+const concurrency = Number(values.concurrency);
+const samples = Number(values.samples);
+const productCount = Number(values.products);
+
+const dataDir = mkdtempSync(join(tmpdir(), 'cartwheel-bench-soak-'));
+let runtime: RuntimeProcess | undefined;
+let cleaning: Promise<void> | undefined;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    try {
+      if (runtime) {
+        const child = runtime;
+        const kill = setTimeout(() => void child.stop('SIGKILL'), 15_000);
+        await child.stop('SIGTERM');
+        clearTimeout(kill);
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  })();
+  return cleaning;
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping the runtime and removing ${dataDir}`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+/** Resident memory of process `pid` in MiB, from /proc (Linux). */
+function residentMiB(pid: number): number {
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(match[1]) / 1024;
+}
+
+/** Total size in bytes and file count under `dir`, and how many files match `pattern`. */
+function folder(dir: string, pattern?: RegExp): { bytes: number; files: number; matching: number } {
+  let bytes = 0;
+  let files = 0;
+  let matching = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    try {
+      bytes += statSync(join(entry.parentPath, entry.name)).size;
+    } catch {
+      continue; // removed meanwhile (a compaction, a finished queue message)
+    }
+    files++;
+    if (pattern?.test(entry.name)) matching++;
+  }
+  return { bytes, files, matching };
+}
+
+interface Sample {
+  seconds: number;
+  checkouts: number;
+  reads: number;
+  rssMiB: number;
+  dataMB: number;
+  dynamoMB: number;
+  levelFiles: number;
+}
+
+const mb = (bytes: number) => bytes / 1_000_000;
+
+try {
+  runtime = await startRuntime({ dataDir, env: { CARTWHEEL_RATE_PER_TOKEN: '1000000/1000000', CARTWHEEL_RATE_PER_IP: '1000000/1000000' } });
+  const pid = runtime.child.pid!;
+  const base = runtime.bootstrap.api_url;
+  const account = runtime.bootstrap.account_id;
+  const secret = runtime.bootstrap.tokens.test_secret;
+  const card = { payment_method: { type: 'credit_card', data: { number: '4242424242424242', exp_month: 12, exp_year: 2031, cvv: '123' } } };
+  const customer = { name: 'Ada Lee', email: 'ada@example.test', billing_address: { country: 'US', postal_code: '94107' } };
+
+  await api(`${base}settings/payment`, { method: 'POST', token: secret, body: { duplicate_payment_timeout: 0 } });
+  for (let index = 0; index < productCount; index++) {
+    const created = await api(`${base}products`, {
+      method: 'POST',
+      token: secret,
+      body: { product_id: `soak-${index}`, name: `Soak e-book ${index}`, type: 'digital', prices: [{ currency: 'USD', price: 19 + index }] },
+    });
+    if (created.status !== 201) throw new Error(`product ${index}: ${created.status} ${created.text}`);
+  }
+
+  const checkout = async (n: number) => {
+    const token = (await api(`${base}auths/limited?account_id=${account}&test=true`, { method: 'POST', token: secret })).body.token;
+    const cart = await api(`${base}carts`, { method: 'POST', token, body: { items: [{ product_id: `soak-${n % productCount}`, quantity: 1 }], customer } });
+    if (cart.status !== 201) throw new Error(`cart: ${cart.status} ${cart.text}`);
+    const paid = await api(`${base}carts/${cart.body.cart_id}/payments`, { method: 'POST', token, body: card });
+    if (paid.status !== 201) throw new Error(`pay: ${paid.status} ${paid.text}`);
+    const order = await api(`${paid.body.url}?expand=order`, { token });
+    if (order.status !== 200 || !order.body.order?.order_id) throw new Error(`order: ${order.status} ${order.text}`);
+  };
+  const read = async (n: number) => {
+    // Authenticated product list, pages of 20 at a few offsets, as the merchant's admin asks.
+    const list = await api(`${base}products?limit=20&offset=${(n % 3) * 10}`, { token: secret });
+    if (list.status !== 200) throw new Error(`list: ${list.status} ${list.text}`);
+  };
+
+  // One queue of work, checkouts and reads interleaved in their ratio.
+  const total = totalCheckouts + totalReads;
+  let nextWork = 0;
+  let checkoutsDone = 0;
+  let readsDone = 0;
+  const isCheckout = (i: number) => Math.floor(((i + 1) * totalCheckouts) / total) > Math.floor((i * totalCheckouts) / total);
+  let checkoutIndex = 0;
+  let readIndex = 0;
+
+  const started = performance.now();
+  const curve: Sample[] = [];
+  const sample = () => {
+    const data = folder(dataDir);
+    const dynamo = folder(join(dataDir, 'dynamodb'), /\.(ldb|sst|log)$/);
+    const point: Sample = {
+      seconds: (performance.now() - started) / 1000,
+      checkouts: checkoutsDone,
+      reads: readsDone,
+      rssMiB: residentMiB(pid),
+      dataMB: mb(data.bytes),
+      dynamoMB: mb(dynamo.bytes),
+      levelFiles: dynamo.matching,
+    };
+    curve.push(point);
+    console.log(
+      `${point.seconds.toFixed(0).padStart(6)} s  ${String(point.checkouts).padStart(6)} checkouts  ${String(point.reads).padStart(6)} reads` +
+        `   RSS ${point.rssMiB.toFixed(0).padStart(5)} MiB   data ${point.dataMB.toFixed(1).padStart(7)} MB` +
+        `   dynamodb ${point.dynamoMB.toFixed(1).padStart(7)} MB in ${String(point.levelFiles).padStart(4)} LevelDB files`,
+    );
+  };
+
+  console.log(`Soak: ${totalCheckouts} checkouts and ${totalReads} product-list reads, ${concurrency} at a time, runtime pid ${pid}`);
+  sample();
+  const every = Math.max(1, Math.floor(total / samples));
+  let nextSample = every;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (nextWork < total) {
+        const i = nextWork++;
+        if (isCheckout(i)) {
+          await checkout(checkoutIndex++);
+          checkoutsDone++;
+        } else {
+          await read(readIndex++);
+          readsDone++;
+        }
+        if (checkoutsDone + readsDone >= nextSample) {
+          nextSample += every;
+          sample();
+        }
+      }
+    }),
+  );
+  if (curve.at(-1)!.checkouts !== checkoutsDone || curve.at(-1)!.reads !== readsDone) sample();
+
+  // Growth after warm-up: from the sample at a quarter of the work to the last one.
+  const warm = curve.find((point) => point.checkouts + point.reads >= total / 4) ?? curve[0]!;
+  const last = curve.at(-1)!;
+  const work = (point: Sample) => point.checkouts + point.reads;
+  const rate = (from: number, to: number) => (to - from) / Math.max(1, (work(last) - work(warm)) / 1000);
+  console.log('');
+  console.log(`After warm-up (from ${work(warm)} to ${work(last)} requests):`);
+  console.log(`  RSS            ${warm.rssMiB.toFixed(0)} → ${last.rssMiB.toFixed(0)} MiB (${rate(warm.rssMiB, last.rssMiB).toFixed(2)} MiB per 1,000 requests)`);
+  console.log(`  data folder    ${warm.dataMB.toFixed(1)} → ${last.dataMB.toFixed(1)} MB (${rate(warm.dataMB, last.dataMB).toFixed(2)} MB per 1,000 requests)`);
+  console.log(`  dynamodb       ${warm.dynamoMB.toFixed(1)} → ${last.dynamoMB.toFixed(1)} MB, ${warm.levelFiles} → ${last.levelFiles} LevelDB files`);
+  console.log(`  throughput     ${(work(last) / last.seconds).toFixed(0)} requests/s overall`);
+} finally {
+  await cleanup();
+}
