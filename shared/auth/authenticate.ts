@@ -23,7 +23,7 @@ import { rightsOfToken } from './permissions';
 import type { Principal } from './principal';
 import { bucketBackoff, bucketClauses, MAX_BUCKET_ATTEMPTS, nextStep, slotsFit } from './rate-limit';
 import { IDLE_LIFETIME_MS, TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from './token-records';
-import { readTokenRecord, recordTokenUse } from './token-store';
+import { recordTokenUse } from './token-store';
 import { hashToken, parseToken } from './tokens';
 
 /** How long a cached token record is trusted (real time). */
@@ -72,12 +72,11 @@ export async function authenticate(token: string | undefined): Promise<Principal
 
   let entry = cache.get(tokenHash);
   if (!entry || performance.now() - entry.fetchedAt > RECORD_FRESH_MS) {
-    const record = await readRecord(tokenHash);
-    if (!record) {
-      cache.delete(tokenHash);
-      throw new InvalidTokenError();
-    }
-    entry = remember(tokenHash, record, entry?.lease);
+    // Unknown or stale: the conditional use write itself answers the current record (or why
+    // it refused), so a cold token costs one call, not a read and then a write.
+    const stale = entry;
+    const pending = renewals.get(tokenHash);
+    entry = pending ? await pending : await singleFlight(tokenHash, () => writeUse(tokenHash, stale, !leaseUsable(stale?.lease), idle));
   }
   const now = nowMs();
   if (isExpired(entry.record, now)) throw new ExpiredTokenError();
@@ -87,10 +86,10 @@ export async function authenticate(token: string | undefined): Promise<Principal
   // (several big leases at once would drain the shared bucket and refuse requests early).
   for (let round = 0; ; round++) {
     const lease = entry.lease;
-    const leaseUsable = lease !== undefined && lease.remaining > 0 && performance.now() - lease.takenAt <= LEASE_LIFETIME_MS;
+    const usable = leaseUsable(lease);
     const useIsStale = now - (entry.record.last_used_ms ?? 0) >= LAST_USE_REFRESH_MS;
-    if (leaseUsable && !useIsStale) {
-      lease.remaining--;
+    if (usable && !useIsStale) {
+      lease!.remaining--;
       break;
     }
     const pending = renewals.get(tokenHash);
@@ -99,12 +98,8 @@ export async function authenticate(token: string | undefined): Promise<Principal
       continue;
     }
     const current = entry;
-    const renewal = writeUse(tokenHash, current, !leaseUsable, idle).finally(() => {
-      if (renewals.get(tokenHash) === renewal) renewals.delete(tokenHash);
-    });
-    renewals.set(tokenHash, renewal);
-    entry = await renewal;
-    entry.lease!.remaining--;
+    entry = await singleFlight(tokenHash, () => writeUse(tokenHash, current, !usable, idle));
+    if (entry.lease && entry.lease.remaining > 0) entry.lease.remaining--;
     break;
   }
 
@@ -138,8 +133,28 @@ function remember(tokenHash: string, record: TokenRecord, lease: Lease | undefin
   return entry;
 }
 
-async function readRecord(tokenHash: string): Promise<TokenRecord | undefined> {
-  return readTokenRecord(tokenHash);
+/** Whether `lease` still has slots and has not lapsed. */
+function leaseUsable(lease: Lease | undefined): boolean {
+  return lease !== undefined && lease.remaining > 0 && performance.now() - lease.takenAt <= LEASE_LIFETIME_MS;
+}
+
+/** Runs `write` as the one renewal in progress for the token (others wait for it, see above). */
+function singleFlight(tokenHash: string, write: () => Promise<CachedToken>): Promise<CachedToken> {
+  const renewal = write().finally(() => {
+    if (renewals.get(tokenHash) === renewal) renewals.delete(tokenHash);
+  });
+  renewals.set(tokenHash, renewal);
+  return renewal;
+}
+
+/**
+ * After this process wrote a change to the token record (a binding, reach): keeps the cached
+ * record in step with it instead of forgetting it, so the token's next request needs no read.
+ * The change is applied only to an entry that exists; a missing one is read on next use.
+ */
+export function tokenRecordChanged(tokenHash: string, change: (record: TokenRecord) => TokenRecord): void {
+  const entry = cache.get(tokenHash);
+  if (entry) entry.record = change(entry.record);
 }
 
 /** The size of the next lease: double while leases are used up within their lifetime. */
@@ -153,10 +168,11 @@ function nextLeaseSize(lease: Lease | undefined, limit: RateLimit): number {
  * One conditional write on the token record: takes a lease (when `takeLease`) and records the
  * use. It fails for a revoked or expired token, and when the bucket cannot give the lease.
  */
-async function writeUse(tokenHash: string, entry: CachedToken, takeLease: boolean, idle: number | undefined): Promise<CachedToken> {
+async function writeUse(tokenHash: string, entry: CachedToken | undefined, takeLease: boolean, idle: number | undefined): Promise<CachedToken> {
   const limit = config().rateLimits.perToken;
-  let knownTat = entry.record.rl_tat;
-  let slots = takeLease ? nextLeaseSize(entry.lease, limit) : 0;
+  // Unknown bucket: guess it is full (`fresh`); a wrong guess answers the stored TAT.
+  let knownTat = entry?.record.rl_tat;
+  let slots = takeLease ? nextLeaseSize(entry?.lease, limit) : 0;
   for (let attempt = 0; attempt < MAX_BUCKET_ATTEMPTS; attempt++) {
     const now = nowMs();
     if (slots > 1 && !slotsFit(knownTat, now, limit, slots)) slots = 1;
@@ -164,7 +180,7 @@ async function writeUse(tokenHash: string, entry: CachedToken, takeLease: boolea
     const slide = idle ? { expiresAtMs: now + idle, ttl: Math.ceil((now + idle) / 1000) + TOKEN_TTL_GRACE_SECONDS } : undefined;
     const result = await recordTokenUse(tokenHash, { now, ...(slide ? { slide } : {}), ...(bucket ? { bucket } : {}) });
     if ('used' in result) {
-      const lease = slots ? { remaining: slots, size: slots, takenAt: performance.now() } : entry.lease;
+      const lease = slots ? { remaining: slots, size: slots, takenAt: performance.now() } : entry?.lease;
       return remember(tokenHash, result.used, lease);
     }
     const record = result.refused;

@@ -5,7 +5,7 @@
  */
 import { ApiError } from '../http/errors';
 import type { TransactItem } from '../store/transact';
-import { forgetToken } from './authenticate';
+import { forgetToken, tokenRecordChanged } from './authenticate';
 import type { Principal } from './principal';
 import { bindingEntry } from './token-store';
 
@@ -44,7 +44,14 @@ export function bindingWrite(principal: Principal, path: string): TransactItem |
   return bindingEntry(principal.record, path).item;
 }
 
-/** After a binding was written: this process re-reads the token on its next use. */
-export function bindingWritten(principal: Principal): void {
-  forgetToken(principal.tokenHash);
+/**
+ * After a binding to `path` was written: this process's cached token record gains it (the
+ * token's next request needs no read). Without `path` (another change of the record), the
+ * process re-reads the token on its next use.
+ */
+export function bindingWritten(principal: Principal, path?: string): void {
+  if (path === undefined) return forgetToken(principal.tokenHash);
+  tokenRecordChanged(principal.tokenHash, (record) =>
+    record.bindings?.includes(path) ? record : { ...record, bindings: [...(record.bindings ?? []), path] },
+  );
 }

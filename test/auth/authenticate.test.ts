@@ -8,6 +8,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { authenticate, forgetToken } from '../../shared/auth/authenticate';
+import { bindingWritten } from '../../shared/auth/bindings';
 import type { TokenRecord } from '../../shared/auth/token-records';
 import { hashToken, newToken } from '../../shared/auth/tokens';
 import { setManualTime, useManualClock, useSystemClock } from '../../shared/clock';
@@ -46,20 +47,67 @@ describe('authenticate', () => {
     expect(calls()).toEqual({ gets: 0, updates: 0 });
   });
 
-  it('refuses an unknown token after one consistent read', async () => {
+  it('refuses an unknown token: its use write is refused and one consistent read confirms it is gone', async () => {
+    ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'refused', $metadata: {} }));
     ddb.on(GetCommand).resolves({});
     await expect(authenticate(newToken('sk', 'live'))).rejects.toMatchObject({ code: 'invalid_token' });
+    expect(calls()).toEqual({ gets: 1, updates: 1 });
     expect(ddb.commandCalls(GetCommand)[0]!.args[0].input.ConsistentRead).toBe(true);
   });
 
-  it('costs one read and a few lease writes for many requests of a busy token', async () => {
+  it('authenticates a token it has never seen with one call: the use write answers the record', async () => {
+    const token = newToken('lt', 'test');
+    const stored = record(token, { kind: 'limited', prefix: 'lt', mode: 'test', expires_at_ms: T0 + 1000 });
+    ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, rl_tat: input.ExpressionAttributeValues[':rl_next'], last_used_ms: T0 } }));
+    const principal = await authenticate(token);
+    expect(principal).toMatchObject({ accountId: 'ACCT1', mode: 'test', kind: 'limited' });
+    expect(calls()).toEqual({ gets: 0, updates: 1 });
+    // The guess for an unknown bucket is a full one, and the write holds only for a live token.
+    const input = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
+    expect(input.ConditionExpression).toContain('attribute_not_exists(rl_tat) OR rl_tat <= :rl_now');
+    expect(input.ConditionExpression).toContain('expires_at_ms > :now');
+    expect(input.ReturnValues).toBe('ALL_NEW');
+    forgetToken(hashToken(token));
+  });
+
+  it('a wrong guess about a busy bucket costs one more write, decided from the stored TAT it answers', async () => {
+    const token = newToken('sk', 'live');
+    const busy = record(token, { rl_tat: T0 + 50 });
+    let attempt = 0;
+    ddb.on(UpdateCommand).callsFake((input) => {
+      if (attempt++ === 0) throw new ConditionalCheckFailedException({ message: 'refused', $metadata: {}, Item: marshall(busy) });
+      return { Attributes: { ...busy, rl_tat: T0 + 50 + input.ExpressionAttributeValues[':rl_add'], last_used_ms: T0 } };
+    });
+    await authenticate(token);
+    expect(calls()).toEqual({ gets: 0, updates: 2 });
+    expect(ddb.commandCalls(UpdateCommand)[1]!.args[0].input.UpdateExpression).toContain('rl_tat = rl_tat + :rl_add');
+    forgetToken(hashToken(token));
+  });
+
+  it('keeps a binding this process wrote in the cached record, so the next request needs no read', async () => {
+    const token = newToken('lt', 'test');
+    const stored = record(token, { kind: 'limited', prefix: 'lt', mode: 'test', expires_at_ms: T0 + 1000 });
+    ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, rl_tat: input.ExpressionAttributeValues[':rl_next'] ?? 0, last_used_ms: T0 } }));
+    const first = await authenticate(token);
+    bindingWritten(first, 'carts/CART1');
+    bindingWritten(first, 'carts/CART1');
+    const second = await authenticate(token);
+    expect(second.record.bindings).toEqual(['carts/CART1']);
+    expect(calls().gets).toBe(0);
+    // Another change to the record (no path): forgotten, so the next use reads it again with its write.
+    bindingWritten(second);
+    const third = await authenticate(token);
+    expect(third.record.bindings).toBeUndefined();
+    forgetToken(hashToken(token));
+  });
+
+  it('costs no read and a few lease writes for many requests of a busy token', async () => {
     const token = newToken('sk', 'live');
     const stored = record(token);
-    ddb.on(GetCommand).resolves({ Item: stored });
     ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, rl_tat: input.ExpressionAttributeValues[':rl_next'] ?? 0, last_used_ms: T0 } }));
     for (let i = 0; i < 40; i++) await authenticate(token);
     const { gets, updates } = calls();
-    expect(gets).toBe(1);
+    expect(gets).toBe(0);
     // Leases of 1, 2, 4, 8, 16, 32 slots cover 40 requests.
     expect(updates).toBe(6);
     forgetToken(hashToken(token));

@@ -601,7 +601,7 @@ export async function createCart(body: CartInput, origin: CartOrigin, write: Car
   assertShippingQuoted(cart, body);
   const binding = bindingWrite(principal, path);
   await insertCart(cart, binding);
-  if (binding) bindingWritten(principal);
+  if (binding) bindingWritten(principal, path);
   return cart;
 }
 

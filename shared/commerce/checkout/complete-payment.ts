@@ -11,7 +11,7 @@
  *
  * Both are used by the paying request and by recovery (recover-payment.ts).
  */
-import { forgetToken } from '../../auth/authenticate';
+import { tokenRecordChanged } from '../../auth/authenticate';
 import type { Principal } from '../../auth/principal';
 import { reachWrite } from '../../auth/reach';
 import { customerFromSale } from '../../customers/customers';
@@ -111,9 +111,11 @@ export async function completeCartPayment(
     throw new InUseError('The cart was paid or changed by another request.', { reason: 'conflict' });
   }
   if (reach && principal) {
-    forgetToken(principal.tokenHash);
-    // This answer may already expand what the payment gave the shopper (`expand=order`).
-    principal.record = { ...principal.record, reach: [...(principal.record.reach ?? []), ...reachPaths] };
+    // This answer may already expand what the payment gave the shopper (`expand=order`), and
+    // the token's next request here needs no read to know it either.
+    const withReach = (record: Principal['record']) => ({ ...record, reach: [...(record.reach ?? []), ...reachPaths.filter((path) => !record.reach?.includes(path))] });
+    tokenRecordChanged(principal.tokenHash, withReach);
+    principal.record = withReach(principal.record);
   }
   return { order, completed, confirmation: claimWritten(confirmationDue), licenses: licensesDue ? claimWritten(licensesDue) : null };
 }

@@ -95,7 +95,7 @@ export async function payDirect(platform: Platform, principal: Principal, body: 
     if (error instanceof TransactionRejectedError && error.refused('token.binding')) throw new BindingLimitExceededError();
     throw error;
   }
-  if (binding) bindingWritten(principal);
+  if (binding) bindingWritten(principal, `payments/${paymentId}`);
 
   const result = await chargeCard(platform, { scope, paymentId, amount: total, currency, card, fallbackPostalCode: null, settings });
   const answered = withGatewayAnswer(initiated, result, platform.clock.nowMs());
