@@ -84,20 +84,23 @@ describe('authenticate', () => {
     forgetToken(hashToken(token));
   });
 
-  it('keeps a binding this process wrote in the cached record, so the next request needs no read', async () => {
+  it('keeps a binding this process wrote in the cached record, so a request within the lease needs no call', async () => {
     const token = newToken('lt', 'test');
     const stored = record(token, { kind: 'limited', prefix: 'lt', mode: 'test', expires_at_ms: T0 + 1000 });
     ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, rl_tat: input.ExpressionAttributeValues[':rl_next'] ?? 0, last_used_ms: T0 } }));
-    const first = await authenticate(token);
+    await authenticate(token); // lease of 1, used
+    const first = await authenticate(token); // lease of 2, one slot left
     bindingWritten(first, 'carts/CART1');
     bindingWritten(first, 'carts/CART1');
+    const writes = calls().updates;
     const second = await authenticate(token);
     expect(second.record.bindings).toEqual(['carts/CART1']);
-    expect(calls().gets).toBe(0);
-    // Another change to the record (no path): forgotten, so the next use reads it again with its write.
+    expect(calls()).toEqual({ gets: 0, updates: writes });
+    // Another change to the record (no path): forgotten, so the next use writes and takes the stored record.
     bindingWritten(second);
     const third = await authenticate(token);
     expect(third.record.bindings).toBeUndefined();
+    expect(calls().updates).toBe(writes + 1);
     forgetToken(hashToken(token));
   });
 
