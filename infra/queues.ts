@@ -42,7 +42,7 @@ export interface QueueDefinition {
 export const queues: readonly QueueDefinition[] = [
   {
     name: 'event-notifications',
-    description: 'Event notification deliveries (events.md)',
+    description: 'Notifications: event fan-out and deliveries (events.md), order confirmation emails',
     // An attempt may take 30 s and a batch runs its messages side by side: a 60 s function
     // timeout, and six times that hidden (consumerTimeout).
     visibilityTimeoutSeconds: 360,

@@ -10,6 +10,7 @@
  * queue's worker (consumer.ts, on Powertools' batch processor) runs it under the same claim.
  * Receives are not attempts: the attempt count and next run live on the record.
  */
+import { noteQueued } from '../events/fan-out-relay';
 import { logger } from '../logging';
 import type { Platform } from '../platform/ports';
 import type { RecordScope } from '../store/entity';
@@ -51,6 +52,8 @@ export interface DueMessage {
 async function enqueueClaimed(platform: Platform, handler: DueHandler, claim: DueClaim): Promise<boolean> {
   const { record } = claim;
   const message: DueMessage = { kind: record.kind, account_id: record.account_id, mode: record.mode, ref: record.ref, claim_id: claim.claimId };
+  // Inside a request, the relay sends it with the request's other queued work once it answered.
+  if (noteQueued(handler.queue!, message)) return true;
   try {
     await platform.queues.send(handler.queue!, JSON.stringify(message));
     return true;

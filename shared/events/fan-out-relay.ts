@@ -1,6 +1,7 @@
 /**
- * The relay of fan-out work (architecture.md: "a relay that hands it to its queue after the
- * commit"). A change that records occurrences writes its fan-out work already claimed
+ * The relay of fan-out work, and of any other claimed queued work a request wrote (the order
+ * confirmation email, license requests) (architecture.md: "a relay that hands it to its queue
+ * after the commit"). A change that records occurrences writes its fan-out work already claimed
  * (shared/commerce/events/emit.ts), and notes it here; the request pipeline, once the action
  * has answered, sends one message per noted piece to the `event-notifications` queue, whose
  * worker fans out under that claim. The request pays one queue send, not the fan-out.
@@ -21,23 +22,41 @@ export const EVENT_QUEUE = 'event-notifications';
 /** How long a fan-out claim written with its change lasts before the sweep may take it. */
 export const FAN_OUT_LEASE_MS = 60_000;
 
-const noted = new AsyncLocalStorage<DueMessage[]>();
+/** A claimed piece of work waiting for the relay: its queue and message. */
+interface NotedWork {
+  queue: string;
+  message: DueMessage;
+}
+
+const noted = new AsyncLocalStorage<NotedWork[]>();
 
 /** Notes claimed fan-out work for the relay of the request in progress (no-op outside one). */
 export function noteFanOut(scope: RecordScope, ref: string, claimId: string): void {
-  noted.getStore()?.push({ kind: 'event-fanout', account_id: scope.accountId, mode: scope.mode, ref, claim_id: claimId });
+  noteQueued(EVENT_QUEUE, { kind: 'event-fanout', account_id: scope.accountId, mode: scope.mode, ref, claim_id: claimId });
 }
 
-/** Runs `work` and then relays the fan-out work it wrote; answers what `work` answered. */
+/**
+ * Notes claimed work of any queued kind for the relay, which sends it together with the rest
+ * once the action has answered; answers false outside a request (the caller sends it itself).
+ */
+export function noteQueued(queue: string, message: DueMessage): boolean {
+  const store = noted.getStore();
+  if (!store) return false;
+  store.push({ queue, message });
+  return true;
+}
+
+/** Runs `work` and then relays the queued work it wrote; answers what `work` answered. */
 export async function withFanOutRelay<T>(platform: Platform, work: () => Promise<T>): Promise<T> {
-  const messages: DueMessage[] = [];
+  const pieces: NotedWork[] = [];
   try {
-    return await noted.run(messages, work);
+    return await noted.run(pieces, work);
   } finally {
+    // All sends at once: one queue round trip for the request, however much it wrote.
     await Promise.all(
-      messages.map((message) =>
-        platform.queues.send(EVENT_QUEUE, JSON.stringify(message)).catch((error: unknown) =>
-          logger.error('Fan-out could not be queued; the sweep will run it', { ref: message.ref, error: error as Error }),
+      pieces.map(({ queue, message }) =>
+        platform.queues.send(queue, JSON.stringify(message)).catch((error: unknown) =>
+          logger.error('Due work could not be queued; the sweep will run it', { kind: message.kind, ref: message.ref, error: error as Error }),
         ),
       ),
     );

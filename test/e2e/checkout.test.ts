@@ -87,6 +87,8 @@ describe('a shopper with only a limited token', () => {
     expect(cart.body.order).toBe(order.url);
     expect((await api(`${base}carts/${cartId}`, { method: 'POST', token, body: { meta: 'late' } })).status).toBe(422);
 
+    // The confirmation is sent by the notifications queue's worker, just after the payment's answer.
+    await expect.poll(async () => (await api(`${runtime.url}/_local/outbox`)).body.data.filter((m: { order_id?: string }) => m.order_id === order.order_id).length, { timeout: 10_000 }).toBe(1);
     const outbox = await api(`${runtime.url}/_local/outbox`);
     const email = outbox.body.data.find((m: { order_id?: string }) => m.order_id === order.order_id);
     expect(email).toMatchObject({ to: 'ada@example.test', kind: 'order_confirmation' });

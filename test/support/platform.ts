@@ -81,3 +81,20 @@ export function testPlatform(overrides: Partial<Platform> & { answer?: (request:
     ...ports,
   };
 }
+
+/**
+ * Runs the queue messages `platform` recorded since `from` for `queue` through `consumer` (an
+ * SQS worker, such as handlers/queues/event-notifications.ts's), as the poller would; answers
+ * the index to continue from.
+ */
+export async function runQueued(
+  platform: TestPlatform,
+  queue: string,
+  consumer: (event: { Records: Array<{ messageId: string; body: string }> }) => Promise<unknown>,
+  from = 0,
+): Promise<number> {
+  const end = platform.queued.length;
+  const records = platform.queued.slice(from, end).flatMap((message, index) => (message.queue === queue ? [{ messageId: `test-${from + index}`, body: message.body }] : []));
+  if (records.length) await consumer({ Records: records });
+  return end;
+}

@@ -5,8 +5,8 @@
  * capability can release a held one.
  *
  * Exactly once, at any crash point: the completing transaction makes the email due (a
- * due-work record, shared/due-work) with a grace period; the paying request then claims it
- * and sends at once. The send carries a de-duplication key (the order), and the order's
+ * due-work record, shared/due-work) with a grace period, claimed by the paying request, which
+ * hands the claim to the notifications queue; its worker sends. The send carries a de-duplication key (the order), and the order's
  * `confirmation_email` and the removal of the due record are written together after it. If
  * the process dies after claiming, the claim's lease lapses and the sweep sends it; if it dies
  * after sending but before recording, the sweep's send is answered from the outbox's key (in
@@ -14,6 +14,7 @@
  */
 import { dueEntry, finishEntry, type DueClaim } from '../../due-work/due-work-store';
 import { runClaimed, sweepDue, type DueHandler } from '../../due-work/runner';
+import { EVENT_QUEUE } from '../../events/fan-out-relay';
 import type { RecordScope } from '../../store/entity';
 import { transact, writeOne, type TransactEntry } from '../../store/transact';
 import { TransactionRejectedError } from '../../store/errors';
@@ -169,13 +170,17 @@ function ignoreLostClaim(error: unknown): void {
   if (!(error instanceof TransactionRejectedError)) throw error;
 }
 
-/** The confirmation email as due work. */
-export const confirmationEmailWork: DueHandler = { kind: 'confirmation-email', leaseMs: 2 * 60_000, run: sendClaimed };
+/**
+ * The confirmation email as due work, run by the notifications queue's worker: the paying
+ * request only hands its claim over (issue 12: rendering and sending are not the shopper's wait).
+ */
+export const confirmationEmailWork: DueHandler = { kind: 'confirmation-email', leaseMs: 2 * 60_000, queue: EVENT_QUEUE, run: sendClaimed };
 
 /**
- * Sends (or holds) the confirmation of a new order now, in the request that paid (the relay),
- * under the claim its completing transaction wrote. Returns whether it completed; if not, the
- * sweep sends it after the grace period.
+ * Hands the confirmation of a new order, under the claim its completing transaction wrote, to
+ * the notifications queue (inside a request, through its relay, after the answer); the worker
+ * sends (or holds) it. Returns whether it was handed over; if not, the sweep sends it after
+ * the grace period.
  */
 export async function sendOrderConfirmation(platform: Platform, claim: DueClaim, known: { order: OrderRecord; cart: CartRecord }): Promise<boolean> {
   return runClaimed(platform, confirmationEmailWork, claim, known);

@@ -22,7 +22,9 @@ import { queryItems } from '../../../shared/store/query';
 import { Harness, TABLE, useEmulatedTable } from '../../local/fixtures/dynamo-harness';
 import { outboxEmail } from '../../../infra/local/outbox';
 import { processClock } from '../../../infra/local/platform';
-import { testPlatform } from '../../support/platform';
+import { runQueued, testPlatform } from '../../support/platform';
+import { consumer as notificationsWorker } from '../../../handlers/queues/event-notifications';
+import { EVENT_QUEUE } from '../../../shared/events/fan-out-relay';
 import { paymentSettings, taxSettings } from '../pricing/fixtures';
 
 const harness = new Harness();
@@ -32,6 +34,13 @@ const outbox = mkdtempSync(join(tmpdir(), 'cartwheel-recovery-outbox-'));
 const platform = testPlatform({ email: outboxEmail({ dir: outbox, from: 'shop@example.test', clock: processClock }) });
 
 useEmulatedTable(harness, { before: () => useManualClock(T0), after: useSystemClock });
+
+/** The notifications queue's worker runs what was queued since the last call (the confirmation emails). */
+let queuedFrom = 0;
+const worker = notificationsWorker(platform) as unknown as Parameters<typeof runQueued>[2];
+async function runNotifications(): Promise<void> {
+  queuedFrom = await runQueued(platform, EVENT_QUEUE, worker, queuedFrom);
+}
 
 /** A cart locked by `paymentId` since T0 (lock until T0 + 60 s), and its initiated payment. */
 async function crashedCheckout(cartId: string, paymentId: string, approved: boolean): Promise<CartRecord> {
@@ -84,6 +93,7 @@ describe('recoverPayment', () => {
     setManualTime(T0 + 61_000);
     await crashedCheckout('CARTOK', 'PAYOK', true);
     expect(await recoverPayment(platform, scope, 'PAYOK')).toBe('completed');
+    await runNotifications();
     const orders = await ordersOf('CARTOK');
     expect(orders).toHaveLength(1);
     expect(orders[0]).toMatchObject({ payment_id: 'PAYOK', payment_status: 'completed' });
@@ -121,9 +131,11 @@ describe('sweepConfirmationEmails', () => {
 
     expect(await sweepConfirmationEmails(platform, start + 60_000)).toBe(0);
     expect(await sweepConfirmationEmails(platform, start + CONFIRMATION_GRACE_MS + 1000)).toBe(1);
+    await runNotifications();
     expect(readdirSync(outbox).filter((name) => name.endsWith('.json')).length).toBe(sentBefore + 1);
     expect(await findRecord(orderDeclaration, scope, 'ORDERMAIL')).toMatchObject({ confirmation_email: 'sent' });
     expect(await sweepConfirmationEmails(platform, start + CONFIRMATION_GRACE_MS + 60_000)).toBe(0);
+    await runNotifications();
     expect(readdirSync(outbox).filter((name) => name.endsWith('.json')).length).toBe(sentBefore + 1);
   });
 });
@@ -151,12 +163,14 @@ describe('the due-work sweep settles payments nobody finished (no shopper retry 
     expect(await ordersOf('CARTSWEPT')).toHaveLength(0);
     setManualTime(start + 121_000);
     await job(platform);
+    await runNotifications();
     const orders = await ordersOf('CARTSWEPT');
     expect(orders).toHaveLength(1);
     expect(await findRecord(paymentDeclaration, scope, 'PAYSWEPT')).toMatchObject({ status: 'completed', gateway_transaction_id: charged.transactionId });
     expect(mails()).toBe(before + 1);
     // A second sweep and a late charge with the same key change nothing and take nothing more.
     await job(platform);
+    await runNotifications();
     const again = await platform.gateway.charge({ key: chargeKey(scope, 'PAYSWEPT'), amount: 19, currency: 'USD', card, billingPostalCode: null, ignoreBadCvv: false, ignoreBadAvs: false });
     expect(again.transactionId).toBe(charged.transactionId);
     expect(await ordersOf('CARTSWEPT')).toHaveLength(1);
