@@ -8,7 +8,7 @@
  *   changing a token in this process forgets it at once; other processes see the change
  *   within that second, and the next lease write (below) fails for a revoked token.
  * - a rate-limit lease: a number of requests taken from the token's shared GCRA bucket in
- *   one conditional write. Leases start at one request and double while they are used up
+ *   one conditional write. Leases start at four requests and double while they are used up
  *   within their second (up to a quarter of the burst), so a busy token writes rarely and a
  *   quiet one exactly as often as it is used. Slots a lease leaves unused lapse with it, so
  *   several processes together never exceed the limit; they may only refuse a little early.
@@ -28,6 +28,8 @@ import { hashToken, parseToken } from './tokens';
 
 /** How long a cached token record is trusted (real time). */
 const RECORD_FRESH_MS = 1000;
+/** Requests the first lease of a token takes (at most a quarter of the burst). */
+const FIRST_LEASE = 4;
 /** How long a lease's unused slots stay usable (real time). */
 const LEASE_LIFETIME_MS = 1000;
 /** The stored last use is refreshed when older than this (platform clock). */
@@ -157,10 +159,13 @@ export function tokenRecordChanged(tokenHash: string, change: (record: TokenReco
   if (entry) entry.record = change(entry.record);
 }
 
-/** The size of the next lease: double while leases are used up within their lifetime. */
+/**
+ * The size of the next lease: a few requests at first (a shopper's token makes a cart, pays and
+ * reads the order within a second), doubled while leases are used up within their lifetime.
+ */
 function nextLeaseSize(lease: Lease | undefined, limit: RateLimit): number {
   const cap = Math.max(1, Math.floor(limit.burst / 4));
-  if (!lease || lease.remaining > 0 || performance.now() - lease.takenAt > LEASE_LIFETIME_MS) return 1;
+  if (!lease || lease.remaining > 0 || performance.now() - lease.takenAt > LEASE_LIFETIME_MS) return Math.min(cap, FIRST_LEASE);
   return Math.min(cap, lease.size * 2);
 }
 

@@ -88,8 +88,8 @@ describe('authenticate', () => {
     const token = newToken('lt', 'test');
     const stored = record(token, { kind: 'limited', prefix: 'lt', mode: 'test', expires_at_ms: T0 + 1000 });
     ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, rl_tat: input.ExpressionAttributeValues[':rl_next'] ?? 0, last_used_ms: T0 } }));
-    await authenticate(token); // lease of 1, used
-    const first = await authenticate(token); // lease of 2, one slot left
+    await authenticate(token); // a lease of 4 slots: 3 left
+    const first = await authenticate(token); // 2 left
     bindingWritten(first, 'carts/CART1');
     bindingWritten(first, 'carts/CART1');
     const writes = calls().updates;
@@ -111,8 +111,8 @@ describe('authenticate', () => {
     for (let i = 0; i < 40; i++) await authenticate(token);
     const { gets, updates } = calls();
     expect(gets).toBe(0);
-    // Leases of 1, 2, 4, 8, 16, 32 slots cover 40 requests.
-    expect(updates).toBe(6);
+    // Leases of 4, 8, 16, 32 slots cover 40 requests.
+    expect(updates).toBe(4);
     forgetToken(hashToken(token));
   });
 

@@ -423,8 +423,8 @@ function assertShippingQuoted(cart: CartRecord, body: CartInput): void {
 export type LinePlan = (resolve: (id: string) => string) => LineIntent[];
 
 /**
- * Prices a cart whose fields are set: reads the products of its lines (one BatchGetItem),
- * plans the lines, checks the ones the request named, prices them in the cart currency,
+ * Prices a cart whose fields are set: reads the products of its lines (one BatchGetItem) and,
+ * when it has physical lines, the active shipping methods; plans the lines, checks the ones the request named, prices them in the cart currency,
  * recomputes the totals with the current settings and refuses amounts over the money limit
  * (`overLimitProperty` is blamed unless a line the request named is itself over).
  */
@@ -441,7 +441,8 @@ export async function priceCart(
   const lines = plan((id) => resolveProductId(id, products, mode));
   await checkSentLines(write.scope, lines, products);
   const items = priceLines(lines, products, previous, draft.currency, write.payment);
-  const shippingMethods = await activeShippingMethods(write.scope);
+  // Only physical goods are shipped (quotes.ts): a cart without them needs no methods read.
+  const shippingMethods = items.some((item) => item.type === 'physical') ? await activeShippingMethods(write.scope) : [];
   const priced = withTotals({ ...draft, items, shipping_methods: shippingMethods }, write.payment, write.tax);
   assertWithinMoneyLimit(priced, lines, overLimitProperty);
   return priced;

@@ -47,6 +47,17 @@ function licenseOpenDueWrite(order: Pick<OrderRecord, 'account_id' | 'mode' | 'o
   return dueEntry('license-open', { accountId: order.account_id, mode: order.mode }, order.order_id, order.created_ms + LICENSE_OPEN_LEASE_MS, order.created_ms, claimId);
 }
 
+/** The license links of the cart's products (licenses.md §3), by product id. */
+export type LicenseLinks = Awaited<ReturnType<typeof licenseServicesOfProducts>>;
+
+/**
+ * Reads the license links of the cart's products. The paying request starts it beside the
+ * charge (the read does not depend on it), so it costs no round trip of its own.
+ */
+export function licenseLinksOf(scope: RecordScope, cart: Pick<CartRecord, 'items'>): Promise<LicenseLinks> {
+  return licenseServicesOfProducts(scope, cart.items.map((item) => item.product_id));
+}
+
 /** The payment as the gateway's answer leaves it (before completion or failure is recorded). */
 export function withGatewayAnswer(payment: PaymentRecord, result: ChargeResult, now: number): PaymentRecord {
   return { ...payment, gateway_transaction_id: result.transactionId, response_data: result.responseData, modified_ms: now };
@@ -55,6 +66,7 @@ export function withGatewayAnswer(payment: PaymentRecord, result: ChargeResult, 
 /**
  * Completes an approved cart payment that holds the cart's lock (one transaction); answers the
  * order and the completed payment. A lost lock (the cart was paid or taken over) is 409.
+ * `links`: the products' license links, when the caller already started reading them.
  */
 export async function completeCartPayment(
   scope: RecordScope,
@@ -63,13 +75,14 @@ export async function completeCartPayment(
   promotionId: string | undefined,
   principal: Principal | undefined,
   completedAt: number,
+  links?: Promise<LicenseLinks>,
 ): Promise<{ order: OrderRecord; completed: PaymentRecord; confirmation: DueClaim; licenses: DueClaim | null }> {
   const paymentId = approved.payment_id;
   const orderId = newId();
   const linkedCustomerId = cart.customer.customer_id;
   const customerId = linkedCustomerId ?? newId();
   // licenses.md §3: the products' license links as they are now make the order's licensed items.
-  const licenseServices = await licenseServicesOfProducts(scope, cart.items.map((item) => item.product_id));
+  const licenseServices = await (links ?? licenseLinksOf(scope, cart));
   const order = orderFromCart(scope, orderId, cart, paymentId, customerId, completedAt, licenseServices);
   const completed: PaymentRecord = { ...approved, status: 'completed', customer_id: customerId, order_id: orderId, modified_ms: completedAt };
   delete completed.gateway_outcome;

@@ -41,7 +41,7 @@ import type { CartPaymentInput } from '../payments/payment-schemas';
 import { initiatedEntry } from '../payments/payment-store';
 import { chargeCard } from './charge-card';
 import { assertNotDuplicate, checkCustomer, parsePaymentMethod, saveCardAfterPayment } from './checks';
-import { afterCommit, completeCartPayment, failPayment, withGatewayAnswer } from './complete-payment';
+import { afterCommit, completeCartPayment, failPayment, licenseLinksOf, withGatewayAnswer } from './complete-payment';
 import { sendOrderConfirmation } from './confirmation';
 import { openOrderLicenses } from '../../licenses/requests/run-request';
 import { named, present } from './entries';
@@ -153,7 +153,9 @@ export async function payCart(platform: Platform, input: PayCartInput): Promise<
     throw error;
   }
 
-  // 3: the charge. Zero totals complete without one.
+  // 3: the charge. Zero totals complete without one. The license links are read meanwhile.
+  const links = licenseLinksOf(scope, cart);
+  links.catch(() => undefined); // awaited by the completion; a declined charge drops it
   const result = await chargeCard(platform, {
     scope, paymentId, amount: total, currency: cart.currency, card: method?.card,
     fallbackPostalCode: cart.customer.billing_address.postal_code ?? null, settings,
@@ -165,7 +167,7 @@ export async function payCart(platform: Platform, input: PayCartInput): Promise<
   }
 
   // 4b: complete everything at once, or nothing.
-  const { order, completed: committed, confirmation, licenses } = await completeCartPayment(scope, cart, answered, promotion?.promotion_id, principal, platform.clock.nowMs());
+  const { order, completed: committed, confirmation, licenses } = await completeCartPayment(scope, cart, answered, promotion?.promotion_id, principal, platform.clock.nowMs(), links);
   const completed = await saveCardAfterPayment(scope, method, committed, settings.allow_save_cards);
   // List codes are served here, before the answer; remote requests are queued (licenses.md §4.1).
   if (licenses) await openOrderLicenses(platform, licenses, order).catch(afterCommit('Opening the license requests', paymentId));
