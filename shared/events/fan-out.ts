@@ -63,6 +63,7 @@ export async function renderContextFor(scope: RecordScope, subscription: Pick<Ev
   if (subscription.hide) query.hide = subscription.hide;
   return {
     baseUrl,
+    preread: new Map(),
     zone,
     locale: technical?.locale ?? 'en-US',
     formatted: false,

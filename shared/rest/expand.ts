@@ -3,7 +3,7 @@
  * level, through embedded arrays and at every depth. All links of one level, across every
  * resource being rendered (a whole list page, every line of every embedded `items` array),
  * are read with one BatchGetItem (split into 100-key calls only when a level holds more keys
- * than DynamoDB takes at once). Embedded objects and objects already inline cost no read:
+ * than DynamoDB takes at once); records the request already read (`preread`) are not read again. Embedded objects and objects already inline cost no read:
  * they are walked within the level that reached them, so their links join that level's
  * batch. Sub-collections become the first page of their list; virtual expansions (`options`)
  * are computed from the stored record. Links the caller may not read, links to missing
@@ -207,9 +207,11 @@ export async function expandResources(
     const [values] = await Promise.all([Promise.all(virtuals.map((run) => run.value)), Promise.all(lists)]);
     virtuals.forEach((run, position) => attachVirtual(run, values[position], next, context, lookup));
     if (reads.length) {
-      const found = await batchGetItems(reads.map((read) => recordKey(read.target, context, read.id)));
+      const missing = reads.map((read) => recordKey(read.target, context, read.id)).filter((key) => !context.preread.has(key.pk));
+      const found = missing.length ? await batchGetItems(missing) : new Map<string, Record<string, unknown>>();
       for (const read of reads) {
-        const item = found.get(recordKey(read.target, context, read.id).pk);
+        const pk = recordKey(read.target, context, read.id).pk;
+        const item = found.get(pk) ?? context.preread.get(pk);
         if (!item || !visible(read.target, item, context.principal)) continue;
         const json = renderStored(read.target, item, context);
         read.holder[read.property] = json;

@@ -29,6 +29,11 @@ export interface RenderContext {
   payment: PaymentSettings;
   /** The currency prices are shown in: a valid `currency` parameter, else the default. */
   currency: string;
+  /**
+   * Records this request already read (by `pk`) that expansion may use instead of reading them
+   * again: a payment read together with the order it predicts (payment-actions.ts).
+   */
+  preread: Map<string, Record<string, unknown>>;
   /** Parsed `show`/`hide` (validated up front, so a conflict fails before any write). */
   showHide: { show?: PathTree; hide?: PathTree };
   /** Absolute URL of a resource or path below the API root. */
@@ -56,6 +61,7 @@ export async function renderContext(context: ApiContext, accountId: string, mode
     payment,
     currency: asked && payment.currencies.includes(asked) ? asked : payment.default_payment_currency,
     showHide,
+    preread: new Map(),
     baseUrl,
     zone,
     locale,

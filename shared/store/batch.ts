@@ -12,24 +12,29 @@ const BATCH_GET_MAX_KEYS = 100;
  * page whose orders hold many lines) is split into 100-key calls sent side by side, so it
  * still costs one round trip.
  */
-export async function batchGetItems(keys: ItemKey[]): Promise<Map<string, Record<string, unknown>>> {
-  return new Map((await batchGetList(keys)).map((item) => [item.pk as string, item]));
+export async function batchGetItems(keys: ItemKey[], options: BatchGetOptions = {}): Promise<Map<string, Record<string, unknown>>> {
+  return new Map((await batchGetList(keys, options)).map((item) => [item.pk as string, item]));
+}
+
+/** How a batch read reads: `consistent` for strongly consistent reads (as GetItem's ConsistentRead). */
+export interface BatchGetOptions {
+  consistent?: boolean;
 }
 
 /** Reads many items by key like `batchGetItems`, answering them as a list (for keys that share a `pk`). */
-export async function batchGetList(keys: readonly ItemKey[]): Promise<Record<string, unknown>[]> {
+export async function batchGetList(keys: readonly ItemKey[], options: BatchGetOptions = {}): Promise<Record<string, unknown>[]> {
   const found: Record<string, unknown>[] = [];
   const unique = [...new Map(keys.map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
   const chunks: ItemKey[][] = [];
   for (let start = 0; start < unique.length; start += BATCH_GET_MAX_KEYS) chunks.push(unique.slice(start, start + BATCH_GET_MAX_KEYS));
-  await Promise.all(chunks.map((chunk) => readChunk(chunk, found)));
+  await Promise.all(chunks.map((chunk) => readChunk(chunk, found, options.consistent === true)));
   return found;
 }
 
-async function readChunk(keys: ItemKey[], found: Record<string, unknown>[]): Promise<void> {
+async function readChunk(keys: ItemKey[], found: Record<string, unknown>[], consistent: boolean): Promise<void> {
   let request = keys;
   for (let attempt = 0; request.length && attempt < 8; attempt++) {
-    const result = await db().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: request } } }));
+    const result = await db().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: request, ...(consistent ? { ConsistentRead: true } : {}) } } }));
     found.push(...(result.Responses?.[table()] ?? []));
     request = (result.UnprocessedKeys?.[table()]?.Keys ?? []) as ItemKey[];
     if (request.length) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 20));

@@ -48,7 +48,7 @@ const lookup = lookupOf([gizmo, gadget, widget]);
 function context(permissions: Principal['permissions']): RenderContext {
   return {
     baseUrl: 'https://api.example.test/api/v1/', zone: 'UTC', locale: 'en-US', formatted: false, now: 0, accountId: 'ACCT', mode: 'test',
-    principal: { permissions, isOwner: false } as unknown as Principal, query: {}, showHide: {},
+    principal: { permissions, isOwner: false } as unknown as Principal, query: {}, showHide: {}, preread: new Map(),
     payment: { default_payment_currency: 'USD', currencies: ['USD'], exchange_rates: {} } as never, currency: 'USD',
     url: (path) => `https://api.example.test/api/v1/${path}`, date: () => null,
   };

@@ -27,7 +27,7 @@ import { cartClosedForOrder, closeForOrderEntry, releaseLockEntry } from '../car
 import type { CartRecord } from '../carts/types';
 import { eventEntries } from '../events/emit';
 import { createOrderEntry } from '../orders/order-store';
-import { orderFromCart, type OrderRecord } from '../orders/orders';
+import { orderFromCart, orderIdOfPayment, type OrderRecord } from '../orders/orders';
 import { countUseWrite, releaseUseWrite } from '../promotions';
 import { gatewayErrorCode } from '../payments/errors';
 import type { ChargeResult, FailedChargeOutcome } from '../payments/gateway';
@@ -78,7 +78,7 @@ export async function completeCartPayment(
   links?: Promise<LicenseLinks>,
 ): Promise<{ order: OrderRecord; completed: PaymentRecord; confirmation: DueClaim; licenses: DueClaim | null }> {
   const paymentId = approved.payment_id;
-  const orderId = newId();
+  const orderId = orderIdOfPayment(scope, paymentId);
   const linkedCustomerId = cart.customer.customer_id;
   const customerId = linkedCustomerId ?? newId();
   // licenses.md §3: the products' license links as they are now make the order's licensed items.

@@ -5,6 +5,7 @@
 import type { DateListed } from '../../store/keys';
 import { declareResource, type FormattedShape } from '../../rest/declarations';
 import type { RenderContext } from '../../rest/render-context';
+import { derivedId } from '../../ids';
 import { listSortKey } from '../../store/keys';
 import { collectionPartition, recordKey, type RecordScope } from '../../store/records';
 import { formOptions } from '../carts';
@@ -188,6 +189,15 @@ export const orderDeclaration = declareResource<OrderRecord>({
     };
   },
 });
+
+/**
+ * The id of the order a cart payment makes: derived from the payment, so a reader of the
+ * payment can read its order in the same call (payment-actions.ts), and a repeated completion
+ * can only ever name the same order.
+ */
+export function orderIdOfPayment(scope: RecordScope, paymentId: string): string {
+  return derivedId(`order:${scope.accountId}:${scope.mode}:${paymentId}`);
+}
 
 /**
  * The order a paid cart becomes (§5.1 step 1 and 3): amounts as the cart showed them, meta

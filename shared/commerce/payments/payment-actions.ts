@@ -7,7 +7,9 @@ import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
-import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
+import { batchGetItems, collectionPartition, findRecord, getRecord, recordKey, retryOnConflict, type RecordScope } from '../../store/records';
+import { parseExpand, withLegacyOptions } from '../../rest/paths';
+import { orderDeclaration, orderIdOfPayment } from '../orders/orders';
 import { viewerCountry } from '../carts/carts';
 import { allowedCustomerCountries, formOptions } from '../carts/options';
 import { payCart, type PaymentOutcome } from '../checkout/pay-cart';
@@ -64,8 +66,27 @@ export async function getPaymentAction(context: ApiContext): Promise<ApiResult> 
   const { scope, render } = await prepare(context);
   const paymentId = context.params.payment_id!;
   assertReach(requirePrincipal(context), `payments/${paymentId}`, 'payment');
-  const payment = await getRecord(paymentDeclaration, scope, paymentId);
+  const wantsOrder = 'order' in parseExpand(withLegacyOptions(context.query.expand, context.query), 'single');
+  const payment = wantsOrder ? await readWithOrder(scope, paymentId, render) : await getRecord(paymentDeclaration, scope, paymentId);
   return { status: 200, body: await renderResource(paymentDeclaration, payment, render) };
+}
+
+/**
+ * The payment and, in the same strongly consistent batch read, the order its id predicts
+ * (`orderIdOfPayment`): `expand=order`, the shopper's read after paying, costs one call. The
+ * order is handed to expansion only when the payment really names it (expansion still checks
+ * the caller may read it); otherwise expansion reads the order the payment names as usual.
+ */
+async function readWithOrder(scope: RecordScope, paymentId: string, render: RenderContext): Promise<PaymentRecord> {
+  const paymentKey = recordKey(paymentDeclaration, scope, paymentId);
+  const orderKey = recordKey(orderDeclaration, scope, orderIdOfPayment(scope, paymentId));
+  const found = await batchGetItems([paymentKey, orderKey], { consistent: true });
+  const payment = found.get(paymentKey.pk) as PaymentRecord | undefined;
+  // Absent: the usual answer (404, or 400 when it exists in the other mode).
+  if (!payment) return getRecord(paymentDeclaration, scope, paymentId);
+  const order = found.get(orderKey.pk);
+  if (order && payment.order_id === orderIdOfPayment(scope, paymentId)) render.preread.set(orderKey.pk, order);
+  return payment;
 }
 
 /** `POST /payments`: a direct payment (no order). */
