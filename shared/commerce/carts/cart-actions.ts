@@ -3,7 +3,7 @@
  * come through the route check for single carts (`allowOrReach`): every action on one cart
  * asserts reach first, so a cart the token did not create answers 404 like a missing one.
  */
-import { readPaymentSettings, readTaxSettings } from '../../accounts/settings';
+import { readPaymentSettingsCached, readTaxSettingsCached } from '../../accounts/settings-cache';
 import type { Principal } from '../../auth/principal';
 import { assertReach } from '../../auth/reach';
 import { InvalidInputError, NotFoundError } from '../../http/errors';
@@ -44,9 +44,13 @@ async function prepare(context: ApiContext): Promise<Prepared> {
   return { principal, scope, render: await renderContext(context, scope.accountId, scope.mode) };
 }
 
-/** Writes price with the settings as they are now, not as cached for rendering. */
+/**
+ * Writes price with the settings of this second (the per-process cache: a change made here is
+ * seen at once, one made elsewhere within a second, as for payments), which saves a shopper's
+ * every cart write two reads.
+ */
 async function writeContext({ principal, scope }: Prepared): Promise<CartWriteContext> {
-  const [payment, tax] = await Promise.all([readPaymentSettings(scope.accountId), readTaxSettings(scope.accountId)]);
+  const [payment, tax] = await Promise.all([readPaymentSettingsCached(scope.accountId), readTaxSettingsCached(scope.accountId)]);
   return { principal, scope, payment, tax };
 }
 
