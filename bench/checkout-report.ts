@@ -192,7 +192,7 @@ export function printReport({ shops, figures: of, currentTitle, baseline: baseli
   table(`Cold: step by step, ${(QUIET_MS / 1000).toFixed(1)} s quiet before each step (every one-second cache lapsed: token record, rate-limit lease, settings)`, stepByStep);
   table('Warm: back to back, 10 checkouts and reads with nothing between (the process’s caches fresh)', backToBack);
   const spread = [stepByStep, backToBack].some((costs) => [...costs.values()].some((perStep) => [...perStep.values()].some((cost) => cost?.spread)));
-  if (spread) console.log('(a–b) before calls / rounds: the samples differed, from a to b calls; the most common is shown.');
+  if (spread) console.log('(a–b) in front of calls / rounds: the samples differed, from a to b calls; the most common is shown.');
 
   console.log('');
   for (const [title, [first, last]] of estimates) {
