@@ -1,88 +1,224 @@
 /**
- * Full checkout on the local runtime: limited token → cart → pay → order read, as a shopper's
- * browser does it. Prints checkouts per second (sequential and concurrent) and the DynamoDB
- * calls one checkout costs, counted by the local emulator (`/_local/metrics`).
+ * Checkout and catalogue-read speed of the current tree against a baseline commit, in one run
+ * (issue 12): both runtimes are started side by side (the baseline from a temporary
+ * `git worktree` of `--baseline`) and driven by the same client in alternating rounds
+ * (baseline, current, baseline, current, ...) so machine noise falls on both alike.
  *
- *   npm run bench:checkout [-- --checkouts 100 --concurrency 8]
+ *   npm run bench:checkout [-- --checkouts 200 --concurrent 400 --shoppers 8 --reads 400]
+ *                          [-- --baseline <git ref> | --no-baseline]
+ *
+ * Prints checkouts per second one at a time and with 8 shoppers, p50/p99 per checkout and per
+ * step (token → cart → pay → order read), an authenticated catalogue read (`GET products?limit=50`,
+ * secret token), the ratios current/baseline, and per step the DynamoDB calls and sequential
+ * round trips with an on-paper cloud estimate from them (`cloud-estimate.ts`), cold (each
+ * step after a pause that lets the one-second caches lapse) and warm (back to back). Costs come
+ * from the `x-cartwheel-dynamodb` header: after the timed runs the baseline is restarted with
+ * the current meter added (`addMeter`), so both are counted the same way; where the meter
+ * cannot be added, the baseline's calls come from its emulator's `/_local/metrics` and its
+ * rounds are unknown. Not a test: it prints figures.
  */
-import { rmSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { api, startRuntime } from '../test/support/runtime-process';
+import { startRuntime, tempDataDir, type RuntimeProcess } from '../test/support/runtime-process';
+import { addMeter, checkOutBaseline, commitTitle, type BaselineTree } from './baseline-tree';
+import { printReport, type Figures } from './checkout-report';
+import { CATALOGUE_SIZE, concurrentCheckouts, QUIET_MS, Shop } from './shopper';
 
-const { values } = parseArgs({ options: { checkouts: { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' } } });
-const checkouts = Number(values.checkouts);
-const concurrency = Number(values.concurrency);
+const { values } = parseArgs({
+  options: {
+    checkouts: { type: 'string', default: '200' },
+    concurrent: { type: 'string', default: '400' },
+    shoppers: { type: 'string', default: '8' },
+    reads: { type: 'string', default: '400' },
+    rounds: { type: 'string', default: '8' },
+    baseline: { type: 'string', default: '4876dda' },
+    'no-baseline': { type: 'boolean', default: false },
+  },
+});
+const sequentialCount = Number(values.checkouts);
+const concurrentCount = Number(values.concurrent);
+const shoppers = Number(values.shoppers);
+const readCount = Number(values.reads);
+const roundCount = Number(values.rounds);
+const baselineRef = values['no-baseline'] ? undefined : values.baseline!;
 
-const dataDir = mkdtempSync(join(tmpdir(), 'cartwheel-bench-checkout-'));
-const runtime = await startRuntime({ dataDir, env: { CARTWHEEL_RATE_PER_TOKEN: '1000000/1000000', CARTWHEEL_RATE_PER_IP: '1000000/1000000' } });
-const base = runtime.bootstrap.api_url;
-const account = runtime.bootstrap.account_id;
-const secret = runtime.bootstrap.tokens.test_secret;
-const card = { payment_method: { type: 'credit_card', data: { number: '4242424242424242', exp_month: 12, exp_year: 2031, cvv: '123' } } };
-const customer = { name: 'Ada Lee', email: 'ada@example.test', billing_address: { country: 'US', postal_code: '94107' } };
+const RUNTIME_ENV = { CARTWHEEL_RATE_PER_TOKEN: '1000000/1000000', CARTWHEEL_RATE_PER_IP: '1000000/1000000' };
 
-async function metrics(): Promise<Record<string, number>> {
-  return (await api(`${runtime.url}/_local/metrics`)).body.dynamodb_calls;
+const benchStart = performance.now();
+const clock = () => `[${((performance.now() - benchStart) / 1000).toFixed(0).padStart(4)} s]`;
+const progress = (line: string) => console.log(`${clock()} ${line}`);
+
+// ---- Start-up and clean-up --------------------------------------------------------------
+let baselineTree: BaselineTree | undefined;
+const runtimes: RuntimeProcess[] = [];
+let cleaning: Promise<void> | undefined;
+/** Stops the runtimes (SIGKILL after 12 s) and removes the baseline worktree, once. */
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await Promise.all(
+      runtimes.map(async (runtime) => {
+        const timer = setTimeout(() => void runtime.stop('SIGKILL'), 12_000);
+        await runtime.stop('SIGTERM');
+        clearTimeout(timer);
+      }),
+    );
+    baselineTree?.remove();
+  })();
+  return cleaning;
+}
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  // Ctrl-C reaches this process twice (from the terminal, and relayed by the tsx wrapper):
+  // the second must not kill it before the worktree is removed.
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    console.error(`\n${signal}: stopping the runtimes${baselineTree ? ` and removing ${baselineTree.root}` : ''}`);
+    void cleanup().finally(() => process.exit(130));
+  });
 }
 
-/** Milliseconds each step took, per step, while `timing` is on (the sequential run). */
-const steps: Record<string, number[]> = { token: [], cart: [], pay: [], order: [] };
-let timing = false;
-
-async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  const result = await run();
-  if (timing) steps[name]!.push(performance.now() - started);
-  return result;
+/** `n` split into `parts` near-equal positive sizes. */
+function split(n: number, parts: number): number[] {
+  return Array.from({ length: parts }, (_, i) => Math.floor((n * (i + 1)) / parts) - Math.floor((n * i) / parts)).filter((size) => size > 0);
 }
 
-/** One shopper's checkout; returns the HTTP requests it made. */
-async function checkout(): Promise<number> {
-  const token = (await step('token', () => api(`${base}auths/limited?account_id=${account}&test=true`, { method: 'POST', token: secret }))).body.token;
-  const cart = await step('cart', () => api(`${base}carts`, { method: 'POST', token, body: { items: [{ product_id: 'bench-ebook', quantity: 2 }], customer } }));
-  if (cart.status !== 201) throw new Error(`cart: ${cart.status} ${cart.text}`);
-  const paid = await step('pay', () => api(`${base}carts/${cart.body.cart_id}/payments`, { method: 'POST', token, body: card }));
-  if (paid.status !== 201) throw new Error(`pay: ${paid.status} ${paid.text}`);
-  const order = await step('order', () => api(`${paid.body.url}?expand=order`, { token }));
-  if (order.status !== 200 || !order.body.order?.order_id) throw new Error(`order: ${order.status}`);
-  return 4;
+const emptyFigures = (): Figures => ({
+  sequential: { samples: [], ms: 0 },
+  concurrent: { samples: [], ms: 0 },
+  reads: { samples: [], ms: 0 },
+  counted: [],
+  countedReads: [],
+  backToBack: [],
+  backToBackReads: [],
+});
+
+/** Emulator calls in all, per shop. */
+async function emulatorTotals(shops: Shop[]): Promise<number[]> {
+  return Promise.all(shops.map(async (shop) => Object.values(await shop.emulatorCalls()).reduce((a, b) => a + b, 0)));
 }
 
-const p50 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+/**
+ * Waits until no runtime has made a DynamoDB call for 300 ms (the background work of earlier
+ * checkouts, such as event delivery, is done), at most 10 s: a turn then pays for nothing the
+ * other runtime left running. Resolves with whether it got quiet.
+ */
+async function settle(shops: Shop[]): Promise<boolean> {
+  const deadline = performance.now() + 10_000;
+  let last = await emulatorTotals(shops);
+  while (performance.now() < deadline) {
+    await sleep(300);
+    const now = await emulatorTotals(shops);
+    if (now.every((total, i) => total === last[i])) return true;
+    last = now;
+  }
+  return false;
+}
+
+/**
+ * Runs `work` on each shop in turn, `sizes.length` times (A, B, A, B, ...), each turn after
+ * `settle`, printing a line per round.
+ */
+async function alternate(label: string, shops: Shop[], sizes: number[], work: (shop: Shop, size: number) => Promise<{ ms: number; count: number; unit: string }>) {
+  for (const [round, size] of sizes.entries()) {
+    const parts: string[] = [];
+    for (const shop of shops) {
+      if (!(await settle(shops))) parts.push('(not quiet after 10 s)');
+      const { ms, count, unit } = await work(shop, size);
+      parts.push(`${shop.name} ${((count / ms) * 1000).toFixed(1)} ${unit}/s`);
+    }
+    progress(`${label} round ${round + 1}/${sizes.length} (${sizes[round]} each): ${parts.join(', ')}`);
+  }
+}
 
 try {
-  await api(`${base}settings/payment`, { method: 'POST', token: secret, body: { duplicate_payment_timeout: 0 } });
-  await api(`${base}products`, { method: 'POST', token: secret, body: { product_id: 'bench-ebook', name: 'Bench e-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] } });
-  for (let i = 0; i < 5; i++) await checkout(); // warm-up
+  const currentTitle = commitTitle();
+  console.log(`Checkout bench: current tree (${currentTitle}${baselineRef ? `) vs baseline ${baselineRef}` : '), no baseline'}`);
+  console.log(
+    `  ${sequentialCount} checkouts one at a time, ${concurrentCount} with ${shoppers} shoppers, ${readCount} catalogue reads; ` +
+      `each in ${roundCount} alternating rounds`,
+  );
+  if (baselineRef) {
+    baselineTree = checkOutBaseline(baselineRef);
+    progress(`baseline ${baselineTree.title} checked out to ${baselineTree.root}`);
+  }
+  const [current, baseline] = await Promise.all([
+    startRuntime({ dataDir: tempDataDir(), env: RUNTIME_ENV }),
+    baselineTree ? startRuntime({ dataDir: tempDataDir(), env: RUNTIME_ENV, root: baselineTree.root }) : undefined,
+  ]);
+  runtimes.push(current, ...(baseline ? [baseline] : []));
+  const shops = [...(baseline ? [new Shop('baseline', baseline)] : []), new Shop('current', current)];
+  progress(`runtimes started: ${shops.map((shop) => `${shop.name} ${shop.runtime.url}`).join(', ')}`);
+  const figures = new Map(shops.map((shop) => [shop.name, emptyFigures()]));
+  const of = (shop: Shop) => figures.get(shop.name)!;
 
-  // DynamoDB calls of one checkout, by operation (sequential, nothing else running).
-  const before = await metrics();
-  await checkout();
-  const after = await metrics();
-  const perCheckout = Object.fromEntries(Object.entries(after).map(([op, n]) => [op, n - (before[op] ?? 0)]).filter(([, n]) => (n as number) > 0));
-  const totalCalls = Object.values(perCheckout).reduce((a, b) => (a as number) + (b as number), 0);
+  for (const shop of shops) await shop.setUp();
+  progress(`set up: the bench e-book and ${CATALOGUE_SIZE} catalogue products on each`);
+  for (const shop of shops) {
+    for (let i = 0; i < 10; i++) await shop.checkout();
+    for (let i = 0; i < 20; i++) await shop.catalogueRead();
+  }
+  progress('warmed up: 10 checkouts and 20 catalogue reads on each');
 
-  let start = performance.now();
-  timing = true;
-  for (let i = 0; i < Math.min(checkouts, 50); i++) await checkout();
-  timing = false;
-  const sequentialRate = Math.min(checkouts, 50) / ((performance.now() - start) / 1000);
+  // ---- Speed -------------------------------------------------------------------------------
+  const before = await emulatorTotals(shops);
+  await alternate('one at a time', shops, split(sequentialCount, roundCount), async (shop, size) => {
+    const started = performance.now();
+    for (let i = 0; i < size; i++) of(shop).sequential.samples.push(await shop.checkout());
+    const ms = performance.now() - started;
+    of(shop).sequential.ms += ms;
+    return { ms, count: size, unit: 'checkouts' };
+  });
+  await settle(shops); // the last checkouts' background work (event delivery) belongs to the run
+  const after = await emulatorTotals(shops);
+  for (const [i, shop] of shops.entries()) of(shop).sequentialEmulatorCalls = (after[i]! - before[i]!) / of(shop).sequential.samples.length;
+  await alternate(`${shoppers} shoppers`, shops, split(concurrentCount, roundCount), async (shop, size) => {
+    const { samples, ms } = await concurrentCheckouts(shop, size, shoppers);
+    of(shop).concurrent.samples.push(...samples);
+    of(shop).concurrent.ms += ms;
+    return { ms, count: size, unit: 'checkouts' };
+  });
+  await alternate('catalogue reads', shops, split(readCount, roundCount), async (shop, size) => {
+    const started = performance.now();
+    for (let i = 0; i < size; i++) of(shop).reads.samples.push(await shop.catalogueRead());
+    const ms = performance.now() - started;
+    of(shop).reads.ms += ms;
+    return { ms, count: size, unit: 'reads' };
+  });
 
-  start = performance.now();
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next++ < checkouts) await checkout();
-  }));
-  const concurrentRate = checkouts / ((performance.now() - start) / 1000);
+  // ---- Costs -------------------------------------------------------------------------------
+  // The baseline was timed as it is; for counting it gets the current meter (same data, same
+  // port), so its calls and rounds are counted exactly as the current tree's are.
+  let meter: string | undefined;
+  if (baselineTree && baseline) {
+    meter = addMeter(baselineTree);
+    if (meter === 'added') {
+      await baseline.stop();
+      const metered = await baseline.restart();
+      runtimes.splice(runtimes.indexOf(baseline), 1, metered);
+      shops[0] = new Shop('baseline', metered);
+      progress('baseline restarted with the per-request meter added (for counting only; it was timed without it)');
+    } else if (meter !== 'native') {
+      progress(`baseline meter not added (${meter}): its calls come from the emulator, rounds unknown`);
+    }
+  }
+  for (const shop of shops) {
+    for (let i = 0; i < 5; i++) await shop.checkout(); // the restarted baseline's caches, and the same for both
+    for (let i = 0; i < 5; i++) await shop.catalogueRead();
+    for (let i = 0; i < 3; i++) of(shop).counted.push(await shop.checkout(true));
+    for (let i = 0; i < 3; i++) of(shop).countedReads.push(await shop.catalogueRead(true));
+    for (let i = 0; i < 10; i++) of(shop).backToBack.push(await shop.checkout());
+    for (let i = 0; i < 10; i++) of(shop).backToBackReads.push(await shop.catalogueRead());
+  }
+  progress(`counted on each, after 5 warm-up checkouts and reads: 3 checkouts and 3 reads step by step (${QUIET_MS} ms quiet before each step), then 10 of each back to back`);
 
-  console.log('Full checkout (limited token, cart, pay, order read) on the local runtime');
-  console.log(`  sequential:             ${sequentialRate.toFixed(1)} checkouts/s (${(1000 / sequentialRate).toFixed(1)} ms each)`);
-  console.log(`  ${concurrency} concurrent shoppers:  ${concurrentRate.toFixed(1)} checkouts/s`);
-  console.log(`  p50 per step (sequential): ${Object.entries(steps).map(([name, values]) => `${name} ${p50(values).toFixed(1)} ms`).join(', ')}`);
-  console.log(`  DynamoDB calls per checkout: ${totalCalls} ${JSON.stringify(perCheckout)}`);
-} finally {
-  await runtime.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  printReport({ shops, figures: of, currentTitle, baseline: baselineTree, meter, shoppers });
+  progress('done');
+  await cleanup();
+} catch (error) {
+  if (!interrupted) {
+    console.error(error);
+    process.exitCode = 1;
+  }
+  await cleanup();
 }

@@ -23,7 +23,8 @@ export function get(url: string, headers: Record<string, string>): Promise<numbe
   });
 }
 
-function percentile(sorted: number[], p: number): number {
+/** The `p`th percentile (0–100) of samples sorted ascending. */
+export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 

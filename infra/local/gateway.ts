@@ -3,7 +3,9 @@
  * the route table, builds the same API Gateway v2 event, and calls the same family handler
  * module the CDK stack deploys; unmatched requests go to the fallback family, as `$default`
  * does in the cloud. `/_local/` pages, image files and hosted apps (both address forms, with
- * the API proxied in-process on app hosts) are answered here.
+ * the API proxied in-process on app hosts) are answered here. Every API answer carries
+ * `x-cartwheel-dynamodb: calls=N; rounds=M; ops=…`, what its handler cost in DynamoDB
+ * (`shared/store/request-cost.ts`); the cloud has no such header.
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
@@ -21,6 +23,7 @@ import { handleLocalPage, type LocalPagesOptions } from './local-pages';
 import { IMAGE_FILES_PREFIX, serveImageFile } from './image-files';
 import { APPS_PATH_PREFIX, pathFormTarget, serveAppFile, type LocalApps } from './app-files';
 import { appHostAccount } from '../../shared/hosting/app-hosts';
+import { COST_HEADER, formatCost, measureCost } from '../../shared/store/request-cost';
 
 /** A family handler as both runtimes call it. */
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -121,8 +124,10 @@ export function createGateway(options: GatewayOptions) {
       const edge: EdgeFacts = { sourceIp, port: options.port(), edgeSecret: options.edgeSecret, ...(onAppHost ? { forwardedHost: req.headers.host! } : {}) };
       const family: FamilyName = match ? match.route.family : fallbackFamily;
       const event = toApiGatewayEvent(req, body, match ? match.routeKey : '$default', match?.params, edge);
-      const result = await options.handlers[family](event, lambdaContext(family, TIMEOUT_MS));
-      writeResult(res, result);
+      // What the request cost in DynamoDB, counted when its answer is ready (work left running
+      // after that is not the request's): local only, for benches and curious developers.
+      const { value: result, cost } = await measureCost(() => options.handlers[family](event, lambdaContext(family, TIMEOUT_MS)));
+      writeResult(res, { ...result, headers: { ...result.headers, [COST_HEADER]: formatCost(cost) } });
     } catch (error) {
       // An unexpected fault is logged by errorResult and answered as a detail-free 500.
       answerError(req, res, error, !req.complete);

@@ -8,6 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { config } from '../config';
+import { meterRequestCost } from './request-cost';
 
 let baseClient: DynamoDBClient | undefined;
 let documentClient: DynamoDBDocumentClient | undefined;
@@ -28,6 +29,8 @@ export function db(): DynamoDBDocumentClient {
   if (!documentClient) {
     const { region, endpoints } = config();
     baseClient = new DynamoDBClient({ region, maxAttempts: 3, ...localClientOptions(endpoints.dynamodb) });
+    // Counts calls only inside `measureCost` (the local gateway's per-request header).
+    meterRequestCost(baseClient);
     documentClient = DynamoDBDocumentClient.from(baseClient, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     });

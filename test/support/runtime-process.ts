@@ -73,11 +73,20 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** How to start a runtime: data dir, extra environment, and which source tree to run. */
+export interface RuntimeOptions {
+  dataDir?: string;
+  env?: Record<string, string>;
+  /** The checkout whose `infra/local/main.ts` runs (default: this one; benches pass another commit's). */
+  root?: string;
+}
+
 /** Spawns `infra/local/main.ts` and returns at once (the runtime is still starting). */
-export function spawnRuntime(options: { dataDir?: string; env?: Record<string, string> } = {}): SpawnedRuntime {
+export function spawnRuntime(options: RuntimeOptions = {}): SpawnedRuntime {
   const dataDir = options.dataDir ?? tempDataDir();
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', join(ROOT, 'infra/local/main.ts')], {
-    cwd: ROOT,
+  const root = options.root ?? ROOT;
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', join(root, 'infra/local/main.ts')], {
+    cwd: root,
     env: { ...process.env, PORT: '0', CARTWHEEL_DATA_DIR: dataDir, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -106,7 +115,7 @@ export function spawnRuntime(options: { dataDir?: string; env?: Record<string, s
 }
 
 /** Starts `infra/local/main.ts` and waits for its listening line. */
-export async function startRuntime(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<RuntimeProcess> {
+export async function startRuntime(options: RuntimeOptions = {}): Promise<RuntimeProcess> {
   const spawned = spawnRuntime(options);
   const { child, dataDir, exited } = spawned;
   const url = await spawned.listening;
@@ -129,7 +138,7 @@ export async function startRuntime(options: { dataDir?: string; env?: Record<str
     },
     restart: async () => {
       if (child.exitCode === null && child.signalCode === null) throw new Error('restart() needs the previous runtime to have exited');
-      return startRuntime({ dataDir, env: { ...options.env, PORT: String(port) } });
+      return startRuntime({ dataDir, root: options.root, env: { ...options.env, PORT: String(port) } });
     },
   };
 }

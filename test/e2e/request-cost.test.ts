@@ -1,0 +1,59 @@
+/**
+ * End-to-end over HTTP against a real local runtime: every API answer carries
+ * `x-cartwheel-dynamodb` with what its handler cost in DynamoDB (calls, sequential rounds and
+ * the operations of each round); the runtime's own pages do not.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COST_HEADER, parseCost } from '../../shared/store/request-cost';
+import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
+
+let runtime: RuntimeProcess;
+let base: string;
+let secret: string;
+
+beforeAll(async () => {
+  runtime = await startRuntime();
+  base = runtime.bootstrap.api_url;
+  secret = runtime.bootstrap.tokens.test_secret;
+});
+afterAll(async () => {
+  expect(await runtime.stop('SIGTERM')).toBe(0);
+});
+
+describe('x-cartwheel-dynamodb', () => {
+  it('reports the calls and rounds of an authenticated product read', async () => {
+    const created = await api(`${base}products`, { method: 'POST', token: secret, body: { name: 'Costed', type: 'digital', prices: [{ currency: 'USD', price: 5 }] } });
+    expect(created.status).toBe(201);
+    const write = parseCost(created.headers.get(COST_HEADER));
+    expect(write!.calls).toBeGreaterThanOrEqual(2);
+
+    const list = await api(`${base}products?limit=10`, { token: secret });
+    expect(list.status).toBe(200);
+    expect(list.body.data).toHaveLength(1);
+    const cost = parseCost(list.headers.get(COST_HEADER));
+    expect(cost).toBeDefined();
+    expect(cost!.calls).toBeGreaterThanOrEqual(1);
+    expect(cost!.rounds).toBeGreaterThanOrEqual(1);
+    expect(cost!.rounds).toBeLessThanOrEqual(cost!.calls);
+    // The operations listed round by round add up to the calls counted.
+    expect(cost!.roundOperations).toHaveLength(cost!.rounds);
+    expect(cost!.roundOperations.flat()).toHaveLength(cost!.calls);
+    expect(Object.keys(cost!.byOperation).some((operation) => operation === 'Query' || operation === 'GetItem')).toBe(true);
+  });
+
+  it('is on refusals too: no token costs nothing, an unknown token its lookup', async () => {
+    const anonymous = await api(`${base}products`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get(COST_HEADER)).toBe('calls=0; rounds=0');
+
+    const unknown = await api(`${base}products`, { token: `sk.test.${'0'.repeat(40)}` });
+    expect(unknown.status).toBe(401);
+    expect(parseCost(unknown.headers.get(COST_HEADER))!.calls).toBeGreaterThanOrEqual(1);
+  });
+
+  it('is not on the runtime’s own pages', async () => {
+    const health = await api(`${runtime.url}/_local/health`);
+    expect(health.status).toBe(200);
+    expect(health.headers.get(COST_HEADER)).toBeNull();
+  });
+});
