@@ -6,7 +6,7 @@
  * transaction half applied. Everything else is dynalite's own behaviour, untouched.
  */
 import { mkdir } from 'node:fs/promises';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -41,6 +41,7 @@ import {
 } from './dynamo-wire';
 
 export { transactionJournalPath, type TransactionJournal } from './dynamo-transactions';
+export type { Reply } from './dynamo-wire';
 
 /** A running local DynamoDB. */
 export interface DynamoEmulator {
@@ -51,6 +52,12 @@ export interface DynamoEmulator {
   sweepExpired(nowEpochSeconds: number): Promise<number>;
   /** Calls received so far, by operation (`GetItem`, `TransactWriteItems`, ...): what a request costs. */
   calls(): Record<string, number>;
+  /**
+   * Answers one DynamoDB request in this process, without a socket: the same dispatch, lock,
+   * transactions, counting and stop behaviour as a request over HTTP (dynamo-in-process.ts
+   * turns it into an SDK request handler). `headers` are the request's (lower-case names).
+   */
+  invoke(headers: IncomingHttpHeaders, body: Buffer): Promise<Reply>;
   /** Stops accepting requests, lets in-flight ones finish, and closes LevelDB. */
   stop(): Promise<void>;
 }
@@ -71,6 +78,13 @@ export interface DynamoEmulatorOptions {
 const require = createRequire(import.meta.url);
 const dynalite = require('dynalite') as typeof import('dynalite');
 const dynaliteDb = require('dynalite/db') as { create: (options: Record<string, unknown>) => DynaliteStore };
+
+/** What the emulator reads of a request, whether it came over HTTP or from this process. */
+interface WireRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+}
 
 const maxRequestBytes = 16 * 1024 * 1024; // dynalite's (and DynamoDB's) request size limit
 const returnOnFailureMember = '"ReturnValuesOnConditionCheckFailure"';
@@ -159,8 +173,23 @@ class LocalDynamo {
       port,
       sweepExpired: (now) => this.sweepExpired(now),
       calls: () => Object.fromEntries(this.callCounts),
+      invoke: (headers, body) => this.invoke(headers, body),
       stop: () => (this.stopped ??= this.shutdown()),
     };
+  }
+
+  /** One request from this process (no socket): refused while stopping, drained by `stop` like HTTP ones. */
+  private async invoke(headers: IncomingHttpHeaders, body: Buffer): Promise<Reply> {
+    if (this.stopping) return errorReply(errorTypes.unavailable, 'The DynamoDB emulator is stopping', 503);
+    if (body.length > maxRequestBytes) return { status: 413, headers: {}, body: '' };
+    this.begin();
+    try {
+      return await this.dispatch('POST', '/', headers, body);
+    } catch (error) {
+      return errorReply(errorTypes.internal, error instanceof Error ? error.message : String(error), 500);
+    } finally {
+      this.end();
+    }
   }
 
   private onRequest(request: IncomingMessage, response: ServerResponse): void {
@@ -189,7 +218,7 @@ class LocalDynamo {
         return;
       }
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      this.dispatch(request, body)
+      this.dispatch(request.method ?? 'POST', request.url ?? '/', request.headers, body)
         .catch((error: unknown) => errorReply(errorTypes.internal, error instanceof Error ? error.message : String(error), 500))
         .then((reply) => send(response, reply, this.stopping))
         .finally(() => this.end());
@@ -198,8 +227,9 @@ class LocalDynamo {
 
   private readonly callCounts = new Map<string, number>();
 
-  private dispatch(request: IncomingMessage, body: Buffer): Promise<Reply> {
-    const target = request.headers['x-amz-target'];
+  private dispatch(method: string, url: string, headers: IncomingHttpHeaders, body: Buffer): Promise<Reply> {
+    const request = { method, url, headers };
+    const target = headers['x-amz-target'];
     const operation = typeof target === 'string' && target.startsWith(targetPrefix) ? target.slice(targetPrefix.length) : '';
     this.callCounts.set(operation, (this.callCounts.get(operation) ?? 0) + 1);
     switch (operation) {
@@ -227,12 +257,12 @@ class LocalDynamo {
     }
   }
 
-  private forward(request: IncomingMessage, body: Buffer): Promise<Reply> {
-    return this.dynalite.forward(request.method ?? 'POST', request.url ?? '/', request.headers, body);
+  private forward(request: WireRequest, body: Buffer): Promise<Reply> {
+    return this.dynalite.forward(request.method, request.url, request.headers, body);
   }
 
   /** PutItem/UpdateItem/DeleteItem, adding the `Item` dynalite leaves out of a failed condition. */
-  private async writeItem(operation: string, request: IncomingMessage, body: Buffer): Promise<Reply> {
+  private async writeItem(operation: string, request: WireRequest, body: Buffer): Promise<Reply> {
     // Cheap byte search first: almost no write asks for the item back, and those skip parsing.
     if (!body.includes(returnOnFailureMember)) return this.forward(request, body);
     let input: unknown;
@@ -272,7 +302,7 @@ class LocalDynamo {
   }
 
   /** Table lifecycle calls: dynalite's answer, plus forgetting what we cached about the table. */
-  private async changeTable(operation: string, request: IncomingMessage, body: Buffer): Promise<Reply> {
+  private async changeTable(operation: string, request: WireRequest, body: Buffer): Promise<Reply> {
     const reply = await this.forward(request, body);
     if (reply.status !== 200) return reply;
     const input: unknown = JSON.parse(body.toString('utf8'));

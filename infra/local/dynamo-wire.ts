@@ -134,8 +134,8 @@ export class CapturedResponse {
   }
 }
 
-// dynalite only checks that these are present; it never verifies signatures.
-const internalAuthorization =
+/** dynalite only checks that this header is present; it never verifies signatures. */
+export const internalAuthorization =
   'AWS4-HMAC-SHA256 Credential=local/20200101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0';
 
 /** Calls into dynalite's request listener in memory: no socket, no lock (callers hold it). */

@@ -12,7 +12,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAccount, type AccountBootstrap } from '../../shared/accounts/create-account';
 import { clockMode, nowMs, nowSeconds, onClockMoved, useManualClock } from '../../shared/clock';
-import { resetDb } from '../../shared/store/client';
+import { useDynamoTransport } from '../../shared/store/client';
+import { inProcessClientOptions } from './dynamo-in-process';
 import { dataPaths, lockDataDir } from './data-dir';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -111,6 +112,8 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
 
     log('Starting emulators (DynamoDB, SQS, S3)...');
     emulators = await startEmulators(paths.root);
+    // The handlers reach the emulator in this process without a socket (CARTWHEEL_DYNAMO_TRANSPORT=http: over HTTP, to compare).
+    useDynamoTransport(process.env.CARTWHEEL_DYNAMO_TRANSPORT === 'http' ? undefined : inProcessClientOptions(emulators.dynamo));
     const platform = useLocalPlatform(paths, emulators, port, edgeSecret);
 
     gateway = createGateway({
@@ -154,12 +157,13 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
         await Promise.all(pollers.map((poller) => poller.stop()));
         await stopSchedules();
         await emulators!.stop();
-        resetDb();
+        useDynamoTransport(undefined);
         release();
       })());
     return { url: origin, port, bootstrap, emulators, stop };
   } catch (error) {
     await emulators?.stop().catch(() => undefined);
+    useDynamoTransport(undefined);
     release();
     throw error;
   }

@@ -1,7 +1,8 @@
 /**
  * The DynamoDB client every module uses. Built once per process from the configuration:
  * in the cloud it is a plain SDK v3 client; locally only the endpoint (and dummy
- * credentials for the emulator) differ.
+ * credentials for the emulator) differ, and in the local runtime's own process the transport
+ * (`useDynamoTransport`).
  */
 import { Agent } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -12,6 +13,18 @@ import { meterRequestCost } from './request-cost';
 
 let baseClient: DynamoDBClient | undefined;
 let documentClient: DynamoDBDocumentClient | undefined;
+let transport: Record<string, unknown> | undefined;
+
+/**
+ * Local runtime only: client options that replace the transport to the emulator when it runs
+ * in this process (infra/local/dynamo-in-process.ts: a request handler without a socket or
+ * signing). `undefined` goes back to HTTP. The cloud never calls it. Takes effect for the next
+ * client `db()` builds.
+ */
+export function useDynamoTransport(options: Record<string, unknown> | undefined): void {
+  transport = options;
+  resetDb();
+}
 
 /** Settings shared by every SDK client pointed at a local emulator endpoint. */
 export function localClientOptions(endpoint: string | undefined): Record<string, unknown> {
@@ -28,7 +41,7 @@ export function localClientOptions(endpoint: string | undefined): Record<string,
 export function db(): DynamoDBDocumentClient {
   if (!documentClient) {
     const { region, endpoints } = config();
-    baseClient = new DynamoDBClient({ region, maxAttempts: 3, ...localClientOptions(endpoints.dynamodb) });
+    baseClient = new DynamoDBClient({ region, maxAttempts: 3, ...localClientOptions(endpoints.dynamodb), ...(endpoints.dynamodb ? transport : undefined) });
     // Counts calls only inside `measureCost` (the local gateway's per-request header).
     meterRequestCost(baseClient);
     documentClient = DynamoDBDocumentClient.from(baseClient, {
