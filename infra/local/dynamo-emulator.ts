@@ -23,6 +23,7 @@ import type { DynaliteStore } from 'dynalite/db';
 import type { tableDefinition } from '../../shared/store/table';
 import { keyOf, KeySchemas } from './dynamo-keys';
 import { ReadWriteLock } from './dynamo-lock';
+import { cachePointReads, type PointLevel, type ReadCacheLimits, type ReadCacheStats } from './dynamo-read-cache';
 import { closeIteratorsWhenDone, type StreamingLevel } from './dynamo-streams';
 import { transactionJournalPath, Transactions } from './dynamo-transactions';
 import { deleteExpiredItems, describeTimeToLive, TimeToLiveSettings, timeToLivePath, updateTimeToLive } from './dynamo-ttl';
@@ -58,6 +59,8 @@ export interface DynamoEmulator {
    * turns it into an SDK request handler). `headers` are the request's (lower-case names).
    */
   invoke(headers: IncomingHttpHeaders, body: Buffer): Promise<Reply>;
+  /** What the point-read cache in front of LevelDB did so far. */
+  readCache(): ReadCacheStats;
   /** Stops accepting requests, lets in-flight ones finish, and closes LevelDB. */
   stop(): Promise<void>;
 }
@@ -69,6 +72,8 @@ export interface DynamoEmulatorOptions {
   /** 0 (the default) picks a free port. */
   port?: number;
   host?: string;
+  /** Limits of the point-read cache in front of LevelDB (dynamo-read-cache.ts); tests make it small. */
+  readCache?: Partial<ReadCacheLimits>;
   /** Testing hook: runs after each operation of a write transaction (crash tests die here). */
   onTransactionStep?: (step: number) => void;
 }
@@ -96,7 +101,7 @@ const returnOnFailureMember = '"ReturnValuesOnConditionCheckFailure"';
 export async function startDynamoEmulator(options: DynamoEmulatorOptions): Promise<DynamoEmulator> {
   const { dataDir, host = '127.0.0.1', port = 0 } = options;
   await mkdir(dataDir, { recursive: true });
-  const { server, store } = createDynalite(dataDir);
+  const { server, store, cacheStats } = createDynalite(dataDir, options.readCache);
   try {
     await store?.db.open();
   } catch (error) {
@@ -105,7 +110,7 @@ export async function startDynamoEmulator(options: DynamoEmulatorOptions): Promi
   try {
     const emulator = await LocalDynamo.create(server, dataDir, options.onTransactionStep);
     await listen(server, port, host);
-    return emulator.handle(host, (server.address() as AddressInfo).port);
+    return { ...emulator.handle(host, (server.address() as AddressInfo).port), readCache: cacheStats };
   } catch (error) {
     if (server.listening) await new Promise((resolve) => server.close(resolve));
     else if (store) await new Promise((resolve) => store.db.close(resolve));
@@ -167,7 +172,7 @@ class LocalDynamo {
   }
 
   /** The public face of this emulator. */
-  handle(host: string, port: number): DynamoEmulator {
+  handle(host: string, port: number): Omit<DynamoEmulator, 'readCache'> {
     return {
       endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
       port,
@@ -368,19 +373,23 @@ class LocalDynamo {
  * would otherwise crash the process on the first request) and close it if start-up fails;
  * and its read streams are replaced with ones that close their LevelDB iterators.
  */
-function createDynalite(dataDir: string): { server: Server; store: DynaliteStore | undefined } {
+function createDynalite(dataDir: string, cacheLimits?: Partial<ReadCacheLimits>): { server: Server; store: DynaliteStore | undefined; cacheStats: () => ReadCacheStats } {
   const create = dynaliteDb.create;
   let store: DynaliteStore | undefined;
+  let cacheStats: (() => ReadCacheStats) | undefined;
   dynaliteDb.create = (options) => {
     store = create(options);
     // dynalite never closes the LevelDB iterators behind its Query/Scan streams (see dynamo-streams.ts).
     closeIteratorsWhenDone(store.db as unknown as StreamingLevel);
+    // Point reads of hot items come from a bounded cache; writes still land in LevelDB as before.
+    cacheStats = cachePointReads(store.db as unknown as PointLevel, cacheLimits);
     return store;
   };
   try {
     // Zero delays: tables and indexes are ACTIVE as soon as their creation returns.
     const server = dynalite({ path: dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-    return { server, store };
+    if (!cacheStats) throw new Error('dynalite did not build its store while creating the server');
+    return { server, store, cacheStats };
   } finally {
     dynaliteDb.create = create;
   }

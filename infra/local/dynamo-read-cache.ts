@@ -1,0 +1,164 @@
+/**
+ * A bounded read cache in front of dynalite's LevelDB (issue 12: the local store made cheap).
+ *
+ * Every DynamoDB write dynalite answers first reads the item it replaces, and GetItem reads it
+ * again: point reads of a small hot set (tokens, settings, the cart being paid) were the
+ * largest single cost of a checkout on the local runtime (LevelDB's native `get` through the
+ * thread pool). The cache keeps the JSON text of recently read or written keys, and absent
+ * keys as absent, up to a byte budget, least recently used out first; so memory stays flat
+ * however much the data grows.
+ *
+ * Writes go through: the cache takes the new value when a write starts and LevelDB acknowledges
+ * it exactly as before (a committed write is on disk as it was, so `kill -9` keeps it); a write
+ * LevelDB refuses drops its keys from the cache. A read that overlapped any write is not kept
+ * (it may hold the value from before the write). Range reads (Query, Scan) still read LevelDB.
+ */
+
+/** The callback-style LevelDB methods dynalite calls on its store (after its own wrapping). */
+export interface PointLevel {
+  get(key: string, callback?: Callback<unknown>): unknown;
+  put(key: string, value: unknown, callback?: Callback<void>): unknown;
+  del(key: string, callback?: Callback<void>): unknown;
+  batch(operations: BatchOperation[], callback?: Callback<void>): unknown;
+}
+
+type Callback<T> = (error: Error | null, value?: T) => void;
+
+/** One operation of a batch write. */
+export interface BatchOperation {
+  type: 'put' | 'del';
+  key: string;
+  value?: unknown;
+}
+
+/** How much the cache may hold. */
+export interface ReadCacheLimits {
+  /** Characters of JSON text kept, in all (default 32 Mi). */
+  maxChars: number;
+  /** Keys kept (default 50,000). */
+  maxEntries: number;
+}
+
+/** What the cache did so far (for benches and tests). */
+export interface ReadCacheStats {
+  hits: number;
+  misses: number;
+  entries: number;
+  chars: number;
+}
+
+const defaults: ReadCacheLimits = { maxChars: 32 * 1024 * 1024, maxEntries: 50_000 };
+
+/** The cache's state; `stats()` reports it. */
+class ReadCache {
+  /** JSON text by key; null: known absent. Map order is recency (oldest first). */
+  private readonly texts = new Map<string, string | null>();
+  private chars = 0;
+  /** Counts every write started, so a read can tell whether one overlapped it. */
+  epoch = 0;
+  hits = 0;
+  misses = 0;
+
+  constructor(private readonly limits: ReadCacheLimits) {}
+
+  lookup(key: string): { found: false } | { found: true; value: unknown } {
+    const text = this.texts.get(key);
+    if (text === undefined) {
+      this.misses++;
+      return { found: false };
+    }
+    this.hits++;
+    // Most recently used last.
+    this.texts.delete(key);
+    this.texts.set(key, text);
+    // A fresh copy every time: dynalite changes the items it reads.
+    return { found: true, value: text === null ? undefined : JSON.parse(text) };
+  }
+
+  remember(key: string, value: unknown): void {
+    this.forget(key);
+    const text = value === undefined ? null : JSON.stringify(value);
+    const size = key.length + (text?.length ?? 0);
+    if (size > this.limits.maxChars / 16) return; // one huge item would evict everything
+    this.texts.set(key, text);
+    this.chars += size;
+    while (this.chars > this.limits.maxChars || this.texts.size > this.limits.maxEntries) {
+      const oldest = this.texts.keys().next().value as string;
+      this.forget(oldest);
+    }
+  }
+
+  forget(key: string): void {
+    const text = this.texts.get(key);
+    if (text === undefined) return;
+    this.texts.delete(key);
+    this.chars -= key.length + (text?.length ?? 0);
+  }
+
+  stats(): ReadCacheStats {
+    return { hits: this.hits, misses: this.misses, entries: this.texts.size, chars: this.chars };
+  }
+}
+
+/** Settles `callback` (or the returned promise) with `work`'s outcome, the way dynalite's wrappers do. */
+function settle<T>(work: Promise<T>, callback: Callback<T> | undefined): Promise<T> | undefined {
+  if (typeof callback !== 'function') return work;
+  work.then(
+    (value) => setImmediate(callback, null, value),
+    (error: unknown) => setImmediate(callback, error instanceof Error ? error : new Error(String(error))),
+  );
+  return undefined;
+}
+
+/** The original method as a promise (dynalite's wrappers return one when given no callback). */
+function original<T>(method: (...args: never[]) => unknown, self: object, args: unknown[]): Promise<T> {
+  return (method as (...args: unknown[]) => Promise<T>).apply(self, args);
+}
+
+/**
+ * Puts the read cache in front of `db`'s point reads and writes (dynalite's prefixed
+ * sub-databases call them through `db`). Answers its statistics.
+ */
+export function cachePointReads(db: PointLevel, limits: Partial<ReadCacheLimits> = {}): () => ReadCacheStats {
+  const cache = new ReadCache({ ...defaults, ...limits });
+  const get = db.get;
+  const put = db.put;
+  const del = db.del;
+  const batch = db.batch;
+
+  db.get = (key, callback) => {
+    const cached = cache.lookup(key);
+    if (cached.found) return settle(Promise.resolve(cached.value), callback);
+    const epoch = cache.epoch;
+    const read = original<unknown>(get, db, [key]).then((value) => {
+      // Kept only if no write started meanwhile (it could be this key's).
+      if (cache.epoch === epoch) cache.remember(key, value);
+      return value;
+    });
+    return settle(read, callback);
+  };
+  db.put = (key, value, callback) => written([key], () => cache.remember(key, value), original<void>(put, db, [key, value]), callback);
+  db.del = (key, callback) => written([key], () => cache.remember(key, undefined), original<void>(del, db, [key]), callback);
+  db.batch = (operations, callback) =>
+    written(
+      operations.map((operation) => operation.key),
+      () => {
+        for (const operation of operations) cache.remember(operation.key, operation.type === 'put' ? operation.value : undefined);
+      },
+      original<void>(batch, db, [operations]),
+      callback,
+    );
+
+  /** A write: the cache takes it at once; a refused write takes its keys out again. */
+  function written(keys: string[], apply: () => void, write: Promise<void>, callback: Callback<void> | undefined): Promise<void> | undefined {
+    cache.epoch++;
+    apply();
+    const done = write.catch((error: unknown) => {
+      for (const key of keys) cache.forget(key);
+      throw error;
+    });
+    return settle(done, callback);
+  }
+
+  return () => cache.stats();
+}
