@@ -351,6 +351,7 @@ class LocalDynamo {
     // Idle keep-alive sockets would otherwise hold the server open until they time out.
     this.server.closeAllConnections();
     await closed;
+    this.transactions.close();
   }
 
   private begin(): void {
