@@ -76,6 +76,13 @@ export async function readOffsetPage(
   limit: number,
   descending: boolean,
 ): Promise<{ items: Record<string, unknown>[]; total: number }> {
+  // The first page (the usual read) needs no counters to find where it starts: both reads go
+  // out together, one round trip.
+  if (offset === 0) {
+    const [buckets, items] = await Promise.all([bucketCounts(partition), queryRange(partition, undefined, limit, descending)]);
+    const total = buckets.reduce((sum, bucket) => sum + bucket.n, 0);
+    return { items: items.slice(0, Math.min(limit, total)), total };
+  }
   const buckets = await bucketCounts(partition);
   const total = buckets.reduce((sum, bucket) => sum + bucket.n, 0);
   if (offset >= total) return { items: [], total };
@@ -87,6 +94,12 @@ export async function readOffsetPage(
   const start = ordered[index]!;
   const skip = offset - before;
   const wanted = skip + Math.min(limit, total - offset);
+  const items = await queryRange(partition, descending ? `${start.bucket}#~` : `${start.bucket}#`, wanted, descending);
+  return { items: items.slice(skip, wanted), total };
+}
+
+/** Up to `wanted` items of the listing in order from `edge` (a bucket boundary; absent: the start). */
+async function queryRange(partition: string, edge: string | undefined, wanted: number, descending: boolean): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -94,8 +107,8 @@ export async function readOffsetPage(
       new QueryCommand({
         TableName: table(),
         IndexName: 'gsi1',
-        KeyConditionExpression: descending ? 'gsi1pk = :pk AND gsi1sk < :edge' : 'gsi1pk = :pk AND gsi1sk >= :edge',
-        ExpressionAttributeValues: { ':pk': partition, ':edge': descending ? `${start.bucket}#~` : `${start.bucket}#` },
+        KeyConditionExpression: edge === undefined ? 'gsi1pk = :pk' : descending ? 'gsi1pk = :pk AND gsi1sk < :edge' : 'gsi1pk = :pk AND gsi1sk >= :edge',
+        ExpressionAttributeValues: { ':pk': partition, ...(edge === undefined ? {} : { ':edge': edge }) },
         ScanIndexForward: !descending,
         Limit: wanted - items.length,
         ExclusiveStartKey: startKey,
@@ -104,7 +117,7 @@ export async function readOffsetPage(
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey && items.length < wanted);
-  return { items: items.slice(skip, wanted), total };
+  return items;
 }
 
 /** Every item of a listing partition in creation order (for filters and other sort orders). */
