@@ -91,6 +91,10 @@ interface Sample {
   dataMB: number;
   dynamoMB: number;
   levelFiles: number;
+  /** The runtime's process.memoryUsage() (MiB), from /_local/metrics. */
+  heapMiB: number;
+  heapTotalMiB: number;
+  externalMiB: number;
 }
 
 const mb = (bytes: number) => bytes / 1_000_000;
@@ -140,7 +144,8 @@ try {
 
   const started = performance.now();
   const curve: Sample[] = [];
-  const sample = () => {
+  const sample = async () => {
+    const memory = (await api(`${runtime!.url}/_local/metrics`)).body.memory as { heapUsed: number; heapTotal: number; external: number };
     const data = folder(dataDir);
     const dynamo = folder(join(dataDir, 'dynamodb'), /\.(ldb|sst|log)$/);
     const point: Sample = {
@@ -151,17 +156,20 @@ try {
       dataMB: mb(data.bytes),
       dynamoMB: mb(dynamo.bytes),
       levelFiles: dynamo.matching,
+      heapMiB: memory.heapUsed / 2 ** 20,
+      heapTotalMiB: memory.heapTotal / 2 ** 20,
+      externalMiB: memory.external / 2 ** 20,
     };
     curve.push(point);
     console.log(
       `${point.seconds.toFixed(0).padStart(6)} s  ${String(point.checkouts).padStart(6)} checkouts  ${String(point.reads).padStart(6)} reads` +
-        `   RSS ${point.rssMiB.toFixed(0).padStart(5)} MiB   data ${point.dataMB.toFixed(1).padStart(7)} MB` +
+        `   RSS ${point.rssMiB.toFixed(0).padStart(5)} MiB (heap ${point.heapMiB.toFixed(0).padStart(4)}/${point.heapTotalMiB.toFixed(0).padStart(4)}, external ${point.externalMiB.toFixed(0).padStart(4)})   data ${point.dataMB.toFixed(1).padStart(7)} MB` +
         `   dynamodb ${point.dynamoMB.toFixed(1).padStart(7)} MB in ${String(point.levelFiles).padStart(4)} LevelDB files`,
     );
   };
 
   console.log(`Soak: ${totalCheckouts} checkouts and ${totalReads} product-list reads, ${concurrency} at a time, runtime pid ${pid}`);
-  sample();
+  await sample();
   const every = Math.max(1, Math.floor(total / samples));
   let nextSample = every;
   await Promise.all(
@@ -177,12 +185,12 @@ try {
         }
         if (checkoutsDone + readsDone >= nextSample) {
           nextSample += every;
-          sample();
+          await sample();
         }
       }
     }),
   );
-  if (curve.at(-1)!.checkouts !== checkoutsDone || curve.at(-1)!.reads !== readsDone) sample();
+  if (curve.at(-1)!.checkouts !== checkoutsDone || curve.at(-1)!.reads !== readsDone) await sample();
 
   // Growth after warm-up: from the sample at a quarter of the work to the last one.
   const warm = curve.find((point) => point.checkouts + point.reads >= total / 4) ?? curve[0]!;
@@ -192,6 +200,7 @@ try {
   console.log('');
   console.log(`After warm-up (from ${work(warm)} to ${work(last)} requests):`);
   console.log(`  RSS            ${warm.rssMiB.toFixed(0)} → ${last.rssMiB.toFixed(0)} MiB (${rate(warm.rssMiB, last.rssMiB).toFixed(2)} MiB per 1,000 requests)`);
+  console.log(`  JS heap        used ${warm.heapMiB.toFixed(0)} → ${last.heapMiB.toFixed(0)} MiB, total ${warm.heapTotalMiB.toFixed(0)} → ${last.heapTotalMiB.toFixed(0)} MiB, external ${warm.externalMiB.toFixed(0)} → ${last.externalMiB.toFixed(0)} MiB`);
   console.log(`  data folder    ${warm.dataMB.toFixed(1)} → ${last.dataMB.toFixed(1)} MB (${rate(warm.dataMB, last.dataMB).toFixed(2)} MB per 1,000 requests)`);
   console.log(`  dynamodb       ${warm.dynamoMB.toFixed(1)} → ${last.dynamoMB.toFixed(1)} MB, ${warm.levelFiles} → ${last.levelFiles} LevelDB files`);
   console.log(`  throughput     ${(work(last) / last.seconds).toFixed(0)} requests/s overall`);

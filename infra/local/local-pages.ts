@@ -82,7 +82,12 @@ export async function handleLocalPage(
   }
   if (path === '/_local/metrics' && method === 'GET') {
     const calls = options.dynamoCalls();
-    return json(res, 200, { dynamodb_calls: calls, dynamodb_calls_total: Object.values(calls).reduce((a, b) => a + b, 0) });
+    return json(res, 200, {
+      dynamodb_calls: calls,
+      dynamodb_calls_total: Object.values(calls).reduce((a, b) => a + b, 0),
+      // The runtime's own memory (bytes): rss against heapUsed/external tells native growth from JS growth.
+      memory: process.memoryUsage(),
+    });
   }
   if (path === '/_local/gateway/charges' && method === 'GET') {
     if (!options.isReady()) return localError(res, 503, 'starting', 'The runtime is still starting.');
