@@ -9,6 +9,7 @@
  * fails, every before-image is put back. If the process dies part-way, the journal is still
  * on disk and the next start puts the before-images back before serving anything.
  */
+import { createHash } from 'node:crypto';
 import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -95,9 +96,18 @@ const itemValidationMessages = new Set([
 const duplicateItemMessage = 'Transaction request cannot include multiple operations on one item';
 const tokenLifetimeMs = 10 * 60_000; // DynamoDB's idempotency window for ClientRequestToken
 
+/** A short digest of a transaction request without its token: what a retry must repeat exactly. */
+function requestDigest(request: object): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ ...request, ClientRequestToken: undefined }))
+    .digest('base64');
+}
+
 /** The transaction engine over dynalite; callers hold the emulator's lock around each call. */
 export class Transactions {
-  // ClientRequestTokens of committed transactions, oldest first (insertion order = expiry order).
+  // ClientRequestTokens of committed transactions, oldest first (insertion order = expiry order),
+  // each with a digest of its request: the window is 10 minutes, and a checkout's transaction
+  // is kilobytes of JSON, so keeping the requests themselves held hundreds of MB under load.
   private readonly committedTokens = new Map<string, { fingerprint: string; expires: number }>();
 
   private readonly journal: JournalFile;
@@ -120,7 +130,7 @@ export class Transactions {
     // The SDK sends a ClientRequestToken with every call; a retry of a committed transaction
     // (say, after a dropped connection) must succeed without applying it twice.
     const token = isRecord(request) && typeof request.ClientRequestToken === 'string' ? request.ClientRequestToken : undefined;
-    const fingerprint = token === undefined ? '' : JSON.stringify({ ...(request as object), ClientRequestToken: undefined });
+    const fingerprint = token === undefined ? '' : requestDigest(request as object);
     if (token !== undefined) {
       const seen = this.committedToken(token);
       if (seen !== undefined) {
