@@ -262,6 +262,26 @@ describe('POST /carts/{id}/login and /logout', () => {
     expect(order.body).toMatchObject({ customer: hal.url, tax: 0, total: 19 });
   });
 
+  it('pays a cart with what signing in wrote, though the cart was made without an email a moment before', async () => {
+    // The paying process keeps a copy of the cart it just made (no email: paying would refuse it);
+    // signing in changed the cart since, so the payment starts over from the stored cart.
+    await customer('JOY', { billing_address: { country: 'US', postal_code: '94107' } });
+    const token = await shopper();
+    const created = await api(`${base}carts`, { method: 'POST', token, body: { items: [{ product_id: 'ebook' }], customer: { name: 'Anonymous', billing_address: { country: 'US', postal_code: '94107' } } } });
+    expect(created.status, created.text).toBe(201);
+    const card = { payment_method: { type: 'credit_card', data: { number: '4444555566661111', exp_month: 12, exp_year: 2031, cvv: '123', cardholder_name: 'Joy' } } };
+    expect((await api(`${created.body.url}/login`, { method: 'POST', token, body: { username: 'joy-user', password: PASSWORD } })).status).toBe(200);
+    const paid = await api(`${created.body.url}/payments`, { method: 'POST', token, body: card });
+    expect(paid.status, paid.text).toBe(201);
+    const order = await api(paid.body.order, { token: secret });
+    expect(order.body).toMatchObject({ customer: `${base}customers/JOY`, total: 20.9 });
+
+    // And a cart that really lacks the email is refused, copy or not, with nothing stored.
+    const bare = await api(`${base}carts`, { method: 'POST', token, body: { items: [{ product_id: 'ebook' }], customer: { name: 'Anonymous' } } });
+    expectError(await api(`${bare.body.url}/payments`, { method: 'POST', token, body: card }), 400, 'invalid_input', { property: 'customer.email', reason: 'required' });
+    expect(JSON.stringify((await api(`${base}payments?limit=100`, { token: secret })).body.data)).not.toContain(bare.body.cart_id);
+  });
+
   it('answers 404 for a cart outside the shopper reach, and 422 once the cart is paid', async () => {
     await customer('IDA', { billing_address: { country: 'US', postal_code: '94107' } });
     const token = await shopper();

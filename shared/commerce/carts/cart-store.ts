@@ -9,6 +9,7 @@ import { listSortKey } from '../../store/keys';
 import { defineEntity, IS_NEW, writeAll, writeOne, type RecordScope } from '../../store/entity';
 import { VersionConflictError } from '../../store/errors';
 import type { TransactEntry, TransactItem } from '../../store/transact';
+import { rememberCart } from './cart-cache';
 import type { CartRecord } from './types';
 
 /** Carts (mode-scoped), listed by date_created (gsi1) and date_modified (gsi2). */
@@ -73,6 +74,7 @@ export async function insertCart(cart: CartRecord, binding?: TransactItem): Prom
   const entries: TransactEntry[] = [carts.putEntry(cart, { name: 'cart.create', condition: IS_NEW })];
   if (binding) entries.push({ name: 'token.binding', item: binding, onConditionFailed: () => new BindingLimitExceededError() });
   await writeAll(entries);
+  rememberCart(cart);
 }
 
 /**
@@ -107,5 +109,6 @@ export function cartSaveEntry(current: CartRecord, next: CartRecord): { saved: C
 export async function saveCartRecord(current: CartRecord, next: CartRecord): Promise<CartRecord> {
   const { saved, entry } = cartSaveEntry(current, next);
   await writeOne(entry);
+  rememberCart(saved);
   return saved;
 }

@@ -3,7 +3,10 @@
  * steps with a recovery story. An operation: plain inputs and the platform's ports in, the
  * payment (and its order) out; no HTTP (payment-actions.ts renders it).
  *
- *   0. a lock left by a payment whose process died is settled first (recover-payment.ts);
+ *   0. the cart: this process's copy from a moment ago when it has one (cart-cache.ts; the lock
+ *      in step 2 is conditioned on its version, and anything a stale copy made steps 1–2
+ *      refuse starts over from a read), else read; a lock left by a payment whose process
+ *      died is settled first (recover-payment.ts);
  *   1. checks, in the contract's order (nothing is stored when one fails); check 4 re-checks
  *      the cart's promotion code (§4.3, §11);
  *   2. one transaction: lock the cart (open, unchanged since read, not locked), store the
@@ -20,16 +23,18 @@
  * would leave money taken without an order.
  */
 import { readPaymentSettingsCached } from '../../accounts/settings-cache';
+import type { PaymentSettings } from '../../accounts/settings';
 import type { Principal } from '../../auth/principal';
 import { assertReach } from '../../auth/reach';
 import { dueEntry } from '../../due-work/due-work-store';
-import { InUseError, InvalidStateError } from '../../http/errors';
+import { ApiError, InUseError, InvalidStateError } from '../../http/errors';
 import { newId } from '../../ids';
 import type { Platform } from '../../platform/ports';
 import { invalid } from '../../rest/input';
 import type { RecordScope } from '../../store/entity';
 import { TransactionRejectedError } from '../../store/errors';
 import { transact } from '../../store/transact';
+import { forgetCart, recentCart } from '../carts/cart-cache';
 import { carts, lockEntry, lockHeld } from '../carts/cart-store';
 import type { CartRecord } from '../carts/types';
 import type { OrderRecord } from '../orders/orders';
@@ -61,13 +66,22 @@ export interface PayCartInput {
   ipAddress: string;
 }
 
-/** Reads the cart, settling a payment that died holding its lock first. */
-async function readPayableCart(platform: Platform, scope: RecordScope, cartId: string): Promise<CartRecord> {
+/**
+ * The cart to pay: the copy this process stored a moment ago when it is open and unlocked
+ * (`fromCopy`; the lock write re-checks its version), or else read, settling a payment that
+ * died holding its lock first.
+ */
+async function readPayableCart(platform: Platform, scope: RecordScope, cartId: string, copyAllowed: boolean): Promise<{ cart: CartRecord; fromCopy: boolean }> {
+  const copy = copyAllowed ? recentCart(scope, cartId) : undefined;
+  if (copy?.open && !copy.payment_lock) return { cart: copy, fromCopy: true };
   const cart = await carts.get(scope, cartId);
-  if (!cart.open || !cart.payment_lock || lockHeld(cart, platform.clock.nowMs())) return cart;
+  if (!cart.open || !cart.payment_lock || lockHeld(cart, platform.clock.nowMs())) return { cart, fromCopy: false };
   await recoverPayment(platform, scope, cart.payment_lock.payment_id);
-  return carts.get(scope, cartId);
+  return { cart: await carts.get(scope, cartId), fromCopy: false };
 }
+
+/** A payment that started from a cart copy was refused before anything was written: start again from a read. */
+class StaleCartCopy extends Error {}
 
 /** Why the lock transaction was refused, as the API error (the cart is read again to tell). */
 async function lockRefusal(scope: RecordScope, cart: CartRecord, error: TransactionRejectedError, now: number): Promise<Error> {
@@ -79,13 +93,51 @@ async function lockRefusal(scope: RecordScope, cart: CartRecord, error: Transact
   return new InUseError('The cart changed while the payment started; review it and pay again.', { reason: 'conflict' });
 }
 
+/** A payment whose lock write committed: what its charge and completion go on with. */
+interface StartedPayment {
+  cart: CartRecord;
+  settings: PaymentSettings;
+  promotion: Awaited<ReturnType<typeof recheckSalePromotion>>;
+  method: Awaited<ReturnType<typeof parsePaymentMethod>> | undefined;
+  total: number;
+  initiated: PaymentRecord;
+}
+
 /** Pays a cart (`POST /carts/{cart_id}/payments`). */
 export async function payCart(platform: Platform, input: PayCartInput): Promise<PaymentOutcome> {
   const { principal } = input;
   const scope: RecordScope = { accountId: principal.accountId, mode: principal.mode };
   assertReach(principal, `carts/${input.cartId}`, 'cart');
-  const cart = await readPayableCart(platform, scope, input.cartId);
+  let started: StartedPayment;
+  try {
+    started = await startPayment(platform, input, scope, true);
+  } catch (error) {
+    if (!(error instanceof StaleCartCopy)) throw error;
+    // Nothing was written or charged (the lock is the payment's first write): start again from a read.
+    forgetCart(scope, input.cartId);
+    started = await startPayment(platform, input, scope, false);
+  }
+  return chargeAndComplete(platform, input, scope, started);
+}
+
+/**
+ * Checks the cart and takes its lock with the initiated payment. A refusal that may come from a
+ * stale copy of the cart (a check, or the lock) is `StaleCartCopy`; the caller reads and retries.
+ */
+async function startPayment(platform: Platform, input: PayCartInput, scope: RecordScope, copyAllowed: boolean): Promise<StartedPayment> {
+  const { cart, fromCopy } = await readPayableCart(platform, scope, input.cartId, copyAllowed);
   const now = platform.clock.nowMs();
+  try {
+    return await checkAndLock(input, scope, cart, now);
+  } catch (error) {
+    if (fromCopy && (error instanceof ApiError || error instanceof TransactionRejectedError)) throw new StaleCartCopy();
+    if (error instanceof TransactionRejectedError) throw await lockRefusal(scope, cart, error, now);
+    throw error;
+  }
+}
+
+/** The contract's checks of `cart`, then the lock transaction (refused: `TransactionRejectedError`). */
+async function checkAndLock(input: PayCartInput, scope: RecordScope, cart: CartRecord, now: number): Promise<StartedPayment> {
   const settings = await readPaymentSettingsCached(scope.accountId);
 
   // 1–6: the checks, in the contract's order.
@@ -139,20 +191,21 @@ export async function payCart(platform: Platform, input: PayCartInput): Promise<
     meta,
     fingerprint,
   });
-  try {
-    await transact(
-      present(
-        lockEntry(scope, cart, paymentId, lockUntil, now),
-        initiatedEntry(initiated),
-        dueEntry('payment-recovery', scope, paymentId, lockUntil + 1000, now),
-        promotion ? named('promotion.reserve-use', reserveUseWrite(scope, promotion.promotion_id)) : undefined,
-      ),
-    );
-  } catch (error) {
-    if (error instanceof TransactionRejectedError) throw await lockRefusal(scope, cart, error, now);
-    throw error;
-  }
+  await transact(
+    present(
+      lockEntry(scope, cart, paymentId, lockUntil, now),
+      initiatedEntry(initiated),
+      dueEntry('payment-recovery', scope, paymentId, lockUntil + 1000, now),
+      promotion ? named('promotion.reserve-use', reserveUseWrite(scope, promotion.promotion_id)) : undefined,
+    ),
+  );
+  return { cart, settings, promotion, method, total, initiated };
+}
 
+/** Charges the locked payment and completes it (order, cart closed, license requests, email), or records the decline. */
+async function chargeAndComplete(platform: Platform, input: PayCartInput, scope: RecordScope, started: StartedPayment): Promise<PaymentOutcome> {
+  const { cart, settings, promotion, method, total, initiated } = started;
+  const paymentId = initiated.payment_id;
   // 3: the charge. Zero totals complete without one. The license links are read meanwhile.
   const links = licenseLinksOf(scope, cart);
   links.catch(() => undefined); // awaited by the completion; a declined charge drops it
@@ -167,7 +220,7 @@ export async function payCart(platform: Platform, input: PayCartInput): Promise<
   }
 
   // 4b: complete everything at once, or nothing.
-  const { order, completed: committed, confirmation, licenses } = await completeCartPayment(scope, cart, answered, promotion?.promotion_id, principal, platform.clock.nowMs(), links);
+  const { order, completed: committed, confirmation, licenses } = await completeCartPayment(scope, cart, answered, promotion?.promotion_id, input.principal, platform.clock.nowMs(), links);
   const completed = await saveCardAfterPayment(scope, method, committed, settings.allow_save_cards);
   // List codes are served here, before the answer; remote requests are queued (licenses.md §4.1).
   if (licenses) await openOrderLicenses(platform, licenses, order).catch(afterCommit('Opening the license requests', paymentId));
