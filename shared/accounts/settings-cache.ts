@@ -1,9 +1,9 @@
 /**
  * A per-process cache of the settings that most requests read (zone, locale, CORS list,
- * currencies, tax rules for pricing carts). Entries are trusted for one second; a change made in this process is seen at
+ * currencies, tax rules for pricing carts, the shop's name and addresses for emails). Entries are trusted for one second; a change made in this process is seen at
  * once (the settings actions call `forgetSettings`), other processes see it within a second.
  */
-import { readPaymentSettings, readTaxSettings, readTechnicalSettings, type PaymentSettings, type TaxSettings, type TechnicalSettings } from './settings';
+import { readGeneralSettings, readPaymentSettings, readTaxSettings, readTechnicalSettings, type GeneralSettings, type PaymentSettings, type TaxSettings, type TechnicalSettings } from './settings';
 
 const FRESH_MS = 1000;
 const MAX_ENTRIES = 10_000;
@@ -29,6 +29,7 @@ function cachedReader<T>(read: (accountId: string) => Promise<T>) {
 const technical = cachedReader<TechnicalSettings | undefined>(readTechnicalSettings);
 const payment = cachedReader<PaymentSettings>(readPaymentSettings);
 const tax = cachedReader<TaxSettings>(readTaxSettings);
+const general = cachedReader<GeneralSettings>(readGeneralSettings);
 
 /** The technical settings of an account, at most one second old. */
 export function readTechnicalSettingsCached(accountId: string): Promise<TechnicalSettings | undefined> {
@@ -45,9 +46,15 @@ export function readTaxSettingsCached(accountId: string): Promise<TaxSettings> {
   return tax.get(accountId);
 }
 
+/** The general settings of an account (company name, support and sender addresses), at most one second old. */
+export function readGeneralSettingsCached(accountId: string): Promise<GeneralSettings> {
+  return general.get(accountId);
+}
+
 /** Forgets an account's cached settings (after a change). */
 export function forgetSettings(accountId: string): void {
   technical.forget(accountId);
   payment.forget(accountId);
   tax.forget(accountId);
+  general.forget(accountId);
 }

@@ -5,13 +5,15 @@
  * worker runs the kind's handler under that claim, which records the attempt and schedules the
  * next run on failure (runner.ts). The worker first takes the claim over (a conditional
  * write), so of two deliveries of one message only one runs; a message whose claim is no
- * longer current (the lease lapsed and the sweep queued it again) is dropped. Only a message
+ * longer current (the lease lapsed and the sweep queued it again) is dropped.
+ * A relayed message that shows there is nothing to do (`DueHandler.needsNothing`: fan-out
+ * whose event types no active subscription wants) is only removed under its queued claim. Only a message
  * the worker cannot read at all fails its item, so the DLQ catches poison messages alone.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Platform } from '../platform/ports';
-import { claimDue, takeOverClaim } from './due-work-store';
+import { claimDue, finishQueued, takeOverClaim } from './due-work-store';
 import { runHere, type DueHandler, type DueMessage } from './runner';
 
 /** Reads a message body, or throws (a poison message). */
@@ -22,6 +24,9 @@ export function parseDueMessage(body: string): DueMessage {
   }
   if (message.claim_id !== null && (typeof message.claim_id !== 'string' || !message.claim_id)) throw new Error('Due-work message without claim_id');
   if (message.mode !== 'live' && message.mode !== 'test') throw new Error('Due-work message with an unknown mode');
+  if (message.event_types !== undefined && !(Array.isArray(message.event_types) && message.event_types.every((type) => typeof type === 'string' && type))) {
+    throw new Error('Due-work message with malformed event_types');
+  }
   return message as DueMessage;
 }
 
@@ -33,6 +38,11 @@ export function dueWorkConsumer(platform: Platform, handlers: readonly DueHandle
     const handler = byKind.get(message.kind);
     if (!handler) throw new Error(`No worker for due work of kind ${message.kind}`);
     const scope = { accountId: message.account_id, mode: message.mode };
+    // Relayed work that needs nothing done is removed under the queued claim, without taking it over.
+    if (message.claim_id !== null && (await handler.needsNothing?.(platform, message))) {
+      await finishQueued(handler.kind, scope, message.ref, message.claim_id);
+      return;
+    }
     const now = platform.clock.nowMs();
     // A wake-up claims the work only if it is due and nobody holds it; a relayed message takes its claim over.
     const claim =

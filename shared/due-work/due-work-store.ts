@@ -44,6 +44,11 @@ export interface DueWorkRecord {
   next_ms: number;
   /** The current claim, if any. */
   claim_id: string | null;
+  /**
+   * Ids of records the work reads besides its ref, by role (the confirmation email's `cart_id`),
+   * so the worker can read them together with the ref's record instead of one after the other.
+   */
+  related?: Record<string, string>;
   /** Why the last run did not finish, for operators. */
   last_failure: string | null;
   created_ms: number;
@@ -66,9 +71,10 @@ const KEEP_SECONDS = 30 * 24 * 3600;
 /**
  * The transaction entry that makes `kind` work on `ref` due at `dueMs` (written with the change
  * that causes it). With `claimId` the writer claims it in the same write, to run it at once
- * itself (the relay) without a second call; `dueMs` is then also its lease's end.
+ * itself (the relay) without a second call; `dueMs` is then also its lease's end. `related`
+ * names records the work will read besides `ref` (see `DueWorkRecord.related`).
  */
-export function dueEntry(kind: DueKind, scope: RecordScope, ref: string, dueMs: number, now: number, claimId: string | null = null): TransactEntry {
+export function dueEntry(kind: DueKind, scope: RecordScope, ref: string, dueMs: number, now: number, claimId: string | null = null, related?: Record<string, string>): TransactEntry {
   const record: DueWorkRecord = {
     ...keyOf(kind, scope, ref),
     due_id: dueId(kind, ref),
@@ -79,6 +85,7 @@ export function dueEntry(kind: DueKind, scope: RecordScope, ref: string, dueMs: 
     attempts: claimId ? 1 : 0,
     next_ms: dueMs,
     claim_id: claimId,
+    ...(related ? { related } : {}),
     last_failure: null,
     created_ms: now,
     gsi3pk: `due#${kind}`,
@@ -165,6 +172,20 @@ export async function claimDue(kind: DueKind, scope: RecordScope, ref: string, n
  */
 export async function takeOverClaim(kind: DueKind, scope: RecordScope, ref: string, fromClaimId: string, now: number, leaseMs: number): Promise<DueClaim | undefined> {
   return claimIf(kind, scope, ref, now, leaseMs, 'take-over', { expression: 'claim_id = :queued', values: { ':queued': fromClaimId } }, false);
+}
+
+/**
+ * Removes work that needs nothing done, while it is still under the claim it was queued with
+ * (`claimId`); answers false when that claim is no longer current (someone else has the work).
+ */
+export async function finishQueued(kind: DueKind, scope: RecordScope, ref: string, claimId: string): Promise<boolean> {
+  try {
+    await writeOne(dueWork.deleteEntry(scope, dueId(kind, ref), { name: `due.${kind}.finish`, condition: { expression: 'claim_id = :claim', values: { ':claim': claimId } } }));
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionRejectedError) return false;
+    throw error;
+  }
 }
 
 /** The entry that removes claimed work, only while the claim is still ours (a lapsed lease may have passed it on). */

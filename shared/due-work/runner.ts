@@ -28,6 +28,13 @@ export interface DueHandler {
    * record); a throw puts the work back for a later run.
    */
   run(platform: Platform, claim: DueClaim, known?: unknown): Promise<void>;
+  /**
+   * For a relayed message (one with its claim): answers true when what the message says shows
+   * there is nothing to do, checked without taking the claim over; the worker then only removes
+   * the record under the queued claim (one write instead of a claim, the reads and a removal).
+   * The answer must be one the run itself would reach from the same state.
+   */
+  needsNothing?(platform: Platform, message: DueMessage): Promise<boolean>;
 }
 
 /** Wait before run `attempt + 1`: 1, 2, 4 ... minutes, at most an hour. */
@@ -46,6 +53,8 @@ export interface DueMessage {
   mode: RecordScope['mode'];
   ref: string;
   claim_id: string | null;
+  /** Fan-out work: the types of the occurrences it names (see `DueHandler.needsNothing`). */
+  event_types?: string[];
 }
 
 /** Hands claimed work to its kind's queue; answers true once it is on the queue. */

@@ -31,8 +31,8 @@ interface NotedWork {
 const noted = new AsyncLocalStorage<NotedWork[]>();
 
 /** Notes claimed fan-out work for the relay of the request in progress (no-op outside one). */
-export function noteFanOut(scope: RecordScope, ref: string, claimId: string): void {
-  noteQueued(EVENT_QUEUE, { kind: 'event-fanout', account_id: scope.accountId, mode: scope.mode, ref, claim_id: claimId });
+export function noteFanOut(scope: RecordScope, ref: string, claimId: string, types: readonly string[]): void {
+  noteQueued(EVENT_QUEUE, { kind: 'event-fanout', account_id: scope.accountId, mode: scope.mode, ref, claim_id: claimId, event_types: [...new Set(types)] });
 }
 
 /**

@@ -229,6 +229,13 @@ export function eventFanOutWork(hooks: DeliveryHooks = deliveryHooks): DueHandle
     async run(platform, claim) {
       await fanOut(platform, claim, hooks);
     },
+    // No active subscription for any of the occurrences' types: the run would make no event.
+    async needsNothing(_platform, message) {
+      if (!message.event_types) return false;
+      const types = new Set(message.event_types);
+      const active = await allEventSubscriptions({ accountId: message.account_id, mode: message.mode });
+      return !active.some((subscription) => subscription.active && types.has(subscription.event_type));
+    },
   };
 }
 

@@ -9,7 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { createProduct, productFields, saveProduct } from '../../shared/catalog/products';
 import { productCreate } from '../../shared/catalog/product-schemas';
 import { claimDue, dueEntry, findDue, listDue } from '../../shared/due-work/due-work-store';
-import { eventIdFor, fanOut, type DeliveryHooks } from '../../shared/events/fan-out';
+import { dueWorkConsumer } from '../../shared/due-work/consumer';
+import { eventFanOutWork, eventIdFor, fanOut, type DeliveryHooks } from '../../shared/events/fan-out';
+import { withFanOutRelay } from '../../shared/events/fan-out-relay';
+import { measureCost } from '../../shared/store/request-cost';
+import type { SQSEvent } from 'aws-lambda';
 import { findEvent } from '../../shared/events/event-store';
 import { eventSubscriptionCreate } from '../../shared/events/subscriptions/event-subscription-schemas';
 import { createEventSubscription } from '../../shared/events/subscriptions/event-subscriptions';
@@ -105,6 +109,59 @@ describe('fan-out', () => {
     const made = await fanOut(platform, (await claimDue('event-fanout', other, due.ref, Date.now() + 120_000, 60_000))!, hooks);
     expect(made).toEqual([]);
     expect(await findDue('event-fanout', other, due.ref)).toBeUndefined();
+  });
+});
+
+describe('fan-out from the queue', () => {
+  const sqsEvent = (bodies: string[]): SQSEvent => ({ Records: bodies.map((body, index) => ({ messageId: `m${index}`, body }) as SQSEvent['Records'][number]) });
+  const worker = dueWorkConsumer(platform, [eventFanOutWork(hooks)]);
+
+  /** Creates a product in `at` inside a request's relay; answers the fan-out message it queued. */
+  async function productMessage(at: typeof scope, productId: string): Promise<string> {
+    const before = platform.queued.length;
+    await withFanOutRelay(platform, () => createProduct(at, productCreate.parse({ product_id: productId, name: productId, type: 'digital', prices: [{ currency: 'USD', price: 2 }] }), paymentSettings()));
+    const sent = platform.queued.slice(before).filter((entry) => JSON.parse(entry.body).kind === 'event-fanout');
+    expect(sent).toHaveLength(1);
+    return sent[0]!.body;
+  }
+
+  it('names the occurrence types in the message; with no subscription for them the worker only removes the work (one read, one write)', async () => {
+    const quiet = { accountId: 'QUIET', mode: 'test' as const };
+    await createEventSubscription(quiet, parseInput(eventSubscriptionCreate, { event_type: 'product:deleted', method: 'http', destination: 'https://hooks.example.com/q' }), platform);
+    const message = await productMessage(quiet, 'q1');
+    expect(JSON.parse(message)).toMatchObject({ kind: 'event-fanout', event_types: ['product:created'] });
+    const ref = JSON.parse(message).ref as string;
+    expect(await findDue('event-fanout', quiet, ref)).toBeDefined();
+    const { value, cost } = await measureCost(() => worker(sqsEvent([message])));
+    expect(value.batchItemFailures).toEqual([]);
+    expect(cost.byOperation).toEqual({ Query: 1, DeleteItem: 1 });
+    expect(await findDue('event-fanout', quiet, ref)).toBeUndefined();
+    // Delivered again: nothing left to remove, nothing made.
+    expect((await worker(sqsEvent([message]))).batchItemFailures).toEqual([]);
+  });
+
+  it('runs the fan-out under the claim when a subscription matches, and leaves work a newer claim holds', async () => {
+    const busy = { accountId: 'BUSY', mode: 'test' as const };
+    const subscription = await createEventSubscription(busy, parseInput(eventSubscriptionCreate, { event_type: 'product:created', method: 'http', destination: 'https://hooks.example.com/b' }), platform);
+    const message = await productMessage(busy, 'b1');
+    expect((await worker(sqsEvent([message]))).batchItemFailures).toEqual([]);
+    const { ref } = JSON.parse(message) as { ref: string };
+    expect(await findEvent(busy, eventIdFor(ref, subscription.event_subscription_id))).toMatchObject({ type: 'product:created', status: 'pending' });
+    expect(await findDue('event-fanout', busy, ref)).toBeUndefined();
+
+    // No subscription matches, but the queued claim lapsed and another worker holds the work now: left to it.
+    const quiet = { accountId: 'QUIET2', mode: 'test' as const };
+    const stale = await productMessage(quiet, 'q2');
+    const { ref: staleRef } = JSON.parse(stale) as { ref: string };
+    const newer = await claimDue('event-fanout', quiet, staleRef, Date.now() + 120_000, 60_000);
+    expect(newer).toBeDefined();
+    expect((await worker(sqsEvent([stale]))).batchItemFailures).toEqual([]);
+    expect(await findDue('event-fanout', quiet, staleRef)).toMatchObject({ claim_id: newer!.claimId });
+  });
+
+  it('treats malformed event types as a poison message', async () => {
+    const body = JSON.stringify({ kind: 'event-fanout', account_id: 'A', mode: 'test', ref: 'R', claim_id: 'C', event_types: [5] });
+    expect((await worker(sqsEvent([body]))).batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual(['m0']);
   });
 });
 

@@ -20,8 +20,8 @@ import { transact, writeOne, type TransactEntry } from '../../store/transact';
 import { TransactionRejectedError } from '../../store/errors';
 import { carts } from '../carts/cart-store';
 import { confirmationStateEntry, orders } from '../orders/order-store';
-import { readGeneralSettings } from '../../accounts/settings';
-import { readTechnicalSettingsCached } from '../../accounts/settings-cache';
+import { readGeneralSettingsCached, readTechnicalSettingsCached } from '../../accounts/settings-cache';
+import { batchGetItems } from '../../store/batch';
 import type { Platform } from '../../platform/ports';
 import type { CartRecord } from '../carts/types';
 import { renderOrderConfirmation, type ConfirmationLicense, type ConfirmationOrder } from '../emails';
@@ -96,7 +96,7 @@ async function licenseFacts(scope: RecordScope, order: OrderRecord): Promise<Lic
 export async function sendOrderEmail(platform: Platform, scope: RecordScope, order: OrderRecord, cart: CartRecord, purpose: 'confirmation' | 'license_follow_up', dedupKey: string): Promise<boolean> {
   const view = confirmationOrder(order, cart, await licenseFacts(scope, order));
   if (!view) return false;
-  const [technical, general] = await Promise.all([readTechnicalSettingsCached(scope.accountId), readGeneralSettings(scope.accountId)]);
+  const [technical, general] = await Promise.all([readTechnicalSettingsCached(scope.accountId), readGeneralSettingsCached(scope.accountId)]);
   const rendered = renderOrderConfirmation(view, {
     companyName: general.company_name ?? 'Your shop',
     supportEmail: general.support_email ?? null,
@@ -126,8 +126,11 @@ export const CONFIRMATION_GRACE_MS = 5 * 60_000;
  * `claimId` the paying request claims it in the same write (it sends at once; the sweep takes
  * over only after the grace period).
  */
-export function confirmationDueWrite(order: Pick<OrderRecord, 'account_id' | 'mode' | 'order_id' | 'created_ms'>, claimId: string | null = null): TransactEntry {
-  return dueEntry('confirmation-email', { accountId: order.account_id, mode: order.mode }, order.order_id, order.created_ms + CONFIRMATION_GRACE_MS, order.created_ms, claimId);
+export function confirmationDueWrite(order: Pick<OrderRecord, 'account_id' | 'mode' | 'order_id' | 'created_ms' | 'cart_id'>, claimId: string | null = null): TransactEntry {
+  const scope = { accountId: order.account_id, mode: order.mode };
+  // The worker reads the order and its cart together.
+  const related = order.cart_id ? { cart_id: order.cart_id } : undefined;
+  return dueEntry('confirmation-email', scope, order.order_id, order.created_ms + CONFIRMATION_GRACE_MS, order.created_ms, claimId, related);
 }
 
 /**
@@ -138,10 +141,9 @@ export function confirmationDueWrite(order: Pick<OrderRecord, 'account_id' | 'mo
  */
 async function sendClaimed(platform: Platform, claim: DueClaim, known?: unknown): Promise<void> {
   const scope: RecordScope = { accountId: claim.record.account_id, mode: claim.record.mode };
-  // The paying request hands over the order and cart it just committed; the sweep reads them.
+  // The paying request hands over the order and cart it just committed; the worker and the sweep read them.
   const held = known as { order: OrderRecord; cart: CartRecord } | undefined;
-  let order = held?.order.order_id === claim.record.ref ? held.order : await orders.find(scope, claim.record.ref);
-  const cart = held?.order.order_id === claim.record.ref ? held.cart : order?.cart_id ? await carts.find(scope, order.cart_id) : undefined;
+  let { order, cart } = held?.order.order_id === claim.record.ref ? held : await readOrderAndCart(scope, claim.record.ref, claim.record.related?.cart_id);
   for (let round = 1; ; round++) {
     if (!order || !cart?.customer.email || order.confirmation_email !== 'pending') {
       // Nothing to send (no order, no address, or already sent or held): the work is done.
@@ -163,6 +165,24 @@ async function sendClaimed(platform: Platform, claim: DueClaim, known?: unknown)
     await transact([confirmationStateEntry(scope, order.order_id, 'sent'), finishEntry(claim)]).catch(ignoreLostClaim);
     return;
   }
+}
+
+/**
+ * The order and its cart, consistently: in one batch read when the due record names the cart
+ * (`related.cart_id`, written since issue 12), else the order and then the cart it names.
+ */
+async function readOrderAndCart(scope: RecordScope, orderId: string, cartId: string | undefined): Promise<{ order: OrderRecord | undefined; cart: CartRecord | undefined }> {
+  if (!cartId) {
+    const order = await orders.find(scope, orderId);
+    return { order, cart: order?.cart_id ? await carts.find(scope, order.cart_id) : undefined };
+  }
+  const orderKey = orders.key(scope, orderId);
+  const cartKey = carts.key(scope, cartId);
+  const found = await batchGetItems([orderKey, cartKey], { consistent: true });
+  const order = found.get(orderKey.pk) as OrderRecord | undefined;
+  // The order names its cart; a record that says otherwise is not trusted over it.
+  if (order && order.cart_id !== cartId) return { order, cart: order.cart_id ? await carts.find(scope, order.cart_id) : undefined };
+  return { order, cart: found.get(cartKey.pk) as CartRecord | undefined };
 }
 
 /** A lease that lapsed mid-run passed the work on: whoever holds it now records it. */

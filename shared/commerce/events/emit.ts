@@ -49,17 +49,19 @@ export function eventWrites<const Specs extends readonly WidenedEventSpec[]>(sco
   }
   if (!events.length) return [];
   const ids = events.map(() => newId());
-  return [...events.map((event, index) => newEventEntry(scope, ids[index]!, event, now).item), fanOutEntry(scope, ids, now).item];
+  return [...events.map((event, index) => newEventEntry(scope, ids[index]!, event, now).item), fanOutEntry(scope, ids, now, events.map((event) => event.type)).item];
 }
 
 /**
- * The due work that fans the occurrences `ids` out (its ref lists them, comma-separated),
- * written claimed so the request's relay can queue it at once (../../events/fan-out-relay).
+ * The due work that fans the occurrences `ids` (of `types`) out (its ref lists them,
+ * comma-separated), written claimed so the request's relay can queue it at once
+ * (../../events/fan-out-relay); the message names the types, so a worker that finds no
+ * subscription for any of them finishes without reading the occurrences.
  */
-export function fanOutEntry(scope: RecordScope, ids: readonly string[], now: number): TransactEntry {
+export function fanOutEntry(scope: RecordScope, ids: readonly string[], now: number, types: readonly string[]): TransactEntry {
   const ref = ids.join(',');
   const claimId = newId();
-  noteFanOut(scope, ref, claimId);
+  noteFanOut(scope, ref, claimId, types);
   return dueEntry('event-fanout', scope, ref, now + FAN_OUT_LEASE_MS, now, claimId);
 }
 

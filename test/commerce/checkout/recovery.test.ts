@@ -19,6 +19,7 @@ import { emptyAddress } from '../../../shared/rest/addresses';
 import { db } from '../../../shared/store/client';
 import { findRecord, recordKey } from '../../../shared/store/records';
 import { queryItems } from '../../../shared/store/query';
+import { measureCost } from '../../../shared/store/request-cost';
 import { Harness, TABLE, useEmulatedTable } from '../../local/fixtures/dynamo-harness';
 import { outboxEmail } from '../../../infra/local/outbox';
 import { processClock } from '../../../infra/local/platform';
@@ -137,6 +138,31 @@ describe('sweepConfirmationEmails', () => {
     expect(await sweepConfirmationEmails(platform, start + CONFIRMATION_GRACE_MS + 60_000)).toBe(0);
     await runNotifications();
     expect(readdirSync(outbox).filter((name) => name.endsWith('.json')).length).toBe(sentBefore + 1);
+  });
+
+  it('reads the order and its cart in one batch when the due record names the cart, and one after the other when it does not', async () => {
+    const { orderFromCart } = await import('../../../shared/commerce/orders/orders');
+    const { confirmationDueWrite, sweepConfirmationEmails, CONFIRMATION_GRACE_MS } = await import('../../../shared/commerce/checkout/confirmation');
+    const start = T0 + 20 * 60_000;
+    setManualTime(start);
+    const sent = () => readdirSync(outbox).filter((name) => name.endsWith('.json')).length;
+    for (const [cartId, orderId, named] of [['CARTPAIR', 'ORDERPAIR', true], ['CARTOLD', 'ORDEROLD', false]] as const) {
+      const cart = await crashedCheckout(cartId, `PAY${cartId}`, true);
+      const order = orderFromCart(scope, orderId, { ...cart, open: false }, `PAY${cartId}`, 'CUSTPAIR', start);
+      await db().send(new PutCommand({ TableName: TABLE, Item: order }));
+      const due = { ...confirmationDueWrite(order).item.Put!.Item } as Record<string, unknown>;
+      expect(due.related).toEqual({ cart_id: cartId });
+      // A record written before due work named related records.
+      if (!named) delete due.related;
+      await db().send(new PutCommand({ TableName: TABLE, Item: due }));
+    }
+    const before = sent();
+    expect(await sweepConfirmationEmails(platform, start + CONFIRMATION_GRACE_MS + 1000)).toBe(2);
+    const { cost } = await measureCost(runNotifications);
+    expect(sent()).toBe(before + 2);
+    // Named: order and cart in one BatchGetItem; the old record: the order, then its cart.
+    expect(cost.byOperation.BatchGetItem).toBe(1);
+    for (const orderId of ['ORDERPAIR', 'ORDEROLD']) expect(await findRecord(orderDeclaration, scope, orderId)).toMatchObject({ confirmation_email: 'sent' });
   });
 });
 
