@@ -5,9 +5,9 @@
  * worker runs the kind's handler under that claim, which records the attempt and schedules the
  * next run on failure (runner.ts). The worker first takes the claim over (a conditional
  * write), so of two deliveries of one message only one runs; a message whose claim is no
- * longer current (the lease lapsed and the sweep queued it again) is dropped.
- * A relayed message that shows there is nothing to do (`DueHandler.needsNothing`: fan-out
- * whose event types no active subscription wants) is only removed under its queued claim. Only a message
+ * longer current (the lease lapsed and the sweep queued it again) is dropped. A relayed
+ * message that shows there is nothing to do (`DueHandler.needsNothing`: fan-out whose event
+ * types no active subscription wants) is only removed under its queued claim. Only a message
  * the worker cannot read at all fails its item, so the DLQ catches poison messages alone.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
