@@ -96,9 +96,13 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A random start per process, then a counter: request ids need to be unique, not secret. */
+const REQUEST_ID_PREFIX = randomBytes(15).toString('base64').toUpperCase().replace(/[+/]/g, '0');
+let requestCount = 0;
+
 function newRequestId(): string {
   // Same length and alphabet as DynamoDB's request ids (52 upper-case characters).
-  return randomBytes(39).toString('base64').toUpperCase().replace(/[+/]/g, '0');
+  return REQUEST_ID_PREFIX + (++requestCount).toString(36).toUpperCase().padStart(32, '0');
 }
 
 /** The listener dynalite installs on its HTTP server (request, response). */

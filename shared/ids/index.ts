@@ -4,6 +4,22 @@ import { createHash, randomBytes } from 'node:crypto';
 export const ID_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+/** Cryptographically secure bytes are drawn 4 KiB at a time and handed out once each (one generator call per ~200 ids, not one per id). */
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+/** `count` fresh secure random bytes (never handed out twice). */
+function secureBytes(count: number): Buffer {
+  if (poolOffset + count > pool.length) {
+    pool = randomBytes(Math.max(POOL_BYTES, count));
+    poolOffset = 0;
+  }
+  const bytes = pool.subarray(poolOffset, poolOffset + count);
+  poolOffset += count;
+  return bytes;
+}
+
 /**
  * A random string of `length` characters from `alphabet`, unbiased (rejection sampling over
  * crypto random bytes). Example: `randomString(12, ID_ALPHABET)` → `7KQ2ZP4M8TWX`.
@@ -12,7 +28,7 @@ export function randomString(length: number, alphabet: string): string {
   const limit = 256 - (256 % alphabet.length);
   let out = '';
   while (out.length < length) {
-    const bytes = randomBytes(Math.ceil((length - out.length) * 1.3) + 4);
+    const bytes = secureBytes(Math.ceil((length - out.length) * 1.3) + 4);
     for (const byte of bytes) {
       if (byte < limit) out += alphabet[byte % alphabet.length];
       if (out.length === length) break;
