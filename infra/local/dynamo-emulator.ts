@@ -6,6 +6,7 @@
  * transaction half applied. Everything else is dynalite's own behaviour, untouched.
  */
 import { mkdir } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -83,6 +84,10 @@ export interface DynamoEmulatorOptions {
 const require = createRequire(import.meta.url);
 const dynalite = require('dynalite') as typeof import('dynalite');
 const dynaliteDb = require('dynalite/db') as { create: (options: Record<string, unknown>) => DynaliteStore };
+// dynalite sums every answer with buffer-crc32's plain-JS CRC-32 (its x-amz-crc32 header): Node's
+// native one gives the same number at a fraction of the cost (about 1 % of a catalogue read).
+const dynaliteCrc32 = createRequire(require.resolve('dynalite'))('buffer-crc32') as { unsigned: (input: string | Buffer) => number };
+dynaliteCrc32.unsigned = (input) => crc32(input);
 
 /** What the emulator reads of a request, whether it came over HTTP or from this process. */
 interface WireRequest {

@@ -4,6 +4,7 @@
  * platform relies on (a failed condition with the item, a cancelled transaction with its
  * reasons, validation), and the emulator's stop behaviour.
  */
+import { crc32 } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -47,6 +48,19 @@ describe('the in-process DynamoDB transport', () => {
     expect(inProcess.item).toMatchObject({ n: 1, text: 'é ✓' });
     expect([http.count, inProcess.count]).toEqual([1, 2]);
     expect(emulator.calls()).toMatchObject({ PutItem: 2, GetItem: 2, Query: 2 });
+  });
+
+  it('sums each HTTP answer with a correct x-amz-crc32 (the emulator checksum, computed natively)', async () => {
+    const { emulator } = await harness.startWithTable();
+    const reply = await fetch(emulator.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.DescribeTable', authorization: 'AWS4-HMAC-SHA256 Credential=local/20200101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0', 'x-amz-date': '20200101T000000Z' },
+      body: JSON.stringify({ TableName: TABLE }),
+    });
+    const body = await reply.text();
+    expect(reply.status, body).toBe(200);
+    expect(JSON.parse(body).Table.TableName).toBe(TABLE);
+    expect(reply.headers.get('x-amz-crc32')).toBe(String(crc32(body)));
   });
 
   it('gives the same typed errors: a failed condition with the item, a cancelled transaction with reasons, validation', async () => {
