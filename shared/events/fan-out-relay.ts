@@ -46,19 +46,28 @@ export function noteQueued(queue: string, message: DueMessage): boolean {
   return true;
 }
 
+/** Sends `messages` to `queue` (one message alone, several as a batch); what fails is logged and left to the sweep. */
+async function relay(platform: Platform, queue: string, messages: readonly DueMessage[]): Promise<void> {
+  const lost = (message: DueMessage, error: unknown) =>
+    logger.error('Due work could not be queued; the sweep will run it', { kind: message.kind, ref: message.ref, error: error as Error });
+  if (messages.length === 1) {
+    await platform.queues.send(queue, JSON.stringify(messages[0])).catch((error: unknown) => lost(messages[0]!, error));
+    return;
+  }
+  const bodies = messages.map((message) => JSON.stringify(message));
+  const failed = new Set(await platform.queues.sendBatch(queue, bodies).catch(() => bodies));
+  for (const [index, message] of messages.entries()) if (failed.has(bodies[index]!)) lost(message, new Error(`Not accepted by ${queue}`));
+}
+
 /** Runs `work` and then relays the queued work it wrote; answers what `work` answered. */
 export async function withFanOutRelay<T>(platform: Platform, work: () => Promise<T>): Promise<T> {
   const pieces: NotedWork[] = [];
   try {
     return await noted.run(pieces, work);
   } finally {
-    // All sends at once: one queue round trip for the request, however much it wrote.
-    await Promise.all(
-      pieces.map(({ queue, message }) =>
-        platform.queues.send(queue, JSON.stringify(message)).catch((error: unknown) =>
-          logger.error('Due work could not be queued; the sweep will run it', { kind: message.kind, ref: message.ref, error: error as Error }),
-        ),
-      ),
-    );
+    // One batch per queue, all at once: one queue round trip for the request, however much it wrote.
+    const byQueue = new Map<string, DueMessage[]>();
+    for (const { queue, message } of pieces) byQueue.set(queue, [...(byQueue.get(queue) ?? []), message]);
+    await Promise.all([...byQueue].map(([queue, messages]) => relay(platform, queue, messages)));
   }
 }

@@ -3,22 +3,41 @@
  * runtime: only the endpoint differs (fauxqs locally), as with DynamoDB.
  */
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { localClientOptions } from '../store/client';
 import type { ObjectStorage, QueuePort } from './ports';
 
 /** SQS by logical queue name (infra/queues.ts); clients are made on first use. */
 export function sqsQueues(options: { region: string; endpoint?: string; urls: Record<string, string> }): QueuePort {
   let sqs: SQSClient | undefined;
+  const client = () => (sqs ??= new SQSClient({ region: options.region, ...localClientOptions(options.endpoint) }));
+  const urlOf = (queue: string) => {
+    const url = options.urls[queue];
+    if (!url) throw new Error(`No URL for queue ${queue}: this function was not granted it`);
+    return url;
+  };
   return {
     async send(queue, body, sendOptions = {}) {
-      const url = options.urls[queue];
-      if (!url) throw new Error(`No URL for queue ${queue}: this function was not granted it`);
-      sqs ??= new SQSClient({ region: options.region, ...localClientOptions(options.endpoint) });
-      await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: body, ...(sendOptions.delaySeconds ? { DelaySeconds: Math.min(900, Math.max(0, Math.floor(sendOptions.delaySeconds))) } : {}) }));
+      await client().send(new SendMessageCommand({ QueueUrl: urlOf(queue), MessageBody: body, ...(sendOptions.delaySeconds ? { DelaySeconds: Math.min(900, Math.max(0, Math.floor(sendOptions.delaySeconds))) } : {}) }));
+    },
+    async sendBatch(queue, bodies) {
+      const url = urlOf(queue);
+      const chunks = Array.from({ length: Math.ceil(bodies.length / SQS_BATCH_MAX) }, (_, index) => bodies.slice(index * SQS_BATCH_MAX, (index + 1) * SQS_BATCH_MAX));
+      const failed = await Promise.all(
+        chunks.map(async (chunk) => {
+          const entries = chunk.map((body, index) => ({ Id: String(index), MessageBody: body }));
+          // A call that fails as a whole sent nothing of its chunk.
+          const result = await client().send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries })).catch(() => ({ Failed: entries.map((entry) => ({ Id: entry.Id })) }));
+          return (result.Failed ?? []).map((failure) => chunk[Number(failure.Id)]!);
+        }),
+      );
+      return failed.flat();
     },
   };
 }
+
+/** Messages SQS takes in one SendMessageBatch. */
+const SQS_BATCH_MAX = 10;
 
 /** S3 with the platform's two buckets. */
 export function s3Objects(options: { region: string; endpoint?: string; buckets: { functions: string; apps: string } }): ObjectStorage {

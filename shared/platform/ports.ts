@@ -82,6 +82,11 @@ export interface OutboundHttp {
 export interface QueuePort {
   /** Sends one message; `delaySeconds` at most 900. */
   send(queue: string, body: string, options?: { delaySeconds?: number }): Promise<void>;
+  /**
+   * Sends several messages to one queue in as few calls as possible (SQS: ten per
+   * SendMessageBatch); answers the bodies that could not be sent (none: all are on the queue).
+   */
+  sendBatch(queue: string, bodies: readonly string[]): Promise<string[]>;
 }
 
 /** Object storage for uploads (function code, app versions, images). */

@@ -64,6 +64,10 @@ export function testPlatform(overrides: Partial<Platform> & { answer?: (request:
         queued.push({ queue, body, ...(options?.delaySeconds ? { delaySeconds: options.delaySeconds } : {}) });
         return Promise.resolve();
       },
+      sendBatch(queue, bodies) {
+        for (const body of bodies) queued.push({ queue, body });
+        return Promise.resolve([]);
+      },
     },
     objects: {
       put(bucket, key, body) {
