@@ -50,8 +50,12 @@ export interface DynamoEmulator {
   /** Base URL for SDK clients, e.g. `http://127.0.0.1:8000`. */
   endpoint: string;
   port: number;
-  /** Deletes items whose TTL (epoch seconds) is <= `nowEpochSeconds`; returns how many. */
-  sweepExpired(nowEpochSeconds: number): Promise<number>;
+  /**
+   * Deletes items whose TTL (epoch seconds) is <= `nowEpochSeconds`; returns how many. With
+   * `maxItems`, examines at most that many items of each table, going on where the last
+   * bounded sweep stopped (the runtime's timer); without, every item.
+   */
+  sweepExpired(nowEpochSeconds: number, options?: { maxItems?: number }): Promise<number>;
   /** Calls received so far, by operation (`GetItem`, `TransactWriteItems`, ...): what a request costs. */
   calls(): Record<string, number>;
   /**
@@ -181,7 +185,7 @@ class LocalDynamo {
     return {
       endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
       port,
-      sweepExpired: (now) => this.sweepExpired(now),
+      sweepExpired: (now, options) => this.sweepExpired(now, options?.maxItems),
       calls: () => Object.fromEntries(this.callCounts),
       invoke: (headers, body) => this.invoke(headers, body),
       stop: () => (this.stopped ??= this.shutdown()),
@@ -236,6 +240,8 @@ class LocalDynamo {
   }
 
   private readonly callCounts = new Map<string, number>();
+  /** Where the bounded TTL sweeps go on, by table. */
+  private readonly sweepCursors = new Map<string, WireItem>();
 
   private dispatch(method: string, url: string, headers: IncomingHttpHeaders, body: Buffer): Promise<Reply> {
     const request = { method, url, headers };
@@ -338,11 +344,12 @@ class LocalDynamo {
     }
   }
 
-  private async sweepExpired(now: number): Promise<number> {
+  private async sweepExpired(now: number, maxItems?: number): Promise<number> {
     if (this.stopping) throw new Error('The DynamoDB emulator is stopped');
     this.begin();
     try {
-      return await deleteExpiredItems({ settings: this.timeToLive, dynalite: this.dynalite, schemas: this.schemas, lock: this.lock }, now);
+      const budget = maxItems === undefined ? undefined : { maxItems, cursors: this.sweepCursors };
+      return await deleteExpiredItems({ settings: this.timeToLive, dynalite: this.dynalite, schemas: this.schemas, lock: this.lock }, now, budget);
     } finally {
       this.end();
     }

@@ -124,11 +124,23 @@ export interface SweepContext {
 }
 
 /**
- * Deletes every item whose TTL attribute is a number <= `now` (epoch seconds), in every
- * table with TTL enabled; returns how many it deleted. Takes the lock per page and per
- * delete, not for the whole sweep, so requests keep flowing while it runs.
+ * A bounded sweep: at most `maxItems` items examined per call, going on where the previous call
+ * of the same budget stopped (`cursors`, by table) and starting over after the last item. The
+ * runtime's timer sweeps this way, so a table of any size costs the same every tick (a full scan
+ * every few seconds grew with the data until it took the whole process).
  */
-export async function deleteExpiredItems(context: SweepContext, now: number): Promise<number> {
+export interface SweepBudget {
+  maxItems: number;
+  cursors: Map<string, WireItem>;
+}
+
+/**
+ * Deletes items whose TTL attribute is a number <= `now` (epoch seconds), in every table with
+ * TTL enabled; returns how many it deleted. Without `budget`, the whole of every table; with
+ * one, the next `budget.maxItems` items of each. Takes the lock per page and per delete, not
+ * for the whole sweep, so requests keep flowing while it runs.
+ */
+export async function deleteExpiredItems(context: SweepContext, now: number, budget?: SweepBudget): Promise<number> {
   const { settings, dynalite, schemas, lock } = context;
   const threshold = { ':now': { N: String(now) } };
   let deleted = 0;
@@ -138,16 +150,19 @@ export async function deleteExpiredItems(context: SweepContext, now: number): Pr
     const names: Record<string, string> = { '#ttl': attribute };
     schema.data.forEach((name, index) => (names[`#k${index}`] = name));
     const projection = schema.data.map((_, index) => `#k${index}`).join(', ');
-    let startKey: WireItem | undefined;
+    let startKey: WireItem | undefined = budget?.cursors.get(table);
+    let left = budget ? budget.maxItems : Infinity;
     do {
       const page = await lock.shared(() =>
-        dynalite.call<ScanOutput>('Scan', {
+        dynalite.call<ScanOutput & { ScannedCount?: number }>('Scan', {
           TableName: table,
           // A comparison with a number is false for non-number values, as DynamoDB's TTL requires.
           FilterExpression: '#ttl <= :now',
           ProjectionExpression: projection,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: threshold,
+          // Limit bounds the items examined, before the filter.
+          ...(budget ? { Limit: Math.min(left, 1000) } : {}),
           ...(startKey ? { ExclusiveStartKey: startKey } : {}),
         }),
       );
@@ -168,7 +183,12 @@ export async function deleteExpiredItems(context: SweepContext, now: number): Pr
         if (result.ok) deleted++;
       }
       startKey = page.data.LastEvaluatedKey;
-    } while (startKey);
+      left -= page.data.ScannedCount ?? 0;
+    } while (startKey && left > 0);
+    if (budget) {
+      if (startKey) budget.cursors.set(table, startKey);
+      else budget.cursors.delete(table); // the end: the next call starts over
+    }
   }
   return deleted;
 }

@@ -29,6 +29,9 @@ import type { Platform } from '../../shared/platform/ports';
 import { config } from '../../shared/config';
 import { hostingSource } from '../../shared/hosting/serving';
 
+/** Items the timer's TTL sweep examines per tick (every 5 s). */
+const TTL_SWEEP_ITEMS = 2000;
+
 /** How to start a runtime (defaults follow local-runtime.md). */
 export interface RuntimeOptions {
   port: number;
@@ -132,11 +135,17 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     const bootstrap = await seedOrReload(platform, paths.bootstrap, port, log);
     writeBootstrap(paths.bootstrap, bootstrap);
 
-    // dynalite has no TTL expiry: sweep on a timer and whenever the manual clock moves.
-    const sweep = () => void emulators!.dynamo.sweepExpired(nowSeconds()).catch((error: unknown) => log(`TTL sweep failed: ${String(error)}`));
-    const sweepTimer = setInterval(sweep, 5_000);
+    // dynalite has no TTL expiry: on a timer, a bounded sweep (the next 2,000 items each time:
+    // a table of any size costs the same per tick; expired items go within minutes, where
+    // DynamoDB takes up to days); a whole sweep whenever the manual clock moves.
+    const sweepFailed = (error: unknown) => log(`TTL sweep failed: ${String(error)}`);
+    let sweeping: Promise<unknown> | undefined;
+    const sweepTimer = setInterval(() => {
+      // One bounded sweep at a time: they share the place where the last one stopped.
+      sweeping ??= emulators!.dynamo.sweepExpired(nowSeconds(), { maxItems: TTL_SWEEP_ITEMS }).catch(sweepFailed).finally(() => (sweeping = undefined));
+    }, 5_000);
     sweepTimer.unref();
-    const stopSweepOnClock = onClockMoved(sweep);
+    const stopSweepOnClock = onClockMoved(() => void emulators!.dynamo.sweepExpired(nowSeconds()).catch(sweepFailed));
 
     ready = true;
     markReady();

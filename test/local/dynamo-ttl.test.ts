@@ -46,6 +46,24 @@ describe('time to live', () => {
     expect(remaining).toBe(60);
   });
 
+  it('sweeps a bounded number of items per call, going on where the last one stopped and starting over after the end', async () => {
+    const { emulator, doc } = await harness.startWithTable();
+    for (let index = 0; index < 120; index++) {
+      await doc.send(new PutCommand({ TableName: TABLE, Item: { pk: `item-${index}`, sk: 'a', ttl: index % 2 === 0 ? now - 1 : now + 100 } }));
+    }
+    const counted: number[] = [];
+    for (let call = 0; call < 3; call++) counted.push(await emulator.sweepExpired(now, { maxItems: 50 }));
+    // 50 + 50 + the last 20 items examined (half of them expired), however they are ordered.
+    expect(counted.reduce((sum, count) => sum + count, 0)).toBe(60);
+    expect(counted.every((count) => count <= 50)).toBe(true);
+    // At the end it starts over: items that expired since are found on the next round.
+    expect(await emulator.sweepExpired(now + 100, { maxItems: 50 })).toBeGreaterThan(0);
+    let swept = 0;
+    for (let call = 0; call < 3; call++) swept += await emulator.sweepExpired(now + 100, { maxItems: 50 });
+    expect((await doc.send(new ScanCommand({ TableName: TABLE, Select: 'COUNT' }))).Count).toBe(0);
+    expect(swept).toBeLessThan(60);
+  });
+
   it('does nothing on tables without TTL, and follows enable, disable and delete', async () => {
     const { emulator, client, doc } = await harness.startWithTable();
     await client.send(
