@@ -36,6 +36,12 @@ const LEASE_LIFETIME_MS = 1000;
 const LAST_USE_REFRESH_MS = 60_000;
 /** Bound on cached tokens per process. */
 const MAX_CACHED = 10_000;
+/**
+ * Entries untouched for this long are dropped (real time): their record and lease lapsed long
+ * ago, so all they still hold is a guess at the bucket, which a quiet token's refill makes moot.
+ * A busy process keeps a few seconds of tokens, not the last ten thousand shoppers.
+ */
+const IDLE_DROP_MS = 10_000;
 
 interface Lease {
   remaining: number;
@@ -54,6 +60,11 @@ const cache = new Map<string, CachedToken>();
 const renewals = new Map<string, Promise<CachedToken>>();
 /** Renewals a request waits for before writing its own (bounded, so a hot token cannot starve one). */
 const MAX_WAITS = 64;
+
+/** How many tokens this process holds (tests and benches: it stays small however many shoppers came). */
+export function cachedTokenCount(): number {
+  return cache.size;
+}
 
 /** Forgets what this process knows of a token (after revoking or changing it). */
 export function forgetToken(tokenHash: string): void {
@@ -132,6 +143,11 @@ function remember(tokenHash: string, record: TokenRecord, lease: Lease | undefin
   cache.delete(tokenHash);
   cache.set(tokenHash, entry);
   if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
+  // Oldest first (every write re-inserts): drop the idle ones at the front.
+  for (const [hash, cached] of cache) {
+    if (entry.fetchedAt - cached.fetchedAt <= IDLE_DROP_MS) break;
+    cache.delete(hash);
+  }
   return entry;
 }
 

@@ -6,8 +6,8 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { authenticate, forgetToken } from '../../shared/auth/authenticate';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { authenticate, cachedTokenCount, forgetToken } from '../../shared/auth/authenticate';
 import { bindingWritten } from '../../shared/auth/bindings';
 import type { TokenRecord } from '../../shared/auth/token-records';
 import { hashToken, newToken } from '../../shared/auth/tokens';
@@ -102,6 +102,29 @@ describe('authenticate', () => {
     expect(third.record.bindings).toBeUndefined();
     expect(calls().updates).toBe(writes + 1);
     forgetToken(hashToken(token));
+  });
+
+  it('drops tokens idle for ten seconds when it caches another, so the cache holds seconds of shoppers, not all of them', async () => {
+    let now = 1_000_000;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => now);
+    try {
+      ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...record('x'), pk: input.Key.pk, rl_tat: input.ExpressionAttributeValues[':rl_next'] ?? 0, last_used_ms: T0 } }));
+      const before = cachedTokenCount();
+      const early = [newToken('lt', 'live'), newToken('lt', 'live'), newToken('lt', 'live')];
+      for (const token of early) await authenticate(token);
+      expect(cachedTokenCount()).toBe(before + 3);
+      now += 9_000;
+      const late = newToken('lt', 'live');
+      await authenticate(late);
+      expect(cachedTokenCount()).toBe(before + 4);
+      now += 2_000; // the first three are now 11 s idle, the fourth 2 s
+      const latest = newToken('lt', 'live');
+      await authenticate(latest);
+      expect(cachedTokenCount()).toBe(2);
+      for (const token of [late, latest]) forgetToken(hashToken(token));
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('costs no read and a few lease writes for many requests of a busy token', async () => {
