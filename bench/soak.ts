@@ -2,7 +2,8 @@
  * Soak: does the local runtime stay flat under a long load? Runs full checkouts (limited
  * token → cart → pay → order read, as bench/checkout.ts) and authenticated product-list reads
  * interleaved against one runtime, and prints at intervals the runtime process's resident
- * memory (VmRSS) and its data folder: total size, the DynamoDB folder's size and its LevelDB
+ * memory (VmRSS, its anonymous and file-backed parts, and the live JS heap after a full
+ * collection, `/_local/metrics?gc=1`) and its data folder: total size, the DynamoDB folder's size and its LevelDB
  * file count (table files and logs). After warm-up both must level off.
  *
  *   npm run bench:soak [-- --quick] [-- --checkouts 10000 --reads 50000 --concurrency 4 --samples 20]
@@ -12,6 +13,7 @@
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { api, startRuntime, type RuntimeProcess } from '../test/support/runtime-process';
@@ -58,11 +60,19 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-/** Resident memory of process `pid` in MiB, from /proc (Linux). */
-function residentMiB(pid: number): number {
-  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!match) throw new Error(`no VmRSS for process ${pid}`);
-  return Number(match[1]) / 1024;
+/**
+ * Resident memory of process `pid` in MiB, from /proc (Linux): all of it, the anonymous part
+ * (heap, native allocations) and the file-backed part (LevelDB maps its table files, so that
+ * part follows the data and the kernel can drop it at will).
+ */
+function resident(pid: number): { rss: number; anon: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => {
+    const match = new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, 'm').exec(status);
+    if (!match) throw new Error(`no ${name} for process ${pid}`);
+    return Number(match[1]) / 1024;
+  };
+  return { rss: field('VmRSS'), anon: field('RssAnon'), file: field('RssFile') };
 }
 
 /** Total size in bytes and file count under `dir`, and how many files match `pattern`. */
@@ -88,16 +98,31 @@ interface Sample {
   checkouts: number;
   reads: number;
   rssMiB: number;
+  anonMiB: number;
+  fileMiB: number;
   dataMB: number;
   dynamoMB: number;
   levelFiles: number;
-  /** The runtime's process.memoryUsage() (MiB), from /_local/metrics. */
+  /** The runtime's process.memoryUsage() (MiB), from /_local/metrics?gc=1: heapMiB is the live heap after a full collection. */
   heapMiB: number;
   heapTotalMiB: number;
   externalMiB: number;
 }
 
 const mb = (bytes: number) => bytes / 1_000_000;
+
+/** Compacts the whole LevelDB store at `dir` (the runtime stopped) and measures it again. */
+async function compactTable(dir: string): Promise<ReturnType<typeof folder>> {
+  // classic-level is dynalite's storage engine; loaded through dynalite, as the runtime does.
+  const { ClassicLevel } = createRequire(createRequire(import.meta.url).resolve('dynalite'))('classic-level') as {
+    ClassicLevel: new (location: string) => { open(): Promise<void>; compactRange(start: string, end: string): Promise<void>; close(): Promise<void> };
+  };
+  const db = new ClassicLevel(dir);
+  await db.open();
+  await db.compactRange('\u0000', '\uffff');
+  await db.close();
+  return folder(dir, /\.(ldb|sst|log)$/);
+}
 
 try {
   runtime = await startRuntime({ dataDir, env: { CARTWHEEL_RATE_PER_TOKEN: '1000000/1000000', CARTWHEEL_RATE_PER_IP: '1000000/1000000' } });
@@ -145,14 +170,17 @@ try {
   const started = performance.now();
   const curve: Sample[] = [];
   const sample = async () => {
-    const memory = (await api(`${runtime!.url}/_local/metrics`)).body.memory as { heapUsed: number; heapTotal: number; external: number };
+    const memory = (await api(`${runtime!.url}/_local/metrics?gc=1`)).body.memory as { heapUsed: number; heapTotal: number; external: number };
+    const rss = resident(pid);
     const data = folder(dataDir);
     const dynamo = folder(join(dataDir, 'dynamodb'), /\.(ldb|sst|log)$/);
     const point: Sample = {
       seconds: (performance.now() - started) / 1000,
       checkouts: checkoutsDone,
       reads: readsDone,
-      rssMiB: residentMiB(pid),
+      rssMiB: rss.rss,
+      anonMiB: rss.anon,
+      fileMiB: rss.file,
       dataMB: mb(data.bytes),
       dynamoMB: mb(dynamo.bytes),
       levelFiles: dynamo.matching,
@@ -163,7 +191,7 @@ try {
     curve.push(point);
     console.log(
       `${point.seconds.toFixed(0).padStart(6)} s  ${String(point.checkouts).padStart(6)} checkouts  ${String(point.reads).padStart(6)} reads` +
-        `   RSS ${point.rssMiB.toFixed(0).padStart(5)} MiB (heap ${point.heapMiB.toFixed(0).padStart(4)}/${point.heapTotalMiB.toFixed(0).padStart(4)}, external ${point.externalMiB.toFixed(0).padStart(4)})   data ${point.dataMB.toFixed(1).padStart(7)} MB` +
+        `   RSS ${point.rssMiB.toFixed(0).padStart(4)} MiB (anon ${point.anonMiB.toFixed(0).padStart(4)}, file ${point.fileMiB.toFixed(0).padStart(3)}; live heap ${point.heapMiB.toFixed(0).padStart(3)}/${point.heapTotalMiB.toFixed(0).padStart(3)})   data ${point.dataMB.toFixed(1).padStart(6)} MB` +
         `   dynamodb ${point.dynamoMB.toFixed(1).padStart(7)} MB in ${String(point.levelFiles).padStart(4)} LevelDB files`,
     );
   };
@@ -200,10 +228,25 @@ try {
   console.log('');
   console.log(`After warm-up (from ${work(warm)} to ${work(last)} requests):`);
   console.log(`  RSS            ${warm.rssMiB.toFixed(0)} → ${last.rssMiB.toFixed(0)} MiB (${rate(warm.rssMiB, last.rssMiB).toFixed(2)} MiB per 1,000 requests)`);
-  console.log(`  JS heap        used ${warm.heapMiB.toFixed(0)} → ${last.heapMiB.toFixed(0)} MiB, total ${warm.heapTotalMiB.toFixed(0)} → ${last.heapTotalMiB.toFixed(0)} MiB, external ${warm.externalMiB.toFixed(0)} → ${last.externalMiB.toFixed(0)} MiB`);
+  console.log(`    anonymous    ${warm.anonMiB.toFixed(0)} → ${last.anonMiB.toFixed(0)} MiB (${rate(warm.anonMiB, last.anonMiB).toFixed(2)} MiB per 1,000 requests)`);
+  console.log(`    file-backed  ${warm.fileMiB.toFixed(0)} → ${last.fileMiB.toFixed(0)} MiB (LevelDB's mapped table files: follows the data, reclaimable)`);
+  console.log(`  JS heap        live ${warm.heapMiB.toFixed(0)} → ${last.heapMiB.toFixed(0)} MiB after a full collection (${rate(warm.heapMiB, last.heapMiB).toFixed(2)} MiB per 1,000 requests), total ${warm.heapTotalMiB.toFixed(0)} → ${last.heapTotalMiB.toFixed(0)} MiB, external ${warm.externalMiB.toFixed(0)} → ${last.externalMiB.toFixed(0)} MiB`);
   console.log(`  data folder    ${warm.dataMB.toFixed(1)} → ${last.dataMB.toFixed(1)} MB (${rate(warm.dataMB, last.dataMB).toFixed(2)} MB per 1,000 requests)`);
   console.log(`  dynamodb       ${warm.dynamoMB.toFixed(1)} → ${last.dynamoMB.toFixed(1)} MB, ${warm.levelFiles} → ${last.levelFiles} LevelDB files`);
   console.log(`  throughput     ${(work(last) / last.seconds).toFixed(0)} requests/s overall`);
+
+  // What the data folder holds: the table's live data (after LevelDB compacts away superseded
+  // versions) and what the other stores keep on purpose (every email sent, queue state).
+  await runtime.stop('SIGTERM');
+  const before = folder(join(dataDir, 'dynamodb'), /\.(ldb|sst|log)$/);
+  const compacted = await compactTable(join(dataDir, 'dynamodb'));
+  console.log('');
+  console.log(`Data folder after the run, by part (${checkoutsDone} checkouts):`);
+  for (const part of readdirSync(dataDir, { withFileTypes: true }).filter((entry) => entry.isDirectory())) {
+    const size = folder(join(dataDir, part.name));
+    console.log(`  ${part.name.padEnd(10)} ${mb(size.bytes).toFixed(1).padStart(7)} MB in ${String(size.files).padStart(5)} files (${((size.bytes / Math.max(1, checkoutsDone)) / 1000).toFixed(1)} kB per checkout)`);
+  }
+  console.log(`  the table's LevelDB, compacted in full: ${mb(before.bytes).toFixed(1)} MB in ${before.matching} files → ${mb(compacted.bytes).toFixed(1)} MB in ${compacted.matching} files (live data; the rest were superseded versions LevelDB had not yet compacted)`);
 } finally {
   await cleanup();
 }

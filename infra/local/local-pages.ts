@@ -4,6 +4,8 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clockMode, now, setManualTime } from '../../shared/clock';
 import type { OutboxEntry } from '../../shared/email';
@@ -20,6 +22,16 @@ export interface LocalPagesOptions {
   isReady: () => boolean;
   /** DynamoDB calls received by the emulator so far, by operation (benchmarks read this). */
   dynamoCalls: () => Record<string, number>;
+}
+
+let collectGarbage: (() => void) | undefined;
+/** A full, synchronous garbage collection (V8's `gc`, enabled here on first use; local pages only). */
+function fullGc(): void {
+  if (!collectGarbage) {
+    setFlagsFromString('--expose-gc');
+    collectGarbage = runInNewContext('gc') as () => void;
+  }
+  collectGarbage();
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
@@ -82,6 +94,8 @@ export async function handleLocalPage(
   }
   if (path === '/_local/metrics' && method === 'GET') {
     const calls = options.dynamoCalls();
+    // `?gc=1`: a full garbage collection first, so heapUsed is the live heap (what a leak grows).
+    if (url.searchParams.get('gc') === '1') fullGc();
     return json(res, 200, {
       dynamodb_calls: calls,
       dynamodb_calls_total: Object.values(calls).reduce((a, b) => a + b, 0),

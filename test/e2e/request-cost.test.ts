@@ -56,4 +56,14 @@ describe('x-cartwheel-dynamodb', () => {
     expect(health.status).toBe(200);
     expect(health.headers.get(COST_HEADER)).toBeNull();
   });
+
+  it('reports the runtime’s memory on /_local/metrics, the live heap after a full collection with gc=1', async () => {
+    // Some work first, so there is garbage to collect.
+    for (let i = 0; i < 20; i++) expect((await api(`${base}products?limit=50`, { token: runtime.bootstrap.tokens.test_secret })).status).toBe(200);
+    const plain = (await api(`${runtime.url}/_local/metrics`)).body.memory;
+    const collected = (await api(`${runtime.url}/_local/metrics?gc=1`)).body.memory;
+    for (const memory of [plain, collected]) expect(memory.heapUsed).toBeGreaterThan(0);
+    expect(collected.heapUsed).toBeLessThanOrEqual(collected.heapTotal);
+    expect(collected.rss).toBeGreaterThan(collected.heapUsed);
+  });
 });
