@@ -25,6 +25,7 @@ import type { tableDefinition } from '../../shared/store/table';
 import { keyOf, KeySchemas } from './dynamo-keys';
 import { ReadWriteLock } from './dynamo-lock';
 import { cachePointReads, type PointLevel, type ReadCacheLimits, type ReadCacheStats } from './dynamo-read-cache';
+import { WriteGroups } from './dynamo-write-groups';
 import { closeIteratorsWhenDone, type StreamingLevel } from './dynamo-streams';
 import { transactionJournalPath, Transactions } from './dynamo-transactions';
 import { deleteExpiredItems, describeTimeToLive, TimeToLiveSettings, timeToLivePath, updateTimeToLive } from './dynamo-ttl';
@@ -110,14 +111,14 @@ const returnOnFailureMember = '"ReturnValuesOnConditionCheckFailure"';
 export async function startDynamoEmulator(options: DynamoEmulatorOptions): Promise<DynamoEmulator> {
   const { dataDir, host = '127.0.0.1', port = 0 } = options;
   await mkdir(dataDir, { recursive: true });
-  const { server, store, cacheStats } = createDynalite(dataDir, options.readCache);
+  const { server, store, cacheStats, writeGroups } = createDynalite(dataDir, options.readCache);
   try {
     await store?.db.open();
   } catch (error) {
     throw new Error(`Cannot open the DynamoDB emulator data in ${dataDir} (is another emulator using it?)`, { cause: error });
   }
   try {
-    const emulator = await LocalDynamo.create(server, dataDir, options.onTransactionStep);
+    const emulator = await LocalDynamo.create(server, dataDir, writeGroups, options.onTransactionStep);
     await listen(server, port, host);
     return { ...emulator.handle(host, (server.address() as AddressInfo).port), readCache: cacheStats };
   } catch (error) {
@@ -150,7 +151,8 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, def
 
 /** The emulator's state behind one HTTP server. */
 class LocalDynamo {
-  private readonly lock = new ReadWriteLock();
+  /** Every exclusive section's writes land in LevelDB as one batch (dynamo-write-groups.ts). */
+  private readonly lock: ReadWriteLock;
   private inFlight = 0;
   private whenDrained: Array<() => void> = [];
   private stopping = false;
@@ -162,10 +164,13 @@ class LocalDynamo {
     private readonly schemas: KeySchemas,
     private readonly transactions: Transactions,
     private readonly timeToLive: TimeToLiveSettings,
-  ) {}
+    writeGroups: WriteGroups,
+  ) {
+    this.lock = new ReadWriteLock((work) => writeGroups.run(work));
+  }
 
   /** Takes over dynalite's request listener and undoes any transaction cut short by a crash. */
-  static async create(server: Server, dataDir: string, onStep?: (step: number) => void): Promise<LocalDynamo> {
+  static async create(server: Server, dataDir: string, writeGroups: WriteGroups, onStep?: (step: number) => void): Promise<LocalDynamo> {
     const listeners = server.listeners('request') as DynaliteListener[];
     const listener = listeners[0];
     if (listeners.length !== 1 || !listener) throw new Error('dynalite did not install exactly one request listener');
@@ -175,7 +180,7 @@ class LocalDynamo {
     const transactions = new Transactions(invoker, schemas, { journalFile: transactionJournalPath(dataDir), onStep });
     const timeToLive = await TimeToLiveSettings.load(timeToLivePath(dataDir));
     await transactions.recover();
-    const emulator = new LocalDynamo(server, invoker, schemas, transactions, timeToLive);
+    const emulator = new LocalDynamo(server, invoker, schemas, transactions, timeToLive, writeGroups);
     server.on('request', (request: IncomingMessage, response: ServerResponse) => emulator.onRequest(request, response));
     return emulator;
   }
@@ -386,7 +391,8 @@ class LocalDynamo {
  * would otherwise crash the process on the first request) and close it if start-up fails;
  * and its read streams are replaced with ones that close their LevelDB iterators.
  */
-function createDynalite(dataDir: string, cacheLimits?: Partial<ReadCacheLimits>): { server: Server; store: DynaliteStore | undefined; cacheStats: () => ReadCacheStats } {
+function createDynalite(dataDir: string, cacheLimits?: Partial<ReadCacheLimits>): { server: Server; store: DynaliteStore | undefined; cacheStats: () => ReadCacheStats; writeGroups: WriteGroups } {
+  const writeGroups = new WriteGroups();
   const create = dynaliteDb.create;
   let store: DynaliteStore | undefined;
   let cacheStats: (() => ReadCacheStats) | undefined;
@@ -396,13 +402,15 @@ function createDynalite(dataDir: string, cacheLimits?: Partial<ReadCacheLimits>)
     closeIteratorsWhenDone(store.db as unknown as StreamingLevel);
     // Point reads of hot items come from a bounded cache; writes still land in LevelDB as before.
     cacheStats = cachePointReads(store.db as unknown as PointLevel, cacheLimits);
+    // Outermost: an operation's writes are collected and land (through the cache) as one batch.
+    writeGroups.attach(store.db as unknown as PointLevel);
     return store;
   };
   try {
     // Zero delays: tables and indexes are ACTIVE as soon as their creation returns.
     const server = dynalite({ path: dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
     if (!cacheStats) throw new Error('dynalite did not build its store while creating the server');
-    return { server, store, cacheStats };
+    return { server, store, cacheStats, writeGroups };
   } finally {
     dynaliteDb.create = create;
   }

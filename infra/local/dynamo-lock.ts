@@ -18,6 +18,9 @@ export class ReadWriteLock {
   // FIFO, so a steady stream of readers cannot starve a waiting writer (or the reverse).
   private readonly waiting: Waiter[] = [];
 
+  /** `exclusiveScope` wraps every exclusive section (the emulator lands each one's writes as one batch). */
+  constructor(private readonly exclusiveScope: <T>(work: () => Promise<T>) => Promise<T> = (work) => work()) {}
+
   /** Runs `work` while holding shared access (other readers may run alongside). */
   async shared<T>(work: () => Promise<T>): Promise<T> {
     await this.acquireShared();
@@ -32,7 +35,7 @@ export class ReadWriteLock {
   async exclusive<T>(work: () => Promise<T>): Promise<T> {
     await this.acquireExclusive();
     try {
-      return await work();
+      return await this.exclusiveScope(work);
     } finally {
       this.releaseExclusive();
     }
