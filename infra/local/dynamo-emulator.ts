@@ -177,7 +177,8 @@ class LocalDynamo {
     server.removeAllListeners('request');
     const invoker = new DynaliteInvoker(listener);
     const schemas = new KeySchemas(invoker);
-    const transactions = new Transactions(invoker, schemas, { journalFile: transactionJournalPath(dataDir), onStep });
+    // Each exclusive section lands as one batch (writeGroups), so transactions need no undo journal.
+    const transactions = new Transactions(invoker, schemas, { journalFile: transactionJournalPath(dataDir), onStep, atomicWrites: true });
     const timeToLive = await TimeToLiveSettings.load(timeToLivePath(dataDir));
     await transactions.recover();
     const emulator = new LocalDynamo(server, invoker, schemas, transactions, timeToLive, writeGroups);

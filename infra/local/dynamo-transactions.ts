@@ -7,7 +7,9 @@
  * and only then runs each operation as the matching single-item call, so dynalite evaluates
  * conditions and update expressions exactly as it does everywhere else. If any condition
  * fails, every before-image is put back. If the process dies part-way, the journal is still
- * on disk and the next start puts the before-images back before serving anything.
+ * on disk and the next start puts the before-images back before serving anything. When the
+ * caller lands each call's writes as one batch (`atomicWrites`, the emulator does), nothing of a
+ * cut-short transaction reaches the disk and the journal is not written at all.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
@@ -49,6 +51,12 @@ export interface TransactionOptions {
   journalFile: string;
   /** Called after each operation of a write transaction; tests use it to die mid-transaction. */
   onStep?: (step: number) => void;
+  /**
+   * The caller lands all of a call's writes in one atomic LevelDB batch (the emulator's write
+   * groups): a crash part-way leaves nothing applied, so no undo journal is written. A journal
+   * an earlier version left is still undone at start.
+   */
+  atomicWrites?: boolean;
 }
 
 type WriteKind = 'ConditionCheck' | 'Put' | 'Delete' | 'Update';
@@ -146,7 +154,7 @@ export class Transactions {
     if (!Array.isArray(images)) return images;
 
     const entries = planned.map((write, index) => ({ table: write.table, key: write.key, before: images[index] ?? null }));
-    this.journal.write({ version: 1, entries });
+    if (!this.options.atomicWrites) this.journal.write({ version: 1, entries });
     let outcome: Reply | 'committed';
     try {
       outcome = await this.apply(planned, images);
