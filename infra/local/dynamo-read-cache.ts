@@ -12,6 +12,11 @@
  * it exactly as before (a committed write is on disk as it was, so `kill -9` keeps it); a write
  * LevelDB refuses drops its keys from the cache. A read that overlapped any write is not kept
  * (it may hold the value from before the write). Range reads (Query, Scan) still read LevelDB.
+ *
+ * Table descriptions (`table~<name>`) are the exception to "a fresh copy every time": dynalite
+ * reads one for every operation and every item of a batch (some 60 times a checkout, 2 KB of
+ * JSON each) and only changes it in UpdateTable/DeleteTable, which write it back at once; so
+ * they are kept parsed and handed out as they are.
  */
 
 /** The callback-style LevelDB methods dynalite calls on its store (after its own wrapping). */
@@ -49,10 +54,15 @@ export interface ReadCacheStats {
 
 const defaults: ReadCacheLimits = { maxChars: 32 * 1024 * 1024, maxEntries: 50_000 };
 
+/** dynalite's table descriptions live under this prefix of its store. */
+const isTableKey = (key: string) => key.startsWith('table~');
+
 /** The cache's state; `stats()` reports it. */
 class ReadCache {
   /** JSON text by key; null: known absent. Map order is recency (oldest first). */
   private readonly texts = new Map<string, string | null>();
+  /** Table descriptions, parsed (see above); few, never evicted. */
+  private readonly tables = new Map<string, unknown>();
   private chars = 0;
   /** Counts every write started, so a read can tell whether one overlapped it. */
   epoch = 0;
@@ -62,6 +72,14 @@ class ReadCache {
   constructor(private readonly limits: ReadCacheLimits) {}
 
   lookup(key: string): { found: false } | { found: true; value: unknown } {
+    if (isTableKey(key)) {
+      if (!this.tables.has(key)) {
+        this.misses++;
+        return { found: false };
+      }
+      this.hits++;
+      return { found: true, value: this.tables.get(key) };
+    }
     const text = this.texts.get(key);
     if (text === undefined) {
       this.misses++;
@@ -76,6 +94,11 @@ class ReadCache {
   }
 
   remember(key: string, value: unknown): void {
+    if (isTableKey(key)) {
+      // A copy: the writer may go on changing its object.
+      this.tables.set(key, value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
+      return;
+    }
     this.forget(key);
     const text = value === undefined ? null : JSON.stringify(value);
     const size = key.length + (text?.length ?? 0);
@@ -89,6 +112,10 @@ class ReadCache {
   }
 
   forget(key: string): void {
+    if (isTableKey(key)) {
+      this.tables.delete(key);
+      return;
+    }
     const text = this.texts.get(key);
     if (text === undefined) return;
     this.texts.delete(key);

@@ -97,4 +97,29 @@ describe('the point-read cache', () => {
     expect(await next).toEqual({ v: 2 });
     expect(stats().entries).toBe(1);
   });
+
+  it('keeps table descriptions parsed and hands out the same object until the table is written', async () => {
+    const stored = new Map<string, unknown>([['table~t', { TableName: 't', TableStatus: 'ACTIVE' }]]);
+    let reads = 0;
+    const level: PointLevel = {
+      get: (key) => (reads++, Promise.resolve(stored.get(key))),
+      put: (key, value) => (stored.set(key, value), Promise.resolve()),
+      del: (key) => (stored.delete(key), Promise.resolve()),
+      batch: () => Promise.resolve(),
+    };
+    cachePointReads(level);
+    const first = await (level.get('table~t') as Promise<Record<string, unknown>>);
+    const second = await (level.get('table~t') as Promise<Record<string, unknown>>);
+    expect(await (level.get('table~t') as Promise<unknown>)).toBe(second);
+    expect(second).toEqual(first);
+    expect(reads).toBe(1);
+    // UpdateTable/DeleteTable change the object and write it back: later reads get what was written, as a copy.
+    const changed = { ...first, TableStatus: 'DELETING' };
+    await level.put('table~t', changed);
+    changed.TableStatus = 'CHANGED AFTER THE WRITE';
+    expect(await (level.get('table~t') as Promise<unknown>)).toEqual({ TableName: 't', TableStatus: 'DELETING' });
+    await level.del('table~t');
+    expect(await (level.get('table~t') as Promise<unknown>)).toBeUndefined();
+    expect(reads).toBe(1);
+  });
 });
