@@ -180,7 +180,7 @@ export async function takeOverClaim(kind: DueKind, scope: RecordScope, ref: stri
  */
 export async function finishQueued(kind: DueKind, scope: RecordScope, ref: string, claimId: string): Promise<boolean> {
   try {
-    await writeOne(dueWork.deleteEntry(scope, dueId(kind, ref), { name: `due.${kind}.finish`, condition: { expression: 'claim_id = :claim', values: { ':claim': claimId } } }));
+    await writeOne(finishUnder(kind, scope, ref, claimId));
     return true;
   } catch (error) {
     if (error instanceof TransactionRejectedError) return false;
@@ -191,9 +191,14 @@ export async function finishQueued(kind: DueKind, scope: RecordScope, ref: strin
 /** The entry that removes claimed work, only while the claim is still ours (a lapsed lease may have passed it on). */
 export function finishEntry(claim: DueClaim): TransactEntry {
   const { record } = claim;
-  return dueWork.deleteEntry(scopeOf(record), record.due_id, {
-    name: `due.${record.kind}.finish`,
-    condition: { expression: 'claim_id = :claim', values: { ':claim': claim.claimId } },
+  return finishUnder(record.kind, scopeOf(record), record.ref, claim.claimId);
+}
+
+/** The entry that removes the work on `ref` while `claimId` holds it. */
+function finishUnder(kind: DueKind, scope: RecordScope, ref: string, claimId: string): TransactEntry {
+  return dueWork.deleteEntry(scope, dueId(kind, ref), {
+    name: `due.${kind}.finish`,
+    condition: { expression: 'claim_id = :claim', values: { ':claim': claimId } },
   });
 }
 
