@@ -177,8 +177,8 @@ class LocalDynamo {
     server.removeAllListeners('request');
     const invoker = new DynaliteInvoker(listener);
     const schemas = new KeySchemas(invoker);
-    // Each exclusive section lands as one batch (writeGroups), so transactions need no undo journal.
-    const transactions = new Transactions(invoker, schemas, { journalFile: transactionJournalPath(dataDir), onStep, atomicWrites: true });
+    // Each exclusive section lands as one batch (writeGroups), so transactions write no undo journal.
+    const transactions = new Transactions(invoker, schemas, { journalFile: transactionJournalPath(dataDir), onStep });
     const timeToLive = await TimeToLiveSettings.load(timeToLivePath(dataDir));
     await transactions.recover();
     const emulator = new LocalDynamo(server, invoker, schemas, transactions, timeToLive, writeGroups);
@@ -369,7 +369,6 @@ class LocalDynamo {
     // Idle keep-alive sockets would otherwise hold the server open until they time out.
     this.server.closeAllConnections();
     await closed;
-    this.transactions.close();
   }
 
   private begin(): void {

@@ -3,16 +3,15 @@
  * neither), with DynamoDB's all-or-nothing outcome and error shapes.
  *
  * Recovery story: the emulator holds its exclusive lock for the whole transaction, reads the
- * before-image of every item the transaction names, writes them to an fsync'd undo journal,
- * and only then runs each operation as the matching single-item call, so dynalite evaluates
- * conditions and update expressions exactly as it does everywhere else. If any condition
- * fails, every before-image is put back. If the process dies part-way, the journal is still
- * on disk and the next start puts the before-images back before serving anything. When the
- * caller lands each call's writes as one batch (`atomicWrites`, the emulator does), nothing of a
- * cut-short transaction reaches the disk and the journal is not written at all.
+ * before-image of every item the transaction names, and then runs each operation as the
+ * matching single-item call, so dynalite evaluates conditions and update expressions exactly
+ * as it does everywhere else. If any condition fails, every before-image is put back. All of
+ * it lands in LevelDB as one batch when the exclusive section ends (dynamo-write-groups.ts),
+ * so a process that dies part-way leaves nothing of the transaction on disk. Earlier versions
+ * wrote an undo journal first instead; a journal one of them left is undone at start
+ * (`recover`) before anything is served.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keyIdentity, keyOf, type KeySchemas } from './dynamo-keys';
@@ -48,15 +47,10 @@ export function transactionJournalPath(dataDir: string): string {
 
 /** Settings of the transaction engine. */
 export interface TransactionOptions {
+  /** Where an earlier version's undo journal would be (`recover` undoes one left there). */
   journalFile: string;
   /** Called after each operation of a write transaction; tests use it to die mid-transaction. */
   onStep?: (step: number) => void;
-  /**
-   * The caller lands all of a call's writes in one atomic LevelDB batch (the emulator's write
-   * groups): a crash part-way leaves nothing applied, so no undo journal is written. A journal
-   * an earlier version left is still undone at start.
-   */
-  atomicWrites?: boolean;
 }
 
 type WriteKind = 'ConditionCheck' | 'Put' | 'Delete' | 'Update';
@@ -118,20 +112,11 @@ export class Transactions {
   // is kilobytes of JSON, so keeping the requests themselves held hundreds of MB under load.
   private readonly committedTokens = new Map<string, { fingerprint: string; expires: number }>();
 
-  private readonly journal: JournalFile;
-
   constructor(
     private readonly dynalite: DynaliteInvoker,
     private readonly schemas: KeySchemas,
     private readonly options: TransactionOptions,
-  ) {
-    this.journal = new JournalFile(options.journalFile);
-  }
-
-  /** Closes the journal file (the emulator stopped; no transaction is running). */
-  close(): void {
-    this.journal.close();
-  }
+  ) {}
 
   /** Answers a TransactWriteItems request; the caller holds the exclusive lock. */
   async write(request: unknown): Promise<Reply> {
@@ -154,19 +139,16 @@ export class Transactions {
     if (!Array.isArray(images)) return images;
 
     const entries = planned.map((write, index) => ({ table: write.table, key: write.key, before: images[index] ?? null }));
-    if (!this.options.atomicWrites) this.journal.write({ version: 1, entries });
     let outcome: Reply | 'committed';
     try {
       outcome = await this.apply(planned, images);
     } catch (error) {
-      // Unexpected (dynalite itself failed): undo what we can; if that fails too, the journal
-      // stays and the next start finishes the undo.
+      // Unexpected (dynalite itself failed): undo what we can (it lands in the same batch as
+      // what was applied, so the transaction's net effect is none).
       await this.restore(entries);
-      this.journal.clear();
       throw error;
     }
     if (outcome !== 'committed') await this.restore(entries);
-    this.journal.clear();
     if (outcome !== 'committed') return outcome;
     if (token !== undefined) this.committedTokens.set(token, { fingerprint, expires: Date.now() + tokenLifetimeMs });
     return jsonReply(200, {});
@@ -186,8 +168,9 @@ export class Transactions {
   }
 
   /**
-   * Undoes a transaction cut short by a crash, if the journal says there was one; returns how
-   * many items it restored. Run before the emulator serves its first request.
+   * Undoes a transaction an earlier version (which wrote an undo journal) was cut short in, if
+   * its journal says there was one; returns how many items it restored. Run before the emulator
+   * serves its first request.
    */
   async recover(): Promise<number> {
     let text: string;
@@ -198,7 +181,7 @@ export class Transactions {
       throw error;
     }
     // A journal that does not parse (or is empty) was cut short while being written, or belongs
-    // to no transaction: it is written before the first operation runs, so nothing was applied.
+    // to no transaction: it was written before the first operation ran, so nothing was applied.
     const journal = parseJournal(text);
     if (journal) await this.restore(journal.entries);
     await removeJournal(this.options.journalFile);
@@ -394,37 +377,6 @@ function returnModeError(path: string, value: unknown): Reply {
   return validationError(
     `1 validation error detected: Value '${String(value)}' at '${path}' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]`,
   );
-}
-
-/**
- * The journal file, kept open while the emulator runs: written (whole, from offset 0) before a
- * transaction's first operation touches LevelDB, emptied after its last. Plain synchronous
- * writes, no fsync: like LevelDB's own unsynced writes they are in the OS's page cache when
- * the call returns, which is what survives a killed process (`kill -9`); the emulator holds its
- * exclusive lock meanwhile, so blocking for those microseconds delays no one. (It used to be
- * opened, written, fsync'd, closed and unlinked per transaction: a tenth of a checkout's CPU.)
- */
-class JournalFile {
-  private fd: number | undefined;
-
-  constructor(private readonly path: string) {}
-
-  /** Replaces the file's content with `journal`. A crash mid-write leaves a torn file: nothing was applied yet. */
-  write(journal: TransactionJournal): void {
-    this.fd ??= openSync(this.path, 'w');
-    ftruncateSync(this.fd, 0);
-    writeSync(this.fd, JSON.stringify(journal), 0);
-  }
-
-  /** Empties the file: the transaction is over (an empty journal, like a missing one, undoes nothing). */
-  clear(): void {
-    if (this.fd !== undefined) ftruncateSync(this.fd, 0);
-  }
-
-  close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-  }
 }
 
 async function removeJournal(file: string): Promise<void> {
