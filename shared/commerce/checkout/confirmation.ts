@@ -168,10 +168,10 @@ async function sendClaimed(platform: Platform, claim: DueClaim, known?: unknown)
 }
 
 /**
- * The order and its cart, consistently: in one batch read when the due record names the cart
- * (`related.cart_id`, written since issue 12), else the order and then the cart it names.
+ * The order and its cart, consistently: in one batch read when the cart is known (a due
+ * record's `related.cart_id`, written since issue 12), else the order and then the cart it names.
  */
-async function readOrderAndCart(scope: RecordScope, orderId: string, cartId: string | undefined): Promise<{ order: OrderRecord | undefined; cart: CartRecord | undefined }> {
+export async function readOrderAndCart(scope: RecordScope, orderId: string, cartId?: string): Promise<{ order: OrderRecord | undefined; cart: CartRecord | undefined }> {
   if (!cartId) {
     const order = await orders.find(scope, orderId);
     return { order, cart: order?.cart_id ? await carts.find(scope, order.cart_id) : undefined };

@@ -7,9 +7,7 @@
  * - the follow-up of a code that a re-send obtained after the confirmation went out without it
  *   (`license-follow-up`, ref = the request): the order's codes, once per completion.
  */
-import { carts } from '../../commerce/carts/cart-store';
-import { confirmationEmailWork, sendOrderEmail } from '../../commerce/checkout/confirmation';
-import { findOrder } from '../../commerce/orders/order-store';
+import { confirmationEmailWork, readOrderAndCart, sendOrderEmail } from '../../commerce/checkout/confirmation';
 import { finishEntry, type DueClaim } from '../../due-work/due-work-store';
 import { runHere, type DueHandler } from '../../due-work/runner';
 import type { Platform } from '../../platform/ports';
@@ -22,8 +20,7 @@ import type { RecordedOutcome } from './record-outcome';
 async function sendFollowUp(platform: Platform, claim: DueClaim): Promise<void> {
   const scope = { accountId: claim.record.account_id, mode: claim.record.mode };
   const request = await findLicenseRequest(scope, claim.record.ref);
-  const order = request?.status === 'completed' ? await findOrder(scope, request.order_id) : undefined;
-  const cart = order?.cart_id ? await carts.find(scope, order.cart_id) : undefined;
+  const { order, cart } = request?.status === 'completed' ? await readOrderAndCart(scope, request.order_id) : {};
   if (request && order && cart) {
     // One message per completion of the request: a repeated run of the same one sends once where the port can tell.
     await sendOrderEmail(platform, scope, order, cart, 'license_follow_up', `license_follow_up:${scope.accountId}:${scope.mode}:${request.license_request_id}:${request.attempts_count}`);
