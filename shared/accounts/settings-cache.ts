@@ -1,7 +1,8 @@
 /**
  * A per-process cache of the settings that most requests read (zone, locale, CORS list,
- * currencies, tax rules for pricing carts, the shop's name and addresses for emails). Entries are trusted for one second; a change made in this process is seen at
- * once (the settings actions call `forgetSettings`), other processes see it within a second.
+ * currencies, tax rules for pricing carts, the shop's name and addresses for emails). Entries
+ * are trusted for one second; a change made in this process is seen at once (the settings
+ * actions call `forgetSettings`), other processes see it within a second.
  */
 import { readGeneralSettings, readPaymentSettings, readTaxSettings, readTechnicalSettings, type GeneralSettings, type PaymentSettings, type TaxSettings, type TechnicalSettings } from './settings';
 

@@ -3,9 +3,9 @@
  * level, through embedded arrays and at every depth. All links of one level, across every
  * resource being rendered (a whole list page, every line of every embedded `items` array),
  * are read with one BatchGetItem (split into 100-key calls only when a level holds more keys
- * than DynamoDB takes at once); records the request already read (`preread`) are not read again. Embedded objects and objects already inline cost no read:
- * they are walked within the level that reached them, so their links join that level's
- * batch. Sub-collections become the first page of their list; virtual expansions (`options`)
+ * than DynamoDB takes at once); records the request already read (`preread`) are not read
+ * again. Embedded objects and objects already inline cost no read: they are walked within
+ * the level that reached them, so their links join that level's batch. Sub-collections become the first page of their list; virtual expansions (`options`)
  * are computed from the stored record. Links the caller may not read, links to missing
  * records and paths that do not apply are left as they are: expand never fails a request.
  */
@@ -207,10 +207,11 @@ export async function expandResources(
     const [values] = await Promise.all([Promise.all(virtuals.map((run) => run.value)), Promise.all(lists)]);
     virtuals.forEach((run, position) => attachVirtual(run, values[position], next, context, lookup));
     if (reads.length) {
-      const missing = reads.map((read) => recordKey(read.target, context, read.id)).filter((key) => !context.preread.has(key.pk));
+      const keys = reads.map((read) => recordKey(read.target, context, read.id));
+      const missing = keys.filter((key) => !context.preread.has(key.pk));
       const found = missing.length ? await batchGetItems(missing) : new Map<string, Record<string, unknown>>();
-      for (const read of reads) {
-        const pk = recordKey(read.target, context, read.id).pk;
+      for (const [index, read] of reads.entries()) {
+        const pk = keys[index]!.pk;
         const item = found.get(pk) ?? context.preread.get(pk);
         if (!item || !visible(read.target, item, context.principal)) continue;
         const json = renderStored(read.target, item, context);

@@ -38,7 +38,7 @@ export function rememberCart(cart: CartRecord): void {
   if (kept.size > MAX_CARTS) kept.delete(kept.keys().next().value!);
 }
 
-/** Forgets the copy of a cart (a write refused it as stale, or the cart was paid). */
+/** Forgets the copy of a cart (a payment's lock refused it as stale). */
 export function forgetCart(scope: RecordScope, cartId: string): void {
   kept.delete(keyOf(scope, cartId));
 }
