@@ -5,8 +5,9 @@
  * are read with one BatchGetItem (split into 100-key calls only when a level holds more keys
  * than DynamoDB takes at once); records the request already read (`preread`) are not read
  * again. Embedded objects and objects already inline cost no read: they are walked within
- * the level that reached them, so their links join that level's batch. Sub-collections become the first page of their list; virtual expansions (`options`)
- * are computed from the stored record. Links the caller may not read, links to missing
+ * the level that reached them, so their links join that level's batch. Sub-collections
+ * become the first page of their list; virtual expansions (`options`) are computed from the
+ * stored record. Links the caller may not read, links to missing
  * records and paths that do not apply are left as they are: expand never fails a request.
  */
 import type { Principal } from '../auth/principal';
