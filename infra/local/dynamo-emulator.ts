@@ -26,6 +26,7 @@ import { keyOf, KeySchemas } from './dynamo-keys';
 import { ReadWriteLock } from './dynamo-lock';
 import { cachePointReads, type PointLevel, type ReadCacheLimits, type ReadCacheStats } from './dynamo-read-cache';
 import { WriteGroups } from './dynamo-write-groups';
+import { keepExpressionParses } from './dynamo-expressions';
 import { closeIteratorsWhenDone, type StreamingLevel } from './dynamo-streams';
 import { transactionJournalPath, Transactions } from './dynamo-transactions';
 import { deleteExpiredItems, describeTimeToLive, TimeToLiveSettings, timeToLivePath, updateTimeToLive } from './dynamo-ttl';
@@ -393,6 +394,8 @@ class LocalDynamo {
  */
 function createDynalite(dataDir: string, cacheLimits?: Partial<ReadCacheLimits>): { server: Server; store: DynaliteStore | undefined; cacheStats: () => ReadCacheStats; writeGroups: WriteGroups } {
   const writeGroups = new WriteGroups();
+  // dynalite's expression parses are kept per expression (see dynamo-expressions.ts).
+  keepExpressionParses();
   const create = dynaliteDb.create;
   let store: DynaliteStore | undefined;
   let cacheStats: (() => ReadCacheStats) | undefined;
