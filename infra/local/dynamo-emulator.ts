@@ -179,7 +179,7 @@ class LocalDynamo {
     const invoker = new DynaliteInvoker(listener);
     const schemas = new KeySchemas(invoker);
     // Each exclusive section lands as one batch (writeGroups), so transactions write no undo journal.
-    const transactions = new Transactions(invoker, schemas, { journalFile: transactionJournalPath(dataDir), onStep });
+    const transactions = new Transactions(invoker, schemas, { journalFile: transactionJournalPath(dataDir), writes: writeGroups, onStep });
     const timeToLive = await TimeToLiveSettings.load(timeToLivePath(dataDir));
     await transactions.recover();
     const emulator = new LocalDynamo(server, invoker, schemas, transactions, timeToLive, writeGroups);

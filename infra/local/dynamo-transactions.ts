@@ -2,14 +2,16 @@
  * TransactWriteItems and TransactGetItems for the local DynamoDB emulator (dynalite has
  * neither), with DynamoDB's all-or-nothing outcome and error shapes.
  *
- * Recovery story: the emulator holds its exclusive lock for the whole transaction, reads the
- * before-image of every item the transaction names, and then runs each operation as the
- * matching single-item call, so dynalite evaluates conditions and update expressions exactly
- * as it does everywhere else. If any condition fails, every before-image is put back. All of
- * it lands in LevelDB as one batch when the exclusive section ends (dynamo-write-groups.ts),
- * so a process that dies part-way leaves nothing of the transaction on disk. Earlier versions
- * wrote an undo journal first instead; a journal one of them left is undone at start
- * (`recover`) before anything is served.
+ * Recovery story: the emulator holds its exclusive lock for the whole transaction and runs each
+ * operation as the matching single-item call, so dynalite evaluates conditions and update
+ * expressions exactly as it does everywhere else. Nothing reaches LevelDB meanwhile: the
+ * operation's writes are collected and land as one batch when the exclusive section ends
+ * (dynamo-write-groups.ts), so a process that dies part-way leaves nothing of the transaction on
+ * disk. If a condition fails, the transaction drops what it collected (`WriteGroups.rollback`),
+ * and a ConditionCheck drops its own no-op write at once, so nothing of either ever lands.
+ * Earlier versions read a before-image of every item to put back, and before that wrote them to
+ * an undo journal; a journal one of them left is undone at start (`recover`) before anything is
+ * served.
  */
 import { createHash } from 'node:crypto';
 import { readFile, unlink } from 'node:fs/promises';
@@ -45,10 +47,18 @@ export function transactionJournalPath(dataDir: string): string {
   return join(dataDir, 'cartwheel-txn-journal.json');
 }
 
+/** The writes of the operation under way (dynamo-write-groups.ts), which a refused transaction drops. */
+export interface WriteMarks {
+  mark(): number;
+  rollback(mark: number): void;
+}
+
 /** Settings of the transaction engine. */
 export interface TransactionOptions {
   /** Where an earlier version's undo journal would be (`recover` undoes one left there). */
   journalFile: string;
+  /** The operation's collected writes: each transaction runs inside one. */
+  writes: WriteMarks;
   /** Called after each operation of a write transaction; tests use it to die mid-transaction. */
   onStep?: (step: number) => void;
 }
@@ -135,21 +145,20 @@ export class Transactions {
 
     const planned = await this.planWrites(request);
     if (!Array.isArray(planned)) return planned;
-    const images = await this.readBeforeImages(planned);
-    if (!Array.isArray(images)) return images;
 
-    const entries = planned.map((write, index) => ({ table: write.table, key: write.key, before: images[index] ?? null }));
+    const start = this.options.writes.mark();
     let outcome: Reply | 'committed';
     try {
-      outcome = await this.apply(planned, images);
+      outcome = await this.apply(planned);
     } catch (error) {
-      // Unexpected (dynalite itself failed): undo what we can (it lands in the same batch as
-      // what was applied, so the transaction's net effect is none).
-      await this.restore(entries);
+      // Unexpected (dynalite itself failed): nothing of the transaction lands.
+      this.options.writes.rollback(start);
       throw error;
     }
-    if (outcome !== 'committed') await this.restore(entries);
-    if (outcome !== 'committed') return outcome;
+    if (outcome !== 'committed') {
+      this.options.writes.rollback(start);
+      return outcome;
+    }
     if (token !== undefined) this.committedTokens.set(token, { fingerprint, expires: Date.now() + tokenLifetimeMs });
     return jsonReply(200, {});
   }
@@ -286,48 +295,30 @@ export class Transactions {
     return planned;
   }
 
-  private async readBeforeImages(planned: PlannedWrite[]): Promise<Array<WireItem | null> | Reply> {
-    const results = await Promise.all(
-      planned.map((write) =>
-        this.dynalite.call<{ Item?: WireItem }>('GetItem', { TableName: write.table, Key: write.key, ConsistentRead: true }),
-      ),
-    );
-    const images: Array<WireItem | null> = [];
-    for (const result of results) {
-      // A key that does not match the table's schema fails here, before anything is written.
-      if (!result.ok) return result.reply;
-      images.push(result.data.Item ?? null);
-    }
-    return images;
-  }
-
   /** Runs every operation; 'committed', or the reply that cancels the transaction. */
-  private async apply(planned: PlannedWrite[], images: Array<WireItem | null>): Promise<Reply | 'committed'> {
+  private async apply(planned: PlannedWrite[]): Promise<Reply | 'committed'> {
     const reasons: CancellationReason[] = [];
     let cancelled = false;
     for (const [step, write] of planned.entries()) {
-      const before = images[step] ?? null;
-      // Operations after a failed one still run (and are undone with the rest), so the
+      const before = this.options.writes.mark();
+      // Operations after a failed one still run (and are dropped with the rest), so the
       // cancellation lists every failing condition, as DynamoDB does.
       const result = await this.dynalite.call(write.operation, write.payload);
+      // A check leaves no trace: its no-op update may have written the item (or, for a
+      // missing one, created a key-only item).
+      if (write.kind === 'ConditionCheck') this.options.writes.rollback(before);
       if (result.ok) {
-        if (write.kind === 'ConditionCheck' && before === null) {
-          // The check's no-op update created a key-only item; a check must leave no trace.
-          await this.dynalite.must('DeleteItem', { TableName: write.table, Key: write.key });
-        }
         reasons.push({ Code: 'None' });
       } else if (result.type === 'ConditionalCheckFailedException') {
         cancelled = true;
-        reasons.push({
-          Code: 'ConditionalCheckFailed',
-          Message: 'The conditional request failed',
-          ...(write.returnOldOnFailure && before ? { Item: before } : {}),
-        });
+        // A failed operation changed nothing, and no other operation names its item.
+        const old = write.returnOldOnFailure ? await this.currentItem(write) : null;
+        reasons.push({ Code: 'ConditionalCheckFailed', Message: 'The conditional request failed', ...(old ? { Item: old } : {}) });
       } else if (result.type === 'ValidationException' && itemValidationMessages.has(result.message)) {
         cancelled = true;
         reasons.push({ Code: 'ValidationError', Message: result.message });
       } else {
-        // A malformed request (bad expression, unknown table, item too large): DynamoDB
+        // A malformed request (bad key or expression, unknown table, item too large): DynamoDB
         // rejects the whole request with that error.
         return result.reply;
       }
@@ -342,7 +333,13 @@ export class Transactions {
     });
   }
 
-  /** Puts every before-image back (newest first); idempotent, so a crash mid-undo is fine. */
+  /** The item `write` names, as stored now (null: none). */
+  private async currentItem(write: PlannedWrite): Promise<WireItem | null> {
+    const found = await this.dynalite.must<{ Item?: WireItem }>('GetItem', { TableName: write.table, Key: write.key, ConsistentRead: true });
+    return found.Item ?? null;
+  }
+
+  /** Puts an earlier version's journaled before-images back (newest first); idempotent, so a crash mid-undo is fine. */
   private async restore(entries: readonly JournalEntry[]): Promise<void> {
     for (const entry of [...entries].reverse()) {
       const result = entry.before

@@ -11,7 +11,8 @@
  * `WriteGroups.run`. Meanwhile the store's writes are collected (each acknowledged at once, as
  * LevelDB would), point reads see what the operation already wrote, and when the operation ends
  * everything it wrote goes to LevelDB as one atomic batch, before the lock is released and
- * before the caller hears back. A TransactWriteItems is one operation, so it also lands whole.
+ * before the caller hears back. A TransactWriteItems is one operation, so it also lands whole;
+ * a refused one drops what it collected (`mark`, `rollback`), so nothing of it lands at all.
  * Writes outside a group (none but start-up's) go straight through.
  */
 import type { BatchOperation, PointLevel } from './dynamo-read-cache';
@@ -64,7 +65,7 @@ export class WriteGroups {
 
   /**
    * Runs one write operation with its writes collected, then lands them as one batch (also when
-   * `work` failed: a refused transaction's writes are its own undo, which must land too).
+   * `work` failed: what it wrote stands unless it rolled it back, as with LevelDB directly).
    */
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (this.pending || !this.batch) return work();
@@ -81,6 +82,26 @@ export class WriteGroups {
     if (operations.length) await this.batch(operations);
     if ('error' in outcome) throw outcome.error;
     return outcome.value;
+  }
+
+  /** How far the operation under way has got in its writes: `rollback` goes back there. */
+  mark(): number {
+    return this.underWay().length;
+  }
+
+  /**
+   * Drops what the operation under way wrote since `mark`: none of it reaches LevelDB, and its
+   * reads see the store as it was at the mark (a refused transaction's undo).
+   */
+  rollback(mark: number): void {
+    const pending = this.underWay();
+    if (mark < 0 || mark > pending.length) throw new Error(`No write mark ${mark} in this operation (it has ${pending.length} writes)`);
+    pending.length = mark;
+  }
+
+  private underWay(): BatchOperation[] {
+    if (!this.pending) throw new Error('No write operation under way: marks and rollbacks only work inside WriteGroups.run');
+    return this.pending;
   }
 
   /** The last write to `key` in the operation under way, if any. */

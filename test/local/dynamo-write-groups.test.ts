@@ -1,8 +1,8 @@
 /**
  * One LevelDB batch per write operation (infra/local/dynamo-write-groups.ts): inside `run`, the
  * store's writes are acknowledged at once, point reads see them, and they land as one batch
- * when the operation ends (also when it failed, since a refused transaction's writes are its
- * own undo); outside `run` writes go straight through.
+ * when the operation ends (also when it failed: what it wrote stands unless it rolled it back);
+ * a rollback to a mark drops the writes made since; outside `run` writes go straight through.
  */
 import { describe, expect, it } from 'vitest';
 import type { BatchOperation, PointLevel } from '../../infra/local/dynamo-read-cache';
@@ -59,7 +59,7 @@ describe('write groups', () => {
     expect(writes.at(-1)).toBe('put item~b');
   });
 
-  it('lands the writes of a failed operation too (a refused transaction writes its own undo), then passes the failure on', async () => {
+  it('lands the writes of a failed operation too, then passes the failure on', async () => {
     const { db, writes } = recordingStore();
     const groups = new WriteGroups();
     groups.attach(db);
@@ -86,5 +86,32 @@ describe('write groups', () => {
       read.list.push(2);
     });
     expect(data.get('item~a')).toEqual({ list: [1] });
+  });
+
+  it('drops the writes made since a mark, so reads see the store as it was and nothing of them lands', async () => {
+    const { db, data, writes } = recordingStore();
+    data.set('item~a', { n: 1 });
+    const groups = new WriteGroups();
+    groups.attach(db);
+    await groups.run(async () => {
+      await call((done) => db.put('item~b', { n: 2 }, done));
+      const mark = groups.mark();
+      await call((done) => db.put('item~a', { n: 9 }, done));
+      await call((done) => db.del('item~b', done));
+      await call((done) => db.put('item~c', { n: 3 }, done));
+      groups.rollback(mark);
+      expect(await call((done) => db.get('item~a', done))).toEqual({ n: 1 });
+      expect(await call((done) => db.get('item~b', done))).toEqual({ n: 2 });
+      expect(await call((done) => db.get('item~c', done))).toBeUndefined();
+      expect(() => groups.rollback(mark + 1)).toThrow('No write mark 2 in this operation (it has 1 writes)');
+    });
+    expect(writes).toEqual(['batch put item~b']);
+  });
+
+  it('refuses marks and rollbacks outside an operation', () => {
+    const groups = new WriteGroups();
+    groups.attach(recordingStore().db);
+    expect(() => groups.mark()).toThrow('No write operation under way');
+    expect(() => groups.rollback(0)).toThrow('No write operation under way');
   });
 });
