@@ -127,12 +127,17 @@ class ReadCache {
   }
 }
 
-/** Settles `callback` (or the returned promise) with `work`'s outcome, the way dynalite's wrappers do. */
+/**
+ * Settles `callback` (or the returned promise) with `work`'s outcome. The callback runs as a
+ * microtask, not a turn of the event loop later as dynalite's own wrappers do: an operation
+ * holds the emulator's lock across its reads and writes, and each turn it yields lets unrelated
+ * work run while every other write waits for the lock.
+ */
 function settle<T>(work: Promise<T>, callback: Callback<T> | undefined): Promise<T> | undefined {
   if (typeof callback !== 'function') return work;
   work.then(
-    (value) => setImmediate(callback, null, value),
-    (error: unknown) => setImmediate(callback, error instanceof Error ? error : new Error(String(error))),
+    (value) => callback(null, value),
+    (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
   );
   return undefined;
 }

@@ -19,10 +19,10 @@ import type { BatchOperation, PointLevel } from './dynamo-read-cache';
 
 type Callback<T> = (error: Error | null, value?: T) => void;
 
-/** Answers `callback` (or the returned promise) with `value`, a turn later, as LevelDB does. */
+/** Answers `callback` (or the returned promise) with `value`, as a microtask (see dynamo-read-cache's `settle`). */
 function acknowledge<T>(value: T, callback: Callback<T> | undefined): Promise<T> | undefined {
   if (typeof callback !== 'function') return Promise.resolve(value);
-  setImmediate(callback, null, value);
+  queueMicrotask(() => callback(null, value));
   return undefined;
 }
 
