@@ -6,7 +6,7 @@
  * largest single cost of a checkout on the local runtime (LevelDB's native `get` through the
  * thread pool). The cache keeps the JSON text of recently read or written keys, and absent
  * keys as absent, up to a byte budget, least recently used out first; so memory stays flat
- * however much the data grows.
+ * however much the data grows. A miss is read with classic-level's `getSync`, on this thread.
  *
  * Writes go through: the cache takes the new value when a write starts and LevelDB acknowledges
  * it exactly as before (a committed write is on disk as it was, so `kill -9` keeps it); a write
@@ -25,6 +25,9 @@ export interface PointLevel {
   put(key: string, value: unknown, callback?: Callback<void>): unknown;
   del(key: string, callback?: Callback<void>): unknown;
   batch(operations: BatchOperation[], callback?: Callback<void>): unknown;
+  /** A read on the calling thread (classic-level 3); the store's state, as abstract-level reports it. */
+  getSync?(key: string): unknown;
+  status?: string;
 }
 
 type Callback<T> = (error: Error | null, value?: T) => void;
@@ -161,6 +164,19 @@ export function cachePointReads(db: PointLevel, limits: Partial<ReadCacheLimits>
   db.get = (key, callback) => {
     const cached = cache.lookup(key);
     if (cached.found) return settle(Promise.resolve(cached.value), callback);
+    if (db.getSync && db.status === 'open') {
+      // A miss is read on this thread: LevelDB answers from memory or the page cache in
+      // microseconds, where the thread pool's round trip took a turn of the event loop (under
+      // the emulator's lock, while other writes waited).
+      let value: unknown;
+      try {
+        value = db.getSync(key);
+      } catch (error) {
+        return settle(Promise.reject(error instanceof Error ? error : new Error(String(error))), callback);
+      }
+      cache.remember(key, value);
+      return settle(Promise.resolve(value), callback);
+    }
     const epoch = cache.epoch;
     const read = original<unknown>(get, db, [key]).then((value) => {
       // Kept only if no write started meanwhile (it could be this key's).

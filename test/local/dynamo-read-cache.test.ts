@@ -122,4 +122,31 @@ describe('the point-read cache', () => {
     expect(await (level.get('table~t') as Promise<unknown>)).toBeUndefined();
     expect(reads).toBe(1);
   });
+
+  it('reads a miss on the calling thread when the store can (getSync), and passes its error on', async () => {
+    const stored = new Map<string, unknown>([['k', { v: 1 }]]);
+    let asyncReads = 0;
+    let broken = false;
+    const level: PointLevel = {
+      status: 'open',
+      get: () => (asyncReads++, Promise.resolve(undefined)),
+      getSync: (key) => {
+        if (broken) throw new Error('Corruption: bad block');
+        return stored.get(key);
+      },
+      put: (key, value) => (stored.set(key, value), Promise.resolve()),
+      del: (key) => (stored.delete(key), Promise.resolve()),
+      batch: () => Promise.resolve(),
+    };
+    const stats = cachePointReads(level);
+    expect(await (level.get('k') as Promise<unknown>)).toEqual({ v: 1 });
+    expect(await (level.get('k') as Promise<unknown>)).toEqual({ v: 1 });
+    expect(stats()).toMatchObject({ misses: 1, hits: 1 });
+    broken = true;
+    await expect(level.get('other') as Promise<unknown>).rejects.toThrow('Corruption: bad block');
+    // A store not open yet (still opening) is read the usual way.
+    level.status = 'opening';
+    expect(await (level.get('later') as Promise<unknown>)).toBeUndefined();
+    expect(asyncReads).toBe(1);
+  });
 });
