@@ -15,6 +15,7 @@ import { isLoopback } from '../../shared/http/transport';
 import { newId } from '../../shared/ids';
 import { listCharges, type GatewayChargeRecord } from '../../shared/commerce/payments/gateway-charge-store';
 import { writeResult } from './api-event';
+import { outboxEntry, readOutboxBody, type OutboxBodies, type OutboxFile } from './outbox';
 
 /** What the local pages need from the runtime. */
 export interface LocalPagesOptions {
@@ -58,7 +59,7 @@ export async function listOutbox(outboxDir: string): Promise<OutboxEntry[]> {
     return [];
   }
   const ids = names.filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -5)).sort().reverse();
-  return Promise.all(ids.map(async (id) => JSON.parse(await readFile(join(outboxDir, `${id}.json`), 'utf8')) as OutboxEntry));
+  return Promise.all(ids.map(async (id) => outboxEntry(JSON.parse(await readFile(join(outboxDir, `${id}.json`), 'utf8')) as OutboxFile)));
 }
 
 /** A ledger entry of the built-in test gateway as the local page shows it. */
@@ -134,14 +135,12 @@ export async function handleLocalPage(
   const message = /^\/_local\/outbox\/([0-9A-Z-]+)\.(html|txt|eml)$/.exec(path);
   if (message && method === 'GET') {
     const [, id, extension] = message;
-    try {
-      const content = await readFile(join(options.outboxDir, `${id}.${extension}`));
-      const type = extension === 'html' ? 'text/html; charset=utf-8' : extension === 'txt' ? 'text/plain; charset=utf-8' : 'message/rfc822';
-      res.writeHead(200, { 'Content-Type': type, 'Content-Length': content.length });
-      return void res.end(content);
-    } catch {
-      return localError(res, 404, 'resource_not_found', 'No such message in the outbox.');
-    }
+    const body = await readOutboxBody(options.outboxDir, id!, extension as keyof OutboxBodies);
+    if (body === undefined) return localError(res, 404, 'resource_not_found', 'No such message in the outbox.');
+    const content = Buffer.from(body, 'utf8');
+    const type = extension === 'html' ? 'text/html; charset=utf-8' : extension === 'txt' ? 'text/plain; charset=utf-8' : 'message/rfc822';
+    res.writeHead(200, { 'Content-Type': type, 'Content-Length': content.length });
+    return void res.end(content);
   }
   return localError(res, 404, 'resource_not_found', 'No such local page.');
 }
