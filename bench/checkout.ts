@@ -5,7 +5,7 @@
  * (baseline, current, baseline, current, ...) so machine noise falls on both alike.
  *
  *   npm run bench:checkout [-- --checkouts 200 --concurrent 400 --shoppers 8 --reads 400]
- *                          [-- --baseline <git ref> | --no-baseline]
+ *                          [-- --baseline <git ref> | --no-baseline] [-- --client http|fetch]
  *
  * Prints checkouts per second one at a time and with 8 shoppers, p50/p99 per checkout and per
  * step (token → cart → pay → order read), an authenticated catalogue read (`GET products?limit=50`,
@@ -15,14 +15,16 @@
  * from the `x-cartwheel-dynamodb` header: after the timed runs the baseline is restarted with
  * the current meter added (`addMeter`), so both are counted the same way; where the meter
  * cannot be added, the baseline's calls come from its emulator's `/_local/metrics` and its
- * rounds are unknown. Not a test: it prints figures.
+ * rounds are unknown. The shoppers use `node:http` with keep-alive (`--client fetch`: Node's
+ * fetch, as before; see http-client.ts). Not a test: it prints figures.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { startRuntime, tempDataDir, type RuntimeProcess } from '../test/support/runtime-process';
 import { addMeter, checkOutBaseline, commitTitle, type BaselineTree } from './baseline-tree';
 import { printReport, type Figures } from './checkout-report';
-import { CATALOGUE_SIZE, concurrentCheckouts, QUIET_MS, Shop } from './shopper';
+import { closeHttpClient } from './http-client';
+import { CATALOGUE_SIZE, concurrentCheckouts, QUIET_MS, Shop, type ClientName } from './shopper';
 
 const { values } = parseArgs({
   options: {
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '8' },
     baseline: { type: 'string', default: '4876dda' },
     'no-baseline': { type: 'boolean', default: false },
+    client: { type: 'string', default: 'http' },
   },
 });
 const sequentialCount = Number(values.checkouts);
@@ -41,6 +44,11 @@ const shoppers = Number(values.shoppers);
 const readCount = Number(values.reads);
 const roundCount = Number(values.rounds);
 const baselineRef = values['no-baseline'] ? undefined : values.baseline!;
+if (values.client !== 'http' && values.client !== 'fetch') {
+  console.error(`--client must be http or fetch, not ${values.client}`);
+  process.exit(2);
+}
+const client = values.client as ClientName;
 
 const RUNTIME_ENV = { CARTWHEEL_RATE_PER_TOKEN: '1000000/1000000', CARTWHEEL_RATE_PER_IP: '1000000/1000000' };
 
@@ -63,6 +71,7 @@ function cleanup(): Promise<void> {
       }),
     );
     baselineTree?.remove();
+    closeHttpClient();
   })();
   return cleaning;
 }
@@ -136,7 +145,7 @@ try {
   console.log(`Checkout bench: current tree (${currentTitle}${baselineRef ? `) vs baseline ${baselineRef}` : '), no baseline'}`);
   console.log(
     `  ${sequentialCount} checkouts one at a time, ${concurrentCount} with ${shoppers} shoppers, ${readCount} catalogue reads; ` +
-      `each in ${roundCount} alternating rounds`,
+      `each in ${roundCount} alternating rounds; client: ${client === 'http' ? 'node:http, keep-alive' : 'fetch'}`,
   );
   if (baselineRef) {
     baselineTree = checkOutBaseline(baselineRef);
@@ -147,7 +156,7 @@ try {
     baselineTree ? startRuntime({ dataDir: tempDataDir(), env: RUNTIME_ENV, root: baselineTree.root }) : undefined,
   ]);
   runtimes.push(current, ...(baseline ? [baseline] : []));
-  const shops = [...(baseline ? [new Shop('baseline', baseline)] : []), new Shop('current', current)];
+  const shops = [...(baseline ? [new Shop('baseline', baseline, client)] : []), new Shop('current', current, client)];
   progress(`runtimes started: ${shops.map((shop) => `${shop.name} ${shop.runtime.url}`).join(', ')}`);
   const figures = new Map(shops.map((shop) => [shop.name, emptyFigures()]));
   const of = (shop: Shop) => figures.get(shop.name)!;
@@ -196,7 +205,7 @@ try {
       await baseline.stop();
       const metered = await baseline.restart();
       runtimes.splice(runtimes.indexOf(baseline), 1, metered);
-      shops[0] = new Shop('baseline', metered);
+      shops[0] = new Shop('baseline', metered, client);
       progress('baseline restarted with the per-request meter added (for counting only; it was timed without it)');
     } else if (meter !== 'native') {
       progress(`baseline meter not added (${meter}): its calls come from the emulator, rounds unknown`);

@@ -8,6 +8,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { COST_HEADER, parseCost } from '../shared/store/request-cost';
 import { api, type RuntimeProcess } from '../test/support/runtime-process';
+import { httpApi } from './http-client';
+
+/** Which HTTP client the shoppers use (see http-client.ts). */
+export type ClientName = 'http' | 'fetch';
 
 /** The steps of one checkout, in order. */
 export const STEPS = ['token', 'cart', 'pay', 'order read'] as const;
@@ -51,12 +55,15 @@ export class Shop {
   private readonly base: string;
   private readonly account: string;
   private readonly secret: string;
+  private readonly api: typeof api;
 
   constructor(
     /** `baseline` or `current`, for messages. */
     readonly name: string,
     readonly runtime: RuntimeProcess,
+    client: ClientName = 'http',
   ) {
+    this.api = client === 'fetch' ? api : httpApi;
     this.base = runtime.bootstrap.api_url;
     this.account = runtime.bootstrap.account_id;
     this.secret = runtime.bootstrap.tokens.test_secret;
@@ -64,16 +71,16 @@ export class Shop {
 
   /** No duplicate-payment wait (every bench shopper buys the same), the bench e-book, and the catalogue. */
   async setUp(): Promise<void> {
-    const settings = await api(`${this.base}settings/payment`, { method: 'POST', token: this.secret, body: { duplicate_payment_timeout: 0 } });
+    const settings = await this.api(`${this.base}settings/payment`, { method: 'POST', token: this.secret, body: { duplicate_payment_timeout: 0 } });
     expect(settings, 200, 'payment settings');
     const ebook = { product_id: 'bench-ebook', name: 'Bench e-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] };
-    expect(await api(`${this.base}products`, { method: 'POST', token: this.secret, body: ebook }), 201, 'bench product');
+    expect(await this.api(`${this.base}products`, { method: 'POST', token: this.secret, body: ebook }), 201, 'bench product');
     for (let from = 1; from < CATALOGUE_SIZE; from += 10) {
       await Promise.all(
         Array.from({ length: Math.min(10, CATALOGUE_SIZE - from) }, async (_, k) => {
           const i = from + k;
           const body = { name: `Catalogue product ${i}`, type: i % 3 === 0 ? 'physical' : 'digital', headline: `Product ${i}`, prices: [{ currency: 'USD', price: 10 + i }] };
-          expect(await api(`${this.base}products`, { method: 'POST', token: this.secret, body }), 201, `catalogue product ${i}`);
+          expect(await this.api(`${this.base}products`, { method: 'POST', token: this.secret, body }), 201, `catalogue product ${i}`);
         }),
       );
     }
@@ -89,17 +96,17 @@ export class Shop {
       steps[name] = sample;
       return reply;
     };
-    const token = (await step('token', () => api(`${this.base}auths/limited?account_id=${this.account}&test=true`, { method: 'POST', token: this.secret }), 201)).body.token;
-    const cart = await step('cart', () => api(`${this.base}carts`, { method: 'POST', token, body: { items: [{ product_id: 'bench-ebook', quantity: 2 }], customer } }), 201);
-    const paid = await step('pay', () => api(`${this.base}carts/${cart.body.cart_id}/payments`, { method: 'POST', token, body: card }), 201);
-    const order = await step('order read', () => api(`${paid.body.url}?expand=order`, { token }), 200);
+    const token = (await step('token', () => this.api(`${this.base}auths/limited?account_id=${this.account}&test=true`, { method: 'POST', token: this.secret }), 201)).body.token;
+    const cart = await step('cart', () => this.api(`${this.base}carts`, { method: 'POST', token, body: { items: [{ product_id: 'bench-ebook', quantity: 2 }], customer } }), 201);
+    const paid = await step('pay', () => this.api(`${this.base}carts/${cart.body.cart_id}/payments`, { method: 'POST', token, body: card }), 201);
+    const order = await step('order read', () => this.api(`${paid.body.url}?expand=order`, { token }), 200);
     if (!order.body.order?.order_id) throw new Error(`${this.name}: order read: no expanded order in ${order.text.slice(0, 300)}`);
     return { ms: performance.now() - started, steps };
   }
 
   /** `GET products?limit=50` with the secret token: the whole catalogue, one page. */
   async catalogueRead(countByEmulator = false): Promise<Sample> {
-    const { reply, sample } = await this.timed(() => api(`${this.base}products?limit=${CATALOGUE_SIZE}`, { token: this.secret }), countByEmulator);
+    const { reply, sample } = await this.timed(() => this.api(`${this.base}products?limit=${CATALOGUE_SIZE}`, { token: this.secret }), countByEmulator);
     expect(reply, 200, 'catalogue read');
     if (reply.body.data?.length !== CATALOGUE_SIZE) throw new Error(`${this.name}: catalogue read: ${reply.body.data?.length} products, expected ${CATALOGUE_SIZE}`);
     return sample;
@@ -107,7 +114,7 @@ export class Shop {
 
   /** DynamoDB calls the emulator received so far, by operation. */
   async emulatorCalls(): Promise<Record<string, number>> {
-    return (await api(`${this.runtime.url}/_local/metrics`)).body.dynamodb_calls;
+    return (await this.api(`${this.runtime.url}/_local/metrics`)).body.dynamodb_calls;
   }
 
   private async timed(send: () => Promise<Reply>, countByEmulator: boolean): Promise<{ reply: Reply; sample: Sample }> {
