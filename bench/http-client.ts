@@ -5,22 +5,13 @@
  * charged to every runtime alike that narrows every ratio. `--client fetch` keeps the old client.
  */
 import { Agent, request } from 'node:http';
-import type { api } from '../test/support/runtime-process';
-
-type Options = Parameters<typeof api>[1];
-type Reply = Awaited<ReturnType<typeof api>>;
+import { parseReply, requestOf, type ApiOptions, type ApiReply } from '../test/support/runtime-process';
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
 /** Sends one request and collects its answer, like `api()`. */
-export function httpApi(url: string, options: Options = {}): Promise<Reply> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.token) headers.Authorization = `Bearer ${options.token}`;
-  let body: string | undefined = options.rawBody;
-  if (options.body !== undefined) {
-    body = JSON.stringify(options.body);
-    headers['Content-Type'] ??= 'application/json';
-  }
+export function httpApi(url: string, options: ApiOptions = {}): Promise<ApiReply> {
+  const { headers, body } = requestOf(options);
   if (body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(body));
   return new Promise((resolve, reject) => {
     const sent = request(url, { method: options.method ?? 'GET', headers, agent }, (response) => {
@@ -33,13 +24,7 @@ export function httpApi(url: string, options: Options = {}): Promise<Reply> {
         for (const [name, value] of Object.entries(response.headers)) {
           if (value !== undefined) replyHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
         }
-        let parsed: unknown;
-        try {
-          parsed = text ? JSON.parse(text) : undefined;
-        } catch {
-          parsed = undefined;
-        }
-        resolve({ status: response.statusCode ?? 0, headers: replyHeaders, body: parsed, text });
+        resolve({ status: response.statusCode ?? 0, headers: replyHeaders, body: parseReply(text), text });
       });
     });
     sent.on('error', reject);

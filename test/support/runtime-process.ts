@@ -144,10 +144,32 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
 }
 
 /** A fetch helper for the API: JSON body in, parsed JSON out, with status and headers. */
-export async function api(
-  url: string,
-  options: { method?: string; token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
-): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+export async function api(url: string, options: ApiOptions = {}): Promise<ApiReply> {
+  const { headers, body } = requestOf(options);
+  const response = await fetch(url, { method: options.method ?? 'GET', headers, body });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: parseReply(text), text };
+}
+
+/** What `api()` sends: method, bearer token, a JSON body (or a raw one), extra headers. */
+export interface ApiOptions {
+  method?: string;
+  token?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+/** What `api()` answers: the status, headers, the parsed JSON body (undefined if none) and its text. */
+export interface ApiReply {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+/** The headers and body text `options` make (shared with the bench's node:http client). */
+export function requestOf(options: ApiOptions): { headers: Record<string, string>; body: string | undefined } {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   let body: string | undefined = options.rawBody;
@@ -155,13 +177,14 @@ export async function api(
     body = JSON.stringify(options.body);
     headers['Content-Type'] ??= 'application/json';
   }
-  const response = await fetch(url, { method: options.method ?? 'GET', headers, body });
-  const text = await response.text();
-  let parsed: unknown;
+  return { headers, body };
+}
+
+/** A reply's text as JSON, or undefined when it is empty or not JSON. */
+export function parseReply(text: string): unknown {
   try {
-    parsed = text ? JSON.parse(text) : undefined;
+    return text ? JSON.parse(text) : undefined;
   } catch {
-    parsed = undefined;
+    return undefined;
   }
-  return { status: response.status, headers: response.headers, body: parsed, text };
 }
