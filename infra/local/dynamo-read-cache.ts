@@ -27,6 +27,8 @@ export interface PointLevel {
   batch(operations: BatchOperation[], callback?: Callback<void>): unknown;
   /** A read on the calling thread (classic-level 3); the store's state, as abstract-level reports it. */
   getSync?(key: string): unknown;
+  /** abstract-level's private batch: the operations with keys and values encoded (JSON text). */
+  _batch?(operations: BatchOperation[], options: unknown): Promise<void>;
   status?: string;
 }
 
@@ -96,14 +98,15 @@ class ReadCache {
     return { found: true, value: text === null ? undefined : JSON.parse(text) };
   }
 
-  remember(key: string, value: unknown): void {
+  /** Takes `value` for `key`; `encoded`: its JSON text, when the store already made it. */
+  remember(key: string, value: unknown, encoded?: string): void {
     if (isTableKey(key)) {
       // A copy: the writer may go on changing its object.
-      this.tables.set(key, value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
+      this.tables.set(key, value === undefined ? undefined : JSON.parse(encoded ?? JSON.stringify(value)));
       return;
     }
     this.forget(key);
-    const text = value === undefined ? null : JSON.stringify(value);
+    const text = value === undefined ? null : (encoded ?? JSON.stringify(value));
     const size = key.length + (text?.length ?? 0);
     if (size > this.limits.maxChars / 16) return; // one huge item would evict everything
     this.texts.set(key, text);
@@ -187,15 +190,31 @@ export function cachePointReads(db: PointLevel, limits: Partial<ReadCacheLimits>
   };
   db.put = (key, value, callback) => written([key], () => cache.remember(key, value), original<void>(put, db, [key, value]), callback);
   db.del = (key, callback) => written([key], () => cache.remember(key, undefined), original<void>(del, db, [key]), callback);
-  db.batch = (operations, callback) =>
-    written(
+  // abstract-level encodes a batch's values to JSON text and hands them to the store's private
+  // `_batch` within the `batch` call itself: the cache takes that text instead of making it again.
+  const encoded = new Map<string, string>();
+  const privateBatch = db._batch;
+  if (privateBatch) {
+    db._batch = (operations, options) => {
+      for (const operation of operations) if (typeof operation.value === 'string') encoded.set(operation.key, operation.value);
+      return privateBatch.call(db, operations, options);
+    };
+  }
+  db.batch = (operations, callback) => {
+    encoded.clear();
+    const write = original<void>(batch, db, [operations]);
+    return written(
       operations.map((operation) => operation.key),
       () => {
-        for (const operation of operations) cache.remember(operation.key, operation.type === 'put' ? operation.value : undefined);
+        for (const operation of operations) {
+          cache.remember(operation.key, operation.type === 'put' ? operation.value : undefined, operation.type === 'put' ? encoded.get(operation.key) : undefined);
+        }
+        encoded.clear();
       },
-      original<void>(batch, db, [operations]),
+      write,
       callback,
     );
+  };
 
   /** A write: the cache takes it at once; a refused write takes its keys out again. */
   function written(keys: string[], apply: () => void, write: Promise<void>, callback: Callback<void> | undefined): Promise<void> | undefined {

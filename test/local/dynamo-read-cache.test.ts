@@ -149,4 +149,34 @@ describe('the point-read cache', () => {
     expect(await (level.get('later') as Promise<unknown>)).toBeUndefined();
     expect(asyncReads).toBe(1);
   });
+
+  it('takes the JSON text the store encoded for a batch instead of encoding the values again', async () => {
+    const stored = new Map<string, string>();
+    const level: PointLevel = {
+      get: (key) => Promise.resolve(stored.has(key) ? JSON.parse(stored.get(key)!) : undefined),
+      put: () => Promise.resolve(),
+      del: () => Promise.resolve(),
+      // As abstract-level does: encode, then hand the encoded operations to the private batch
+      // within the call. The text says what it is, so the test can tell where a read came from.
+      batch(operations) {
+        const encodedOperations = operations.map((operation) =>
+          operation.type === 'put' ? { ...operation, value: JSON.stringify({ ...(operation.value as object), encodedBy: 'store' }) } : operation,
+        );
+        return this._batch!(encodedOperations, {});
+      },
+      _batch: (operations) => {
+        for (const operation of operations) operation.type === 'put' ? stored.set(operation.key, operation.value as string) : stored.delete(operation.key);
+        return Promise.resolve();
+      },
+    };
+    const stats = cachePointReads(level);
+    await level.batch([
+      { type: 'put', key: 'a', value: { n: 1 } },
+      { type: 'put', key: 'b', value: { n: 2 } },
+      { type: 'del', key: 'b' },
+    ]);
+    expect(await (level.get('a') as Promise<unknown>)).toEqual({ n: 1, encodedBy: 'store' });
+    expect(await (level.get('b') as Promise<unknown>)).toBeUndefined();
+    expect(stats()).toMatchObject({ hits: 2, misses: 0 });
+  });
 });
