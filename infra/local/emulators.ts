@@ -9,7 +9,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-s
 import { startFauxqs, type FauxqsServer } from 'fauxqs';
 import { queues, queueUrlVariable } from '../queues';
 import { tableDefinition } from '../../shared/store/table';
-import { localClientOptions } from '../../shared/store/client';
+import { localClientOptions, localUnsignedAuth } from '../../shared/store/client';
 import { ensureTable, startDynamoEmulator, type DynamoEmulator } from './dynamo-emulator';
 import { dataPaths } from './data-dir';
 
@@ -69,7 +69,7 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
   await ensureTable(dynamoClient, LOCAL_TABLE, tableDefinition);
   dynamoClient.destroy();
 
-  const sqs = new SQSClient({ region: LOCAL_REGION, ...localClientOptions(fauxqs.address) });
+  const sqs = new SQSClient({ region: LOCAL_REGION, ...localClientOptions(fauxqs.address), ...localUnsignedAuth(fauxqs.address) });
   const created: Emulators['queues'] = [];
   const env: Record<string, string> = {
     CARTWHEEL_TABLE: LOCAL_TABLE,

@@ -4,13 +4,13 @@
  */
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { localClientOptions } from '../store/client';
+import { localClientOptions, localUnsignedAuth } from '../store/client';
 import type { ObjectStorage, QueuePort } from './ports';
 
 /** SQS by logical queue name (infra/queues.ts); clients are made on first use. */
 export function sqsQueues(options: { region: string; endpoint?: string; urls: Record<string, string> }): QueuePort {
   let sqs: SQSClient | undefined;
-  const client = () => (sqs ??= new SQSClient({ region: options.region, ...localClientOptions(options.endpoint) }));
+  const client = () => (sqs ??= new SQSClient({ region: options.region, ...localClientOptions(options.endpoint), ...localUnsignedAuth(options.endpoint) }));
   const urlOf = (queue: string) => {
     const url = options.urls[queue];
     if (!url) throw new Error(`No URL for queue ${queue}: this function was not granted it`);
