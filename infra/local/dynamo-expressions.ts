@@ -66,7 +66,7 @@ function keyOf(parser: number, text: string, context: ParseContext): string {
   return `${parser}\u0000${text}\u0000${JSON.stringify(context.attrNames ?? null)}\u0000${values}`;
 }
 
-/** A copy of `tree` with each of `values`' objects replaced by its slot. */
+/** A copy of `tree` with each request value object replaced by its slot (`slots`, by object). */
 function toTemplate(tree: unknown, slots: Map<unknown, ValueSlot>): unknown {
   if (typeof tree !== 'object' || tree === null) return tree;
   const slot = slots.get(tree);

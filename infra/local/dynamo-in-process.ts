@@ -6,13 +6,13 @@
  * cheap without a second code path); other processes still use the emulator's HTTP endpoint.
  *
  * Signing: the SigV4 scheme keeps its identity (the dummy local credentials) but signs
- * nothing; the emulator never checks signatures, only that a request says it is authorized,
- * so the handler adds the fixed headers the emulator's own internal calls use.
+ * nothing (`unsignedLocalAuthSchemes`, shared with the local queue clients): the emulator never
+ * checks signatures, only that a request says it is authorized.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoEmulator } from './dynamo-emulator';
-import { internalAuthorization } from './dynamo-wire';
+import { unsignedLocalAuthSchemes } from '../../shared/store/client';
 
 type RequestHandler = NonNullable<DynamoDBClientConfig['requestHandler']>;
 type AuthSchemes = NonNullable<DynamoDBClientConfig['httpAuthSchemes']>;
@@ -40,7 +40,6 @@ export function inProcessClientOptions(emulator: Pick<DynamoEmulator, 'invoke'>)
     async handle(request: SdkRequest) {
       const headers: IncomingHttpHeaders = {};
       for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
-      headers.authorization ??= internalAuthorization;
       headers['x-amz-date'] ??= '20200101T000000Z';
       const reply = await emulator.invoke(headers, bodyBytes(request.body));
       const replyHeaders: Record<string, string> = {};
@@ -52,10 +51,5 @@ export function inProcessClientOptions(emulator: Pick<DynamoEmulator, 'invoke'>)
     httpHandlerConfigs: () => ({}),
     destroy() {},
   };
-  const unsigned: AuthSchemes[number] = {
-    schemeId: 'aws.auth#sigv4',
-    identityProvider: (config) => config.getIdentityProvider('aws.auth#sigv4'),
-    signer: { sign: async (request) => request },
-  };
-  return { requestHandler: handler as unknown as RequestHandler, httpAuthSchemes: [unsigned] };
+  return { requestHandler: handler as unknown as RequestHandler, httpAuthSchemes: unsignedLocalAuthSchemes as unknown as AuthSchemes };
 }

@@ -17,14 +17,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OutboxEntry } from '../../shared/email';
+import { newId } from '../../shared/ids';
+import type { Clock, EmailMessage, EmailPort } from '../../shared/platform/ports';
 
 /** The bodies an outbox message keeps, by the extension `/_local/outbox/<id>.<ext>` serves. */
 export type OutboxBodies = { html?: string; txt: string; eml: string };
 
 /** What `<message id>.json` holds: the metadata, and (since issue 12) the bodies. */
 export type OutboxFile = OutboxEntry & { bodies?: OutboxBodies };
-import { newId } from '../../shared/ids';
-import type { Clock, EmailMessage, EmailPort } from '../../shared/platform/ports';
 
 /** The outbox adapter writing into `dir`, dating messages by `clock`. */
 export function outboxEmail(options: { dir: string; from: string; clock: Clock }): EmailPort {

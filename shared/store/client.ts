@@ -38,28 +38,29 @@ export function localClientOptions(endpoint: string | undefined): Record<string,
 }
 
 /**
- * Local emulator only: SDK options that mark requests as signed without signing them, for the
- * queue clients (fauxqs checks no signature; it only reads the region from the credential
- * scope, which this keeps). SigV4 was about 1 % of a local checkout's CPU, on the few SQS calls
- * each checkout's background work makes. Empty for the cloud (no endpoint).
+ * Local emulators only: a SigV4 auth scheme that marks requests as signed without signing them.
+ * Neither emulator checks a signature (dynalite only that the header is there; fauxqs reads the
+ * region from the credential scope, which this keeps). Used by the DynamoDB in-process transport
+ * (infra/local/dynamo-in-process.ts) and, through `localUnsignedAuth`, the queue clients: SigV4
+ * was about 1 % of a local checkout's CPU on the SQS calls alone.
  */
-export function localUnsignedAuth(endpoint: string | undefined): Record<string, unknown> {
-  if (!endpoint) return {};
-  return {
-    httpAuthSchemes: [
-      {
-        schemeId: 'aws.auth#sigv4',
-        identityProvider: (config: { getIdentityProvider(schemeId: string): unknown }) => config.getIdentityProvider('aws.auth#sigv4'),
-        signer: {
-          // The auth option's signing properties: `region` and `name` (the service).
-          async sign(request: { headers: Record<string, string> }, _identity: unknown, properties: { region?: string; name?: string } = {}) {
-            request.headers.authorization = `AWS4-HMAC-SHA256 Credential=local/20200101/${properties.region ?? 'us-east-1'}/${properties.name ?? 'sqs'}/aws4_request, SignedHeaders=host, Signature=0`;
-            return request;
-          },
-        },
+export const unsignedLocalAuthSchemes = [
+  {
+    schemeId: 'aws.auth#sigv4',
+    identityProvider: (config: { getIdentityProvider(schemeId: string): unknown }) => config.getIdentityProvider('aws.auth#sigv4'),
+    signer: {
+      // The auth option's signing properties: `region` and `name` (the service).
+      async sign<R extends { headers: Record<string, string> }>(request: R, _identity: unknown, properties: { region?: string; name?: string } = {}): Promise<R> {
+        request.headers.authorization = `AWS4-HMAC-SHA256 Credential=local/20200101/${properties.region ?? 'us-east-1'}/${properties.name ?? 'local'}/aws4_request, SignedHeaders=host, Signature=0`;
+        return request;
       },
-    ],
-  };
+    },
+  },
+];
+
+/** SDK options for a client of a local emulator at `endpoint` that skips signing; empty for the cloud (no endpoint). */
+export function localUnsignedAuth(endpoint: string | undefined): Record<string, unknown> {
+  return endpoint ? { httpAuthSchemes: unsignedLocalAuthSchemes } : {};
 }
 
 /** The shared DynamoDB document client (native JS values in and out, undefined values dropped). */
