@@ -3,10 +3,14 @@
  * token → cart → pay → order read, as bench/checkout.ts) and authenticated product-list reads
  * interleaved against one runtime, and prints at intervals the runtime process's resident
  * memory (VmRSS, its anonymous and file-backed parts, and the live JS heap after a full
- * collection, `/_local/metrics?gc=1`) and its data folder: total size, the DynamoDB folder's size and its LevelDB
+ * collection, `/_local/metrics?gc=1`, with what the store holds by design: the read cache,
+ * bounded by size, and committed transactions' tokens, held for DynamoDB's 10-minute window) and its data folder: total size, the DynamoDB folder's size and its LevelDB
  * file count (table files and logs). After warm-up both must level off.
  *
  *   npm run bench:soak [-- --quick] [-- --checkouts 10000 --reads 50000 --concurrency 4 --samples 20]
+ *
+ * After the work it leaves the runtime idle for `--idle` seconds (default 60) and samples once
+ * more: what the process gives back when the load stops was sizing to the load, not kept data.
  *
  * `--quick` is a tenth of the defaults (1,000 checkouts, 5,000 reads). Not a test: it prints
  * the curve and the growth between the first sample after warm-up and the last.
@@ -26,6 +30,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     samples: { type: 'string', default: '20' },
     products: { type: 'string', default: '50' },
+    idle: { type: 'string', default: '60' },
   },
 });
 const scale = values.quick ? 10 : 1;
@@ -34,6 +39,7 @@ const totalReads = Math.round(Number(values.reads ?? 50_000) / scale);
 const concurrency = Number(values.concurrency);
 const samples = Number(values.samples);
 const productCount = Number(values.products);
+const idleSeconds = Number(values.idle);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'cartwheel-bench-soak-'));
 let runtime: RuntimeProcess | undefined;
@@ -107,6 +113,11 @@ interface Sample {
   heapMiB: number;
   heapTotalMiB: number;
   externalMiB: number;
+  /** The local DynamoDB read cache: keys kept and MiB of JSON text (bounded; it fills, then levels). */
+  cacheEntries: number;
+  cacheMiB: number;
+  /** Committed transactions' ClientRequestTokens the store holds (DynamoDB's 10-minute window: it fills for 10 minutes, then levels). */
+  transactionTokens: number;
 }
 
 const mb = (bytes: number) => bytes / 1_000_000;
@@ -170,7 +181,9 @@ try {
   const started = performance.now();
   const curve: Sample[] = [];
   const sample = async () => {
-    const memory = (await api(`${runtime!.url}/_local/metrics?gc=1`)).body.memory as { heapUsed: number; heapTotal: number; external: number };
+    const metrics = (await api(`${runtime!.url}/_local/metrics?gc=1`)).body;
+    const memory = metrics.memory as { heapUsed: number; heapTotal: number; external: number };
+    const cache = metrics.read_cache as { entries: number; chars: number };
     const rss = resident(pid);
     const data = folder(dataDir);
     const dynamo = folder(join(dataDir, 'dynamodb'), /\.(ldb|sst|log)$/);
@@ -187,11 +200,14 @@ try {
       heapMiB: memory.heapUsed / 2 ** 20,
       heapTotalMiB: memory.heapTotal / 2 ** 20,
       externalMiB: memory.external / 2 ** 20,
+      cacheEntries: cache.entries,
+      cacheMiB: cache.chars / 2 ** 20,
+      transactionTokens: metrics.transaction_tokens as number,
     };
     curve.push(point);
     console.log(
       `${point.seconds.toFixed(0).padStart(6)} s  ${String(point.checkouts).padStart(6)} checkouts  ${String(point.reads).padStart(6)} reads` +
-        `   RSS ${point.rssMiB.toFixed(0).padStart(4)} MiB (anon ${point.anonMiB.toFixed(0).padStart(4)}, file ${point.fileMiB.toFixed(0).padStart(3)}; live heap ${point.heapMiB.toFixed(0).padStart(3)}/${point.heapTotalMiB.toFixed(0).padStart(3)})   data ${point.dataMB.toFixed(1).padStart(6)} MB` +
+        `   RSS ${point.rssMiB.toFixed(0).padStart(4)} MiB (anon ${point.anonMiB.toFixed(0).padStart(4)}, file ${point.fileMiB.toFixed(0).padStart(3)}; live heap ${point.heapMiB.toFixed(0).padStart(3)}/${point.heapTotalMiB.toFixed(0).padStart(3)}, read cache ${String(point.cacheEntries).padStart(5)} keys ${point.cacheMiB.toFixed(0).padStart(2)} MiB, ${String(point.transactionTokens).padStart(5)} tx tokens)   data ${point.dataMB.toFixed(1).padStart(6)} MB` +
         `   dynamodb ${point.dynamoMB.toFixed(1).padStart(7)} MB in ${String(point.levelFiles).padStart(4)} LevelDB files`,
     );
   };
@@ -219,6 +235,14 @@ try {
     }),
   );
   if (curve.at(-1)!.checkouts !== checkoutsDone || curve.at(-1)!.reads !== readsDone) await sample();
+  const busy = curve.at(-1)!;
+  let idle: Sample | undefined;
+  if (idleSeconds > 0) {
+    console.log(`(idle for ${idleSeconds} s)`);
+    await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+    await sample();
+    idle = curve.pop();
+  }
 
   // Growth after warm-up: from the sample at a quarter of the work to the last one.
   const warm = curve.find((point) => point.checkouts + point.reads >= total / 4) ?? curve[0]!;
@@ -231,8 +255,14 @@ try {
   console.log(`    anonymous    ${warm.anonMiB.toFixed(0)} → ${last.anonMiB.toFixed(0)} MiB (${rate(warm.anonMiB, last.anonMiB).toFixed(2)} MiB per 1,000 requests)`);
   console.log(`    file-backed  ${warm.fileMiB.toFixed(0)} → ${last.fileMiB.toFixed(0)} MiB (LevelDB's mapped table files: follows the data, reclaimable)`);
   console.log(`  JS heap        live ${warm.heapMiB.toFixed(0)} → ${last.heapMiB.toFixed(0)} MiB after a full collection (${rate(warm.heapMiB, last.heapMiB).toFixed(2)} MiB per 1,000 requests), total ${warm.heapTotalMiB.toFixed(0)} → ${last.heapTotalMiB.toFixed(0)} MiB, external ${warm.externalMiB.toFixed(0)} → ${last.externalMiB.toFixed(0)} MiB`);
+  console.log(`  read cache     ${warm.cacheEntries} → ${last.cacheEntries} keys, ${warm.cacheMiB.toFixed(1)} → ${last.cacheMiB.toFixed(1)} MiB of JSON text (bounded: 50,000 keys, 32 Mi characters); transaction tokens ${warm.transactionTokens} → ${last.transactionTokens} (a 10-minute window)`);
   console.log(`  data folder    ${warm.dataMB.toFixed(1)} → ${last.dataMB.toFixed(1)} MB (${rate(warm.dataMB, last.dataMB).toFixed(2)} MB per 1,000 requests)`);
   console.log(`  dynamodb       ${warm.dynamoMB.toFixed(1)} → ${last.dynamoMB.toFixed(1)} MB, ${warm.levelFiles} → ${last.levelFiles} LevelDB files`);
+  if (idle) {
+    console.log(
+      `  after ${idleSeconds} s idle  RSS ${busy.rssMiB.toFixed(0)} → ${idle.rssMiB.toFixed(0)} MiB (anon ${busy.anonMiB.toFixed(0)} → ${idle.anonMiB.toFixed(0)}), heap total ${busy.heapTotalMiB.toFixed(0)} → ${idle.heapTotalMiB.toFixed(0)} MiB`,
+    );
+  }
   console.log(`  throughput     ${(work(last) / last.seconds).toFixed(0)} requests/s overall`);
 
   // What the data folder holds: the table's live data (after LevelDB compacts away superseded

@@ -68,6 +68,8 @@ export interface DynamoEmulator {
   invoke(headers: IncomingHttpHeaders, body: Buffer): Promise<Reply>;
   /** What the point-read cache in front of LevelDB did so far. */
   readCache(): ReadCacheStats;
+  /** ClientRequestTokens of committed transactions still held (DynamoDB's 10-minute window). */
+  transactionTokens(): number;
   /** Stops accepting requests, lets in-flight ones finish, and closes LevelDB. */
   stop(): Promise<void>;
 }
@@ -194,6 +196,7 @@ class LocalDynamo {
       port,
       sweepExpired: (now, options) => this.sweepExpired(now, options?.maxItems),
       calls: () => Object.fromEntries(this.callCounts),
+      transactionTokens: () => this.transactions.heldTokens(),
       invoke: (headers, body) => this.invoke(headers, body),
       stop: () => (this.stopped ??= this.shutdown()),
     };

@@ -197,14 +197,24 @@ export class Transactions {
     return journal?.entries.length ?? 0;
   }
 
+  /** How many committed transactions' tokens are still in their window (a soak sees it level at 10 minutes' worth). */
+  heldTokens(): number {
+    this.dropExpiredTokens();
+    return this.committedTokens.size;
+  }
+
   /** The fingerprint of the committed transaction that used `token`, if still in its window. */
   private committedToken(token: string): string | undefined {
+    this.dropExpiredTokens();
+    return this.committedTokens.get(token)?.fingerprint;
+  }
+
+  private dropExpiredTokens(): void {
     const now = Date.now();
     for (const [oldest, entry] of this.committedTokens) {
       if (entry.expires > now) break;
       this.committedTokens.delete(oldest);
     }
-    return this.committedTokens.get(token)?.fingerprint;
   }
 
   private async planWrites(request: unknown): Promise<PlannedWrite[] | Reply> {

@@ -4,7 +4,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clockMode, now, setManualTime } from '../../shared/clock';
@@ -16,6 +16,7 @@ import { newId } from '../../shared/ids';
 import { listCharges, type GatewayChargeRecord } from '../../shared/commerce/payments/gateway-charge-store';
 import { writeResult } from './api-event';
 import { outboxEntry, readOutboxBody, type OutboxBodies, type OutboxFile } from './outbox';
+import type { ReadCacheStats } from './dynamo-read-cache';
 
 /** What the local pages need from the runtime. */
 export interface LocalPagesOptions {
@@ -23,6 +24,11 @@ export interface LocalPagesOptions {
   isReady: () => boolean;
   /** DynamoDB calls received by the emulator so far, by operation (benchmarks read this). */
   dynamoCalls: () => Record<string, number>;
+  /**
+   * What the local DynamoDB holds in memory by design: the read cache (bounded by size) and the
+   * committed transactions' tokens (bounded by DynamoDB's 10-minute idempotency window).
+   */
+  storeMemory: () => { readCache: ReadCacheStats; transactionTokens: number };
 }
 
 let collectGarbage: (() => void) | undefined;
@@ -97,11 +103,21 @@ export async function handleLocalPage(
     const calls = options.dynamoCalls();
     // `?gc=1`: a full garbage collection first, so heapUsed is the live heap (what a leak grows).
     if (url.searchParams.get('gc') === '1') fullGc();
+    const store = options.storeMemory();
     return json(res, 200, {
       dynamodb_calls: calls,
       dynamodb_calls_total: Object.values(calls).reduce((a, b) => a + b, 0),
       // The runtime's own memory (bytes): rss against heapUsed/external tells native growth from JS growth.
       memory: process.memoryUsage(),
+      // The most V8 lets the heap grow to (`--max-old-space-size` plus the young generation).
+      heap_size_limit: getHeapStatistics().heap_size_limit,
+      // Where V8's heap memory is: committed (size) against live (used) per space, in bytes. RSS
+      // above heapTotal is V8 sizing its spaces to the allocation rate, not data kept.
+      heap_spaces: Object.fromEntries(
+        getHeapSpaceStatistics().map((space) => [space.space_name, { size: space.space_size, used: space.space_used_size, physical: space.physical_space_size }]),
+      ),
+      read_cache: store.readCache,
+      transaction_tokens: store.transactionTokens,
     });
   }
   if (path === '/_local/gateway/charges' && method === 'GET') {

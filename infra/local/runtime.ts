@@ -121,7 +121,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
 
     gateway = createGateway({
       handlers: await loadFamilyHandlers(platform),
-      localPages: { outboxDir: paths.outbox, isReady: () => ready, dynamoCalls: () => emulators!.dynamo.calls() },
+      localPages: { outboxDir: paths.outbox, isReady: () => ready, dynamoCalls: () => emulators!.dynamo.calls(), storeMemory: () => ({ readCache: emulators!.dynamo.readCache(), transactionTokens: emulators!.dynamo.transactionTokens() }) },
       edgeSecret,
       port: () => port,
       ready: readyPromise,

@@ -66,4 +66,23 @@ describe('x-cartwheel-dynamodb', () => {
     expect(collected.heapUsed).toBeLessThanOrEqual(collected.heapTotal);
     expect(collected.rss).toBeGreaterThan(collected.heapUsed);
   });
+
+  it('reports V8’s spaces and the local read cache on /_local/metrics, so a soak can tell a cache filling from a leak', async () => {
+    const token = runtime.bootstrap.tokens.test_secret;
+    const before = (await api(`${runtime.url}/_local/metrics`)).body;
+    for (let i = 0; i < 3; i++) expect((await api(`${base}products?limit=5`, { token })).status).toBe(200);
+    const after = (await api(`${runtime.url}/_local/metrics`)).body;
+    // Each authenticated request reads its token's record: the cache answers, and counts it.
+    expect(after.read_cache.hits).toBeGreaterThan(before.read_cache.hits);
+    expect(after.read_cache.entries).toBeGreaterThan(0);
+    expect(after.read_cache.chars).toBeGreaterThan(0);
+    const oldSpace = after.heap_spaces.old_space as { size: number; used: number; physical: number };
+    expect(oldSpace.used).toBeGreaterThan(0);
+    expect(oldSpace.used).toBeLessThanOrEqual(oldSpace.size);
+    expect(Object.keys(after.heap_spaces)).toContain('new_space');
+    expect(typeof after.transaction_tokens).toBe('number');
+    // The runtime runs with npm start's 1 GiB old-generation cap (V8 adds the young generation).
+    expect(after.heap_size_limit).toBeGreaterThanOrEqual(1024 * 2 ** 20);
+    expect(after.heap_size_limit).toBeLessThan(1280 * 2 ** 20);
+  });
 });

@@ -42,7 +42,7 @@ beforeAll(async () => {
   const handlers = Object.fromEntries((Object.keys(families) as FamilyName[]).map((family) => [family, record])) as Record<FamilyName, HttpHandler>;
   const gateway = createGateway({
     handlers,
-    localPages: { outboxDir: mkdtempSync(join(tmpdir(), 'cartwheel-apps-')), isReady: () => true, dynamoCalls: () => ({}) },
+    localPages: { outboxDir: mkdtempSync(join(tmpdir(), 'cartwheel-apps-')), isReady: () => true, dynamoCalls: () => ({}), storeMemory: () => ({ readCache: { hits: 0, misses: 0, entries: 0, chars: 0 }, transactionTokens: 0 }) },
     edgeSecret: EDGE_SECRET,
     port: () => port,
     ready: Promise.resolve(),

@@ -27,7 +27,7 @@ afterEach(() => harness.cleanup());
 
 describe('committed transaction tokens', () => {
   it('do not keep their requests: 80 transactions of 300 KB leave the heap (nearly) as it was', async () => {
-    const { doc } = await harness.startWithTable();
+    const { doc, emulator } = await harness.startWithTable();
     const body = 'x'.repeat(300_000);
     const transaction = (index: number, token?: string) =>
       new TransactWriteCommand({
@@ -37,10 +37,13 @@ describe('committed transaction tokens', () => {
     // Warm-up: the SDK, dynalite and the emulator load what they keep for good.
     for (let index = 0; index < 5; index++) await doc.send(transaction(index));
     const before = liveHeap();
+    const heldBefore = emulator.transactionTokens();
     for (let index = 0; index < 80; index++) await doc.send(transaction(index)); // the SDK adds a token to each
     const grown = liveHeap() - before;
     // Keeping the requests held 80 × 300 KB = 24 MB; digests are a few kilobytes.
     expect(grown).toBeLessThan(6_000_000);
+    // Each token is held for its window, and counted (the soak bench prints the count).
+    expect(emulator.transactionTokens()).toBe(heldBefore + 80);
 
     // The digest still tells a retry (accepted) from another request under the same token.
     await doc.send(transaction(1_000, 'memory-retry'));

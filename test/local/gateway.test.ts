@@ -29,7 +29,7 @@ async function serve(handler: HttpHandler): Promise<{ url: string; gateway: Retu
   const handlers = Object.fromEntries((Object.keys(families) as FamilyName[]).map((family) => [family, handler])) as Record<FamilyName, HttpHandler>;
   const gateway = createGateway({
     handlers,
-    localPages: { outboxDir: mkdtempSync(join(tmpdir(), 'cartwheel-gateway-')), isReady: () => true, dynamoCalls: () => ({}) },
+    localPages: { outboxDir: mkdtempSync(join(tmpdir(), 'cartwheel-gateway-')), isReady: () => true, dynamoCalls: () => ({}), storeMemory: () => ({ readCache: { hits: 0, misses: 0, entries: 0, chars: 0 }, transactionTokens: 0 }) },
     edgeSecret: 'secret',
     port: () => (server!.address() as AddressInfo).port,
     ready: Promise.resolve(),
