@@ -121,6 +121,8 @@ interface Sample {
 }
 
 const mb = (bytes: number) => bytes / 1_000_000;
+/** The data folder's size per checkout so far, in kB: what each checkout keeps (its orders, payments, emails); it levels off when nothing else piles up. */
+const perCheckout = (point: { dataMB: number; checkouts: number }) => (point.checkouts ? (point.dataMB * 1000) / point.checkouts : 0);
 
 /** Compacts the whole LevelDB store at `dir` (the runtime stopped) and measures it again. */
 async function compactTable(dir: string): Promise<ReturnType<typeof folder>> {
@@ -207,7 +209,7 @@ try {
     curve.push(point);
     console.log(
       `${point.seconds.toFixed(0).padStart(6)} s  ${String(point.checkouts).padStart(6)} checkouts  ${String(point.reads).padStart(6)} reads` +
-        `   RSS ${point.rssMiB.toFixed(0).padStart(4)} MiB (anon ${point.anonMiB.toFixed(0).padStart(4)}, file ${point.fileMiB.toFixed(0).padStart(3)}; live heap ${point.heapMiB.toFixed(0).padStart(3)}/${point.heapTotalMiB.toFixed(0).padStart(3)}, read cache ${String(point.cacheEntries).padStart(5)} keys ${point.cacheMiB.toFixed(0).padStart(2)} MiB, ${String(point.transactionTokens).padStart(5)} tx tokens)   data ${point.dataMB.toFixed(1).padStart(6)} MB` +
+        `   RSS ${point.rssMiB.toFixed(0).padStart(4)} MiB (anon ${point.anonMiB.toFixed(0).padStart(4)}, file ${point.fileMiB.toFixed(0).padStart(3)}; live heap ${point.heapMiB.toFixed(0).padStart(3)}/${point.heapTotalMiB.toFixed(0).padStart(3)}, read cache ${String(point.cacheEntries).padStart(5)} keys ${point.cacheMiB.toFixed(0).padStart(2)} MiB, ${String(point.transactionTokens).padStart(5)} tx tokens)   data ${point.dataMB.toFixed(1).padStart(6)} MB (${perCheckout(point).toFixed(1).padStart(4)} kB per checkout)` +
         `   dynamodb ${point.dynamoMB.toFixed(1).padStart(7)} MB in ${String(point.levelFiles).padStart(4)} LevelDB files`,
     );
   };
@@ -256,7 +258,9 @@ try {
   console.log(`    file-backed  ${warm.fileMiB.toFixed(0)} → ${last.fileMiB.toFixed(0)} MiB (LevelDB's mapped table files: follows the data, reclaimable)`);
   console.log(`  JS heap        live ${warm.heapMiB.toFixed(0)} → ${last.heapMiB.toFixed(0)} MiB after a full collection (${rate(warm.heapMiB, last.heapMiB).toFixed(2)} MiB per 1,000 requests), total ${warm.heapTotalMiB.toFixed(0)} → ${last.heapTotalMiB.toFixed(0)} MiB, external ${warm.externalMiB.toFixed(0)} → ${last.externalMiB.toFixed(0)} MiB`);
   console.log(`  read cache     ${warm.cacheEntries} → ${last.cacheEntries} keys, ${warm.cacheMiB.toFixed(1)} → ${last.cacheMiB.toFixed(1)} MiB of JSON text (bounded: 50,000 keys, 32 Mi characters); transaction tokens ${warm.transactionTokens} → ${last.transactionTokens} (a 10-minute window)`);
-  console.log(`  data folder    ${warm.dataMB.toFixed(1)} → ${last.dataMB.toFixed(1)} MB (${rate(warm.dataMB, last.dataMB).toFixed(2)} MB per 1,000 requests)`);
+  console.log(
+    `  data folder    ${warm.dataMB.toFixed(1)} → ${last.dataMB.toFixed(1)} MB (${rate(warm.dataMB, last.dataMB).toFixed(2)} MB per 1,000 requests; per checkout ${perCheckout(warm).toFixed(1)} → ${perCheckout(last).toFixed(1)} kB: the orders, payments and emails kept, reads add nothing)`,
+  );
   console.log(`  dynamodb       ${warm.dynamoMB.toFixed(1)} → ${last.dynamoMB.toFixed(1)} MB, ${warm.levelFiles} → ${last.levelFiles} LevelDB files`);
   if (idle) {
     console.log(

@@ -8,8 +8,9 @@
  * refuse, and the payment starts over from a consistent read. Nothing else reads from here:
  * `GET /carts/{id}` and every other writer read the table.
  *
- * Bounded (the most recent `MAX_CARTS`) and short-lived (`FRESH_MS`), so an idle process holds
- * nothing and a stale copy costs at most one refused write.
+ * Bounded (the most recent `MAX_CARTS`) and short-lived (`FRESH_MS`: each write drops the copies
+ * older than that), so a busy process holds its last few seconds of carts, an idle one at most
+ * those of its last busy seconds, and a stale copy costs at most one refused write.
  */
 import type { RecordScope } from '../../store/entity';
 import type { CartRecord } from './types';
@@ -33,9 +34,19 @@ function keyOf(scope: RecordScope, cartId: string): string {
 /** Keeps a copy of `cart` as this process just stored it (after the write committed). */
 export function rememberCart(cart: CartRecord): void {
   const key = keyOf({ accountId: cart.account_id, mode: cart.mode }, cart.cart_id);
+  const now = performance.now();
   kept.delete(key);
-  kept.set(key, { cart: structuredClone(cart), keptAt: performance.now() });
-  if (kept.size > MAX_CARTS) kept.delete(kept.keys().next().value!);
+  // Oldest first (a rewrite moves a cart to the end): drop what can no longer be offered.
+  for (const [oldest, entry] of kept) {
+    if (now - entry.keptAt <= FRESH_MS && kept.size < MAX_CARTS) break;
+    kept.delete(oldest);
+  }
+  kept.set(key, { cart: structuredClone(cart), keptAt: now });
+}
+
+/** How many carts this process holds (tests: the copies lapse, they do not pile up). */
+export function keptCartCount(): number {
+  return kept.size;
 }
 
 /** Forgets the copy of a cart (a payment's lock refused it as stale). */
