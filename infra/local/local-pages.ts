@@ -65,8 +65,23 @@ export async function listOutbox(outboxDir: string): Promise<OutboxEntry[]> {
     return [];
   }
   const ids = names.filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -5)).sort().reverse();
-  return Promise.all(ids.map(async (id) => outboxEntry(JSON.parse(await readFile(join(outboxDir, `${id}.json`), 'utf8')) as OutboxFile)));
+  // A few files at a time: all at once opened one descriptor per message, and an outbox of
+  // 20,000 messages (a soak's 10,000 checkouts) ran the process out of them (EMFILE), failing
+  // the page and any file the runtime opened meanwhile.
+  const entries = new Array<OutboxEntry>(ids.length);
+  let next = 0;
+  const reader = async () => {
+    while (next < ids.length) {
+      const index = next++;
+      entries[index] = outboxEntry(JSON.parse(await readFile(join(outboxDir, `${ids[index]}.json`), 'utf8')) as OutboxFile);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(OUTBOX_READS_AT_ONCE, ids.length) }, reader));
+  return entries;
 }
+
+/** Message files the outbox page reads at once. */
+const OUTBOX_READS_AT_ONCE = 16;
 
 /** A ledger entry of the built-in test gateway as the local page shows it. */
 function describeCharge(charge: GatewayChargeRecord): Record<string, unknown> {

@@ -3,9 +3,10 @@
  * bodies inside, listed without them; messages an earlier version wrote (bodies in files of
  * their own) are still listed and served.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listOutbox } from '../../infra/local/local-pages';
 import { outboxEmail, readOutboxBody } from '../../infra/local/outbox';
@@ -48,5 +49,20 @@ describe('the local outbox files', () => {
     expect(await readOutboxBody(dir, entry.message_id, 'txt')).toBe('old text');
     expect(await readOutboxBody(dir, entry.message_id, 'eml')).toBe('Subject: Old');
     expect(await readOutboxBody(dir, entry.message_id, 'html')).toBeUndefined();
+  });
+
+  it('lists an outbox of more messages than the process may open files, newest first', () => {
+    // All files at once ran a soak's outbox (20,000 messages) out of descriptors (EMFILE).
+    const dir = mkdtempSync(join(tmpdir(), 'cartwheel-outbox-many-'));
+    const count = 600;
+    for (let index = 0; index < count; index++) {
+      const id = `20261124${String(index).padStart(6, '0')}-M`;
+      writeFileSync(join(dir, `${id}.json`), JSON.stringify({ message_id: id, date: '2026-11-24T00:00:00Z', to: 'a@example.test', from: 'shop@example.test', subject: `Order ${index}`, kind: 'order_confirmation', bodies: { txt: 'x', eml: 'y' } }));
+    }
+    const root = resolve(import.meta.dirname, '../..');
+    const script = `const { listOutbox } = await import(${JSON.stringify(join(root, 'infra/local/local-pages.ts'))}); const listed = await listOutbox(${JSON.stringify(dir)}); console.log(JSON.stringify([listed.length, listed[0].message_id, listed.at(-1).message_id]));`;
+    // A shell sets a limit of 200 open files for the listing process (Node and tsx use some).
+    const output = execFileSync('sh', ['-c', `ulimit -n 200 && exec "$0" --import tsx --input-type=module -e "$1"`, process.execPath, script], { cwd: root, encoding: 'utf8' });
+    expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual([count, '20261124000599-M', '20261124000000-M']);
   });
 });
