@@ -2,20 +2,18 @@
  * The local-only pages under `/_local/` (local-runtime.md): outbox, health and the manual
  * clock. Served only to loopback clients; never part of the cloud deployment.
  */
-import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clockMode, now, setManualTime } from '../../shared/clock';
-import type { OutboxEntry } from '../../shared/email';
 import { ApiError } from '../../shared/http/errors';
 import { errorResult, toResponse } from '../../shared/http/response';
 import { isLoopback } from '../../shared/http/transport';
 import { newId } from '../../shared/ids';
 import { listCharges, type GatewayChargeRecord } from '../../shared/commerce/payments/gateway-charge-store';
 import { writeResult } from './api-event';
-import { outboxEntry, readOutboxBody, type OutboxBodies, type OutboxFile } from './outbox';
+import { listOutbox, readOutboxBody, type OutboxBodies } from './outbox';
 import type { ReadCacheStats } from './dynamo-read-cache';
 
 /** What the local pages need from the runtime. */
@@ -55,33 +53,6 @@ function localError(res: ServerResponse, status: number, code: string, message: 
 
 const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-/** Lists outbox entries, newest first. */
-export async function listOutbox(outboxDir: string): Promise<OutboxEntry[]> {
-  let names: string[];
-  try {
-    names = await readdir(outboxDir);
-  } catch {
-    return [];
-  }
-  const ids = names.filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -5)).sort().reverse();
-  // A few files at a time: all at once opened one descriptor per message, and an outbox of
-  // 20,000 messages (a soak's 10,000 checkouts) ran the process out of them (EMFILE), failing
-  // the page and any file the runtime opened meanwhile.
-  const entries = new Array<OutboxEntry>(ids.length);
-  let next = 0;
-  const reader = async () => {
-    while (next < ids.length) {
-      const index = next++;
-      entries[index] = outboxEntry(JSON.parse(await readFile(join(outboxDir, `${ids[index]}.json`), 'utf8')) as OutboxFile);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(OUTBOX_READS_AT_ONCE, ids.length) }, reader));
-  return entries;
-}
-
-/** Message files the outbox page reads at once. */
-const OUTBOX_READS_AT_ONCE = 16;
 
 /** A ledger entry of the built-in test gateway as the local page shows it. */
 function describeCharge(charge: GatewayChargeRecord): Record<string, unknown> {

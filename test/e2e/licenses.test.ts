@@ -91,10 +91,10 @@ async function emailsOf(orderId: string): Promise<Array<{ kind: string; subject:
   return Promise.all(mine.map(async (message: { kind: string; subject: string; text_url: string }) => ({ kind: message.kind, subject: message.subject, text: await (await fetch(message.text_url)).text() })));
 }
 
-/** Polls (real time) until `check` holds for the order, moving the clock by `step` seconds each round when given. */
 /** Real time `until` leaves between clock moves. */
 const QUIET_AFTER_MOVE_MS = 3_000;
 
+/** Polls (real time) until `check` holds for the order; with `step`, moves the clock by `step` seconds, at most once per `QUIET_AFTER_MOVE_MS`. */
 async function until(orderId: string, check: (order: Record<string, any>) => boolean, step = 0): Promise<Record<string, any>> {
   const by = Date.now() + 60_000;
   let movedAt = 0;

@@ -8,8 +8,7 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listOutbox } from '../../infra/local/local-pages';
-import { outboxEmail, readOutboxBody } from '../../infra/local/outbox';
+import { listOutbox, outboxEmail, readOutboxBody } from '../../infra/local/outbox';
 
 const clock = { nowMs: () => Date.parse('2026-11-24T10:00:00Z') };
 
@@ -60,7 +59,7 @@ describe('the local outbox files', () => {
       writeFileSync(join(dir, `${id}.json`), JSON.stringify({ message_id: id, date: '2026-11-24T00:00:00Z', to: 'a@example.test', from: 'shop@example.test', subject: `Order ${index}`, kind: 'order_confirmation', bodies: { txt: 'x', eml: 'y' } }));
     }
     const root = resolve(import.meta.dirname, '../..');
-    const script = `const { listOutbox } = await import(${JSON.stringify(join(root, 'infra/local/local-pages.ts'))}); const listed = await listOutbox(${JSON.stringify(dir)}); console.log(JSON.stringify([listed.length, listed[0].message_id, listed.at(-1).message_id]));`;
+    const script = `const { listOutbox } = await import(${JSON.stringify(join(root, 'infra/local/outbox.ts'))}); const listed = await listOutbox(${JSON.stringify(dir)}); console.log(JSON.stringify([listed.length, listed[0].message_id, listed.at(-1).message_id]));`;
     // A shell sets a limit of 200 open files for the listing process (Node and tsx use some).
     const output = execFileSync('sh', ['-c', `ulimit -n 200 && exec "$0" --import tsx --input-type=module -e "$1"`, process.execPath, script], { cwd: root, encoding: 'utf8' });
     expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual([count, '20261124000599-M', '20261124000000-M']);

@@ -9,6 +9,7 @@
  * version's files finds them all there, whatever point an upload reached.
  */
 import { createHash } from 'node:crypto';
+import { inParallel as eachInParallel } from '../../parallel';
 import type { ObjectStorage } from '../../platform/ports';
 import type { VersionManifest } from './app-records';
 
@@ -42,12 +43,8 @@ export async function writeManifest(objects: ObjectStorage, accountId: string, a
 }
 
 /** Runs `work` over `items`, at most `PARALLEL_OBJECTS` at a time. */
-export async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL_OBJECTS, items.length) }, worker));
+export function inParallel<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  return eachInParallel(items, PARALLEL_OBJECTS, (item) => work(item));
 }
 
 /**
