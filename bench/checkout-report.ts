@@ -42,6 +42,8 @@ export interface ReportInput {
   /** What `addMeter` said about the baseline. */
   meter?: string;
   shoppers: number;
+  /** How the runtimes' Node options were chosen, e.g. `each with its own npm start Node options`. */
+  nodeOptions?: string;
 }
 
 
@@ -108,14 +110,14 @@ function stepCost(samples: Sample[]): StepCost | undefined {
 }
 
 /** Prints the whole report. */
-export function printReport({ shops, figures: of, currentTitle, baseline: baselineTree, meter, shoppers }: ReportInput): void {
+export function printReport({ shops, figures: of, currentTitle, baseline: baselineTree, meter, shoppers, nodeOptions }: ReportInput): void {
   const baselineShop = shops.length === 2 ? shops[0] : undefined;
   const currentShop = shops.at(-1)!;
   const label = (shop: Shop) => (shop === baselineShop ? `baseline ${baselineTree!.title.split(' ')[0]}` : `current ${currentTitle.split(' ')[0]}`);
   const n = shops.length;
 
   // ---- Speed --------------------------------------------------------------------------------
-  console.log('\n== Speed on the local runtime (same client, alternating rounds) ==');
+  console.log(`\n== Speed on the local runtime (same client, alternating rounds${nodeOptions ? `, ${nodeOptions}` : ''}) ==`);
   console.log(row(['', ...shops.map(label), ...(baselineShop ? ['current/baseline'] : [])], n));
   const rate = (count: number, ms: number) => (count / ms) * 1000;
   const lines: { name: string; unit: string; pick: (figures: Figures) => { count: number; ms: number; latencies: number[] }; goal?: string }[] = [

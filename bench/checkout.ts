@@ -2,10 +2,13 @@
  * Checkout and catalogue-read speed of the current tree against a baseline commit, in one run
  * (issue 12): both runtimes are started side by side (the baseline from a temporary
  * `git worktree` of `--baseline`) and driven by the same client in alternating rounds
- * (baseline, current, baseline, current, ...) so machine noise falls on both alike.
+ * (baseline, current, baseline, current, ...) so machine noise falls on both alike. Each
+ * runs as its own `npm start` runs it: with the Node options of its own package.json
+ * (`--same-node-options`: the baseline gets the current tree's too, to compare code alone).
  *
  *   npm run bench:checkout [-- --checkouts 200 --concurrent 400 --shoppers 8 --reads 400]
  *                          [-- --baseline <git ref> | --no-baseline] [-- --client http|fetch]
+ *                          [-- --same-node-options]
  *
  * Prints checkouts per second one at a time and with 8 shoppers, p50/p99 per checkout and per
  * step (token → cart → pay → order read), an authenticated catalogue read (`GET products?limit=50`,
@@ -20,7 +23,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { startRuntime, tempDataDir, type RuntimeProcess } from '../test/support/runtime-process';
+import { RUNTIME_NODE_OPTIONS, startNodeOptions, startRuntime, tempDataDir, type RuntimeProcess } from '../test/support/runtime-process';
 import { addMeter, checkOutBaseline, commitTitle, type BaselineTree } from './baseline-tree';
 import { printReport, type Figures } from './checkout-report';
 import { closeHttpClient } from './http-client';
@@ -36,6 +39,7 @@ const { values } = parseArgs({
     baseline: { type: 'string', default: '4876dda' },
     'no-baseline': { type: 'boolean', default: false },
     client: { type: 'string', default: 'http' },
+    'same-node-options': { type: 'boolean', default: false },
   },
 });
 const sequentialCount = Number(values.checkouts);
@@ -151,10 +155,13 @@ try {
     baselineTree = checkOutBaseline(baselineRef);
     progress(`baseline ${baselineTree.title} checked out to ${baselineTree.root}`);
   }
+  const baselineOptions = baselineTree && (values['same-node-options'] ? [...RUNTIME_NODE_OPTIONS] : startNodeOptions(baselineTree.root));
   const [current, baseline] = await Promise.all([
     startRuntime({ dataDir: tempDataDir(), env: RUNTIME_ENV }),
-    baselineTree ? startRuntime({ dataDir: tempDataDir(), env: RUNTIME_ENV, root: baselineTree.root }) : undefined,
+    baselineTree ? startRuntime({ dataDir: tempDataDir(), env: RUNTIME_ENV, root: baselineTree.root, nodeOptions: baselineOptions }) : undefined,
   ]);
+  const shown = (options: readonly string[]) => options.join(' ') || '(none)';
+  progress(`Node options: current ${shown(RUNTIME_NODE_OPTIONS)}${baselineOptions ? `; baseline ${shown(baselineOptions)}${values['same-node-options'] ? ' (--same-node-options)' : ' (its own npm start)'}` : ''}`);
   runtimes.push(current, ...(baseline ? [baseline] : []));
   const shops = [...(baseline ? [new Shop('baseline', baseline, client)] : []), new Shop('current', current, client)];
   progress(`runtimes started: ${shops.map((shop) => `${shop.name} ${shop.runtime.url}`).join(', ')}`);
@@ -221,7 +228,8 @@ try {
   }
   progress(`counted on each, after 5 warm-up checkouts and reads: 3 checkouts and 3 reads step by step (${QUIET_MS} ms quiet before each step), then 10 of each back to back`);
 
-  printReport({ shops, figures: of, currentTitle, baseline: baselineTree, meter, shoppers });
+  const nodeOptions = baselineTree && (values['same-node-options'] ? "both with the current tree's Node options" : 'each with its own npm start Node options');
+  printReport({ shops, figures: of, currentTitle, baseline: baselineTree, meter, shoppers, nodeOptions });
   progress('done');
   await cleanup();
 } catch (error) {

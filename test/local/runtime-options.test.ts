@@ -1,18 +1,32 @@
 /**
  * `npm start` and the runtime the tests and benches spawn run with the same Node options, so
- * what bench:soak measures (memory under a 1 GiB heap cap) is what a developer's runtime does.
+ * what bench:soak measures (memory under a 1 GiB heap cap) is what a developer's runtime does;
+ * bench:checkout runs a baseline commit with that commit's own `npm start` options.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { RUNTIME_NODE_OPTIONS } from '../support/runtime-process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RUNTIME_NODE_OPTIONS, startNodeOptions } from '../support/runtime-process';
 
 describe('local runtime Node options', () => {
   it('are the same for npm start and the spawned runtime', () => {
-    const manifest = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { scripts: Record<string, string> };
-    const options = /NODE_OPTIONS='([^']*)' tsx infra\/local\/main\.ts/.exec(manifest.scripts.start!)?.[1]?.split(/\s+/);
-    expect(options).toBeDefined();
-    expect([...options!].sort()).toEqual([...RUNTIME_NODE_OPTIONS].sort());
+    expect([...startNodeOptions()].sort()).toEqual([...RUNTIME_NODE_OPTIONS].sort());
     expect(RUNTIME_NODE_OPTIONS).toContain('--max-old-space-size=1024');
+    expect(RUNTIME_NODE_OPTIONS).toContain('--experimental-async-context-frame');
+  });
+
+  const trees: string[] = [];
+  afterAll(() => trees.forEach((root) => rmSync(root, { recursive: true, force: true })));
+
+  it("reads another checkout's npm start options, and none where it sets none", () => {
+    const tree = (start: string) => {
+      const root = mkdtempSync(join(tmpdir(), 'start-options-'));
+      trees.push(root);
+      writeFileSync(join(root, 'package.json'), JSON.stringify({ scripts: { start } }));
+      return root;
+    };
+    expect(startNodeOptions(tree("NODE_OPTIONS='--disable-warning=ExperimentalWarning' tsx infra/local/main.ts"))).toEqual(['--disable-warning=ExperimentalWarning']);
+    expect(startNodeOptions(tree('tsx infra/local/main.ts'))).toEqual([]);
   });
 });

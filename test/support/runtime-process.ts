@@ -49,13 +49,31 @@ export interface SpawnedRuntime {
 const ROOT = resolve(import.meta.dirname, '../..');
 
 /**
- * Node options of every local runtime, the same as `npm start`'s (a test keeps them equal). The
- * old-generation cap: on a machine with gigabytes free V8 lets the heap grow to 4 times the live
- * data before it collects and keeps those pages, so a 100 MiB live heap held 450+ MiB and rose
- * with every peak (bench:soak); under a 1 GiB cap the factor is below 2 and the curve is flat,
- * at the same throughput. Lambda bounds each function's heap by its memory size the same way.
+ * Node options of every local runtime, the same as `npm start`'s (a test keeps them equal).
+ *
+ * The old-generation cap: on a machine with gigabytes free V8 lets the heap grow to 4 times the
+ * live data before it collects and keeps those pages, so a 100 MiB live heap held 450+ MiB and
+ * rose with every peak (bench:soak); under a 1 GiB cap the factor is below 2 and the curve is
+ * flat, at the same throughput. Lambda bounds each function's heap by its memory size the same
+ * way.
+ *
+ * The async context frame (Node 24's default, behind this flag on 22): AsyncLocalStorage (the
+ * fan-out relay's notes, the per-request DynamoDB meter) otherwise installs promise hooks that
+ * run for every promise of the process, and a checkout makes thousands (the SDK's middleware);
+ * without them the runtime spent about a tenth less CPU per checkout.
  */
-export const RUNTIME_NODE_OPTIONS = ['--disable-warning=ExperimentalWarning', '--max-old-space-size=1024'] as const;
+export const RUNTIME_NODE_OPTIONS = ['--disable-warning=ExperimentalWarning', '--max-old-space-size=1024', '--experimental-async-context-frame'] as const;
+
+/**
+ * The Node options `npm start` gives the runtime in the checkout at `root` (its package.json's
+ * `start` script, `NODE_OPTIONS='…' tsx infra/local/main.ts`); none when it sets none.
+ */
+export function startNodeOptions(root: string = ROOT): string[] {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  const start = manifest.scripts?.start ?? '';
+  const options = /NODE_OPTIONS='([^']*)'/.exec(start)?.[1]?.trim();
+  return options ? options.split(/\s+/) : [];
+}
 
 const created: string[] = [];
 // Temp data dirs go when the test worker exits (runtimes are stopped by then).
@@ -88,13 +106,15 @@ export interface RuntimeOptions {
   env?: Record<string, string>;
   /** The checkout whose `infra/local/main.ts` runs (default: this one; benches pass another commit's). */
   root?: string;
+  /** Node options (default `RUNTIME_NODE_OPTIONS`; benches pass another commit's `startNodeOptions`). */
+  nodeOptions?: readonly string[];
 }
 
 /** Spawns `infra/local/main.ts` and returns at once (the runtime is still starting). */
 export function spawnRuntime(options: RuntimeOptions = {}): SpawnedRuntime {
   const dataDir = options.dataDir ?? tempDataDir();
   const root = options.root ?? ROOT;
-  const child = spawn(process.execPath, [...RUNTIME_NODE_OPTIONS, '--import', 'tsx', join(root, 'infra/local/main.ts')], {
+  const child = spawn(process.execPath, [...(options.nodeOptions ?? RUNTIME_NODE_OPTIONS), '--import', 'tsx', join(root, 'infra/local/main.ts')], {
     cwd: root,
     env: { ...process.env, PORT: '0', CARTWHEEL_DATA_DIR: dataDir, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -147,7 +167,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     },
     restart: async () => {
       if (child.exitCode === null && child.signalCode === null) throw new Error('restart() needs the previous runtime to have exited');
-      return startRuntime({ dataDir, root: options.root, env: { ...options.env, PORT: String(port) } });
+      return startRuntime({ ...options, dataDir, env: { ...options.env, PORT: String(port) } });
     },
   };
 }
