@@ -26,6 +26,7 @@ import { keyOf, KeySchemas } from './dynamo-keys';
 import { ReadWriteLock } from './dynamo-lock';
 import { cachePointReads, type PointLevel, type ReadCacheLimits, type ReadCacheStats } from './dynamo-read-cache';
 import { WriteGroups } from './dynamo-write-groups';
+import { DirectDynalite } from './dynamo-direct';
 import { keepExpressionParses } from './dynamo-expressions';
 import { closeIteratorsWhenDone, type StreamingLevel } from './dynamo-streams';
 import { transactionJournalPath, Transactions } from './dynamo-transactions';
@@ -116,17 +117,17 @@ export async function startDynamoEmulator(options: DynamoEmulatorOptions): Promi
   await mkdir(dataDir, { recursive: true });
   const { server, store, cacheStats, writeGroups } = createDynalite(dataDir, options.readCache);
   try {
-    await store?.db.open();
+    await store.db.open();
   } catch (error) {
     throw new Error(`Cannot open the DynamoDB emulator data in ${dataDir} (is another emulator using it?)`, { cause: error });
   }
   try {
-    const emulator = await LocalDynamo.create(server, dataDir, writeGroups, options.onTransactionStep);
+    const emulator = await LocalDynamo.create(server, store, dataDir, writeGroups, options.onTransactionStep);
     await listen(server, port, host);
     return { ...emulator.handle(host, (server.address() as AddressInfo).port), readCache: cacheStats };
   } catch (error) {
     if (server.listening) await new Promise((resolve) => server.close(resolve));
-    else if (store) await new Promise((resolve) => store.db.close(resolve));
+    else await new Promise((resolve) => store.db.close(resolve));
     throw error;
   }
 }
@@ -173,12 +174,12 @@ class LocalDynamo {
   }
 
   /** Takes over dynalite's request listener and undoes any transaction cut short by a crash. */
-  static async create(server: Server, dataDir: string, writeGroups: WriteGroups, onStep?: (step: number) => void): Promise<LocalDynamo> {
+  static async create(server: Server, store: DynaliteStore, dataDir: string, writeGroups: WriteGroups, onStep?: (step: number) => void): Promise<LocalDynamo> {
     const listeners = server.listeners('request') as DynaliteListener[];
     const listener = listeners[0];
     if (listeners.length !== 1 || !listener) throw new Error('dynalite did not install exactly one request listener');
     server.removeAllListeners('request');
-    const invoker = new DynaliteInvoker(listener);
+    const invoker = new DynaliteInvoker(listener, new DirectDynalite(store));
     const schemas = new KeySchemas(invoker);
     // Each exclusive section lands as one batch (writeGroups), so transactions write no undo journal.
     const transactions = new Transactions(invoker, schemas, { journalFile: transactionJournalPath(dataDir), writes: writeGroups, onStep });
@@ -395,7 +396,7 @@ class LocalDynamo {
  * would otherwise crash the process on the first request) and close it if start-up fails;
  * and its read streams are replaced with ones that close their LevelDB iterators.
  */
-function createDynalite(dataDir: string, cacheLimits?: Partial<ReadCacheLimits>): { server: Server; store: DynaliteStore | undefined; cacheStats: () => ReadCacheStats; writeGroups: WriteGroups } {
+function createDynalite(dataDir: string, cacheLimits?: Partial<ReadCacheLimits>): { server: Server; store: DynaliteStore; cacheStats: () => ReadCacheStats; writeGroups: WriteGroups } {
   const writeGroups = new WriteGroups();
   // dynalite's expression parses are kept per expression (see dynamo-expressions.ts).
   keepExpressionParses();
@@ -415,7 +416,7 @@ function createDynalite(dataDir: string, cacheLimits?: Partial<ReadCacheLimits>)
   try {
     // Zero delays: tables and indexes are ACTIVE as soon as their creation returns.
     const server = dynalite({ path: dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-    if (!cacheStats) throw new Error('dynalite did not build its store while creating the server');
+    if (!cacheStats || !store) throw new Error('dynalite did not build its store while creating the server');
     return { server, store, cacheStats, writeGroups };
   } finally {
     dynaliteDb.create = create;

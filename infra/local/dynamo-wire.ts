@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { directOperations, type DirectDynalite, type DirectOutcome } from './dynamo-direct';
 
 /** An item or key as it travels on the wire: attribute name to `{ S: ... }`-style value. */
 export type WireItem = Record<string, unknown>;
@@ -142,14 +143,58 @@ export class CapturedResponse {
 export const internalAuthorization =
   'AWS4-HMAC-SHA256 Credential=local/20200101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0';
 
-/** Calls into dynalite's request listener in memory: no socket, no lock (callers hold it). */
+/**
+ * The operation of a request dynalite's listener would accept as it is (a signed-looking JSON
+ * POST to `/`, as the SDK sends) when it is one called directly; undefined for anything else,
+ * which the listener answers, errors included.
+ */
+function directOperationOf(method: string, url: string, headers: IncomingHttpHeaders): string | undefined {
+  if (method !== 'POST' || url !== '/' || headers.origin !== undefined || headers['content-type'] !== jsonContentType) return undefined;
+  const target = headers['x-amz-target'];
+  if (typeof target !== 'string' || !target.startsWith(targetPrefix)) return undefined;
+  const operation = target.slice(targetPrefix.length);
+  if (!directOperations.has(operation) || (!headers['x-amz-date'] && !headers.date)) return undefined;
+  // dynalite's own check of the Authorization header (it verifies no signature).
+  const authorization = headers.authorization;
+  if (typeof authorization !== 'string' || !authorization.trim().startsWith('AWS4-')) return undefined;
+  const present = new Set(authorization.split(/,| /).slice(1).filter((part) => /^[^=]+=[^=]/.test(part.trim())).map((part) => part.trim().split('=')[0]));
+  return present.has('Credential') && present.has('Signature') && present.has('SignedHeaders') ? operation : undefined;
+}
+
+/** dynalite's answer to a direct call, as its listener would have written it. */
+function replyOf(outcome: DirectOutcome): Reply {
+  return outcome.ok ? jsonReply(200, outcome.data) : jsonReply(outcome.status, outcome.body);
+}
+
+/**
+ * Calls into dynalite in memory: no socket, no lock (callers hold it). Item operations go
+ * straight to its validations and actions (`direct`, dynamo-direct.ts); the rest, and any
+ * request its listener would refuse, through its request listener.
+ */
 export class DynaliteInvoker {
   private readonly headersByOperation = new Map<string, IncomingHttpHeaders>();
 
-  constructor(private readonly listener: DynaliteListener) {}
+  constructor(
+    private readonly listener: DynaliteListener,
+    private readonly direct?: DirectDynalite,
+  ) {}
 
   /** Hands a client's request (already buffered) to dynalite and returns its reply. */
-  forward(method: string, url: string, headers: IncomingHttpHeaders, body: Buffer): Promise<Reply> {
+  async forward(method: string, url: string, headers: IncomingHttpHeaders, body: Buffer): Promise<Reply> {
+    const operation = this.direct && body.length > 0 ? directOperationOf(method, url, headers) : undefined;
+    if (operation) {
+      let data: unknown;
+      try {
+        data = JSON.parse(body.toString('utf8'));
+      } catch {
+        data = undefined; // the listener answers the SerializationException
+      }
+      if (isRecord(data)) return replyOf(await this.direct!.run(operation, data));
+    }
+    return this.listen(method, url, headers, body);
+  }
+
+  private listen(method: string, url: string, headers: IncomingHttpHeaders, body: Buffer): Promise<Reply> {
     return new Promise((resolve, reject) => {
       const request = new CapturedRequest(method, url, headers);
       try {
@@ -164,7 +209,13 @@ export class DynaliteInvoker {
 
   /** Runs one DynamoDB operation against dynalite, e.g. `call('GetItem', { TableName, Key })`. */
   async call<T = Record<string, unknown>>(operation: string, payload: unknown): Promise<CallResult<T>> {
-    const reply = await this.forward('POST', '/', this.headersFor(operation), Buffer.from(JSON.stringify(payload)));
+    if (this.direct && directOperations.has(operation) && isRecord(payload)) {
+      // The payload goes as it is: dynalite's type check copies what it keeps.
+      const outcome = await this.direct.run(operation, payload);
+      if (outcome.ok) return { ok: true, data: outcome.data as T };
+      return { ok: false, ...parseError(replyOf(outcome)) };
+    }
+    const reply = await this.listen('POST', '/', this.headersFor(operation), Buffer.from(JSON.stringify(payload)));
     if (reply.status === 200) return { ok: true, data: JSON.parse(reply.body) as T };
     return { ok: false, ...parseError(reply) };
   }
