@@ -176,12 +176,12 @@ export class DynaliteInvoker {
 
   constructor(
     private readonly listener: DynaliteListener,
-    private readonly direct?: DirectDynalite,
+    private readonly direct: DirectDynalite,
   ) {}
 
   /** Hands a client's request (already buffered) to dynalite and returns its reply. */
   async forward(method: string, url: string, headers: IncomingHttpHeaders, body: Buffer): Promise<Reply> {
-    const operation = this.direct && body.length > 0 ? directOperationOf(method, url, headers) : undefined;
+    const operation = body.length > 0 ? directOperationOf(method, url, headers) : undefined;
     if (operation) {
       let data: unknown;
       try {
@@ -189,7 +189,7 @@ export class DynaliteInvoker {
       } catch {
         data = undefined; // the listener answers the SerializationException
       }
-      if (isRecord(data)) return replyOf(await this.direct!.run(operation, data));
+      if (isRecord(data)) return replyOf(await this.direct.run(operation, data));
     }
     return this.listen(method, url, headers, body);
   }
@@ -209,7 +209,7 @@ export class DynaliteInvoker {
 
   /** Runs one DynamoDB operation against dynalite, e.g. `call('GetItem', { TableName, Key })`. */
   async call<T = Record<string, unknown>>(operation: string, payload: unknown): Promise<CallResult<T>> {
-    if (this.direct && directOperations.has(operation) && isRecord(payload)) {
+    if (directOperations.has(operation) && isRecord(payload)) {
       // The payload goes as it is: dynalite's type check copies what it keeps.
       const outcome = await this.direct.run(operation, payload);
       if (outcome.ok) return { ok: true, data: outcome.data as T };

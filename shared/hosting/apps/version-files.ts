@@ -44,7 +44,7 @@ export async function writeManifest(objects: ObjectStorage, accountId: string, a
 
 /** Runs `work` over `items`, at most `PARALLEL_OBJECTS` at a time. */
 export function inParallel<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
-  return eachInParallel(items, PARALLEL_OBJECTS, (item) => work(item));
+  return eachInParallel(items, PARALLEL_OBJECTS, work);
 }
 
 /**
