@@ -12,7 +12,7 @@ import {
   PutItemCommand,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
-import { startDynamoEmulator, type DynamoEmulator } from '../infra/local/dynamo-emulator';
+import { startDynamoEmulator, type DynamoEmulator } from '../infra/local/dynamo/emulator';
 import { localClientOptions } from '../shared/store/client';
 
 /**

@@ -9,9 +9,9 @@
  * a noisy machine).
  */
 import { parseArgs } from 'node:util';
-import { productCreate } from '../shared/catalog/product-schemas';
+import { productCreate } from '../shared/modules/catalog/product-schemas';
 import { nestsDeeperThan } from '../shared/http/request';
-import { parseInput } from '../shared/input/validate';
+import { parseInput } from '../shared/rest/validate';
 
 const { values } = parseArgs({ options: { iterations: { type: 'string', default: '200000' } } });
 const iterations = Number(values.iterations);

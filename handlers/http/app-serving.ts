@@ -8,9 +8,9 @@
  * A function URL event has the `$default` route key; the routes of the table never do.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { hostingSource, publicAccountSettingsAction, serveCdnOrigin } from '../../shared/hosting/serving';
+import { hostingSource, publicAccountSettingsAction, serveCdnOrigin } from '../../shared/modules/hosting';
 import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
-import { cloudPlatform } from '../../shared/platform/cloud';
+import { cloudPlatform } from '../../shared/platform/adapters/cloud';
 
 export const family = defineFamily('hosting', {
   'GET /api/v1/app_installations/public_settings/{account_id}/{mode}/account.js': publicAccountSettingsAction,

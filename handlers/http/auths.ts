@@ -9,7 +9,7 @@ import {
   getOwnAuth,
   listAuths,
   updateAuth,
-} from '../../shared/auth/auth-actions';
+} from '../../shared/modules/identity';
 import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
 export const family = defineFamily('auths', {

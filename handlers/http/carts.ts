@@ -9,8 +9,8 @@ import {
   updateCartAction,
   updateItemAction,
   upsertItemAction,
-} from '../../shared/commerce/carts/cart-actions';
-import { cartLoginAction, cartLogoutAction } from '../../shared/customers/login-actions';
+} from '../../shared/modules/carts';
+import { cartLoginAction, cartLogoutAction } from '../../shared/flows/customer-login/login-actions';
 import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
 export const family = defineFamily('carts', {

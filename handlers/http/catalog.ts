@@ -5,7 +5,7 @@ import {
   getProductAction,
   listProductsAction,
   updateProductAction,
-} from '../../shared/catalog/product-actions';
+} from '../../shared/modules/catalog';
 import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
 export const family = defineFamily('catalog', {

@@ -5,15 +5,15 @@ import {
   getCustomerAction,
   listCustomersAction,
   updateCustomerAction,
-} from '../../shared/customers/customer-actions';
-import { customerLoginAction, getMeAction, updateMeAction } from '../../shared/customers/login-actions';
+} from '../../shared/modules/customers';
+import { customerLoginAction, getMeAction, updateMeAction } from '../../shared/flows/customer-login/login-actions';
 import {
   createPaymentMethodAction,
   deletePaymentMethodAction,
   getPaymentMethodAction,
   listPaymentMethodsAction,
   updatePaymentMethodAction,
-} from '../../shared/commerce/payment-methods/payment-method-actions';
+} from '../../shared/modules/payment-methods';
 import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
 export const family = defineFamily('customers', {

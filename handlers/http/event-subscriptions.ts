@@ -1,13 +1,5 @@
 /** Lambda entry point of the `events` route family: event subscriptions and events (events.md §2, §7). */
-import { getEventAction, listEventsAction, retryEventAction } from '../../shared/events/event-actions';
-import {
-  createEventSubscriptionAction,
-  deleteEventSubscriptionAction,
-  getEventSubscriptionAction,
-  listEventSubscriptionsAction,
-  testEventSubscriptionAction,
-  updateEventSubscriptionAction,
-} from '../../shared/events/subscriptions/event-subscription-actions';
+import { getEventAction, listEventsAction, retryEventAction, createEventSubscriptionAction, deleteEventSubscriptionAction, getEventSubscriptionAction, listEventSubscriptionsAction, testEventSubscriptionAction, updateEventSubscriptionAction } from '../../shared/modules/events';
 import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
 export const family = defineFamily('events', {

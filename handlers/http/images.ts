@@ -1,6 +1,5 @@
 /** Lambda entry point of the `images` route family: product images (commerce.md §2.2). Its bundle ships sharp for linux-arm64. */
-import { deleteImageAction, getImageAction, listImagesAction } from '../../shared/catalog/images/image-actions';
-import { uploadImageAction } from '../../shared/catalog/images/upload-image-action';
+import { deleteImageAction, getImageAction, listImagesAction, uploadImageAction } from '../../shared/modules/images';
 import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
 export const family = defineFamily('images', {

@@ -2,8 +2,8 @@
  * Lambda entry point of the `openapi` family: `GET /api/v1/openapi.json` (conventions.md §19a),
  * generated from the route table and every family's declared request bodies.
  */
-import { routes } from '../../infra/routes';
-import { deleteImageAction, getImageAction, listImagesAction } from '../../shared/catalog/images/image-actions';
+import { routes } from '../../shared/app/routes';
+import { deleteImageAction, getImageAction, listImagesAction } from '../../shared/modules/images';
 import { defineFamily, lambdaHandler, type FamilyActions } from '../../shared/http/pipeline';
 import { openApiDocument } from '../../shared/rest/openapi';
 import { appActions } from './apps';

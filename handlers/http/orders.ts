@@ -9,7 +9,7 @@ import {
   listOrdersAction,
   updateOrderAction,
   updateOrderItemAction,
-} from '../../shared/commerce/orders/order-actions';
+} from '../../shared/modules/orders';
 import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
 export const family = defineFamily('orders', {

@@ -8,7 +8,7 @@ import {
   paymentOptionsAction,
   payDirectAction,
   updatePaymentAction,
-} from '../../shared/commerce/payments/payment-actions';
+} from '../../shared/modules/payments';
 import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
 export const family = defineFamily('payments', {

@@ -5,7 +5,7 @@ import {
   getPromotionAction,
   listPromotionsAction,
   updatePromotionAction,
-} from '../../shared/commerce/promotions/promotion-actions';
+} from '../../shared/modules/promotions';
 import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
 export const family = defineFamily('promotions', {

@@ -5,7 +5,7 @@ import {
   getShippingMethodAction,
   listShippingMethodsAction,
   updateShippingMethodAction,
-} from '../../shared/commerce/shipping/shipping-method-actions';
+} from '../../shared/modules/shipping';
 import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
 export const family = defineFamily('shipping', {

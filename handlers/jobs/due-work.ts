@@ -1,6 +1,6 @@
 /**
- * Scheduled job: runs the due work that no process finished (see infra/schedules.ts and
- * shared/due-work): confirmation emails the paying request did not send, payments whose
+ * Scheduled job: runs the due work that no process finished (see shared/app/schedules.ts and
+ * shared/work): confirmation emails the paying request did not send, payments whose
  * process died (finished or failed, the cart released), deleted images still listed by
  * products, the files of deleted images (after 90 days) and of uploads that never finished, and
  * occurrences still to fan out to their subscriptions, event deliveries whose next attempt
@@ -9,19 +9,17 @@
  * whose upload never finished (failed, their files removed), the files of deleted versions, and
  * what deleted apps left; and alias pointers not yet copied to the CDN's KeyValueStore.
  */
-import { imageUnlinkWork } from '../../shared/catalog/images/delete-image';
-import { imageFilesWork } from '../../shared/catalog/images/remove-image-files';
-import { confirmationEmailWork } from '../../shared/commerce/checkout/confirmation';
-import { paymentRecoveryWork } from '../../shared/commerce/checkout/recover-payment';
-import { sweepDue } from '../../shared/due-work/runner';
-import { eventDeliveryWork } from '../../shared/events/delivery/deliver-event';
-import { eventFanOutDueWork } from '../../shared/events/fan-out';
-import { licenseFollowUpWork } from '../../shared/licenses/requests/emails';
-import { licenseOpenWork, licenseRequestWork } from '../../shared/licenses/requests/run-request';
-import { edgePointerWork } from '../../shared/hosting/apps/edge-pointer-work';
-import { appFilesWork, versionFilesWork } from '../../shared/hosting/apps/remove-app-files';
-import { logger } from '../../shared/logging';
-import { cloudPlatform } from '../../shared/platform/cloud';
+import { imageUnlinkWork, imageFilesWork } from '../../shared/modules/images';
+import { confirmationEmailWork } from '../../shared/flows/checkout/confirmation';
+import { paymentRecoveryWork } from '../../shared/flows/checkout/recover-payment';
+import { sweepDue } from '../../shared/work/runner';
+import { eventDeliveryWork } from '../../shared/flows/notifications/delivery/deliver-event';
+import { eventFanOutDueWork } from '../../shared/flows/notifications/fan-out';
+import { licenseFollowUpWork } from '../../shared/flows/license-fulfilment/emails';
+import { licenseOpenWork, licenseRequestWork } from '../../shared/flows/license-fulfilment/run-request';
+import { edgePointerWork, appFilesWork, versionFilesWork } from '../../shared/modules/hosting';
+import { logger } from '../../shared/core/logging';
+import { cloudPlatform } from '../../shared/platform/adapters/cloud';
 import type { Platform } from '../../shared/platform/ports';
 
 /** The job over a platform (the local runtime runs it with its own). */

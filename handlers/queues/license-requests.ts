@@ -1,12 +1,12 @@
 /**
- * Worker of the `license-requests` queue (infra/queues.ts): runs automatic license request
- * attempts (shared/licenses/requests/run-request.ts) under the claim they were queued with,
+ * Worker of the `license-requests` queue (shared/app/queues.ts): runs automatic license request
+ * attempts (shared/flows/license-fulfilment/run-request.ts) under the claim they were queued with,
  * reporting partial batch failures. The local runtime's poller calls `consumer` with its own platform.
  */
 import type { Context, SQSEvent } from 'aws-lambda';
-import { dueWorkConsumer } from '../../shared/due-work/consumer';
-import { licenseRequestWork } from '../../shared/licenses/requests/run-request';
-import { cloudPlatform } from '../../shared/platform/cloud';
+import { dueWorkConsumer } from '../../shared/work/consumer';
+import { licenseRequestWork } from '../../shared/flows/license-fulfilment/run-request';
+import { cloudPlatform } from '../../shared/platform/adapters/cloud';
 import type { Platform } from '../../shared/platform/ports';
 
 /** The SQS handler over a platform (the local runtime passes its own). */

@@ -11,11 +11,11 @@
  */
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { createAccount, type AccountBootstrap } from '../../shared/accounts/create-account';
-import { resetConfig } from '../../shared/config';
+import { createAccount, type AccountBootstrap } from '../../shared/modules/accounts';
+import { resetConfig } from '../../shared/core/config';
 import { ApiError } from '../../shared/http/errors';
 import { resetDb } from '../../shared/store/client';
-import { cloudPlatform } from '../../shared/platform/cloud';
+import { cloudPlatform } from '../../shared/platform/adapters/cloud';
 import type { SecretsPort } from '../../shared/platform/ports';
 import { outputNames } from '../cloud/outputs';
 
@@ -61,7 +61,7 @@ async function configureCloud(stage: string): Promise<void> {
   const stackName = `Cartwheel-${stage}`;
   const client = new CloudFormationClient({});
   const described = await client.send(new DescribeStacksCommand({ StackName: stackName }));
-  // Write where the stack was read: KMS and DynamoDB take their region from shared/config,
+  // Write where the stack was read: KMS and DynamoDB take their region from shared/core/config.ts,
   // which falls back to us-east-1 when only the AWS profile names a region.
   const region = await client.config.region();
   const outputs = Object.fromEntries((described.Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));

@@ -7,10 +7,9 @@
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Construct } from 'constructs';
-import type { FamilyDefinition, RouteDefinition } from '../routes';
+import type { FamilyDefinition, RouteDefinition } from '../../shared/app/routes';
 import { pascalCase } from './outputs';
-import type { PlatformResources } from './platform-function';
-import { PlatformFunction } from './platform-function';
+import { type PlatformResources, PlatformFunction } from './platform-function';
 
 /** A route as the API needs it; `family` is a plain string so tests can pass their own families. */
 export type ApiRoute = Pick<RouteDefinition, 'method' | 'path'> & { family: string };

@@ -7,8 +7,8 @@
  * The stack is environment-agnostic, so `cdk synth` needs no account, lookups or Docker.
  */
 import { App } from 'aws-cdk-lib';
-import { queues } from '../queues';
-import { fallbackFamily, families, routes } from '../routes';
+import { queues } from '../../shared/app/queues';
+import { fallbackFamily, families, routes } from '../../shared/app/routes';
 import { CartwheelStack } from './stack';
 
 const app = new App();

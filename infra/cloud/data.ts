@@ -51,7 +51,7 @@ export class DataStore extends Construct {
 
     this.functionsBucket = privateBucket(this, 'FunctionsBucket');
     this.appsBucket = privateBucket(this, 'AppsBucket');
-    // Image files are deleted 90 days after their image (shared/catalog/images); on this
+    // Image files are deleted 90 days after their image (shared/modules/catalog/images); on this
     // versioned bucket a delete leaves a noncurrent version, which goes a day later.
     this.appsBucket.addLifecycleRule({ id: 'deleted-image-files', prefix: 'images/', noncurrentVersionExpiration: Duration.days(1), expiredObjectDeleteMarker: true });
 

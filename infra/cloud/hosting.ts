@@ -22,7 +22,7 @@ import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { INDEX_APPENDED_HEADER } from '../../shared/hosting/serving/cdn-origin';
+import { INDEX_APPENDED_HEADER } from '../../shared/modules/hosting';
 import { appRouterFunctionCode } from './app-router';
 
 /** Path pattern of the behaviour that proxies the platform API. */

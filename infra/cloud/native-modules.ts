@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** A native package a family may declare (`nativeModules` in infra/routes.ts). */
+/** A native package a family may declare (`nativeModules` in shared/app/routes.ts). */
 export type NativeModule = 'sharp';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));

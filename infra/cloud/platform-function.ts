@@ -1,6 +1,6 @@
 /**
  * One Lambda function of the platform (a route family or a queue consumer): the shared
- * bundling settings, the environment handlers read (shared/config) and the IAM grants,
+ * bundling settings, the environment handlers read (shared/core/config.ts) and the IAM grants,
  * all derived from one `FamilyGrants` value so what a function may touch and what it is
  * told about can never disagree.
  */
@@ -18,11 +18,11 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { FamilyGrants } from '../routes';
-import { queueUrlVariable } from '../queues';
+import type { FamilyGrants } from '../../shared/app/routes';
+import { queueUrlVariable } from '../../shared/app/queues';
 import { copyCommand, nativeModuleFiles, type NativeModule } from './native-modules';
 
-/** The repository root: family `entry` paths in infra/routes.ts are relative to it. */
+/** The repository root: family `entry` paths in shared/app/routes.ts are relative to it. */
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /** SDK packages bundled into functions instead of taken from the Lambda runtime (which may not ship them). */
@@ -45,7 +45,7 @@ export interface SharedEnvironment {
   appsDomain: string;
   /** Value CloudFront sends as `x-cartwheel-edge`; proves X-Forwarded-Host came from the edge. */
   edgeSecret: string;
-  /** Public base URLs (shared/config `publicUrls`) used where a request has no host. */
+  /** Public base URLs (shared/core/config.ts `publicUrls`) used where a request has no host. */
   publicApiUrl: string;
   publicFunctionsUrl: string;
   publicSigninUrl: string;
@@ -63,7 +63,7 @@ export interface PlatformResources {
   appsBucket: s3.IBucket;
   /** The CDN's copy of the alias pointers (`edgePointers` grants); absent in stacks without app hosting. */
   appPointers?: cloudfront.IKeyValueStore;
-  /** Work queues by logical name (infra/queues.ts). */
+  /** Work queues by logical name (shared/app/queues.ts). */
   queues: ReadonlyMap<string, sqs.IQueue>;
   shared: SharedEnvironment;
 }
@@ -156,7 +156,7 @@ function withNativeModules(modules: readonly NativeModule[]): nodejs.BundlingOpt
   };
 }
 
-/** The environment variables (shared/config) a function with these grants receives. */
+/** The environment variables (shared/core/config.ts) a function with these grants receives. */
 export function environmentFor(grants: FamilyGrants, resources: PlatformResources, options: { cdnOrigin?: boolean } = {}): Record<string, string> {
   const { shared } = resources;
   const environment: Record<string, string> = {

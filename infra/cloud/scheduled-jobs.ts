@@ -1,12 +1,12 @@
 /**
- * Scheduled jobs from infra/schedules.ts: one function each (environment and IAM from its
+ * Scheduled jobs from shared/app/schedules.ts: one function each (environment and IAM from its
  * grants, like every platform function), invoked by an EventBridge rate rule.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
-import type { ScheduleDefinition } from '../schedules';
+import type { ScheduleDefinition } from '../../shared/app/schedules';
 import { pascalCase } from './outputs';
 import { PlatformFunction, type PlatformResources } from './platform-function';
 

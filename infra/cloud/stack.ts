@@ -5,23 +5,20 @@
  * The queue table, families and routes are props so tests can synthesize variants
  * (a queue with a consumer, a read-only family); app.ts passes the real tables.
  */
-import { CfnCondition, CfnOutput, CfnParameter, Fn, Lazy, Stack, Tags } from 'aws-cdk-lib';
-import type { StackProps } from 'aws-cdk-lib';
+import { CfnCondition, CfnOutput, CfnParameter, Fn, Lazy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import type { QueueDefinition } from '../queues';
-import type { FamilyDefinition } from '../routes';
-import type { ApiRoute, ApiThrottle } from './api';
-import { PlatformApi } from './api';
+import type { QueueDefinition } from '../../shared/app/queues';
+import type { FamilyDefinition } from '../../shared/app/routes';
+import { type ApiRoute, type ApiThrottle, PlatformApi } from './api';
 import { DataStore } from './data';
-import type { AppsCustomDomain } from './hosting';
-import { AppsHosting } from './hosting';
+import { type AppsCustomDomain, AppsHosting } from './hosting';
 import { outputNames, pascalCase, queueUrlOutput } from './outputs';
 import type { PlatformResources } from './platform-function';
 import { QueueConsumer, WorkQueues } from './work-queues';
 import { ScheduledJobs } from './scheduled-jobs';
-import { schedules, type ScheduleDefinition } from '../schedules';
+import { schedules, type ScheduleDefinition } from '../../shared/app/schedules';
 
 /** What varies between Cartwheel stacks: the stage and the tables the stack is built from. */
 export interface CartwheelStackProps extends StackProps {
@@ -36,7 +33,7 @@ export interface CartwheelStackProps extends StackProps {
   throttle?: ApiThrottle;
   /** @default none: apps are reachable on the distribution's own domain only */
   appsCustomDomain?: AppsCustomDomain;
-  /** @default the table in infra/schedules.ts */
+  /** @default the table in shared/app/schedules.ts */
   schedules?: readonly ScheduleDefinition[];
   /**
    * Family whose function serves the platform-owned app files and bucket misses behind the CDN.
@@ -48,7 +45,7 @@ export interface CartwheelStackProps extends StackProps {
 /** Stage-wide API throttling default: a cost ceiling far above any single client's limit. */
 export const defaultThrottle: ApiThrottle = { rateLimit: 1000, burstLimit: 2000 };
 
-/** Rate limit format that shared/config parseRateLimit accepts, e.g. `100/200`. */
+/** Rate limit format that shared/core/config.ts parseRateLimit accepts, e.g. `100/200`. */
 const rateLimitPattern = '^\\d+(\\.\\d+)?/\\d+$';
 
 /** Every AWS resource of one Cartwheel stage. */
@@ -116,7 +113,7 @@ export class CartwheelStack extends Stack {
         return `https://${hosting.distribution.distributionDomainName}/`;
       },
     });
-    // Where an account's apps live (`app_url`, shared/config publicUrls.appsTemplate): under the
+    // Where an account's apps live (`app_url`, shared/core/config.ts publicUrls.appsTemplate): under the
     // AppsDomain parameter when it is set (a custom domain, or the value an operator set on
     // update), else under the apps distribution's own domain, the same choice the account
     // bootstrap (infra/accounts/create-account.ts) makes from the stack outputs.

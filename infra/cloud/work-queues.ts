@@ -1,5 +1,5 @@
 /**
- * The work queues of infra/queues.ts: each with a dead-letter queue, an alarm on that DLQ,
+ * The work queues of shared/app/queues.ts: each with a dead-letter queue, an alarm on that DLQ,
  * and (once a capability adds one) a consumer function fed by an SQS event source mapping.
  */
 import { Duration } from 'aws-cdk-lib';
@@ -7,11 +7,9 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { QueueDefinition } from '../queues';
-import { queueUrlVariable } from '../queues';
+import { type QueueDefinition, queueUrlVariable } from '../../shared/app/queues';
 import { pascalCase } from './outputs';
-import type { PlatformResources } from './platform-function';
-import { PlatformFunction } from './platform-function';
+import { type PlatformResources, PlatformFunction } from './platform-function';
 
 /** A work queue with its dead-letter queue and the alarm that watches it. */
 export interface WorkQueue {

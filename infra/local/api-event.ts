@@ -5,7 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { newId } from '../../shared/ids';
+import { newId } from '../../shared/core/ids';
 
 /** Headers only the platform's own edge may set; anything a client sends under these names is dropped. */
 const EDGE_HEADERS = new Set(['x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port', 'x-forwarded-for', 'x-cartwheel-edge', 'cloudfront-forwarded-proto']);

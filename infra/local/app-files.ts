@@ -5,7 +5,7 @@
  * rules the cloud's hosting handler runs, from the local table and object store.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { serveAppRequest, type HostingSource } from '../../shared/hosting/serving';
+import { serveAppRequest, type HostingSource } from '../../shared/modules/hosting';
 import type { Clock } from '../../shared/platform/ports';
 
 /** Path prefix of the local path form. */

@@ -16,7 +16,7 @@ import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { InvalidInputError, InvalidSyntaxError } from '../../shared/http/errors';
 import { errorResult, toResponse } from '../../shared/http/response';
-import { newId } from '../../shared/ids';
+import { newId } from '../../shared/core/ids';
 import { writeResult } from './api-event';
 
 /** The contract's limit on request headers, in all (conventions.md §20). */

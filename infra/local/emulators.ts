@@ -7,10 +7,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs, type FauxqsServer } from 'fauxqs';
-import { queues, queueUrlVariable } from '../queues';
+import { queues, queueUrlVariable } from '../../shared/app/queues';
 import { tableDefinition } from '../../shared/store/table';
 import { localClientOptions, localUnsignedAuth } from '../../shared/store/client';
-import { ensureTable, startDynamoEmulator, type DynamoEmulator } from './dynamo-emulator';
+import { ensureTable, startDynamoEmulator, type DynamoEmulator } from './dynamo/emulator';
 import { dataPaths } from './data-dir';
 
 /** Names of the local resources. */
@@ -24,7 +24,7 @@ export interface Emulators {
   fauxqs: FauxqsServer;
   sqs: SQSClient;
   queues: Array<{ name: string; url: string; arn: string }>;
-  /** Environment variables for `shared/config` (endpoints, names, queue URLs). */
+  /** Environment variables for `shared/core/config.ts` (endpoints, names, queue URLs). */
   env: Record<string, string>;
   stop(): Promise<void>;
 }

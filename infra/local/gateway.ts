@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { families, fallbackFamily, routes, type FamilyName } from '../routes';
+import { families, fallbackFamily, routes, type FamilyName } from '../../shared/app/routes';
 import { compileRoutes } from '../../shared/http/route-matcher';
 import { bodyTooLarge, requestBodyLimit } from '../../shared/http/body-limits';
 import { ServiceUnavailableError } from '../../shared/http/errors';
@@ -22,7 +22,7 @@ import { answerClientError, answerError, headersTooLarge, hostMissing, MAX_REQUE
 import { handleLocalPage, type LocalPagesOptions } from './local-pages';
 import { IMAGE_FILES_PREFIX, serveImageFile } from './image-files';
 import { APPS_PATH_PREFIX, pathFormTarget, serveAppFile, type LocalApps } from './app-files';
-import { appHostAccount } from '../../shared/hosting/app-hosts';
+import { appHostAccount } from '../../shared/modules/hosting';
 import { COST_HEADER, formatCost, measureCost } from '../../shared/store/request-cost';
 
 /** A family handler as both runtimes call it. */

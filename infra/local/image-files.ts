@@ -14,7 +14,7 @@ import type { ObjectStorage } from '../../shared/platform/ports';
 /** The path prefix the image files are served under (and their key prefix in the apps bucket). */
 export const IMAGE_FILES_PREFIX = '/images/';
 
-/** `images/<sha256>/<image_id>/<size>.<ext>`, exactly (shared/catalog/images/images.ts). */
+/** `images/<sha256>/<image_id>/<size>.<ext>`, exactly (shared/modules/images/images.ts). */
 const IMAGE_FILE_PATH = /^\/images\/[0-9a-f]{64}\/[0-9A-Za-z]{1,64}\/(?:original|small|medium|large|square)\.(jpg|png|gif|webp)$/;
 
 const CONTENT_TYPES: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp' };

@@ -6,15 +6,15 @@ import { join } from 'node:path';
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { clockMode, now, setManualTime } from '../../shared/clock';
+import { clockMode, now, setManualTime } from '../../shared/core/clock';
 import { ApiError } from '../../shared/http/errors';
 import { errorResult, toResponse } from '../../shared/http/response';
 import { isLoopback } from '../../shared/http/transport';
-import { newId } from '../../shared/ids';
-import { listCharges, type GatewayChargeRecord } from '../../shared/commerce/payments/gateway-charge-store';
+import { newId } from '../../shared/core/ids';
+import { listCharges, type GatewayChargeRecord } from '../../shared/modules/payments';
 import { writeResult } from './api-event';
 import { listOutbox, readOutboxBody, type OutboxBodies } from './outbox';
-import type { ReadCacheStats } from './dynamo-read-cache';
+import type { ReadCacheStats } from './dynamo/read-cache';
 
 /** What the local pages need from the runtime. */
 export interface LocalPagesOptions {

@@ -6,7 +6,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { SecretsPort } from '../../shared/platform/ports';
-import { parseSealed } from '../../shared/secrets';
+import { parseSealed } from '../../shared/platform/adapters/kms-secrets';
 
 /** Creates the local key file (32 random bytes, mode 0600) unless it exists. */
 export function ensureLocalKey(keyFile: string): void {

@@ -16,9 +16,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { OutboxEntry } from '../../shared/email';
-import { newId } from '../../shared/ids';
-import { inParallel } from '../../shared/parallel';
+import type { OutboxEntry } from '../../shared/platform/adapters/ses-email';
+import { newId } from '../../shared/core/ids';
+import { inParallel } from '../../shared/core/parallel';
 import type { Clock, EmailMessage, EmailPort } from '../../shared/platform/ports';
 
 /** The bodies an outbox message keeps, by the extension `/_local/outbox/<id>.<ext>` serves. */

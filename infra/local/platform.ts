@@ -4,11 +4,11 @@
  * outbound HTTP that lets developers receive on localhost. Also the configuration of the
  * shared code (table, endpoints, URLs), handed over with `useConfig` instead of `process.env`.
  */
-import { testGateway } from '../../shared/commerce/payments/test-gateway';
-import { nowMs } from '../../shared/clock';
-import { readConfig, useConfig, type PlatformConfig } from '../../shared/config';
-import { s3Objects, sqsQueues } from '../../shared/platform/aws-adapters';
-import { guardedHttp } from '../../shared/platform/outbound-http';
+import { testGateway } from '../../shared/modules/payments';
+import { nowMs } from '../../shared/core/clock';
+import { readConfig, useConfig, type PlatformConfig } from '../../shared/core/config';
+import { s3Objects, sqsQueues } from '../../shared/platform/adapters/aws-clients';
+import { guardedHttp } from '../../shared/platform/adapters/outbound-http';
 import type { Clock, Platform } from '../../shared/platform/ports';
 import { resetDb } from '../../shared/store/client';
 import type { dataPaths } from './data-dir';
@@ -16,7 +16,7 @@ import type { Emulators } from './emulators';
 import { localSecrets } from './local-secrets';
 import { outboxEmail } from './outbox';
 
-/** The process clock (system, or manual with `CARTWHEEL_CLOCK=manual`; shared/clock). */
+/** The process clock (system, or manual with `CARTWHEEL_CLOCK=manual`; shared/core/clock.ts). */
 export const processClock: Clock = { nowMs };
 
 /** The configuration of a local runtime answering on `port`. */

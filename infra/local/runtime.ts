@@ -10,15 +10,15 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, renameSync, chmodSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAccount, type AccountBootstrap } from '../../shared/accounts/create-account';
-import { clockMode, nowMs, nowSeconds, onClockMoved, useManualClock } from '../../shared/clock';
+import { createAccount, type AccountBootstrap } from '../../shared/modules/accounts';
+import { clockMode, nowMs, nowSeconds, onClockMoved, useManualClock } from '../../shared/core/clock';
 import { useDynamoTransport } from '../../shared/store/client';
-import { inProcessClientOptions } from './dynamo-in-process';
+import { inProcessClientOptions } from './dynamo/in-process';
 import { dataPaths, lockDataDir } from './data-dir';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { queues } from '../queues';
-import { schedules } from '../schedules';
+import { queues } from '../../shared/app/queues';
+import { schedules } from '../../shared/app/schedules';
 import { LOCAL_REGION, startEmulators, type Emulators } from './emulators';
 import { ServiceUnavailableError } from '../../shared/http/errors';
 import { answerError } from './edge-answers';
@@ -26,8 +26,8 @@ import { createGateway, createGatewayServer, loadFamilyHandlers, REPO_ROOT } fro
 import { startPoller, type Poller, type QueueHandler } from './queue-poller';
 import { useLocalPlatform } from './platform';
 import type { Platform } from '../../shared/platform/ports';
-import { config } from '../../shared/config';
-import { hostingSource } from '../../shared/hosting/serving';
+import { config } from '../../shared/core/config';
+import { hostingSource } from '../../shared/modules/hosting';
 
 /** Items the timer's TTL sweep examines per tick (every 5 s). */
 const TTL_SWEEP_ITEMS = 2000;
@@ -179,7 +179,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
 }
 
 /**
- * Runs the scheduled jobs (infra/schedules.ts) as EventBridge would: each on its own timer,
+ * Runs the scheduled jobs (shared/app/schedules.ts) as EventBridge would: each on its own timer,
  * and every job at once whenever the manual clock moves. A job never overlaps itself.
  */
 async function startSchedules(platform: Platform, log: (line: string) => void): Promise<() => Promise<void>> {

@@ -3,7 +3,7 @@
  * from a browser origin are checked against the account's allow-list after authentication.
  * Header values are computed once at module load.
  */
-import { config } from '../config';
+import { config } from '../core/config';
 
 /** Headers of a preflight answer, minus the echoed origin. */
 export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {

@@ -5,8 +5,8 @@
  * formats errors. Domain modules subclass these in their own `errors.ts`.
  */
 
-export { ApiError, ERROR_TYPES, type ErrorHeaders } from '../errors';
-import { ApiError } from '../errors';
+export { ApiError, ERROR_TYPES, type ErrorHeaders } from '../core/errors';
+import { ApiError } from '../core/errors';
 
 /** 400 invalid_input: a body property or query parameter failed validation. */
 export class InvalidInputError extends ApiError {

@@ -5,8 +5,8 @@
  * version other than v1.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { routes } from '../../infra/routes';
-import { newId } from '../ids';
+import { routes } from '../app/routes';
+import { newId } from '../core/ids';
 import { PREFLIGHT_HEADERS } from './cors';
 import { MethodNotAllowedError, NotFoundError, TlsRequiredError } from './errors';
 import { errorResult, toResponse } from './response';

@@ -11,8 +11,8 @@
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { routeKey, routesOf, type FamilyName, type FamilyRouteKey, type RouteParams } from '../../infra/routes';
-import { cloudPlatform } from '../platform/cloud';
+import { routeKey, routesOf, type FamilyName, type FamilyRouteKey, type RouteParams } from '../app/routes';
+import { cloudPlatform } from '../platform/adapters/cloud';
 import type { Platform } from '../platform/ports';
 import {
   authentication,

@@ -1,8 +1,7 @@
 /** Turning action results and thrown errors into API Gateway v2 responses, for every surface. */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { expiresInSeconds } from '../auth/authenticate';
-import type { Principal } from '../auth/principal';
-import { logger } from '../logging';
+import { expiresInSeconds, type Principal } from '../modules/identity';
+import { logger } from '../core/logging';
 import { EXPOSE_HEADERS } from './cors';
 import { asApiError, errorEnvelope } from './envelope';
 import type { ApiResult } from './types';

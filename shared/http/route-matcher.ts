@@ -4,7 +4,7 @@
  * a `{param}` at the same position). Compiled once; used by the local gateway to dispatch and
  * by the fallback handler to tell 405 from 404.
  */
-import { routeKey, type RouteDefinition } from '../../infra/routes';
+import { routeKey, type RouteDefinition } from '../app/routes';
 
 /** A successful match. */
 export interface RouteMatch {

@@ -5,7 +5,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { config } from '../config';
+import { config } from '../core/config';
 
 /** How a request reached us. */
 export interface Transport {

@@ -1,8 +1,8 @@
 /** Types shared by the HTTP layer and the actions it calls. */
 import type { Context } from 'aws-lambda';
 import type { z } from 'zod';
-import type { RouteDefinition } from '../../infra/routes';
-import type { Principal } from '../auth/principal';
+import type { RouteDefinition } from '../app/routes';
+import type { Principal } from '../modules/identity';
 import type { Platform } from '../platform/ports';
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The platform's ports: everything that differs between the cloud, the local runtime and a
  * test, on one `Platform` object built once per process. Cloud handlers build it at module
- * load (shared/platform/cloud.ts); the local runtime builds it with the local adapters
+ * load (shared/platform/adapters/cloud.ts); the local runtime builds it with the local adapters
  * (infra/local/platform.ts), so local-only code never enters a Lambda bundle; tests build it
  * with fakes (test/support/platform.ts). Operations receive it as an argument; nothing reaches
  * a port through a global or an environment switch.
@@ -9,8 +9,8 @@
  * Compare Medusa's paired providers (`notification-local` / `notification-sendgrid`,
  * `file-local` / `file-s3`): one interface, an adapter per place.
  */
-import type { PaymentGateway } from '../commerce/payments/gateway';
-import type { EdgePointers } from '../hosting/serving/edge-pointers';
+import type { PaymentGateway } from '../modules/payments';
+import type { EdgePointers } from '../modules/hosting';
 
 /** Time, as every rule of the platform reads it. */
 export interface Clock {
@@ -34,7 +34,7 @@ export interface EmailMessage {
   /**
    * Sending twice with the same key sends once where the adapter can tell (the local outbox
    * keeps the key and answers the first message's id); SES cannot, so a sender claims the
-   * work before sending (shared/due-work) and the key narrows the window to what SES offers.
+   * work before sending (shared/work) and the key narrows the window to what SES offers.
    */
   dedupKey?: string;
 }
@@ -78,7 +78,7 @@ export interface OutboundHttp {
   allowsDestination(url: string): Promise<boolean>;
 }
 
-/** Work queues by logical name (infra/queues.ts). */
+/** Work queues by logical name (shared/app/queues.ts). */
 export interface QueuePort {
   /** Sends one message; `delaySeconds` at most 900. */
   send(queue: string, body: string, options?: { delaySeconds?: number }): Promise<void>;

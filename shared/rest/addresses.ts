@@ -1,5 +1,5 @@
 /** The address object (commerce.md §1.5): validated, merged property by property, rendered. */
-import { code, email, meta, nested, reason, text, z } from '../input/fields';
+import { code, email, meta, nested, reason, text, z } from './fields';
 import { isCountryCode } from './formatted';
 import { sends } from './input';
 

@@ -4,8 +4,7 @@
  * properties), list it and expand into it. A resource module declares itself once; expand,
  * show/hide, formatted, dates and lists then work for it without code of its own.
  */
-import type { PermissionResource } from '../auth/permission-names';
-import type { Principal } from '../auth/principal';
+import type { PermissionResource, Principal } from '../modules/identity';
 import type { RenderContext } from './render-context';
 
 /** Formattable properties of one JSON object shape (conventions.md §14). */

@@ -10,16 +10,14 @@
  * stored record. Links the caller may not read, links to missing
  * records and paths that do not apply are left as they are: expand never fails a request.
  */
-import type { Principal } from '../auth/principal';
-import { isAllowed } from '../auth/permissions';
-import { reaches } from '../auth/reach';
+import { type Principal, isAllowed, reaches } from '../modules/identity';
 import { batchGetItems, recordKey } from '../store/records';
 import type { DeclarationLookup, ResourceDeclaration, VirtualExpansion } from './declarations';
 import { addFormatted } from './formatted-output';
 import { MAX_LIMIT, offsetList, pageUrlBuilder } from './offset-list';
 import type { PathTree } from './paths';
 import type { RenderContext } from './render-context';
-import { declarationOf } from './resources';
+import { declarationOf } from '../app/resources';
 
 /** A rendered resource to expand: its JSON, its declaration and the stored record it was rendered from. */
 export interface ExpandRoot {

@@ -1,5 +1,5 @@
 /**
- * What operations still say about a body after its schema (`shared/input/`) has parsed it:
+ * What operations still say about a body after its schema (`shared/rest/fields.ts`) has parsed it:
  * refusals that need data or settings (an unknown product, a disabled currency) and whether a
  * partial update sent a property. Types, tolerance and limits are the schemas' alone.
  */

@@ -3,10 +3,9 @@
  * in effect, whether `formatted` twins are wanted, and who is asking (expansion only follows
  * links the caller may read). Built once per request.
  */
-import type { PaymentSettings } from '../accounts/settings';
-import { readPaymentSettingsCached, readTechnicalSettingsCached } from '../accounts/settings-cache';
-import type { Principal } from '../auth/principal';
-import { nowMs } from '../clock';
+import { type PaymentSettings, readPaymentSettingsCached, readTechnicalSettingsCached } from '../modules/accounts';
+import type { Principal } from '../modules/identity';
+import { nowMs } from '../core/clock';
 import { booleanParameter } from '../http/request';
 import type { ApiContext } from '../http/types';
 import { formatTimestamp, zoneInEffect } from './dates';

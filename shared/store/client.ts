@@ -8,7 +8,7 @@ import { Agent } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { config } from '../config';
+import { config } from '../core/config';
 import { meterRequestCost } from './request-cost';
 
 let baseClient: DynamoDBClient | undefined;
@@ -17,7 +17,7 @@ let transport: Record<string, unknown> | undefined;
 
 /**
  * Local runtime only: client options that replace the transport to the emulator when it runs
- * in this process (infra/local/dynamo-in-process.ts: a request handler without a socket or
+ * in this process (infra/local/dynamo/in-process.ts: a request handler without a socket or
  * signing). `undefined` goes back to HTTP. The cloud never calls it. Takes effect for the next
  * client `db()` builds.
  */
@@ -41,7 +41,7 @@ export function localClientOptions(endpoint: string | undefined): Record<string,
  * Local emulators only: a SigV4 auth scheme that marks requests as signed without signing them.
  * Neither emulator checks a signature (dynalite only that the header is there; fauxqs reads the
  * region from the credential scope, which this keeps). Used by the DynamoDB in-process transport
- * (infra/local/dynamo-in-process.ts) and, through `localUnsignedAuth`, the queue clients: SigV4
+ * (infra/local/dynamo/in-process.ts) and, through `localUnsignedAuth`, the queue clients: SigV4
  * was about 1 % of a local checkout's CPU on the SQS calls alone.
  */
 export const unsignedLocalAuthSchemes = [

@@ -16,7 +16,7 @@
  *   await transact([carts.updateEntry(scope, 'C1', { set: { open: false }, condition: ... }), ...]);
  */
 import { GetCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { Mode } from '../auth/tokens';
+import type { Mode } from '../modules/identity';
 import { db, table } from './client';
 import { OtherModeError, RecordExistsError, RecordNotFoundError, VersionConflictError } from './errors';
 import type { ItemKey } from './keys';

@@ -1,11 +1,11 @@
 /**
  * What the storage layer can say went wrong, in its own words. The store never imports the
- * HTTP layer: the errors a client may see extend the domain base `ApiError` (shared/errors.ts)
+ * HTTP layer: the errors a client may see extend the domain base `ApiError` (shared/core/errors.ts)
  * with the contract's code, and internal outcomes (a lost version race, a refused
  * transaction) are plain errors that a store maps to its own domain error
  * (`TransactEntry.onConditionFailed`) or retries (`retryOnConflict`).
  */
-import { ApiError } from '../errors';
+import { ApiError } from '../core/errors';
 
 /** A record looked up by id does not exist (in either mode). */
 export class RecordNotFoundError extends ApiError {

@@ -84,7 +84,7 @@ export const tableDefinition = {
         order: "a customer's orders: <owner>#customer-orders#<customer_id>, sk <date_created>#<id>",
         payment: 'duplicate detection: <owner>#payment-dup#<fingerprint>#<currency>#<total>, sk <date_created>#<id>',
         'payment method': "a customer's saved methods: <owner>#customer-payment-methods#<customer_id>",
-        'due work': 'work due at a time, across accounts: due#<kind>, sk <next attempt ISO>#<account>#<mode>#<ref> (shared/due-work)',
+        'due work': 'work due at a time, across accounts: due#<kind>, sk <next attempt ISO>#<account>#<mode>#<ref> (shared/work)',
         'gateway charge': 'the built-in test gateway ledger in charge order: test-gateway#charges (listed by the local runtime only)',
       },
     },

@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NOT_FOUND_PAGE } from '../../shared/hosting/serving';
+import { NOT_FOUND_PAGE } from '../../shared/modules/hosting/serving';
 import { api, startRuntime, tempDataDir, type RuntimeProcess } from '../support/runtime-process';
 import { hostRequest } from '../support/host-request';
 import { zipFiles } from '../support/zip-writer';

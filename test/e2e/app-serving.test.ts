@@ -3,12 +3,12 @@
  * (hosting.md §5 to §9, §11), driven through the management API the way a merchant does:
  * create, upload (multipart zip), deploy, roll back, change settings and alias, delete.
  * The serving rules are also covered one by one with a fake source in
- * test/hosting/serving/*.test.ts and test/local/app-files.test.ts.
+ * test/modules/hosting/serving/*.test.ts and test/local/app-files.test.ts.
  */
 import { createHash } from 'node:crypto';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CALLBACK_PAGE, NOT_FOUND_PAGE } from '../../shared/hosting/serving';
+import { CALLBACK_PAGE, NOT_FOUND_PAGE } from '../../shared/modules/hosting/serving';
 import { hostRequest, type HostResponse } from '../support/host-request';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
 import { zipFiles } from '../support/zip-writer';

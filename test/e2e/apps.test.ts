@@ -76,7 +76,7 @@ const storedAppObjects = () => [...storedObjectKeys(runtime.dataDir, 'apps', 'ap
 
 /**
  * The version an alias serves, as the API shows it (its pin, else the app's live version). The
- * pointer items themselves live in the runtime's own store; test/hosting/apps.test.ts reads them.
+ * pointer items themselves live in the runtime's own store; test/modules/hosting/apps.test.ts reads them.
  */
 async function servedVersion(appId: string, alias: string): Promise<string | null> {
   const aliases = (await get(`apps/${appId}/aliases`)).body.data as Array<{ alias: string; version_id: string | null }>;

@@ -11,7 +11,7 @@
  *     (uploads cut off between their files and their record), so nothing is left behind.
  */
 import { expect, it } from 'vitest';
-import { jpeg } from '../catalog/images/fixtures';
+import { jpeg } from '../modules/images/fixtures';
 import { storedObjectKeys } from '../support/stored-objects';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
 

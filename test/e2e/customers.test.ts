@@ -596,7 +596,7 @@ describe('customers: create, update, delete (commerce.md 6.1, conventions.md 15)
     expect(again.status, again.text).toBe(201);
   });
 
-  // BUG: shared/customers/customers.ts updateCustomer() writes conditionally on the
+  // BUG: shared/modules/customers/customers.ts updateCustomer() writes conditionally on the
   // modified_ms it read (line 232) and write() turns a lost race into 409 in_use "changed by
   // another request at the same time; retry" (line 177). conventions.md 15 makes every sent
   // property change; 409 in_use is only for taken ids, usernames, codes and idempotency keys.

@@ -6,7 +6,7 @@
  * fails its open events at once (§2.2), and email delivery to the local outbox (§8).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyDelivery } from '../../shared/events/notifications';
+import { verifyDelivery } from '../../shared/flows/notifications/body';
 import { startReceiver, type Received, type Receiver } from '../support/receiver';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
 

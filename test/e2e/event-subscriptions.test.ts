@@ -8,7 +8,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLocalStore } from '../../infra/local/offline-store';
-import { eventSubscriptionKey } from '../../shared/events/subscriptions/event-subscription-store';
+import { eventSubscriptionKey } from '../../shared/modules/events/subscriptions/event-subscription-store';
 import { db, table } from '../../shared/store/client';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
 

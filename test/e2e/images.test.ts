@@ -9,7 +9,7 @@
 import { request } from 'node:http';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animated, hugePng, jpeg, svg, transparentPng, webp } from '../catalog/images/fixtures';
+import { animated, hugePng, jpeg, svg, transparentPng, webp } from '../modules/images/fixtures';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
 import { storedObjectKeys } from '../support/stored-objects';
 

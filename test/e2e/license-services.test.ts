@@ -11,8 +11,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLocalStore } from '../../infra/local/offline-store';
-import { takeCodes } from '../../shared/licenses/services';
-import { licenseServiceKey } from '../../shared/licenses/services/license-service-store';
+import { takeCodes } from '../../shared/modules/licenses/services';
+import { licenseServiceKey } from '../../shared/modules/licenses/services/license-service-store';
 import { db, table } from '../../shared/store/client';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
 

@@ -508,7 +508,7 @@ describe('create, read and partial update (conventions.md 15)', () => {
 });
 
 describe('concurrent updates (conventions.md 15)', () => {
-  // BUG: shared/catalog/products.ts saveProduct() writes conditionally on the modified_ms it
+  // BUG: shared/modules/catalog/products.ts saveProduct() writes conditionally on the modified_ms it
   // read (line 223) and turns a lost race into 409 in_use "The product was changed by another
   // request at the same time; retry." (line 233). conventions.md 15 makes every sent property
   // change; 409 in_use is only for taken ids, usernames, codes and idempotency keys (section 6).
@@ -677,7 +677,7 @@ describe('currency (commerce.md 1.1, 1.2)', () => {
     ]);
   });
 
-  // BUG: shared/catalog/pricing.ts convert() multiplies binary doubles (19.99 * 150 =
+  // BUG: shared/modules/catalog/pricing.ts convert() multiplies binary doubles (19.99 * 150 =
   // 2998.4999999999995, 1.65 * 0.9 = 1.4849999999999999) and rounds that, so exact halves
   // round down. commerce.md 1.1/1.2 ask for the conversion at full precision, then half away
   // from zero: 2998.5 -> 2999 and 1.485 -> 1.49.

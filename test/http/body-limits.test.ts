@@ -1,7 +1,7 @@
 /** The body cap of a request (conventions.md §4, §20): 1 MiB for JSON, the upload cap for multipart/form-data. */
 import { describe, expect, it } from 'vitest';
 import { bodyTooLarge, MAX_JSON_BODY_BYTES, requestBodyLimit } from '../../shared/http/body-limits';
-import { MAX_UPLOAD_BODY_BYTES } from '../../shared/catalog/images/limits';
+import { MAX_UPLOAD_BODY_BYTES } from '../../shared/modules/images/limits';
 import { MAX_BODY_BYTES } from '../../shared/http/request';
 
 const upload = { maxBytes: MAX_UPLOAD_BODY_BYTES };

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { resetConfig } from '../../shared/config';
+import { resetConfig } from '../../shared/core/config';
 import { isOriginAllowed } from '../../shared/http/cors';
 
 process.env.CARTWHEEL_TABLE = 'unused';

@@ -9,7 +9,7 @@ import { testPlatform } from '../support/platform';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import { resetConfig } from '../../shared/config';
+import { resetConfig } from '../../shared/core/config';
 import { canonicalJson, runIdempotent } from '../../shared/http/idempotency';
 
 process.env.CARTWHEEL_TABLE = 'cartwheel';

@@ -3,10 +3,10 @@ import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { routeKey, routesOf } from '../../infra/routes';
-import { forgetToken } from '../../shared/auth/authenticate';
-import { hashToken, newToken } from '../../shared/auth/tokens';
-import { resetConfig } from '../../shared/config';
+import { routeKey, routesOf } from '../../shared/app/routes';
+import { forgetToken } from '../../shared/modules/identity/authenticate';
+import { hashToken, newToken } from '../../shared/modules/identity/tokens';
+import { resetConfig } from '../../shared/core/config';
 import { apiHandler, defineFamily, type FamilyActionTable } from '../../shared/http/pipeline';
 import { testPlatform } from '../support/platform';
 import { InvalidStateError } from '../../shared/http/errors';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RouteDefinition } from '../../infra/routes';
+import type { RouteDefinition } from '../../shared/app/routes';
 import { compileRoutes } from '../../shared/http/route-matcher';
 
 const r = (method: RouteDefinition['method'], path: string): RouteDefinition => ({ method, path, family: 'auths', access: { kind: 'any-token' } });

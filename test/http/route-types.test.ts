@@ -4,7 +4,7 @@
  * not have fails `tsc` (the `@ts-expect-error` lines below fail it if they ever stop failing).
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { FamilyRouteKey, ParamKeys, RouteKey, RouteParams } from '../../infra/routes';
+import type { FamilyRouteKey, ParamKeys, RouteKey, RouteParams } from '../../shared/app/routes';
 import { defineFamily, type FamilyActionTable } from '../../shared/http/pipeline';
 import type { ApiContext, ApiResult } from '../../shared/http/types';
 

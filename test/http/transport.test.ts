@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resetConfig } from '../../shared/config';
+import { resetConfig } from '../../shared/core/config';
 import { isLoopback, transportOf } from '../../shared/http/transport';
 
 const event = (headers: Record<string, string>, sourceIp: string): APIGatewayProxyEventV2 =>
@@ -41,7 +41,7 @@ describe('transport facts (conventions.md 2 and 8)', () => {
 
 describe('viewer country', () => {
   it('is trusted only when our own edge vouches for it', async () => {
-    const { viewerCountry } = await import('../../shared/commerce/carts/carts');
+    const { viewerCountry } = await import('../../shared/modules/carts/carts');
     process.env.CARTWHEEL_EDGE_SECRET = 's3cret';
     resetConfig();
     expect(viewerCountry({ 'cloudfront-viewer-country': 'DE' })).toBeNull();

@@ -1,11 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fallbackFamily, families, routeKey, routes } from '../../infra/routes';
-import { queues, queueUrlVariable } from '../../infra/queues';
-import { schedules } from '../../infra/schedules';
-import type { Synthesized } from './synthesize';
-import { functionWithRole, referencedId, resourcesOfType, synthesize, synthTimeout } from './synthesize';
+import { fallbackFamily, families, routeKey, routes } from '../../shared/app/routes';
+import { queues, queueUrlVariable } from '../../shared/app/queues';
+import { schedules } from '../../shared/app/schedules';
+import { type Synthesized, functionWithRole, referencedId, resourcesOfType, synthesize, synthTimeout } from './synthesize';
 
-describe('HTTP API from infra/routes.ts', () => {
+describe('HTTP API from shared/app/routes.ts', () => {
   let synth: Synthesized;
   beforeAll(() => {
     synth = synthesize();

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { appRouterFunctionCode } from '../../infra/cloud/app-router';
-import { edgePointerKey, edgePointerValue, METHOD_NOT_ALLOWED_PAGE, NOT_FOUND_PAGE } from '../../shared/hosting/serving';
+import { edgePointerKey, edgePointerValue, METHOD_NOT_ALLOWED_PAGE, NOT_FOUND_PAGE } from '../../shared/modules/hosting/serving';
 
 type Value = { value: string; multiValue?: Array<{ value: string }> };
 interface CfRequest {

@@ -4,7 +4,7 @@
  * nothing else there, and the due-work job may read manifests and delete what they list.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { families } from '../../infra/routes';
+import { families } from '../../shared/app/routes';
 import { functionWithRole, roleStatements, synthesize, synthTimeout, type Synthesized } from './synthesize';
 
 describe('hosted apps in the cloud', () => {

@@ -1,8 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableDefinition } from '../../shared/store/table';
-import type { Synthesized } from './synthesize';
-import { resourcesOfType, synthesize, synthTimeout } from './synthesize';
+import { type Synthesized, resourcesOfType, synthesize, synthTimeout } from './synthesize';
 
 describe('data: table, buckets and secrets key', () => {
   let synth: Synthesized;

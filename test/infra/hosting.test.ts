@@ -2,10 +2,9 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appRouterFunctionCode } from '../../infra/cloud/app-router';
 import { apiPathPattern, bucketMissStatusCodes, edgeSecretHeader, forwardedHostFunctionCode, hostingPathPatterns, imagesPathPattern } from '../../infra/cloud/hosting';
-import type { Synthesized } from './synthesize';
-import { allowedActions, functionWithRole, referencedId, resourcesOfType, roleStatements, synthesize, synthTimeout } from './synthesize';
-import { families } from '../../infra/routes';
-import { schedules } from '../../infra/schedules';
+import { type Synthesized, allowedActions, functionWithRole, referencedId, resourcesOfType, roleStatements, synthesize, synthTimeout } from './synthesize';
+import { families } from '../../shared/app/routes';
+import { schedules } from '../../shared/app/schedules';
 import { APP_POINTERS_ACTIONS, APP_POINTERS_VARIABLE } from '../../infra/cloud/platform-function';
 
 /** Managed CloudFront policy ids (stable across accounts). */

@@ -1,9 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { FamilyDefinition, FamilyGrants } from '../../infra/routes';
-import { fallbackFamily, families } from '../../infra/routes';
-import { queueUrlVariable } from '../../infra/queues';
-import type { Synthesized, TemplateJson } from './synthesize';
-import { allowedActions, functionWithRole, resourcesOfType, roleStatements, synthesize, synthTimeout } from './synthesize';
+import { type FamilyDefinition, type FamilyGrants, fallbackFamily, families } from '../../shared/app/routes';
+import { queueUrlVariable } from '../../shared/app/queues';
+import { type Synthesized, type TemplateJson, allowedActions, functionWithRole, resourcesOfType, roleStatements, synthesize, synthTimeout } from './synthesize';
 
 const platformServices = ['dynamodb', 'kms', 'ses', 'sqs'];
 const dynamodbWrites = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];

@@ -12,8 +12,8 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { imagesCacheControl, imagesPathPattern } from '../../infra/cloud/hosting';
 import { nativeModuleFiles } from '../../infra/cloud/native-modules';
-import { families } from '../../infra/routes';
-import { schedules } from '../../infra/schedules';
+import { families } from '../../shared/app/routes';
+import { schedules } from '../../shared/app/schedules';
 import { allowedActions, functionWithRole, resourcesOfType, roleStatements, synthesize, synthTimeout, type Synthesized } from './synthesize';
 
 /** ELF `e_machine` of AArch64. */

@@ -1,10 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { QueueDefinition } from '../../infra/queues';
-import { queues, queueUrlVariable } from '../../infra/queues';
+import { type QueueDefinition, queues, queueUrlVariable } from '../../shared/app/queues';
 import { queueUrlOutput } from '../../infra/cloud/outputs';
-import type { Synthesized, TemplateJson } from './synthesize';
-import { allowedActions, functionWithRole, referencedId, resourcesOfType, roleStatements, synthesize, synthTimeout } from './synthesize';
+import { type Synthesized, type TemplateJson, allowedActions, functionWithRole, referencedId, resourcesOfType, roleStatements, synthesize, synthTimeout } from './synthesize';
 
 /** Work queues (those with a redrive policy) with the logical id of their DLQ. */
 function workQueues(json: TemplateJson): { id: string; dlqId: string; props: Record<string, any> }[] {
@@ -22,7 +20,7 @@ function queueFor(json: TemplateJson, name: string): { id: string; dlqId: string
   return queue;
 }
 
-describe('work queues from infra/queues.ts', () => {
+describe('work queues from shared/app/queues.ts', () => {
   let synth: Synthesized;
   beforeAll(() => {
     synth = synthesize();

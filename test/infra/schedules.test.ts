@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { schedules } from '../../infra/schedules';
+import { schedules } from '../../shared/app/schedules';
 import { allowedActions, functionWithRole, resourcesOfType, synthesize, synthTimeout, type Synthesized } from './synthesize';
 
-describe('scheduled jobs from infra/schedules.ts', () => {
+describe('scheduled jobs from shared/app/schedules.ts', () => {
   let synth: Synthesized;
   beforeAll(() => {
     synth = synthesize();

@@ -4,10 +4,9 @@
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { queues } from '../../infra/queues';
-import { fallbackFamily, families, routes } from '../../infra/routes';
-import type { CartwheelStackProps } from '../../infra/cloud/stack';
-import { CartwheelStack } from '../../infra/cloud/stack';
+import { queues } from '../../shared/app/queues';
+import { fallbackFamily, families, routes } from '../../shared/app/routes';
+import { type CartwheelStackProps, CartwheelStack } from '../../infra/cloud/stack';
 import { roleTagKey } from '../../infra/cloud/platform-function';
 
 /** Bundling runs esbuild once per function, so a synthesis takes a few seconds. */

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, createGatewayServer, type HttpHandler } from '../../infra/local/gateway';
-import { families, type FamilyName } from '../../infra/routes';
-import { NOT_FOUND_PAGE } from '../../shared/hosting/serving';
+import { families, type FamilyName } from '../../shared/app/routes';
+import { NOT_FOUND_PAGE } from '../../shared/modules/hosting/serving';
 import { fakeHostingSource } from '../support/hosting-source';
 
 const ACCOUNT = 'XG5908XMX3MH';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_REQUEST_HEADER_BYTES, requestHeaderBytes } from '../../infra/local/edge-answers';
 import { createGateway, createGatewayServer, type HttpHandler } from '../../infra/local/gateway';
-import { families, type FamilyName } from '../../infra/routes';
+import { families, type FamilyName } from '../../shared/app/routes';
 import { fakeHostingSource } from '../support/hosting-source';
 
 const ORIGIN = 'http://localhost:3000';

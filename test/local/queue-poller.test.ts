@@ -12,7 +12,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_REGION, type Emulators } from '../../infra/local/emulators';
 import { startPoller, type Poller, type PollerOptions } from '../../infra/local/queue-poller';
-import { queues } from '../../infra/queues';
+import { queues } from '../../shared/app/queues';
 import { createQueue, platformQueue, QueueHarness, queueAttributes, queueCounts, type TestQueue } from './fixtures/queue-harness';
 
 const harness = new QueueHarness();
@@ -258,7 +258,7 @@ describe('queue poller', () => {
     expect(dead.Messages?.map((message) => [message.MessageId, message.Body])).toEqual([[id, 'poison']]);
   });
 
-  it('creates every platform queue with its dead-letter queue and redrive policy, as infra/queues.ts says', async () => {
+  it('creates every platform queue with its dead-letter queue and redrive policy, as shared/app/queues.ts says', async () => {
     expect(emulators.queues.map((queue) => queue.name)).toEqual(queues.map((queue) => queue.name));
     for (const definition of queues) {
       const attributes = await queueAttributes(sqs, platformQueue(emulators, definition.name).url);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { declareResource, lookupOf } from '../../shared/rest/declarations';
-import { declarationOf, resources } from '../../shared/rest/resources';
+import { declarationOf, resources } from '../../shared/app/resources';
 
 /**
  * Resources the contract links to that no capability declares yet (refunds, subscriptions,

@@ -7,9 +7,9 @@
 import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { LIMITED_BASE_RIGHTS } from '../../shared/auth/permissions';
-import type { Principal } from '../../shared/auth/principal';
-import { resetConfig } from '../../shared/config';
+import { LIMITED_BASE_RIGHTS } from '../../shared/modules/identity/permissions';
+import type { Principal } from '../../shared/modules/identity/principal';
+import { resetConfig } from '../../shared/core/config';
 import { declareResource, lookupOf, type ResourceDeclaration } from '../../shared/rest/declarations';
 import { expandResources, renderStored } from '../../shared/rest/expand';
 import { parseExpand } from '../../shared/rest/paths';

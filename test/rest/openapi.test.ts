@@ -4,11 +4,11 @@
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { families, routes } from '../../infra/routes';
+import { families, routes } from '../../shared/app/routes';
 import { documentedFamilies } from '../../handlers/http/openapi';
-import { productCreate } from '../../shared/catalog/product-schemas';
+import { productCreate } from '../../shared/modules/catalog/product-schemas';
 import { openApiDocument, successStatus } from '../../shared/rest/openapi';
-import { parseInput } from '../../shared/input/validate';
+import { parseInput } from '../../shared/rest/validate';
 
 const document = openApiDocument(routes, documentedFamilies(), 'https://api.example.test/api/v1') as {
   openapi: string;

@@ -4,7 +4,7 @@
  * reported by entry name (never by position) or as the entry's own domain error.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../shared/errors';
+import { ApiError } from '../../shared/core/errors';
 import { allOf, defineEntity, EXISTS, updateExpression } from '../../shared/store/entity';
 import { OtherModeError, RecordExistsError, RecordNotFoundError, TransactionRejectedError, VersionConflictError } from '../../shared/store/errors';
 import { transact, writeOne } from '../../shared/store/transact';

@@ -53,6 +53,6 @@ describe('store boundary', () => {
 
   it('recognises a file that builds commands', () => {
     expect(buildsCommands('shared/store/transact.ts')).toBe(true);
-    expect(buildsCommands('shared/customers/customers.ts')).toBe(false);
+    expect(buildsCommands('shared/modules/customers/customers.ts')).toBe(false);
   });
 });

@@ -4,7 +4,7 @@
  * apps branch builds them (bytes, an MD5 etag like S3's, a content type by extension).
  */
 import { createHash } from 'node:crypto';
-import type { AccountFacts, AliasPointer, AppRecord, HostingSource, VersionManifest } from '../../shared/hosting/serving';
+import type { AccountFacts, AliasPointer, AppRecord, HostingSource, VersionManifest } from '../../shared/modules/hosting/serving';
 
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localSecrets } from '../../infra/local/local-secrets';
 import { processClock } from '../../infra/local/platform';
-import { testGateway } from '../../shared/commerce/payments/test-gateway';
-import { destinationAllowed } from '../../shared/platform/outbound-http';
+import { testGateway } from '../../shared/modules/payments/test-gateway';
+import { destinationAllowed } from '../../shared/platform/adapters/outbound-http';
 import type { EmailMessage, OutboundRequest, OutboundResponse, Platform } from '../../shared/platform/ports';
 
 /** What the fakes recorded. */

@@ -1,0 +1,168 @@
+/**
+ * The two ways a cart payment ends, each one transaction (commerce.md §4.3, §5.1):
+ *
+ * - completion: the payment completed, the cart closed, the order (and a guest's customer)
+ *   created, the customer marked as paying, the promotion use counted, the events recorded, a
+ *   limited payer given reach, the confirmation email made due, and the payment's recovery
+ *   record removed — all conditional on this payment holding the cart's lock, so a retried,
+ *   redelivered or recovered completion can never make a second order;
+ * - failure: the payment failed, the lock and the reserved promotion use released, the event
+ *   recorded, the recovery record removed.
+ *
+ * Both are used by the paying request and by recovery (recover-payment.ts).
+ */
+import { tokenRecordChanged, type Principal, reachWrite } from '../../modules/identity';
+import { customerFromSale, createFromSaleEntry, hasPaymentsEntry } from '../../modules/customers';
+import { claimWritten, doneEntry, type DueClaim, dueEntry } from '../../work/due-work-store';
+import { InUseError } from '../../http/errors';
+import { newId } from '../../core/ids';
+import { logger } from '../../core/logging';
+import type { RecordScope } from '../../store/entity';
+import { TransactionRejectedError } from '../../store/errors';
+import { transact, writeOne, type TransactEntry } from '../../store/transact';
+import { cartClosedForOrder, closeForOrderEntry, releaseLockEntry, type CartRecord } from '../../modules/carts';
+import { eventEntries } from '../../modules/events';
+import { createOrderEntry, orderFromCart, orderIdOfPayment, type OrderRecord } from '../../modules/orders';
+import { countUseWrite, releaseUseWrite } from '../../modules/promotions';
+import { gatewayErrorCode, type ChargeResult, type FailedChargeOutcome, type PaymentRecord, outcomeEntry } from '../../modules/payments';
+import { confirmationDueWrite } from './confirmation';
+import { licenseServicesOfProducts } from '../../modules/catalog';
+import { licenseIdFor, licenseRequestIdFor } from '../../modules/licenses';
+import { named, present } from './entries';
+
+/** How long the paying process holds the opening of the order's license requests before the sweep may take it. */
+const LICENSE_OPEN_LEASE_MS = 2 * 60_000;
+
+/** The transaction entry, written with a licensed order, that makes opening its license requests due (claimed by the writer, who runs it at once). */
+function licenseOpenDueWrite(order: Pick<OrderRecord, 'account_id' | 'mode' | 'order_id' | 'created_ms'>, claimId: string): TransactEntry {
+  return dueEntry('license-open', { accountId: order.account_id, mode: order.mode }, order.order_id, order.created_ms + LICENSE_OPEN_LEASE_MS, order.created_ms, claimId);
+}
+
+/** The license links of the cart's products (licenses.md §3), by product id. */
+export type LicenseLinks = Awaited<ReturnType<typeof licenseServicesOfProducts>>;
+
+/**
+ * Reads the license links of the cart's products. The paying request starts it beside the
+ * charge (the read does not depend on it), so it costs no round trip of its own.
+ */
+export function licenseLinksOf(scope: RecordScope, cart: Pick<CartRecord, 'items'>): Promise<LicenseLinks> {
+  return licenseServicesOfProducts(scope, cart.items.map((item) => item.product_id));
+}
+
+/** The payment as the gateway's answer leaves it (before completion or failure is recorded). */
+export function withGatewayAnswer(payment: PaymentRecord, result: ChargeResult, now: number): PaymentRecord {
+  return { ...payment, gateway_transaction_id: result.transactionId, response_data: result.responseData, modified_ms: now };
+}
+
+/**
+ * Completes an approved cart payment that holds the cart's lock (one transaction); answers the
+ * order and the completed payment. A lost lock (the cart was paid or taken over) is 409.
+ * `links`: the products' license links, when the caller already started reading them.
+ */
+export async function completeCartPayment(
+  scope: RecordScope,
+  cart: CartRecord,
+  approved: PaymentRecord,
+  promotionId: string | undefined,
+  principal: Principal | undefined,
+  completedAt: number,
+  links?: Promise<LicenseLinks>,
+): Promise<{ order: OrderRecord; completed: PaymentRecord; confirmation: DueClaim; licenses: DueClaim | null }> {
+  const paymentId = approved.payment_id;
+  const orderId = orderIdOfPayment(scope, paymentId);
+  const linkedCustomerId = cart.customer.customer_id;
+  const customerId = linkedCustomerId ?? newId();
+  // licenses.md §3: the products' license links as they are now make the order's licensed items.
+  const licenseServices = await (links ?? licenseLinksOf(scope, cart));
+  const order = orderFromCart(scope, orderId, cart, paymentId, customerId, completedAt, licenseServices);
+  const completed: PaymentRecord = { ...approved, status: 'completed', customer_id: customerId, order_id: orderId, modified_ms: completedAt };
+  delete completed.gateway_outcome;
+  // The shopper's token also reaches the licenses its items will get (their ids are derived from order and item).
+  const licensePaths = order.items.filter((item) => item.license_service_id).map((item) => `licenses/${licenseIdFor(licenseRequestIdFor(orderId, item.item_id))}`);
+  const reachPaths = [`orders/${orderId}`, `payments/${paymentId}`, `customers/${customerId}`, ...licensePaths];
+  const reach = principal ? named('token.reach', reachWrite(principal, reachPaths)) : undefined;
+  const confirmationDue = confirmationDueWrite(order, newId());
+  const licensesDue = licensePaths.length ? licenseOpenDueWrite(order, newId()) : undefined;
+  const entries = present(
+    outcomeEntry(completed),
+    closeForOrderEntry(scope, cart.cart_id, paymentId, orderId, completedAt),
+    createOrderEntry(order),
+    confirmationDue,
+    licensesDue,
+    linkedCustomerId ? hasPaymentsEntry(scope, linkedCustomerId) : createFromSaleEntry(customerFromSale(scope, customerId, cart.customer, completedAt)),
+    promotionId ? named('promotion.count-use', countUseWrite(scope, promotionId)) : undefined,
+    ...eventEntries(
+      scope,
+      [
+        { type: 'payment:created_success', resource: 'payment', id: paymentId, record: completed },
+        { type: 'payment:completed', resource: 'payment', id: paymentId, record: completed },
+        { type: 'cart:payment_completed', resource: 'cart', id: cart.cart_id, record: cartClosedForOrder(cart, orderId, completedAt) },
+        { type: 'order:created', resource: 'order', id: orderId, record: order },
+        { type: 'order:payment_completed', resource: 'order', id: orderId, record: order },
+      ],
+      completedAt,
+    ),
+    doneEntry('payment-recovery', scope, paymentId),
+    reach,
+  );
+  try {
+    await transact(entries);
+  } catch (error) {
+    if (!(error instanceof TransactionRejectedError)) throw error;
+    // Only a lost lock or an outcome already written can refuse this: someone else finished the
+    // payment or the cart moved on. The reserved use is given back (best effort: holding it only ever refuses).
+    if (promotionId) await writeOne(named('promotion.release-use', releaseUseWrite(scope, promotionId))!).catch(() => undefined);
+    throw new InUseError('The cart was paid or changed by another request.', { reason: 'conflict' });
+  }
+  if (reach && principal) {
+    // This answer may already expand what the payment gave the shopper (`expand=order`), and
+    // the token's next request here needs no read to know it either.
+    const withReach = (record: Principal['record']) => ({ ...record, reach: [...(record.reach ?? []), ...reachPaths.filter((path) => !record.reach?.includes(path))] });
+    tokenRecordChanged(principal.tokenHash, withReach);
+    principal.record = withReach(principal.record);
+  }
+  return { order, completed, confirmation: claimWritten(confirmationDue), licenses: licensesDue ? claimWritten(licensesDue) : null };
+}
+
+/**
+ * Records a failed payment (a declined charge, or one that never happened): for a cart payment
+ * the lock and the reserved promotion use are released in the same transaction.
+ */
+export async function failPayment(scope: RecordScope, payment: PaymentRecord, outcome: FailedChargeOutcome, promotionId: string | undefined, failedAt: number): Promise<PaymentRecord> {
+  const failed: PaymentRecord = { ...payment, status: 'failed', error_code: gatewayErrorCode(outcome), modified_ms: failedAt };
+  delete failed.gateway_outcome;
+  await transact(
+    present(
+      outcomeEntry(failed),
+      payment.cart_id ? releaseLockEntry(scope, payment.cart_id, payment.payment_id) : undefined,
+      payment.cart_id && promotionId ? named('promotion.release-use', releaseUseWrite(scope, promotionId)) : undefined,
+      ...eventEntries(scope, [{ type: 'payment:created_failure', resource: 'payment', id: payment.payment_id, record: failed }], failedAt),
+      doneEntry('payment-recovery', scope, payment.payment_id),
+    ),
+  );
+  return failed;
+}
+
+/** Completes an approved direct payment (no cart, no order). */
+export async function completeDirectPayment(scope: RecordScope, approved: PaymentRecord, completedAt: number): Promise<PaymentRecord> {
+  const completed: PaymentRecord = { ...approved, status: 'completed', modified_ms: completedAt };
+  delete completed.gateway_outcome;
+  await transact([
+    outcomeEntry(completed),
+    ...eventEntries(
+      scope,
+      [
+        { type: 'payment:created_success', resource: 'payment', id: approved.payment_id, record: completed },
+        { type: 'payment:completed', resource: 'payment', id: approved.payment_id, record: completed },
+      ],
+      completedAt,
+    ),
+    doneEntry('payment-recovery', scope, approved.payment_id),
+  ]);
+  return completed;
+}
+
+/** Logs and swallows a failure of a step that runs after the commit and has its own recovery. */
+export function afterCommit(step: string, paymentId: string) {
+  return (error: unknown): void => logger.error(`${step} failed after the payment committed`, { payment_id: paymentId, error: error as Error });
+}

@@ -1,0 +1,201 @@
+/**
+ * One delivery attempt of an event (events.md §5, §6, §8): an HTTP POST of the stored body to
+ * the subscription's current destination, signed with the key current now, or an email
+ * through the email port. It records what happened as a `DeliveryAttempt` and the request as
+ * sent with its secrets replaced by `[redacted]` (what `debug=true` shows). It writes nothing:
+ * callers (the automatic worker, the manual retry) store the outcome with their own rules.
+ */
+import { readGeneralSettings, readTechnicalSettings, signatureKeyPurpose } from '../../../modules/accounts';
+import type { OutboundResponse, Platform } from '../../../platform/ports';
+import type { AttemptErrorCode, DeliveryAttempt, EventRecord, RecordedRequest, OpenedEventSubscription } from '../../../modules/events';
+import { signatureHeaders, signingKey, unixSeconds } from '../body';
+
+/** The User-Agent of every delivery (§5). */
+export const USER_AGENT = 'Cartwheel-Notifications/1.0';
+
+/** Time limit of an automatic attempt (§6). */
+export const AUTOMATIC_TIMEOUT_MS = 30_000;
+
+/** Time limit of a manual retry (§7.3), so the API call ends within the platform's 30 s. */
+export const MANUAL_TIMEOUT_MS = 25_000;
+
+/** How much of a reply the attempt log keeps (§6). */
+export const KEPT_RESPONSE_CHARS = 2048;
+
+/** What replaces a secret in a recorded request. */
+export const REDACTED = '[redacted]';
+
+/** One attempt's outcome: the log entry and the request as recorded (null when none was made). */
+export interface AttemptOutcome {
+  attempt: DeliveryAttempt;
+  request: RecordedRequest | null;
+}
+
+/** How an attempt is made. */
+export interface AttemptOptions {
+  /** 1-based number of this attempt among all the event's attempts. */
+  number: number;
+  trigger: DeliveryAttempt['trigger'];
+  timeoutMs: number;
+}
+
+/** The account's signature key, opened (§5: signatures use the key current at the attempt). */
+export async function accountSignatureKey(platform: Platform, accountId: string): Promise<string> {
+  const technical = await readTechnicalSettings(accountId);
+  if (!technical?.signature_key_sealed) throw new Error(`Account ${accountId} has no signature key`);
+  return platform.secrets.open(technical.signature_key_sealed, signatureKeyPurpose(accountId));
+}
+
+/**
+ * Makes one attempt of `event` through `subscription` (its current destination, credentials,
+ * header and key), by its method.
+ *
+ * @example const { attempt, request } = await attemptDelivery(platform, event, subscription, { number: 1, trigger: 'automatic', timeoutMs: AUTOMATIC_TIMEOUT_MS });
+ */
+export async function attemptDelivery(platform: Platform, event: EventRecord, subscription: OpenedEventSubscription, options: AttemptOptions): Promise<AttemptOutcome> {
+  return subscription.method === 'email' ? emailAttempt(platform, event, subscription, options) : httpAttempt(platform, event, subscription, options);
+}
+
+/** The log entry of an attempt that could not be made because the subscription is gone (§2.2). */
+export function subscriptionDeletedAttempt(event: EventRecord, number: number, trigger: DeliveryAttempt['trigger'], atMs: number): DeliveryAttempt {
+  return attemptEntry({ number, trigger }, atMs, '', {
+    status_code: null,
+    duration_ms: 0,
+    error: { code: 'subscription_deleted', message: `The event subscription ${event.event_subscription_id} was deleted` },
+    response_body: null,
+  });
+}
+
+/** An attempt's log entry: numbered and dated, a success exactly when it has no error. */
+function attemptEntry(
+  options: Pick<AttemptOptions, 'number' | 'trigger'>,
+  startedMs: number,
+  destination: string,
+  result: Pick<DeliveryAttempt, 'status_code' | 'duration_ms' | 'error' | 'response_body'>,
+): DeliveryAttempt {
+  return { attempt: options.number, trigger: options.trigger, date_ms: startedMs, destination, success: result.error === null, ...result };
+}
+
+/** §5: the headers of one attempt, and the same with secrets redacted for the record. */
+function requestHeaders(event: EventRecord, subscription: OpenedEventSubscription, key: string, timestamp: number) {
+  const sent: Record<string, string> = {
+    'Content-Type': event.content_type,
+    'User-Agent': USER_AGENT,
+    'X-Event-Type': event.type,
+    ...signatureHeaders({ body: event.body, webhookId: event.event_id, timestamp, key }),
+  };
+  const recorded: Record<string, string> = { ...sent };
+  const { http_authorization_password: password, http_authorization: raw, custom_header_value: customValue } = subscription.secrets;
+  if (subscription.http_authorization_username !== null && password !== null) {
+    sent.Authorization = `Basic ${Buffer.from(`${subscription.http_authorization_username}:${password}`, 'utf8').toString('base64')}`;
+    recorded.Authorization = REDACTED;
+  } else if (raw !== null) {
+    sent.Authorization = raw;
+    recorded.Authorization = REDACTED;
+  }
+  if (subscription.custom_header_name !== null && customValue !== null) {
+    sent[subscription.custom_header_name] = customValue;
+    recorded[subscription.custom_header_name] = REDACTED;
+  }
+  return { sent, recorded };
+}
+
+/** The §7.1 error of a reply or of its absence; null for a 2xx. */
+function errorOf(response: OutboundResponse, timeoutMs: number): { code: AttemptErrorCode; message: string } | null {
+  if (response.ok) {
+    if (response.status >= 200 && response.status <= 299) return null;
+    if (response.status >= 300 && response.status <= 399) return { code: 'redirect', message: `Destination answered ${response.status} (redirects are not followed)` };
+    if (response.status === 410) return { code: 'gone', message: 'Destination answered 410 Gone' };
+    return { code: 'http_status', message: `Destination answered ${response.status}` };
+  }
+  if (response.reason === 'timeout') return { code: 'timeout', message: `No complete reply within ${Math.round(timeoutMs / 1000)} seconds` };
+  if (response.reason === 'refused_address') return { code: 'destination_not_allowed', message: response.message };
+  return { code: networkErrorCode(response.message), message: response.message };
+}
+
+/** Tells DNS, TLS and connection failures apart by what Node says (`getaddrinfo ENOTFOUND`, `CERT_...`). */
+export function networkErrorCode(message: string): 'dns_error' | 'tls_error' | 'connection_error' {
+  if (/ENOTFOUND|EAI_AGAIN|EAI_NONAME|getaddrinfo|ENODATA|ESERVFAIL/i.test(message)) return 'dns_error';
+  if (/TLS|SSL|certificate|CERT_|self[- ]signed|handshake|EPROTO/i.test(message)) return 'tls_error';
+  return 'connection_error';
+}
+
+async function httpAttempt(platform: Platform, event: EventRecord, subscription: OpenedEventSubscription, options: AttemptOptions): Promise<AttemptOutcome> {
+  const started = platform.clock.nowMs();
+  const key = signingKey(await accountSignatureKey(platform, event.account_id), subscription.secrets.signature_key);
+  const headers = requestHeaders(event, subscription, key, unixSeconds(new Date(started)));
+  const request: RecordedRequest = { method: 'POST', url: subscription.destination, headers: headers.recorded, body: event.body };
+  const sentAt = performance.now();
+  const response = await platform.http.send({ url: subscription.destination, method: 'POST', headers: headers.sent, body: event.body, timeoutMs: options.timeoutMs });
+  const elapsed = Math.round(performance.now() - sentAt);
+  const error = errorOf(response, options.timeoutMs);
+  return {
+    attempt: attemptEntry(options, started, subscription.destination, {
+      status_code: response.ok ? response.status : null,
+      duration_ms: response.ok || response.reason !== 'timeout' ? elapsed : Math.max(elapsed, options.timeoutMs),
+      error,
+      response_body: response.ok ? response.body.slice(0, KEPT_RESPONSE_CHARS) : null,
+    }),
+    request,
+  };
+}
+
+/** A plain-text alternative of an HTML notification: its text, one block per line. */
+function htmlToText(html: string): string {
+  return html
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, '')
+    .replace(/<\/(p|div|h\d|li|tr|table|dl|dt|dd|section)>|<br\s*\/?>/gi, '\n')
+    .replace(/<\/t[dh]>/gi, '\t')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/** §8: the bodies of a notification email by format. */
+function emailBodies(event: EventRecord): { text: string; html?: string } {
+  if (event.format === 'html') return { html: event.body, text: htmlToText(event.body) };
+  if (event.format === 'json') {
+    try {
+      return { text: JSON.stringify(JSON.parse(event.body), null, 2) };
+    } catch {
+      return { text: event.body };
+    }
+  }
+  return { text: event.body };
+}
+
+async function emailAttempt(platform: Platform, event: EventRecord, subscription: OpenedEventSubscription, options: AttemptOptions): Promise<AttemptOutcome> {
+  const started = platform.clock.nowMs();
+  const general = await readGeneralSettings(event.account_id);
+  const company = general.company_name ?? 'Cartwheel';
+  const subject = `${event.mode === 'test' ? '[TEST] ' : ''}${event.type} notification from ${company}`;
+  const fromAddress = general.notification_from_addresses?.[0];
+  const headers = { 'X-Event-Id': event.event_id, 'X-Event-Type': event.type };
+  const bodies = emailBodies(event);
+  const sentAt = performance.now();
+  let error: DeliveryAttempt['error'] = null;
+  try {
+    await platform.email.send({
+      to: subscription.destination,
+      ...(fromAddress ? { from: `${JSON.stringify(company)} <${fromAddress}>` } : {}),
+      subject,
+      ...bodies,
+      headers,
+      kind: 'event_notification',
+      // One message per attempt: a repeated run of the same attempt (a lost record) sends once where the port can tell.
+      dedupKey: `event:${event.account_id}:${event.mode}:${event.event_id}:${options.number}`,
+    });
+  } catch (caught) {
+    error = { code: 'email_rejected', message: (caught as Error).message || 'The mail service refused the message' };
+  }
+  return {
+    attempt: attemptEntry(options, started, subscription.destination, { status_code: null, duration_ms: Math.round(performance.now() - sentAt), error, response_body: null }),
+    request: { method: 'EMAIL', url: `mailto:${subscription.destination}`, headers: { Subject: subject, ...headers }, body: bodies.html ?? bodies.text },
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * Where accounts live: the account record, its settings items (one per group, written under
+ * their own `version`), its users, and the platform-wide claims that make a user id and an
+ * owner email address unique. A taken user id or email is a 409 in_use naming the property.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { InUseError } from '../../http/errors';
+import { db, table } from '../../store/client';
+import { defineEntity, IS_NEW, transact, TransactionRejectedError, writeAll, type TransactEntry } from '../../store/entity';
+import { accountKey, listSortKey, settingsKey, userEmailKey, userKey } from '../../store/keys';
+
+const users = defineEntity<Record<string, unknown>>({
+  name: 'user',
+  collection: 'users',
+  scope: 'account',
+  idField: 'user_id',
+  indexes: { gsi1: 'users of an account by creation' },
+});
+
+/** The raw stored item of a settings group (with its key attributes), or undefined. */
+export async function readSettingsItem(accountId: string, group: string, options: { consistent?: boolean } = {}): Promise<Record<string, unknown> | undefined> {
+  const result = await db().send(new GetCommand({ TableName: table(), Key: settingsKey(accountId, group), ConsistentRead: options.consistent ?? false }));
+  return result.Item;
+}
+
+/** A changed settings item and the item as it was read (undefined: it must still not exist). */
+export interface SettingsItemWrite {
+  item: Record<string, unknown>;
+  before: Record<string, unknown> | undefined;
+}
+
+function settingsEntry(write: SettingsItemWrite): TransactEntry {
+  const version = write.before?.version as number | undefined;
+  // Items written before versions existed are replaced only while they still have none.
+  const condition = !write.before
+    ? { ConditionExpression: IS_NEW.expression }
+    : version === undefined
+      ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(version)' }
+      : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': version } };
+  return { name: `settings.${String(write.item.sk)}`, item: { Put: { TableName: table(), Item: write.item, ...condition } } };
+}
+
+/**
+ * Writes changed settings items, all or none, each only if it is still as it was read.
+ * Answers false when another writer changed one first (or a concurrent transaction kept it
+ * from applying), so the caller reads again.
+ */
+export async function saveSettingsItems(writes: readonly SettingsItemWrite[]): Promise<boolean> {
+  try {
+    await writeAll(writes.map(settingsEntry), { conflictAttempts: 1 });
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionRejectedError) return false;
+    throw error;
+  }
+}
+
+/** What a new account is made of (items as they will be stored, without keys). */
+export interface NewAccount {
+  accountId: string;
+  account: Record<string, unknown>;
+  technicalSettings: Record<string, unknown>;
+  generalSettings: Record<string, unknown>;
+  /** The owner user (with `user_id`; its listing keys are added here). */
+  owner: Record<string, unknown> & { user_id: string; email: string; created_ms: number };
+  /** The owner's token entries (token store). */
+  tokens: TransactEntry[];
+}
+
+/**
+ * Creates an account, its settings, its owner user, the user id and email claims and the
+ * owner's tokens in one transaction, so either all of it exists or none does. A taken user id
+ * or email address answers 409 in_use; any other refusal is a `TransactionRejectedError`.
+ */
+export async function insertAccount(account: NewAccount): Promise<void> {
+  const { accountId, owner } = account;
+  await transact([
+    { name: 'account.create', item: { Put: { TableName: table(), Item: { ...accountKey(accountId), ...account.account }, ConditionExpression: IS_NEW.expression } } },
+    { name: 'settings.technical', item: { Put: { TableName: table(), Item: { ...settingsKey(accountId, 'technical'), ...account.technicalSettings } } } },
+    { name: 'settings.general', item: { Put: { TableName: table(), Item: { ...settingsKey(accountId, 'general'), ...account.generalSettings } } } },
+    users.putEntry(
+      {
+        ...userKey(owner.user_id),
+        ...owner,
+        // Users are account-wide: the mode does not enter their partition.
+        gsi1pk: users.partition({ accountId, mode: 'live' }),
+        gsi1sk: listSortKey(owner.created_ms, owner.user_id.toLowerCase()),
+      },
+      {
+        name: 'user.create',
+        ifNew: true,
+        onConditionFailed: () => new InUseError(`The user id ${owner.user_id} is already taken.`, { property: 'user_id', reason: 'conflict' }),
+      },
+    ),
+    {
+      name: 'user.claim-email',
+      item: { Put: { TableName: table(), Item: { ...userEmailKey(owner.email), user_id: owner.user_id, account_id: accountId }, ConditionExpression: IS_NEW.expression } },
+      onConditionFailed: () => new InUseError(`The email address ${owner.email} is already taken.`, { property: 'email', reason: 'conflict' }),
+    },
+    ...account.tokens,
+  ]);
+}

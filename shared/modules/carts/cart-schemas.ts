@@ -1,0 +1,95 @@
+/**
+ * Request bodies of `/carts` (commerce.md §3), declared once: validation, types and OpenAPI.
+ *
+ * What a schema cannot know stays with the operations: whether a product exists and can be
+ * sold (`items[i].product_id`, reason `not_found`), whether a currency is enabled, whether a
+ * promotion code or a shipping method applies, and whether the priced cart stays within the
+ * money limit (conventions.md §20).
+ */
+import { addressInput } from '../../rest/addresses';
+import { body, code, email, idReference, list, meta, nested, quantity, reason, text, z } from '../../rest/fields';
+import { MAX_QUANTITY } from './items';
+
+/**
+ * Most entries one `items` array may carry (defined here): a cart holds at most 50 lines
+ * (`MAX_CART_LINES`, checked once the entries are merged), and the array leaves room for
+ * repeats and `quantity: 0` removals without reading thousands of products first.
+ */
+export const MAX_ITEM_ENTRIES = 200;
+
+/**
+ * A currency code as sent: a non-empty string (`null` and `''` read as missing). Case and
+ * whether the account enables it are the operation's (commerce.md §1.1).
+ */
+export function currencyCode() {
+  return z
+    .string({ error: 'must be a currency code' })
+    .nullable()
+    .refine((value) => value !== null && value !== '', reason('required', 'is required'))
+    .transform((value) => value as string);
+}
+
+/** One `items[i]` of a create or update (§3.2): `product_id`, `quantity` 0–9999 (0 drops the line), `meta`. */
+export const cartLine = body({
+  product_id: idReference(100),
+  quantity: quantity(0, MAX_QUANTITY).optional(),
+  meta: meta().optional(),
+});
+
+/** The sale customer of a cart body (commerce.md §1.5): merged property by property; null clears the details. */
+export const saleCustomerInput = nested({
+  customer_id: text(100).optional(),
+  name: text(200).optional(),
+  email: email().optional(),
+  company_name: text(200).optional(),
+  phone: code(50).optional(),
+  tax_number: text(50).optional(),
+  billing_address: addressInput.optional(),
+  shipping_address: addressInput.optional(),
+});
+
+const cartShape = {
+  items: list(cartLine, MAX_ITEM_ENTRIES).nullable().optional(),
+  currency: currencyCode().optional(),
+  customer: saleCustomerInput.optional(),
+  customer_id: text(100).optional(),
+  promotion_code: text(200).optional(),
+  shipping_method_id: text(100).optional(),
+  referrer: text(2000).optional(),
+  affiliate_id: text(200).optional(),
+  meta: meta().optional(),
+};
+
+/** `POST /carts`: every property optional. */
+export const cartCreate = body(cartShape);
+
+/** `POST /carts/{cart_id}`: the create fields, partially (§3.5). */
+export const cartUpdate = body(cartShape);
+
+/** A cart body as parsed, create or update. */
+export type CartInput = z.output<typeof cartUpdate>;
+
+/** One parsed `items[i]`. */
+export type CartLineInput = z.output<typeof cartLine>;
+
+/** The parsed sale customer of a body (absent, null, or the sent properties). */
+export type SaleCustomerInput = z.output<typeof saleCustomerInput> | undefined;
+
+/** `POST /carts/{cart_id}/items`: an upsert of `{product_id, quantity ≥ 1 (default 1), meta}` (§3.2). */
+export const cartItemUpsert = body({
+  product_id: idReference(100),
+  quantity: quantity(1, MAX_QUANTITY).optional(),
+  meta: meta().optional(),
+});
+
+/** A parsed item upsert. */
+export type CartItemUpsertInput = z.output<typeof cartItemUpsert>;
+
+/** `POST /carts/{cart_id}/items/{item_id}`: `{quantity (0 removes), meta}`; `product_id` is read-only there. */
+export const cartItemUpdate = body({
+  quantity: quantity(0, MAX_QUANTITY).optional(),
+  meta: meta().optional(),
+});
+
+/** A parsed item change. */
+export type CartItemUpdateInput = z.output<typeof cartItemUpdate>;

@@ -1,0 +1,15 @@
+/**
+ * Carts (commerce.md §3): the public surface for other modules. Payments read and close carts
+ * through these: the declaration (keys), the write-state check, the errors and the stored shape.
+ */
+export { assertWritable, cartDeclaration, cartPath, withTotals } from './carts';
+export { cartSaveEntry } from './cart-store';
+export { formOptions, type FormOptions } from './options';
+export { CartLockedError, CartPaidError, InvalidPromotionCodeError } from './errors';
+export type { CartItemRecord, CartRecord, SaleCustomer } from './types';
+export { createCartAction, deleteItemAction, getCartAction, getItemAction, listCartsAction, listItemsAction, updateCartAction, updateItemAction, upsertItemAction } from './cart-actions';
+export { forgetCart, recentCart } from './cart-cache';
+export { currencyCode } from './cart-schemas';
+export { cartClosedForOrder, carts, closeForOrderEntry, lockEntry, lockHeld, releaseLockEntry } from './cart-store';
+export { cartItemDeclaration, viewerCountry } from './carts';
+export { FIELD_PATHS, allowedCustomerCountries } from './options';

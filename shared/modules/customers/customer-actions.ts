@@ -1,0 +1,99 @@
+/** The `/customers` endpoints (commerce.md §6.1), as actions of the API pipeline. */
+import { type Principal, assertReach } from '../identity';
+import { booleanParameter } from '../../http/request';
+import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
+import { renderElements, renderResource } from '../../rest/render';
+import { renderContext, type RenderContext } from '../../rest/render-context';
+import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
+import { customerCreate, customerUpdate, type CustomerInput } from './customer-schemas';
+import {
+  addLoginAfterSale,
+  createCustomer,
+  customerDeclaration,
+  deleteCustomer,
+  updateCustomer,
+  updateOwnCustomer,
+  type CustomerRecord,
+} from './customers';
+
+async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
+  const principal = requirePrincipal(context);
+  const scope = { accountId: principal.accountId, mode: principal.mode };
+  return { scope, render: await renderContext(context, scope.accountId, scope.mode) };
+}
+
+/** `POST /customers`. */
+export const createCustomerAction = withBody(customerCreate, async (context) => {
+  const { scope, render } = await prepare(context);
+  const record = await createCustomer(scope, context.body);
+  const body = await renderResource(customerDeclaration, record, render);
+  return { status: 201, body, location: body.url as string };
+});
+
+/** `GET /customers/{customer_id}`. */
+export async function getCustomerAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  assertReach(requirePrincipal(context), `customers/${context.params.customer_id}`, 'customer');
+  const record = await getRecord(customerDeclaration, scope, context.params.customer_id!);
+  return { status: 200, body: await renderResource(customerDeclaration, record, render) };
+}
+
+/**
+ * `POST /customers/{customer_id}`: partial update. A limited token comes through for a customer
+ * it reaches (404 otherwise; commerce.md §0.1): its signed-in customer gets the customer-scope
+ * update of `/customers/me`, the customer of a sale it paid only the one update that adds a login.
+ */
+export const updateCustomerAction = withBody(customerUpdate, async (context) => {
+  const { scope, render } = await prepare(context);
+  const customerId = context.params.customer_id!;
+  const update = updateAllowedTo(requirePrincipal(context), customerId);
+  const saved = await retryOnConflict(async () => update(await getRecord(customerDeclaration, scope, customerId), context.body));
+  return { status: 200, body: await renderResource(customerDeclaration, saved, render) };
+});
+
+/** Which update of customer `customerId` the caller may make (404 when a limited token does not reach it). */
+function updateAllowedTo(principal: Principal, customerId: string): (current: CustomerRecord, body: CustomerInput) => Promise<CustomerRecord> {
+  if (principal.kind !== 'limited') return updateCustomer;
+  assertReach(principal, `customers/${customerId}`, 'customer');
+  return principal.customerId === customerId ? updateOwnCustomer : addLoginAfterSale;
+}
+
+/** `DELETE /customers/{customer_id}`. */
+export async function deleteCustomerAction(context: ApiContext): Promise<ApiResult> {
+  const { scope } = await prepare(context);
+  await retryOnConflict(async () => deleteCustomer(await getRecord(customerDeclaration, scope, context.params.customer_id!)));
+  return { status: 204 };
+}
+
+/** `GET /customers`: cursor list; filters `q` (name, email, username) and `has_payments`. */
+export async function listCustomersAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await prepare(context);
+  const request = cursorQuery(context.query, render);
+  const search = context.query.q?.trim().toLowerCase() || undefined;
+  const hasPayments = booleanParameter(context.query, 'has_payments');
+  const conditions: string[] = [];
+  const values: Record<string, unknown> = {};
+  if (search) {
+    conditions.push('contains(search_text, :q)');
+    values[':q'] = search;
+  }
+  if (hasPayments !== undefined) {
+    conditions.push('has_payments = :hp');
+    values[':hp'] = hasPayments;
+  }
+  const page = await readCursorPage(
+    {
+      partition: collectionPartition(customerDeclaration, scope),
+      idOf: (item) => item.customer_id as string,
+      find: async (id) => (await findRecord(customerDeclaration, scope, id)) as unknown as Record<string, unknown> | undefined,
+      ...(conditions.length ? { filter: { expression: conditions.join(' AND '), values } } : {}),
+    },
+    request,
+  );
+  const data = await renderElements(customerDeclaration, page.items as unknown as CustomerRecord[], render);
+  return { status: 200, body: cursorList(data, page, render.url('customers'), context.query) };
+}
+
+// The query parameters of the list actions, for the API description (conventions.md §12).
+declareQuery(listCustomersAction, { list: 'cursor', filters: { q: 'Search in name, email and username', has_payments: 'true or false' } });

@@ -1,0 +1,236 @@
+/**
+ * Customers (commerce.md §6.1): declaration, validation and storage. Customers are a cursor
+ * collection (gsi1 by date_created, gsi2 by date_modified). A username is unique per account
+ * and mode, case-insensitively, through a claim item written in the same transaction.
+ */
+import { type DateListed, listSortKey } from '../../store/keys';
+import { InsufficientPermissionsError, hashPassword } from '../identity';
+import { nowMs } from '../../core/clock';
+import { InvalidStateError } from '../../http/errors';
+import { newId } from '../../core/ids';
+import { addressJson, mergeAddress, type Address } from '../../rest/addresses';
+import { declareResource } from '../../rest/declarations';
+import { invalid, sends } from '../../rest/input';
+import type { RecordScope } from '../../store/records';
+import { customerKey, customerListing, insertCustomer, removeCustomer, saveCustomerRecord } from './customer-store';
+import type { CustomerInput } from './customer-schemas';
+
+export { usernameClaimKey } from './customer-store';
+
+/** A stored customer. */
+export interface CustomerRecord extends DateListed {
+  pk: string;
+  sk: string;
+  customer_id: string;
+  account_id: string;
+  mode: 'live' | 'test';
+  name: string | null;
+  email: string | null;
+  company_name: string | null;
+  phone: string | null;
+  tax_number: string | null;
+  username: string | null;
+  password_hash: string | null;
+  billing_address: Address;
+  shipping_address: Address;
+  tax_exempt: boolean;
+  has_payments: boolean;
+  locale: string | null;
+  meta: unknown;
+  /** Lowercase name, email and username, for `q`. */
+  search_text: string;
+}
+
+const SUB_COLLECTIONS = ['payment_methods', 'payments', 'refunds', 'orders', 'subscriptions', 'invoices'] as const;
+const ADDRESS_SHAPE = { countries: ['country'] } as const;
+
+/** The customer declaration (REST conventions engine). */
+export const customerDeclaration = declareResource<CustomerRecord>({
+  name: 'customer',
+  collection: 'customers',
+  idField: 'customer_id',
+  permission: 'customers',
+  scope: 'mode',
+  // The listed resources arrive with their own capabilities; until then these stay URLs.
+  subCollections: {
+    payment_methods: { resource: 'payment_method' },
+    payments: { resource: 'payment' },
+    refunds: { resource: 'refund' },
+    orders: { resource: 'order' },
+    subscriptions: { resource: 'subscription' },
+    invoices: { resource: 'invoice' },
+  },
+  formatted: {
+    dates: ['date_created', 'date_modified'],
+    nested: { billing_address: ADDRESS_SHAPE, shipping_address: ADDRESS_SHAPE },
+  },
+  idOf: (stored) => stored.customer_id,
+  toJson(stored, context) {
+    const url = context.url(`customers/${encodeURIComponent(stored.customer_id)}`);
+    const json: Record<string, unknown> = {
+      object: 'customer',
+      url,
+      customer_id: stored.customer_id,
+      account_id: stored.account_id,
+      test: stored.mode === 'test',
+      date_created: context.date(stored.created_ms),
+      date_modified: context.date(stored.modified_ms),
+      company_name: stored.company_name,
+      name: stored.name,
+      email: stored.email,
+      phone: stored.phone,
+      username: stored.username,
+      tax_number: stored.tax_number,
+      billing_address: addressJson(stored.billing_address),
+      shipping_address: addressJson(stored.shipping_address),
+      tax_exempt: stored.tax_exempt,
+      has_payments: stored.has_payments,
+      locale: stored.locale,
+      meta: stored.meta ?? null,
+    };
+    for (const name of SUB_COLLECTIONS) json[name] = `${url}/${name}`;
+    return json;
+  },
+});
+
+/** The writable fields of a customer, after a change. */
+type CustomerFields = Pick<
+  CustomerRecord,
+  'name' | 'email' | 'company_name' | 'phone' | 'tax_number' | 'username' | 'billing_address' | 'shipping_address' | 'tax_exempt' | 'locale' | 'meta'
+> & { password?: string };
+
+type TextField = 'name' | 'email' | 'company_name' | 'phone' | 'tax_number' | 'username' | 'locale';
+
+/**
+ * Applies a parsed create body or partial update (`customerCreate` / `customerUpdate`) to the
+ * current customer: sent properties change, null clears, addresses merge property by property.
+ */
+export function customerFields(body: CustomerInput, current: CustomerRecord | undefined): CustomerFields {
+  const text = (property: TextField) => (sends(body, property) ? (body[property] ?? null) : (current?.[property] ?? null));
+  return {
+    name: text('name'),
+    email: text('email'),
+    company_name: text('company_name'),
+    phone: text('phone'),
+    tax_number: text('tax_number'),
+    username: text('username'),
+    billing_address: mergeAddress(current?.billing_address, body.billing_address),
+    shipping_address: mergeAddress(current?.shipping_address, body.shipping_address),
+    tax_exempt: body.tax_exempt ?? current?.tax_exempt ?? false,
+    locale: text('locale'),
+    meta: sends(body, 'meta') ? body.meta : (current?.meta ?? null),
+    ...(typeof body.password === 'string' ? { password: body.password } : {}),
+  };
+}
+
+function searchText(fields: CustomerFields): string {
+  return [fields.name, fields.email, fields.username].filter(Boolean).join(' ').toLowerCase();
+}
+
+/** Creates a customer (client-chosen or generated id). */
+export async function createCustomer(scope: RecordScope, body: CustomerInput): Promise<CustomerRecord> {
+  const customerId = body.customer_id ?? newId();
+  const { password, ...fields } = customerFields(body, undefined);
+  const now = nowMs();
+  const partition = customerListing(scope);
+  const record: CustomerRecord = {
+    ...customerKey(scope, customerId),
+    customer_id: customerId,
+    account_id: scope.accountId,
+    mode: scope.mode,
+    ...fields,
+    password_hash: password === undefined ? null : await hashPassword(password),
+    has_payments: false,
+    search_text: searchText(fields),
+    created_ms: now,
+    modified_ms: now,
+    gsi1pk: partition,
+    gsi1sk: listSortKey(now, customerId),
+    gsi2pk: partition,
+    gsi2sk: listSortKey(now, customerId),
+  };
+  await insertCustomer(scope, record);
+  return record;
+}
+
+/** Applies a partial update (conditional on the version read). */
+export async function updateCustomer(current: CustomerRecord, body: CustomerInput): Promise<CustomerRecord> {
+  const { password, ...fields } = customerFields(body, current);
+  const now = Math.max(nowMs(), current.modified_ms + 1);
+  const next: CustomerRecord = {
+    ...current,
+    ...fields,
+    password_hash: password === undefined ? current.password_hash : await hashPassword(password),
+    search_text: searchText(fields),
+    modified_ms: now,
+    gsi2sk: listSortKey(now, current.customer_id),
+  };
+  await saveCustomerRecord(current, next);
+  return next;
+}
+
+/** A customer-scope token's update of its own customer: any update but `tax_exempt`, which is read-only for it (commerce.md §0.1). */
+export function updateOwnCustomer(current: CustomerRecord, body: CustomerInput): Promise<CustomerRecord> {
+  const { tax_exempt: _readOnly, ...rest } = body;
+  return updateCustomer(current, rest);
+}
+
+/**
+ * The one update a limited token may make to the customer of a sale it paid (commerce.md §0.1,
+ * auth.md 3.3; the receipt page's "create an account"): it sets `username` and `password`, both
+ * required and validated as in any update, while the customer has neither. Every other property
+ * of the body is ignored. Once a login exists the token has no right left on the customer: 403.
+ */
+export async function addLoginAfterSale(current: CustomerRecord, body: CustomerInput): Promise<CustomerRecord> {
+  if (current.username !== null || current.password_hash !== null) {
+    throw new InsufficientPermissionsError('This customer already has a login. Sign in to change it.');
+  }
+  for (const property of ['username', 'password'] as const) {
+    const value = body[property];
+    if (value === undefined || value === null || value === '') invalid(property, `The property ${property} is required.`, 'required');
+  }
+  return updateCustomer(current, { username: body.username, password: body.password });
+}
+
+/** Deletes a customer without payments, and frees its username. */
+export async function deleteCustomer(current: CustomerRecord): Promise<void> {
+  if (current.has_payments) throw new InvalidStateError('A customer with payments cannot be deleted.', { reason: 'has_payments' });
+  await removeCustomer(current);
+}
+
+/** A new customer made from a paid sale's customer (guests are never matched by email, §5.1). */
+export function customerFromSale(
+  scope: RecordScope,
+  customerId: string,
+  sale: { name: string | null; email: string | null; company_name: string | null; phone: string | null; tax_number: string | null; billing_address: Address; shipping_address: Address },
+  now: number,
+): CustomerRecord {
+  const partition = customerListing(scope);
+  const fields = { name: sale.name, email: sale.email, username: null } as CustomerFields;
+  return {
+    ...customerKey(scope, customerId),
+    customer_id: customerId,
+    account_id: scope.accountId,
+    mode: scope.mode,
+    name: sale.name,
+    email: sale.email,
+    company_name: sale.company_name,
+    phone: sale.phone,
+    tax_number: sale.tax_number,
+    username: null,
+    password_hash: null,
+    billing_address: sale.billing_address,
+    shipping_address: sale.shipping_address,
+    tax_exempt: false,
+    has_payments: true,
+    locale: null,
+    meta: null,
+    search_text: searchText(fields),
+    created_ms: now,
+    modified_ms: now,
+    gsi1pk: partition,
+    gsi1sk: listSortKey(now, customerId),
+    gsi2pk: partition,
+    gsi2sk: listSortKey(now, customerId),
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * The event resource (events.md §7): one notification of one occurrence for one subscription,
+ * with its body rendered once when it was made, its status (§6.2) and its attempt log. This file
+ * holds the record's shape and its REST declaration; `./event-store` the only code that knows
+ * its keys and conditions.
+ */
+import { declareResource } from '../../rest/declarations';
+import type { RenderContext } from '../../rest/render-context';
+import type { RecordScope } from '../../store/entity';
+import type { NotificationFormat } from '../../flows/notifications/body';
+
+/** §6.2. */
+export type EventStatus = 'pending' | 'delivered' | 'retry' | 'failed';
+
+/** Why an attempt failed (§7.1). */
+export type AttemptErrorCode =
+  | 'http_status'
+  | 'redirect'
+  | 'gone'
+  | 'timeout'
+  | 'dns_error'
+  | 'connection_error'
+  | 'tls_error'
+  | 'destination_not_allowed'
+  | 'email_rejected'
+  | 'function_error'
+  | 'function_not_found'
+  | 'subscription_deleted';
+
+/** One delivery attempt (§7.1), as stored. */
+export interface DeliveryAttempt {
+  attempt: number;
+  trigger: 'automatic' | 'manual';
+  date_ms: number;
+  destination: string;
+  success: boolean;
+  status_code: number | null;
+  duration_ms: number;
+  error: { code: AttemptErrorCode; message: string } | null;
+  /** The first 2,048 characters of the reply, or null. */
+  response_body: string | null;
+}
+
+/** The request of the last attempt, secrets already replaced by `[redacted]` (`debug=true`). */
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A stored event. */
+export interface EventRecord {
+  pk: string;
+  sk: string;
+  event_id: string;
+  account_id: string;
+  mode: RecordScope['mode'];
+  type: string;
+  /** The occurrence's id: shared by every notification of it. */
+  fingerprint: string;
+  event_subscription_id: string;
+  method: 'http' | 'email';
+  format: NotificationFormat;
+  /** The notification's data object (always JSON). */
+  data: Record<string, unknown>;
+  /** The body, rendered once when the event was made and sent byte for byte on every attempt. */
+  body: string;
+  content_type: string;
+  status: EventStatus;
+  /** Automatic attempts made (the schedule counts these). */
+  automatic_attempts: number;
+  /** Every attempt made, automatic and manual. */
+  attempts_count: number;
+  /** The last 50 attempts, oldest first. */
+  attempts: DeliveryAttempt[];
+  last_attempt_ms: number | null;
+  next_attempt_ms: number | null;
+  delivered_ms: number | null;
+  last_request: RecordedRequest | null;
+  created_ms: number;
+  modified_ms: number;
+  gsi1pk: string;
+  gsi1sk: string;
+  /** Listed by date_modified (`date_type=date_modified`); moved by every save. */
+  gsi2pk: string;
+  gsi2sk: string;
+  /** Removed 30 days after creation (§6.2), by the table's TTL. */
+  ttl: number;
+}
+
+/** How many attempts an event keeps in its log. */
+export const KEPT_ATTEMPTS = 50;
+
+/** How long events are kept (§6.2). */
+export const EVENT_RETENTION_MS = 30 * 24 * 3600_000;
+
+/** The path of an event under the API root. */
+export function eventPath(eventId: string): string {
+  return `events/${encodeURIComponent(eventId)}`;
+}
+
+/** An attempt log as the API shows it (§7.1): dates in the zone in effect. License requests show theirs the same way. */
+export function attemptsJson(attempts: ReadonlyArray<Omit<DeliveryAttempt, 'error'> & { error: { code: string; message: string } | null }>, context: Pick<RenderContext, 'date'>) {
+  return attempts.map((attempt) => ({
+    attempt: attempt.attempt,
+    trigger: attempt.trigger,
+    date: context.date(attempt.date_ms),
+    destination: attempt.destination,
+    success: attempt.success,
+    status_code: attempt.status_code,
+    duration_ms: attempt.duration_ms,
+    error: attempt.error,
+    response_body: attempt.response_body,
+  }));
+}
+
+/** The event declaration (REST conventions engine). */
+export const eventDeclaration = declareResource<EventRecord>({
+  name: 'event',
+  collection: 'events',
+  idField: 'event_id',
+  permission: 'events',
+  scope: 'mode',
+  links: { event_subscription: 'event_subscription' },
+  formatted: { dates: ['date_last_delivery_attempt', 'date_next_delivery_attempt', 'date_delivered', 'date_created', 'date_modified'] },
+  idOf: (stored) => stored.event_id,
+  toJson(stored, context) {
+    return {
+      object: 'event',
+      url: context.url(eventPath(stored.event_id)),
+      event_id: stored.event_id,
+      type: stored.type,
+      fingerprint: stored.fingerprint,
+      test: stored.mode === 'test',
+      account_id: stored.account_id,
+      status: stored.status,
+      event_subscription: context.url(`event_subscriptions/${encodeURIComponent(stored.event_subscription_id)}`),
+      method: stored.method,
+      format: stored.format,
+      data: stored.data,
+      attempts_count: stored.attempts_count,
+      date_last_delivery_attempt: stored.last_attempt_ms === null ? null : context.date(stored.last_attempt_ms),
+      date_next_delivery_attempt: stored.next_attempt_ms === null ? null : context.date(stored.next_attempt_ms),
+      date_delivered: stored.delivered_ms === null ? null : context.date(stored.delivered_ms),
+      attempts: attemptsJson(stored.attempts, context),
+      date_created: context.date(stored.created_ms),
+      date_modified: context.date(stored.modified_ms),
+    };
+  },
+});

@@ -1,0 +1,334 @@
+/**
+ * Event subscriptions (events.md §2, §3): declaration, validation, sealing of the secret
+ * properties and storage. A mode-scoped offset collection with generated ids, listed in
+ * creation order through the bucketed offset index. The four secret properties are sealed
+ * together with the platform's secrets port into one value (`secrets_sealed`), bound to the
+ * subscription by its purpose, and opened only for readers holding `event_subscriptions:update`
+ * and for delivery (`activeSubscriptionsFor`).
+ */
+import { isAllowed, type Principal } from '../../identity';
+import { nowMs } from '../../../core/clock';
+import { InvalidInputError } from '../../../http/errors';
+import { newId } from '../../../core/ids';
+import type { OutboundHttp, SecretsPort } from '../../../platform/ports';
+import { declareResource } from '../../../rest/declarations';
+import { invalid, sends } from '../../../rest/input';
+import { parsePathList } from '../../../rest/paths';
+import type { RenderContext } from '../../../rest/render-context';
+import type { RecordScope } from '../../../store/records';
+import type { EventType } from '../catalog';
+import type { EventSubscriptionInput } from './event-subscription-schemas';
+import {
+  allEventSubscriptions,
+  eventSubscriptionKey,
+  getEventSubscriptionRecord,
+  insertEventSubscription,
+  removeEventSubscription,
+  reserveEventSubscriptionPosition,
+  saveEventSubscriptionRecord,
+} from './event-subscription-store';
+
+/** The secret properties: sealed at rest, shown only to tokens that may update subscriptions. */
+export interface SubscriptionSecrets {
+  http_authorization_password: string | null;
+  http_authorization: string | null;
+  custom_header_value: string | null;
+  signature_key: string | null;
+}
+
+/** The names of the secret properties. */
+export const SECRET_PROPERTIES = ['http_authorization_password', 'http_authorization', 'custom_header_value', 'signature_key'] as const satisfies ReadonlyArray<keyof SubscriptionSecrets>;
+
+const NO_SECRETS: SubscriptionSecrets = { http_authorization_password: null, http_authorization: null, custom_header_value: null, signature_key: null };
+
+/** The properties of a subscription that are not secret (stored in clear). */
+export interface SubscriptionSettings {
+  event_type: EventType;
+  method: 'http' | 'email';
+  format: 'json' | 'xml' | 'html';
+  destination: string;
+  active: boolean;
+  comments: string | null;
+  http_authorization_username: string | null;
+  custom_header_name: string | null;
+  environment_variables: Record<string, string>;
+  expand: string | null;
+  show: string | null;
+  hide: string | null;
+  timezone: string | null;
+}
+
+/** A stored event subscription: its settings in clear, its secrets sealed. */
+export interface EventSubscriptionRecord extends SubscriptionSettings {
+  pk: string;
+  sk: string;
+  event_subscription_id: string;
+  account_id: string;
+  mode: 'live' | 'test';
+  /** The four secret properties as sealed JSON (`SubscriptionSecrets`), or null when none is set. */
+  secrets_sealed: string | null;
+  created_ms: number;
+  modified_ms: number;
+  seq: number;
+  gsi1pk: string;
+  gsi1sk: string;
+}
+
+/** A subscription with its secrets opened: what delivery uses, and what privileged readers see. */
+export interface OpenedEventSubscription extends EventSubscriptionRecord {
+  secrets: SubscriptionSecrets;
+}
+
+/** What the declaration renders: a record, with `secrets` only when the reader may see them. */
+export type EventSubscriptionView = EventSubscriptionRecord & { secrets?: SubscriptionSecrets };
+
+/** The path of a subscription below the API root. */
+export function eventSubscriptionPath(subscriptionId: string): string {
+  return `event_subscriptions/${encodeURIComponent(subscriptionId)}`;
+}
+
+/** The event subscription declaration (REST conventions engine). Secrets appear only on an opened view. */
+export const eventSubscriptionDeclaration = declareResource<EventSubscriptionView>({
+  name: 'event_subscription',
+  collection: 'event_subscriptions',
+  idField: 'event_subscription_id',
+  permission: 'event_subscriptions',
+  scope: 'mode',
+  formatted: { dates: ['date_created', 'date_modified'] },
+  idOf: (stored) => stored.event_subscription_id,
+  toJson(stored, context: RenderContext) {
+    const secrets = stored.secrets;
+    return {
+      object: 'event_subscription',
+      url: context.url(eventSubscriptionPath(stored.event_subscription_id)),
+      event_subscription_id: stored.event_subscription_id,
+      test: stored.mode === 'test',
+      event_type: stored.event_type,
+      method: stored.method,
+      format: stored.format,
+      destination: stored.destination,
+      active: stored.active,
+      comments: stored.comments,
+      http_authorization_username: stored.http_authorization_username,
+      ...(secrets ? { http_authorization_password: secrets.http_authorization_password, http_authorization: secrets.http_authorization } : {}),
+      custom_header_name: stored.custom_header_name,
+      ...(secrets ? { custom_header_value: secrets.custom_header_value } : {}),
+      environment_variables: { ...stored.environment_variables },
+      expand: stored.expand,
+      show: stored.show,
+      hide: stored.hide,
+      timezone: stored.timezone,
+      ...(secrets ? { signature_key: secrets.signature_key } : {}),
+      // Hosted functions (events.md §9) do not exist yet; this becomes their URL when the destination is one.
+      hosted_function: null,
+      date_created: context.date(stored.created_ms),
+      date_modified: context.date(stored.modified_ms),
+    };
+  },
+});
+
+/** Whether `principal` may see the secret properties (events.md §2.1: holders of `event_subscriptions:update`). */
+export function maySeeSecrets(principal: Pick<Principal, 'kind' | 'isOwner' | 'permissions'> | undefined): boolean {
+  if (!principal || principal.kind === 'limited') return false;
+  return principal.isOwner || isAllowed(principal.permissions, 'event_subscriptions', 'update');
+}
+
+/** The sealing purpose of a subscription's secrets: a sealed value opens only for the subscription it was made for. */
+function secretsPurpose(scope: RecordScope, subscriptionId: string): string {
+  return `event_subscription:${scope.accountId}:${scope.mode}:${subscriptionId}`;
+}
+
+/** Seals the secrets of a subscription, or null when none is set. */
+async function sealSecrets(secrets: SubscriptionSecrets, scope: RecordScope, subscriptionId: string, port: SecretsPort): Promise<string | null> {
+  if (SECRET_PROPERTIES.every((name) => secrets[name] === null)) return null;
+  return port.seal(JSON.stringify(secrets), secretsPurpose(scope, subscriptionId));
+}
+
+/** The secrets of a stored subscription, opened (all null when none is set). */
+export async function openSecrets(record: EventSubscriptionRecord, port: SecretsPort): Promise<SubscriptionSecrets> {
+  if (!record.secrets_sealed) return { ...NO_SECRETS };
+  const opened = JSON.parse(await port.open(record.secrets_sealed, secretsPurpose({ accountId: record.account_id, mode: record.mode }, record.event_subscription_id))) as Partial<SubscriptionSecrets>;
+  return { ...NO_SECRETS, ...opened };
+}
+
+/** A record with its secrets opened. */
+export async function openSubscription(record: EventSubscriptionRecord, port: SecretsPort): Promise<OpenedEventSubscription> {
+  return { ...record, secrets: await openSecrets(record, port) };
+}
+
+/** What `principal` may see of a record: opened when it holds `event_subscriptions:update`, else without secrets. */
+export async function subscriptionView(record: EventSubscriptionRecord, principal: Principal | undefined, port: SecretsPort): Promise<EventSubscriptionView> {
+  return maySeeSecrets(principal) ? openSubscription(record, port) : record;
+}
+
+const EMAIL = /^[^\s@,;<>]+@[^\s@,;<>]+\.[^\s@,;<>]+$/;
+
+/** An absolute http(s) URL without whitespace, or undefined. */
+function httpUrl(text: string): URL | undefined {
+  if (/\s/.test(text)) return undefined;
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A subscription's writable properties, as they will be after a change. */
+export interface SubscriptionFields {
+  settings: SubscriptionSettings;
+  secrets: SubscriptionSecrets;
+}
+
+/** The value a body gives a property, or the current one (or `fallback`) when it does not send it. */
+function pick<T>(body: object, name: string, current: T | undefined, fallback: T): T {
+  if (sends(body, name)) return ((body as Record<string, unknown>)[name] ?? fallback) as T;
+  return current ?? fallback;
+}
+
+/**
+ * Applies a parsed create body or partial update to the current fields (sent properties
+ * change, null clears), then checks the rules between properties on the result (events.md
+ * §2.1), so the subscription as it will be is valid whatever the update sent:
+ * - the destination fits the method: an absolute http(s) URL for `http`, one email address for `email`;
+ * - non-empty `show` and `hide` together are a conflict (as for the query parameters);
+ * - `http_authorization` excludes the Basic username/password pair;
+ * - the custom header has both a name and a value, or neither.
+ */
+export function eventSubscriptionFields(body: EventSubscriptionInput, current: SubscriptionFields | undefined): SubscriptionFields {
+  const was = current?.settings;
+  const settings: SubscriptionSettings = {
+    event_type: pick(body, 'event_type', was?.event_type, undefined as unknown as EventType),
+    method: pick(body, 'method', was?.method, 'http'),
+    format: pick(body, 'format', was?.format, 'json'),
+    destination: pick(body, 'destination', was?.destination, ''),
+    active: pick(body, 'active', was?.active, true),
+    comments: pick(body, 'comments', was?.comments, null),
+    http_authorization_username: pick(body, 'http_authorization_username', was?.http_authorization_username, null),
+    custom_header_name: pick(body, 'custom_header_name', was?.custom_header_name, null),
+    environment_variables: pick(body, 'environment_variables', was?.environment_variables, {}),
+    expand: pick(body, 'expand', was?.expand, null),
+    show: pick(body, 'show', was?.show, null),
+    hide: pick(body, 'hide', was?.hide, null),
+    timezone: pick(body, 'timezone', was?.timezone, null),
+  };
+  const secrets = Object.fromEntries(SECRET_PROPERTIES.map((name) => [name, pick(body, name, current?.secrets[name], null)])) as unknown as SubscriptionSecrets;
+
+  if (settings.method === 'http' && !httpUrl(settings.destination)) {
+    invalid('destination', 'The property destination must be an absolute http:// or https:// URL when method is http.');
+  }
+  if (settings.method === 'email' && !(settings.destination.length <= 254 && EMAIL.test(settings.destination))) {
+    invalid('destination', 'The property destination must be one email address when method is email.');
+  }
+  if (parsePathList(settings.show ?? undefined) !== undefined && parsePathList(settings.hide ?? undefined) !== undefined) {
+    throw new InvalidInputError('The properties show and hide cannot be used together.', { property: 'hide', reason: 'conflict', conflicts_with: 'show' });
+  }
+  const basic = settings.http_authorization_username !== null || secrets.http_authorization_password !== null;
+  if (secrets.http_authorization !== null && basic) {
+    // Blame what this request sent: the raw header, or the pair it added next to a stored one.
+    const blamed = sends(body, 'http_authorization') ? 'http_authorization' : sends(body, 'http_authorization_username') ? 'http_authorization_username' : 'http_authorization_password';
+    invalid(blamed, 'The property http_authorization cannot be combined with http_authorization_username and http_authorization_password.', 'conflict');
+  }
+  if (settings.custom_header_name !== null && secrets.custom_header_value === null) {
+    invalid('custom_header_value', 'The property custom_header_value is required when custom_header_name is set.', 'required');
+  }
+  if (settings.custom_header_name === null && secrets.custom_header_value !== null) {
+    invalid('custom_header_name', 'The property custom_header_name is required when custom_header_value is set.', 'required');
+  }
+  return { settings, secrets };
+}
+
+/**
+ * The address check of events.md §3 at save time: an `http` destination whose host is, or
+ * resolves to, a blocked address gives 400 `invalid_input` (`destination_not_allowed`). The
+ * policy is the outbound port's: the local runtime also allows loopback, the cloud does not.
+ */
+export async function checkDestination(settings: SubscriptionSettings, http: OutboundHttp): Promise<void> {
+  if (settings.method !== 'http') return;
+  if (await http.allowsDestination(settings.destination)) return;
+  throw new InvalidInputError('The property destination points to an address notifications may not be sent to (private, loopback, link-local or reserved).', {
+    property: 'destination',
+    reason: 'destination_not_allowed',
+  });
+}
+
+/** The ports a subscription write needs: sealing and the outbound address policy. */
+export interface SubscriptionPorts {
+  secrets: SecretsPort;
+  http: OutboundHttp;
+}
+
+/** Creates a subscription: validate, check the destination, seal, reserve its listing position, write record and counter together. */
+export async function createEventSubscription(scope: RecordScope, body: EventSubscriptionInput, ports: SubscriptionPorts): Promise<OpenedEventSubscription> {
+  const { settings, secrets } = eventSubscriptionFields(body, undefined);
+  await checkDestination(settings, ports.http);
+  const subscriptionId = newId();
+  const secretsSealed = await sealSecrets(secrets, scope, subscriptionId, ports.secrets);
+  const position = await reserveEventSubscriptionPosition(scope);
+  const now = nowMs();
+  const record: EventSubscriptionRecord = {
+    ...eventSubscriptionKey(scope, subscriptionId),
+    event_subscription_id: subscriptionId,
+    account_id: scope.accountId,
+    mode: scope.mode,
+    ...settings,
+    secrets_sealed: secretsSealed,
+    created_ms: now,
+    modified_ms: now,
+    ...position,
+  };
+  await insertEventSubscription(scope, record);
+  return { ...record, secrets };
+}
+
+/** The current fields of a stored subscription (secrets opened), what an update applies to. */
+async function currentFields(record: EventSubscriptionRecord, port: SecretsPort): Promise<SubscriptionFields> {
+  const { pk: _pk, sk: _sk, event_subscription_id: _id, account_id: _account, mode: _mode, secrets_sealed: _sealed, created_ms: _c, modified_ms: _m, seq: _seq, gsi1pk: _g1, gsi1sk: _g2, ...settings } = record;
+  return { settings, secrets: await openSecrets(record, port) };
+}
+
+/**
+ * Applies a partial update to a subscription read at `current`, conditional on that version
+ * (the caller's `retryOnConflict` reads again): validation covers the result, the destination
+ * is checked again, and the secrets are sealed again only when they changed.
+ */
+export async function updateEventSubscription(current: EventSubscriptionRecord, body: EventSubscriptionInput, ports: SubscriptionPorts): Promise<OpenedEventSubscription> {
+  const before = await currentFields(current, ports.secrets);
+  const { settings, secrets } = eventSubscriptionFields(body, before);
+  await checkDestination(settings, ports.http);
+  const scope = { accountId: current.account_id, mode: current.mode };
+  const unchanged = SECRET_PROPERTIES.every((name) => secrets[name] === before.secrets[name]);
+  const secretsSealed = unchanged ? current.secrets_sealed : await sealSecrets(secrets, scope, current.event_subscription_id, ports.secrets);
+  const next: EventSubscriptionRecord = { ...current, ...settings, secrets_sealed: secretsSealed, modified_ms: Math.max(nowMs(), current.modified_ms + 1) };
+  await saveEventSubscriptionRecord(current, next);
+  return { ...next, secrets };
+}
+
+/**
+ * Deletes a subscription (hard) and takes it out of the listing count, conditional on the
+ * version read. Ending its `pending` and `retry` events (`failed`, `subscription_deleted`,
+ * events.md §2.2) is the delivery side's, after this commits (`../delivery/end-deleted`).
+ */
+export async function deleteEventSubscription(current: EventSubscriptionRecord): Promise<void> {
+  await removeEventSubscription(current);
+}
+
+/** A subscription by id; 404, or 400 token_type_mismatch for one of the other mode. */
+export function readEventSubscription(scope: RecordScope, subscriptionId: string): Promise<EventSubscriptionRecord> {
+  return getEventSubscriptionRecord(scope, subscriptionId);
+}
+
+/**
+ * The active subscriptions of `scope` to `eventType`, secrets opened: what fan-out creates one
+ * event for per occurrence (events.md §1, §7). Reads the whole listing of the scope (an
+ * account has a handful to dozens of subscriptions) and opens each match's secrets once.
+ *
+ * @example
+ *   for (const subscription of await activeSubscriptionsFor(scope, 'order:created', platform.secrets)) {
+ *     // subscription.destination, .format, .environment_variables, .secrets.signature_key ...
+ *   }
+ */
+export async function activeSubscriptionsFor(scope: RecordScope, eventType: EventType, secrets: SecretsPort): Promise<OpenedEventSubscription[]> {
+  const matching = (await allEventSubscriptions(scope)).filter((subscription) => subscription.active && subscription.event_type === eventType);
+  return Promise.all(matching.map((subscription) => openSubscription(subscription, secrets)));
+}

@@ -1,0 +1,31 @@
+/** Payments: card rules, the gateway port, the built-in test gateway and the payment errors. */
+export { acceptedPaymentMethods, type AcceptedPaymentMethod } from './accepted-methods';
+export { cardBrand, cardExpired, cardFingerprint, luhnValid, maskedCard, newCard, type MaskedCard, type NewCard } from './cards';
+export {
+  BankNetworkError,
+  BankNetworkTimeoutError,
+  DuplicatePaymentError,
+  FeatureNotEnabledError,
+  gatewayError,
+  gatewayErrorCode,
+  InvalidAvsError,
+  InvalidCvvError,
+  PaymentDeclinedError,
+  PaymentError,
+} from './errors';
+export type {
+  ChargeOutcome,
+  ChargeRequest,
+  ChargeResponseData,
+  ChargeResult,
+  FailedChargeOutcome,
+  PaymentGateway,
+  SavedCardRef,
+  TestBehaviour,
+} from './gateway';
+export { savedCardRef, TEST_BAD_CVV, TEST_BAD_POSTAL_CODE, testBehaviourOf, testGateway } from './test-gateway';
+export { listCharges, type GatewayChargeRecord } from './gateway-charge-store';
+export { commitPaymentAction, getPaymentAction, listCartPaymentsAction, listPaymentsAction, payCartAction, payDirectAction, paymentOptionsAction, updatePaymentAction } from './payment-actions';
+export { newPaymentRecord, paymentDeclaration, type PaymentRecord } from './payment-records';
+export { cardData, savedCardFields, type CartPaymentInput, type DirectPaymentInput, type PaymentMethodInput } from './payment-schemas';
+export { chargeKey, findRecentDuplicate, initiatedEntry, outcomeEntry, payments, paymentsOfCustomer, recordSavedMethod } from './payment-store';

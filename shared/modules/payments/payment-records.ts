@@ -1,0 +1,153 @@
+/**
+ * Payments as stored and shown (commerce.md §4.1): one record per attempt, cursor-listed by
+ * date, and indexed by card fingerprint, currency and total for duplicate detection (§4.5).
+ */
+import { type DateListed, listSortKey } from '../../store/keys';
+import { nowMs } from '../../core/clock';
+import { declareResource } from '../../rest/declarations';
+import type { RenderContext } from '../../rest/render-context';
+import { collectionPartition, recordKey, type RecordScope } from '../../store/records';
+import type { MaskedCard } from './cards';
+import type { ChargeResponseData } from './gateway';
+
+/** Payment statuses (§4.6). */
+export type PaymentStatus = 'initiated' | 'pending' | 'completed' | 'failed' | 'refunded' | 'cancelled';
+
+/** A stored payment. */
+export interface PaymentRecord extends DateListed {
+  pk: string;
+  sk: string;
+  payment_id: string;
+  account_id: string;
+  mode: 'live' | 'test';
+  status: PaymentStatus;
+  currency: string;
+  subtotal: number;
+  shipping: number;
+  tax: number;
+  total: number;
+  settlement_currency: string;
+  settlement_subtotal: number;
+  settlement_shipping: number;
+  settlement_tax: number;
+  settlement_total: number;
+  total_refunded: number;
+  reference: string | null;
+  description: string | null;
+  referrer: string | null;
+  payment_method: { payment_method_id: string | null; type: 'credit_card'; data: MaskedCard } | null;
+  response_data: ChargeResponseData;
+  gateway_transaction_id: string | null;
+  error_code: string | null;
+  ip_address: string | null;
+  customer_id: string | null;
+  cart_id: string | null;
+  order_id: string | null;
+  meta: unknown;
+  /** The gateway's verdict, written right after the charge so a crashed completion can be finished. */
+  gateway_outcome?: 'approved';
+  /** Card fingerprint (never the number), for duplicate detection. */
+  fingerprint: string | null;
+  gsi3pk?: string;
+  gsi3sk?: string;
+}
+
+const SUCCESS: ReadonlySet<PaymentStatus> = new Set(['completed', 'pending', 'refunded']);
+const AMOUNTS = ['subtotal', 'shipping', 'tax', 'total', 'total_refunded'] as const;
+
+/** The payment declaration (REST conventions engine). */
+export const paymentDeclaration = declareResource<PaymentRecord>({
+  name: 'payment',
+  collection: 'payments',
+  idField: 'payment_id',
+  permission: 'payments',
+  scope: 'mode',
+  links: { customer: 'customer', order: 'order', cart: 'cart' },
+  formatted: {
+    money: {
+      ...Object.fromEntries(AMOUNTS.map((name) => [name, 'currency'])),
+      settlement_subtotal: 'settlement_currency',
+      settlement_shipping: 'settlement_currency',
+      settlement_tax: 'settlement_currency',
+      settlement_total: 'settlement_currency',
+    },
+    dates: ['date_created', 'date_modified'],
+  },
+  idOf: (payment) => payment.payment_id,
+  toJson(payment, context: RenderContext) {
+    const url = context.url(`payments/${payment.payment_id}`);
+    return {
+      object: 'payment',
+      url,
+      payment_id: payment.payment_id,
+      account_id: payment.account_id,
+      test: payment.mode === 'test',
+      status: payment.status,
+      success: SUCCESS.has(payment.status),
+      currency: payment.currency,
+      subtotal: payment.subtotal,
+      shipping: payment.shipping,
+      tax: payment.tax,
+      total: payment.total,
+      total_refunded: payment.total_refunded,
+      settlement_currency: payment.settlement_currency,
+      settlement_subtotal: payment.settlement_subtotal,
+      settlement_shipping: payment.settlement_shipping,
+      settlement_tax: payment.settlement_tax,
+      settlement_total: payment.settlement_total,
+      reference: payment.reference,
+      description: payment.description,
+      referrer: payment.referrer,
+      payment_method: payment.payment_method
+        ? {
+            object: 'payment_method',
+            payment_method_id: payment.payment_method.payment_method_id,
+            url: payment.payment_method.payment_method_id && payment.customer_id
+              ? context.url(`customers/${payment.customer_id}/payment_methods/${payment.payment_method.payment_method_id}`)
+              : null,
+            type: payment.payment_method.type,
+            data: payment.payment_method.data,
+          }
+        : null,
+      response_data: payment.response_data,
+      gateway_transaction_id: payment.gateway_transaction_id,
+      error_code: payment.error_code,
+      ip_address: payment.ip_address,
+      customer: payment.customer_id ? context.url(`customers/${payment.customer_id}`) : null,
+      cart: payment.cart_id ? context.url(`carts/${payment.cart_id}`) : null,
+      invoice: null,
+      order: payment.order_id ? context.url(`orders/${payment.order_id}`) : null,
+      subscription: null,
+      refunds: `${url}/refunds`,
+      meta: payment.meta ?? null,
+      date_created: context.date(payment.created_ms),
+      date_modified: context.date(payment.modified_ms),
+    };
+  },
+});
+
+/** The duplicate-detection partition: same account, mode, card, currency and total (§4.5). */
+export function duplicatePartition(scope: RecordScope, fingerprint: string, currency: string, total: number): string {
+  return `${scope.accountId}#${scope.mode}#payment-fingerprint#${fingerprint}#${currency}#${total}`;
+}
+
+/** A new payment record in status `initiated`. */
+export function newPaymentRecord(scope: RecordScope, paymentId: string, fields: Omit<PaymentRecord, 'pk' | 'sk' | 'payment_id' | 'account_id' | 'mode' | 'created_ms' | 'modified_ms' | 'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'gsi3pk' | 'gsi3sk'>): PaymentRecord {
+  const now = nowMs();
+  const partition = collectionPartition(paymentDeclaration, scope);
+  const sortKey = listSortKey(now, paymentId);
+  return {
+    ...recordKey(paymentDeclaration, scope, paymentId),
+    payment_id: paymentId,
+    account_id: scope.accountId,
+    mode: scope.mode,
+    ...fields,
+    created_ms: now,
+    modified_ms: now,
+    gsi1pk: partition,
+    gsi1sk: sortKey,
+    gsi2pk: partition,
+    gsi2sk: sortKey,
+    ...(fields.fingerprint ? { gsi3pk: duplicatePartition(scope, fields.fingerprint, fields.currency, fields.total), gsi3sk: sortKey } : {}),
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * The cloud `Platform`: SES, KMS, SQS, S3, the CDN's pointer store (when granted), the system clock, the built-in test gateway and
+ * outbound HTTP that refuses every non-public address. Cloud handlers build it once at module
+ * load (`cloudPlatform()`); every SDK client inside is made on first use, so a function pays
+ * only for the ports it touches.
+ */
+import { testGateway } from '../../modules/payments';
+import { config } from '../../core/config';
+import { sesEmail } from './ses-email';
+import { kmsSecrets } from './kms-secrets';
+import { s3Objects, sqsQueues } from './aws-clients';
+import { kvsEdgePointers } from './aws-edge-pointers';
+import { guardedHttp } from './outbound-http';
+import type { Clock, Platform } from '../ports';
+
+/** The system clock. */
+export const systemClock: Clock = { nowMs: () => Date.now() };
+
+let built: Platform | undefined;
+
+/** The platform of a cloud function, built once per process (on first call) from its configuration. */
+export function cloudPlatform(): Platform {
+  if (built) return built;
+  const settings = config();
+  built = {
+    clock: systemClock,
+    email: sesEmail({ from: settings.emailFrom, region: settings.region }),
+    secrets: kmsSecrets({ keyId: settings.kmsKeyId, region: settings.region }),
+    gateway: testGateway,
+    http: guardedHttp({ allowLoopback: false }),
+    queues: sqsQueues({ region: settings.region, urls: settings.queueUrls }),
+    objects: s3Objects({ region: settings.region, buckets: { functions: settings.functionsBucket, apps: settings.appsBucket } }),
+    // Only functions granted `edgePointers` (shared/app/routes.ts) know the store.
+    ...(settings.appPointersArn ? { edgePointers: kvsEdgePointers({ arn: settings.appPointersArn, region: settings.region }) } : {}),
+  };
+  return built;
+}

@@ -1,0 +1,145 @@
+/**
+ * The layering of architecture.md ("Top-level layout"), held by the imports themselves:
+ *
+ *   core ← store ← platform ← work ← http, rest, outbound ← modules ← flows ← app ← handlers ← infra
+ *
+ * A file imports only from its own layer or the layers to its left. Inside modules/, a module
+ * reaches another only through that module's `index.ts` (its one door), and no module reaches a
+ * flow; code above the modules (flows, app, handlers, infra) also comes in through the door.
+ * Tests and benchmarks may reach anything.
+ *
+ * `ALLOWED` names the imports that still break a rule, each as `from -> to`. It may only shrink:
+ * an entry that no longer matches an import fails the last test, so a fixed import leaves the list
+ * in the change that fixes it.
+ */
+import { readFileSync, existsSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { filesEndingWith } from '../support/source-files';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Imports that still break a rule (`from -> to`, repository paths). Ends empty. */
+const ALLOWED: string[] = [
+  'shared/flows/notifications/fan-out.ts -> shared/app/resources.ts',
+  'shared/http/fallback.ts -> shared/app/routes.ts',
+  'shared/http/middleware.ts -> shared/app/routes.ts',
+  'shared/http/middleware.ts -> shared/modules/identity/index.ts',
+  'shared/http/middleware.ts -> shared/modules/accounts/index.ts',
+  'shared/http/middleware.ts -> shared/modules/hosting/index.ts',
+  'shared/http/pipeline.ts -> shared/app/routes.ts',
+  'shared/http/response.ts -> shared/modules/identity/index.ts',
+  'shared/http/route-matcher.ts -> shared/app/routes.ts',
+  'shared/http/types.ts -> shared/app/routes.ts',
+  'shared/http/types.ts -> shared/modules/identity/index.ts',
+  'shared/modules/events/event-actions.ts -> shared/flows/notifications/delivery/retry-event.ts',
+  'shared/modules/events/event-records.ts -> shared/flows/notifications/body/index.ts',
+  'shared/modules/events/subscriptions/event-subscription-actions.ts -> shared/flows/notifications/delivery/end-deleted.ts',
+  'shared/modules/events/subscriptions/event-subscription-actions.ts -> shared/flows/notifications/delivery/sample-delivery.ts',
+  'shared/modules/events/subscriptions/event-subscription-actions.ts -> shared/flows/notifications/body/index.ts',
+  'shared/modules/licenses/requests/license-request-actions.ts -> shared/flows/license-fulfilment/resend.ts',
+  'shared/modules/payments/payment-actions.ts -> shared/flows/checkout/pay-cart.ts',
+  'shared/modules/payments/payment-actions.ts -> shared/flows/checkout/pay-direct.ts',
+  'shared/platform/adapters/aws-edge-pointers.ts -> shared/modules/hosting/index.ts',
+  'shared/platform/adapters/cloud.ts -> shared/modules/payments/index.ts',
+  'shared/platform/ports.ts -> shared/modules/payments/index.ts',
+  'shared/platform/ports.ts -> shared/modules/hosting/index.ts',
+  'shared/rest/declarations.ts -> shared/modules/identity/index.ts',
+  'shared/rest/expand.ts -> shared/modules/identity/index.ts',
+  'shared/rest/expand.ts -> shared/app/resources.ts',
+  'shared/rest/openapi.ts -> shared/app/routes.ts',
+  'shared/rest/render-context.ts -> shared/modules/accounts/index.ts',
+  'shared/rest/render-context.ts -> shared/modules/identity/index.ts',
+  'shared/store/entity.ts -> shared/modules/identity/index.ts',
+  'shared/store/keys.ts -> shared/modules/identity/index.ts',
+  'shared/store/records.ts -> shared/rest/declarations.ts',
+];
+
+/** The layers, left (lowest) to right. Folders of shared/ by name; then the top-level folders. */
+const LAYERS: readonly (readonly string[])[] = [
+  ['shared/core'],
+  ['shared/store'],
+  ['shared/platform'],
+  ['shared/work'],
+  ['shared/http', 'shared/rest', 'shared/outbound'],
+  ['shared/modules'],
+  ['shared/flows'],
+  ['shared/app'],
+  ['handlers'],
+  ['infra'],
+];
+
+/** The layer index of a repository path, or undefined for files outside the layering. */
+function layerOf(path: string): number | undefined {
+  const index = LAYERS.findIndex((folders) => folders.some((folder) => path === folder || path.startsWith(`${folder}/`)));
+  return index < 0 ? undefined : index;
+}
+
+/** The module a path belongs to (`shared/modules/<name>/...`), or undefined. */
+function moduleOf(path: string): string | undefined {
+  const match = /^shared\/modules\/([^/]+)\//.exec(path);
+  return match?.[1];
+}
+
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"]*)\1/g;
+
+/** Resolves a relative specifier the way the bundler does (`x`, `x.ts`, `x/index.ts`). */
+function resolveImport(fromFile: string, specifier: string): string | undefined {
+  const base = resolve(root, dirname(fromFile), specifier);
+  for (const candidate of [base, `${base}.ts`, join(base, 'index.ts'), base.replace(/\.js$/, '.ts')]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return relative(root, candidate).split('\\').join('/');
+  }
+  return undefined;
+}
+
+/** Every relative import of the layered source, as repository paths. */
+function imports(): Array<{ from: string; to: string }> {
+  const files = ['shared', 'handlers', 'infra'].flatMap((dir) => filesEndingWith(join(root, dir), '.ts'));
+  return files.flatMap((file) => {
+    const from = relative(root, file).split('\\').join('/');
+    const text = readFileSync(file, 'utf8');
+    return [...text.matchAll(IMPORT)].flatMap((match) => {
+      const to = resolveImport(from, match[2]!);
+      return to ? [{ from, to }] : [];
+    });
+  });
+}
+
+/** The rule an import breaks, or undefined. */
+function breach({ from, to }: { from: string; to: string }): string | undefined {
+  const fromLayer = layerOf(from);
+  const toLayer = layerOf(to);
+  if (fromLayer !== undefined && toLayer !== undefined && toLayer > fromLayer) return 'imports a layer above its own';
+  const target = moduleOf(to);
+  if (target && moduleOf(from) !== target && to !== `shared/modules/${target}/index.ts`) return `reaches module ${target} past its index.ts`;
+  return undefined;
+}
+
+describe('layering (architecture.md "Top-level layout")', () => {
+  const all = imports();
+  const breaches = all.filter((edge) => breach(edge)).map(({ from, to }) => `${from} -> ${to}`);
+
+  it('reads the imports it checks', () => {
+    expect(all.length).toBeGreaterThan(500);
+    expect(all).toContainEqual({ from: 'shared/store/entity.ts', to: 'shared/store/keys.ts' });
+  });
+
+  it('recognises each kind of breach', () => {
+    expect(breach({ from: 'shared/store/keys.ts', to: 'shared/http/errors.ts' })).toMatch(/layer above/);
+    expect(breach({ from: 'shared/modules/carts/carts.ts', to: 'shared/flows/checkout/pay-cart.ts' })).toMatch(/layer above/);
+    expect(breach({ from: 'shared/modules/carts/carts.ts', to: 'shared/modules/catalog/products.ts' })).toMatch(/past its index/);
+    expect(breach({ from: 'shared/flows/checkout/pay-cart.ts', to: 'shared/modules/carts/cart-store.ts' })).toMatch(/past its index/);
+    expect(breach({ from: 'shared/modules/carts/carts.ts', to: 'shared/modules/catalog/index.ts' })).toBeUndefined();
+    expect(breach({ from: 'shared/modules/carts/carts.ts', to: 'shared/modules/carts/cart-store.ts' })).toBeUndefined();
+    expect(breach({ from: 'infra/local/runtime.ts', to: 'shared/store/table.ts' })).toBeUndefined();
+  });
+
+  it('has no import against the layering beyond the named exceptions', () => {
+    expect(breaches.filter((edge) => !ALLOWED.includes(edge))).toEqual([]);
+  });
+
+  it('names only exceptions that still exist (a fixed import leaves the list)', () => {
+    expect(ALLOWED.filter((edge) => !breaches.includes(edge))).toEqual([]);
+  });
+});
