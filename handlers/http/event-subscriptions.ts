@@ -1,5 +1,5 @@
 /** Lambda entry point of the `events` route family: event subscriptions and events (events.md §2, §7). */
-import { getEventAction, listEventsAction, retryEventAction, createEventSubscriptionAction, deleteEventSubscriptionAction, getEventSubscriptionAction, listEventSubscriptionsAction, testEventSubscriptionAction, updateEventSubscriptionAction } from '../../shared/modules/events';
+import { getEventAction, listEventsAction, retryEventAction, createEventSubscriptionAction, deleteEventSubscriptionAction, getEventSubscriptionAction, listEventSubscriptionsAction, testEventSubscriptionAction, updateEventSubscriptionAction } from '../../shared/modules/events/actions';
 import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
 export const family = defineFamily('events', {

@@ -1,14 +1,5 @@
 /** Lambda entry point of the `payments` route family: checkout payments (commerce.md §4). */
-import {
-  commitPaymentAction,
-  getPaymentAction,
-  listCartPaymentsAction,
-  listPaymentsAction,
-  payCartAction,
-  paymentOptionsAction,
-  payDirectAction,
-  updatePaymentAction,
-} from '../../shared/modules/payments';
+import { commitPaymentAction, getPaymentAction, listCartPaymentsAction, listPaymentsAction, payCartAction, paymentOptionsAction, payDirectAction, updatePaymentAction } from '../../shared/modules/payments/actions';
 import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
 export const family = defineFamily('payments', {

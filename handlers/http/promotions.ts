@@ -1,11 +1,5 @@
 /** Lambda entry point of the `promotions` route family: coupon codes (commerce.md §11). */
-import {
-  createPromotionAction,
-  deletePromotionAction,
-  getPromotionAction,
-  listPromotionsAction,
-  updatePromotionAction,
-} from '../../shared/modules/promotions';
+import { createPromotionAction, deletePromotionAction, getPromotionAction, listPromotionsAction, updatePromotionAction } from '../../shared/modules/promotions/actions';
 import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
 
 export const family = defineFamily('promotions', {

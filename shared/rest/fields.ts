@@ -161,6 +161,18 @@ export function oneOf<const T extends readonly [string, ...string[]]>(values: T)
 
 const CURRENCY_MESSAGE = 'must be an ISO 4217 currency code such as USD';
 
+/**
+ * A currency code as sent: a non-empty string (`null` and `''` read as missing). Case and
+ * whether the account enables it are the operation's (commerce.md §1.1).
+ */
+export function sentCurrencyCode() {
+  return z
+    .string({ error: 'must be a currency code' })
+    .nullable()
+    .refine((value) => value !== null && value !== '', reason('required', 'is required'))
+    .transform((value) => value as string);
+}
+
 /** An ISO 4217 currency code, any letter case in, uppercase out. Whether it is enabled is the operation's business. */
 export function currencyCode() {
   return z

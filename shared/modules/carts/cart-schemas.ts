@@ -7,7 +7,7 @@
  * money limit (conventions.md §20).
  */
 import { addressInput } from '../../rest/addresses';
-import { body, code, email, idReference, list, meta, nested, quantity, reason, text, z } from '../../rest/fields';
+import { body, code, email, idReference, list, meta, nested, quantity, reason, sentCurrencyCode, text, z } from '../../rest/fields';
 import { MAX_QUANTITY } from './items';
 
 /**
@@ -16,18 +16,6 @@ import { MAX_QUANTITY } from './items';
  * repeats and `quantity: 0` removals without reading thousands of products first.
  */
 export const MAX_ITEM_ENTRIES = 200;
-
-/**
- * A currency code as sent: a non-empty string (`null` and `''` read as missing). Case and
- * whether the account enables it are the operation's (commerce.md §1.1).
- */
-export function currencyCode() {
-  return z
-    .string({ error: 'must be a currency code' })
-    .nullable()
-    .refine((value) => value !== null && value !== '', reason('required', 'is required'))
-    .transform((value) => value as string);
-}
 
 /** One `items[i]` of a create or update (§3.2): `product_id`, `quantity` 0–9999 (0 drops the line), `meta`. */
 export const cartLine = body({
@@ -50,7 +38,7 @@ export const saleCustomerInput = nested({
 
 const cartShape = {
   items: list(cartLine, MAX_ITEM_ENTRIES).nullable().optional(),
-  currency: currencyCode().optional(),
+  currency: sentCurrencyCode().optional(),
   customer: saleCustomerInput.optional(),
   customer_id: text(100).optional(),
   promotion_code: text(200).optional(),

@@ -1,5 +1,4 @@
 /** The catalog module's one door: what other modules, flows and the app may use of it. */
 export { convert, unitPrice, type PriceEntry } from './pricing';
-export { createProductAction, deleteProductAction, getProductAction, listProductsAction, updateProductAction } from './product-actions';
 export { licenseServicesOfProducts, productIdsLinkedTo } from './product-store';
 export { productDeclaration, saveProduct, type ProductRecord, type SubscriptionPlan } from './products';

@@ -2,11 +2,9 @@
 export { eventTypeEntry } from './catalog';
 export { eventEntries, eventWrites, type EventSpec } from './emit';
 export { RemoteServerError, RemoteServerTimeoutError } from './errors';
-export { getEventAction, listEventsAction, retryEventAction } from './event-actions';
 export { KEPT_ATTEMPTS, attemptsJson, eventDeclaration, type AttemptErrorCode, type DeliveryAttempt, type EventRecord, type EventStatus, type RecordedRequest } from './event-records';
 export { eventPartition, eventSaveEntry, findEvent, getEvent, newEventEntry, type NewEvent } from './event-store';
 export { findOccurrences, type OccurrenceRecord } from './occurrence-store';
-export { createEventSubscriptionAction, deleteEventSubscriptionAction, getEventSubscriptionAction, listEventSubscriptionsAction, testEventSubscriptionAction, updateEventSubscriptionAction } from './subscriptions/event-subscription-actions';
 export { allEventSubscriptions } from './subscriptions/event-subscription-store';
 export { eventSubscriptionDeclaration } from './subscriptions/event-subscriptions';
 export { basicUsernameField, customHeaderNameField, headerValueField, openSubscription, readEventSubscription, type EventSubscriptionRecord, type OpenedEventSubscription } from './subscriptions';

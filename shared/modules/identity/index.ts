@@ -1,5 +1,4 @@
 /** The identity module's one door: what other modules, flows and the app may use of it. */
-export { authOptions, createLimitedAuth, createSecretAuth, deleteAuth, deleteOwnAuth, getAuth, getOwnAuth, listAuths, updateAuth } from './auth-actions';
 export { authenticate, expiresInSeconds, tokenRecordChanged } from './authenticate';
 export { authDeclaration, tokenWrites, type RenderedAuth, type TransactItem } from './auths';
 export { BindingLimitExceededError, assertBindingCapacity, bindingWrite, bindingWritten } from './bindings';

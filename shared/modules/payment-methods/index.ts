@@ -1,3 +1,2 @@
 /** The payment-methods module's one door: what other modules, flows and the app may use of it. */
-export { createPaymentMethodAction, deletePaymentMethodAction, getPaymentMethodAction, listPaymentMethodsAction, updatePaymentMethodAction } from './payment-method-actions';
 export { findCustomerPaymentMethod, paymentMethodDeclaration, storePaymentMethod } from './payment-methods';

@@ -25,7 +25,6 @@ export type {
 } from './gateway';
 export { savedCardRef, TEST_BAD_CVV, TEST_BAD_POSTAL_CODE, testBehaviourOf, testGateway } from './test-gateway';
 export { listCharges, type GatewayChargeRecord } from './gateway-charge-store';
-export { commitPaymentAction, getPaymentAction, listCartPaymentsAction, listPaymentsAction, payCartAction, payDirectAction, paymentOptionsAction, updatePaymentAction } from './payment-actions';
 export { newPaymentRecord, paymentDeclaration, type PaymentRecord } from './payment-records';
 export { cardData, savedCardFields, type CartPaymentInput, type DirectPaymentInput, type PaymentMethodInput } from './payment-schemas';
 export { chargeKey, findRecentDuplicate, initiatedEntry, outcomeEntry, payments, paymentsOfCustomer, recordSavedMethod } from './payment-store';

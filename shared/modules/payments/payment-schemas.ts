@@ -10,8 +10,7 @@
  * and computed totals over the money limit.
  */
 import { addressInput } from '../../rest/addresses';
-import { body, decimal, flag, meta, money, nested, oneOf, reason, text, z } from '../../rest/fields';
-import { currencyCode } from '../carts';
+import { body, decimal, flag, meta, money, nested, oneOf, reason, sentCurrencyCode, text, z } from '../../rest/fields';
 
 /** A custom issue that names its reason (conventions.md §6). */
 function issue(path: PropertyKey[], message: string, why: 'required' | 'invalid') {
@@ -108,7 +107,7 @@ export type CartPaymentInput = z.output<typeof cartPaymentCreate>;
  * operation checks that the parts agree with `total` and that the computed total stays in range.
  */
 export const directPaymentCreate = body({
-  currency: currencyCode(),
+  currency: sentCurrencyCode(),
   subtotal: money().nullable().optional(),
   shipping: money().nullable().optional(),
   tax: money().nullable().optional(),
