@@ -22,7 +22,7 @@ import { answerClientError, answerError, headersTooLarge, hostMissing, MAX_REQUE
 import { handleLocalPage, type LocalPagesOptions } from './local-pages';
 import { IMAGE_FILES_PREFIX, serveImageFile } from './image-files';
 import { APPS_PATH_PREFIX, pathFormTarget, serveAppFile, type LocalApps } from './app-files';
-import { appHostAccount } from '../../shared/modules/hosting';
+import { appHostAccount } from '../../shared/http/app-hosts';
 import { COST_HEADER, formatCost, measureCost } from '../../shared/store/request-cost';
 
 /** A family handler as both runtimes call it. */

@@ -6,7 +6,7 @@
  * same entries and calls the same family handler with the same API Gateway v2 event.
  * A family is a group of routes served by one Lambda function (one bundle).
  */
-import type { PermissionMethod, PermissionResource } from '../modules/identity';
+import type { PermissionMethod, PermissionResource } from '../core/access/permission-names';
 import { MAX_UPLOAD_BODY_BYTES } from '../modules/images';
 import { MAX_VERSION_UPLOAD_BODY_BYTES } from '../modules/hosting';
 

@@ -23,10 +23,14 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routeKey, type RouteDefinition } from '../app/routes';
-import { authenticate, InsufficientPermissionsError, InvalidTokenError, isAllowed, type Principal, takeFromBucket, bearerToken } from '../modules/identity';
+import { authenticate, takeFromBucket } from '../modules/identity';
+import { InsufficientPermissionsError, InvalidTokenError } from './auth-errors';
+import { isAllowed } from '../core/access/permissions';
+import { type Principal } from '../core/access/principal';
+import { bearerToken } from '../core/access/tokens';
 import { readTechnicalSettingsCached } from '../modules/accounts';
 import { config } from '../core/config';
-import { tokenFitsHost } from '../modules/hosting';
+import { tokenFitsHost } from './app-hosts';
 import { newId } from '../core/ids';
 import type { Platform, SecretsPort } from '../platform/ports';
 import { ipBucketKey } from '../store/keys';

@@ -1,6 +1,6 @@
 /** Turning action results and thrown errors into API Gateway v2 responses, for every surface. */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { expiresInSeconds, type Principal } from '../modules/identity';
+import { expiresInSeconds, type Principal } from '../core/access/principal';
 import { logger } from '../core/logging';
 import { EXPOSE_HEADERS } from './cors';
 import { asApiError, errorEnvelope } from './envelope';

@@ -2,7 +2,7 @@
 import type { Context } from 'aws-lambda';
 import type { z } from 'zod';
 import type { RouteDefinition } from '../app/routes';
-import type { Principal } from '../modules/identity';
+import type { Principal } from '../core/access/principal';
 import type { Platform } from '../platform/ports';
 
 /**

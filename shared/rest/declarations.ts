@@ -4,7 +4,8 @@
  * properties), list it and expand into it. A resource module declares itself once; expand,
  * show/hide, formatted, dates and lists then work for it without code of its own.
  */
-import type { PermissionResource, Principal } from '../modules/identity';
+import type { PermissionResource } from '../core/access/permission-names';
+import type { Principal } from '../core/access/principal';
 import type { RenderContext } from './render-context';
 
 /** Formattable properties of one JSON object shape (conventions.md §14). */

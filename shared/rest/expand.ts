@@ -10,7 +10,8 @@
  * stored record. Links the caller may not read, links to missing
  * records and paths that do not apply are left as they are: expand never fails a request.
  */
-import { type Principal, isAllowed, reaches } from '../modules/identity';
+import { isAllowed } from '../core/access/permissions';
+import { reaches, type Principal } from '../core/access/principal';
 import { batchGetItems, recordKey } from '../store/records';
 import type { DeclarationLookup, ResourceDeclaration, VirtualExpansion } from './declarations';
 import { addFormatted } from './formatted-output';

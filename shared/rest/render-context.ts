@@ -4,7 +4,7 @@
  * links the caller may read). Built once per request.
  */
 import { type PaymentSettings, readPaymentSettingsCached, readTechnicalSettingsCached } from '../modules/accounts';
-import type { Principal } from '../modules/identity';
+import type { Principal } from '../core/access/principal';
 import { nowMs } from '../core/clock';
 import { booleanParameter } from '../http/request';
 import type { ApiContext } from '../http/types';

@@ -16,7 +16,7 @@
  *   await transact([carts.updateEntry(scope, 'C1', { set: { open: false }, condition: ... }), ...]);
  */
 import { GetCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { Mode } from '../modules/identity';
+import type { Mode } from '../core/access/tokens';
 import { db, table } from './client';
 import { OtherModeError, RecordExistsError, RecordNotFoundError, VersionConflictError } from './errors';
 import type { ItemKey } from './keys';

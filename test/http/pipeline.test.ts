@@ -5,7 +5,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { routeKey, routesOf } from '../../shared/app/routes';
 import { forgetToken } from '../../shared/modules/identity/authenticate';
-import { hashToken, newToken } from '../../shared/modules/identity/tokens';
+import { hashToken, newToken } from '../../shared/core/access/tokens';
 import { resetConfig } from '../../shared/core/config';
 import { apiHandler, defineFamily, type FamilyActionTable } from '../../shared/http/pipeline';
 import { testPlatform } from '../support/platform';

@@ -11,7 +11,8 @@
  *
  * Both are used by the paying request and by recovery (recover-payment.ts).
  */
-import { tokenRecordChanged, type Principal, reachWrite } from '../../modules/identity';
+import { tokenRecordChanged, reachWrite } from '../../modules/identity';
+import { type Principal } from '../../core/access/principal';
 import { customerFromSale, createFromSaleEntry, hasPaymentsEntry } from '../../modules/customers';
 import { claimWritten, doneEntry, type DueClaim, dueEntry } from '../../work/due-work-store';
 import { InUseError } from '../../http/errors';

@@ -23,7 +23,8 @@
  * would leave money taken without an order.
  */
 import { readPaymentSettingsCached, type PaymentSettings } from '../../modules/accounts';
-import { type Principal, assertReach } from '../../modules/identity';
+import { assertReach } from '../../modules/identity';
+import { type Principal } from '../../core/access/principal';
 import { dueEntry } from '../../work/due-work-store';
 import { ApiError, InUseError, InvalidStateError } from '../../http/errors';
 import { newId } from '../../core/ids';

@@ -5,7 +5,8 @@
  * the same transaction, charged once by its key, and settled by recovery if the process dies.
  */
 import { readPaymentSettingsCached } from '../../modules/accounts';
-import { assertBindingCapacity, BindingLimitExceededError, bindingWrite, bindingWritten, type Principal } from '../../modules/identity';
+import { assertBindingCapacity, BindingLimitExceededError, bindingWrite, bindingWritten } from '../../modules/identity';
+import { type Principal } from '../../core/access/principal';
 import { customerDeclaration } from '../../modules/customers';
 import { dueEntry } from '../../work/due-work-store';
 import { newId } from '../../core/ids';

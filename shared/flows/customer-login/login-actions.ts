@@ -3,7 +3,10 @@
  * `/customers/me` (commerce.md §6), `POST /carts/{id}/login` and `/logout` (§3.5).
  */
 import { readPaymentSettings, readTaxSettings, readTechnicalSettingsCached } from '../../modules/accounts';
-import { authDeclaration, type RenderedAuth, InsufficientPermissionsError, type Principal, assertReach, IDLE_LIFETIME_MS } from '../../modules/identity';
+import { authDeclaration, type RenderedAuth, assertReach } from '../../modules/identity';
+import { InsufficientPermissionsError } from '../../http/auth-errors';
+import { type Principal } from '../../core/access/principal';
+import { IDLE_LIFETIME_MS } from '../../core/access/token-records';
 import { assertWritable, cartDeclaration, cartPath } from '../../modules/carts';
 import { InvalidInputError, NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';

@@ -9,7 +9,9 @@
  * gains the customer as a counted binding, in the same transaction as the sign-in's write.
  */
 import type { PaymentSettings, TaxSettings } from '../../modules/accounts';
-import { tokenWrites, assertBindingCapacity, bindingWritten, lockoutKey, withLockout, type LoginCheck, hashPassword, verifyPassword, type Principal, type TokenRecord, customerScopeEntry, newTokenEntries } from '../../modules/identity';
+import { tokenWrites, assertBindingCapacity, bindingWritten, lockoutKey, withLockout, type LoginCheck, hashPassword, verifyPassword, customerScopeEntry, newTokenEntries } from '../../modules/identity';
+import { type Principal } from '../../core/access/principal';
+import { type TokenRecord } from '../../core/access/token-records';
 import { assertWritable, cartSaveEntry, withTotals, type CartRecord, type SaleCustomer } from '../../modules/carts';
 import { emptyAddress } from '../../rest/addresses';
 import { transact, type TransactEntry } from '../../store/entity';

@@ -15,7 +15,7 @@
  * When no active subscription matches, no event is created (events.md).
  */
 import { readTechnicalSettingsCached, readPaymentSettingsCached } from '../../modules/accounts';
-import type { Principal } from '../../modules/identity';
+import type { Principal } from '../../core/access/principal';
 import { type OccurrenceRecord, findOccurrences, type EventRecord, newEventEntry, type NewEvent, allEventSubscriptions, type EventSubscriptionRecord } from '../../modules/events';
 import { config } from '../../core/config';
 import { dueEntry, finishEntry, type DueClaim } from '../../work/due-work-store';

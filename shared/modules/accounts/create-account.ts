@@ -3,7 +3,8 @@
  * the owner user and a live and a test secret token with every permission. Either all of it
  * exists afterwards or none of it does, so a failed run can simply be repeated.
  */
-import { tokenWrites, checkPasswordRules, hashPassword, FULL_ACCESS } from '../identity';
+import { tokenWrites, checkPasswordRules, hashPassword } from '../identity';
+import { FULL_ACCESS } from '../../core/access/permissions';
 import { nowMs } from '../../core/clock';
 import { config } from '../../core/config';
 import { InvalidInputError } from '../../http/errors';

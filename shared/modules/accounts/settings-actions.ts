@@ -16,7 +16,8 @@
  *   `settings:update`; for other callers the property is left out (not null), so a client
  *   can tell "hidden" from "unset". `rotate_signature_key: true` seals a new key.
  */
-import { type Principal, isAllowed } from '../identity';
+import { type Principal } from '../../core/access/principal';
+import { isAllowed } from '../../core/access/permissions';
 import { config } from '../../core/config';
 import { ApiError, NotFoundError } from '../../http/errors';
 import { requirePrincipal, withBodyFor, type ApiContext, type ApiResult } from '../../http/types';

@@ -4,7 +4,8 @@
  * asserts reach first, so a cart the token did not create answers 404 like a missing one.
  */
 import { readPaymentSettingsCached, readTaxSettingsCached } from '../accounts';
-import { type Principal, assertReach } from '../identity';
+import { assertReach } from '../identity';
+import { type Principal } from '../../core/access/principal';
 import { InvalidInputError, NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
 import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';

@@ -10,7 +10,8 @@
  */
 import { OtherModeError, RecordNotFoundError } from '../../store/errors';
 import type { PaymentSettings, TaxSettings } from '../accounts';
-import { assertBindingCapacity, bindingWrite, bindingWritten, type Principal } from '../identity';
+import { assertBindingCapacity, bindingWrite, bindingWritten } from '../identity';
+import { type Principal } from '../../core/access/principal';
 import type { SubscriptionPlan } from '../catalog';
 import { nowMs } from '../../core/clock';
 import { customerDeclaration, type CustomerRecord } from '../customers';

@@ -1,5 +1,6 @@
 /** The `/customers` endpoints (commerce.md §6.1), as actions of the API pipeline. */
-import { type Principal, assertReach } from '../identity';
+import { assertReach } from '../identity';
+import { type Principal } from '../../core/access/principal';
 import { booleanParameter } from '../../http/request';
 import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';

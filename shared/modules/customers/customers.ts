@@ -4,7 +4,8 @@
  * and mode, case-insensitively, through a claim item written in the same transaction.
  */
 import { type DateListed, listSortKey } from '../../store/keys';
-import { InsufficientPermissionsError, hashPassword } from '../identity';
+import { hashPassword } from '../identity';
+import { InsufficientPermissionsError } from '../../http/auth-errors';
 import { nowMs } from '../../core/clock';
 import { InvalidStateError } from '../../http/errors';
 import { newId } from '../../core/ids';

@@ -1,5 +1,4 @@
 /** The hosting module's one door: what other modules, flows and the app may use of it. */
-export { appHostAccount, tokenFitsHost } from './app-hosts';
 export { aliasDeclaration, appDeclaration, deploymentDeclaration, versionDeclaration } from './apps/apps';
 export { edgePointerWork } from './apps/edge-pointer-work';
 export { MAX_VERSION_UPLOAD_BODY_BYTES } from './apps/limits';

@@ -20,11 +20,11 @@ import {
   type SecretTokenChanges,
 } from './auths';
 import { authUpdate, secretAuthCreate } from './auth-schemas';
-import { InsufficientPermissionsError, TokenTypeMismatchError } from './errors';
-import { deniedGrants, FULL_ACCESS, grantablePermissions, isAllowed, type PermissionEntry } from './permissions';
-import type { Principal } from './principal';
-import { IDLE_LIFETIME_MS, type TokenRecord } from './token-records';
-import type { Mode, TokenKind } from './tokens';
+import { InsufficientPermissionsError, TokenTypeMismatchError } from '../../http/auth-errors';
+import { deniedGrants, FULL_ACCESS, grantablePermissions, isAllowed, type PermissionEntry } from '../../core/access/permissions';
+import type { Principal } from '../../core/access/principal';
+import { IDLE_LIFETIME_MS, type TokenRecord } from '../../core/access/token-records';
+import type { Mode, TokenKind } from '../../core/access/tokens';
 
 const LIST_TYPES = new Set(['secret', 'limited', 'trusted', 'all']);
 const SORT_FIELDS = new Set(['date_created', 'date_last_used', 'expires']);

@@ -18,13 +18,13 @@
 import { nowMs } from '../../core/clock';
 import { config, type RateLimit } from '../../core/config';
 import { RequestLimitExceededError } from '../../http/errors';
-import { ExpiredTokenError, InvalidTokenError } from './errors';
-import { rightsOfToken } from './permissions';
-import type { Principal } from './principal';
+import { ExpiredTokenError, InvalidTokenError } from '../../http/auth-errors';
+import { rightsOfToken } from '../../core/access/permissions';
+import type { Principal } from '../../core/access/principal';
 import { bucketBackoff, bucketClauses, MAX_BUCKET_ATTEMPTS, nextStep, slotsFit } from './rate-limit';
-import { IDLE_LIFETIME_MS, TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from './token-records';
+import { IDLE_LIFETIME_MS, TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from '../../core/access/token-records';
 import { recordTokenUse } from './token-store';
-import { hashToken, parseToken } from './tokens';
+import { hashToken, parseToken } from '../../core/access/tokens';
 
 /** How long a cached token record is trusted (real time). */
 const RECORD_FRESH_MS = 1000;
@@ -217,11 +217,3 @@ async function writeUse(tokenHash: string, entry: CachedToken | undefined, takeL
   throw new RequestLimitExceededError(1);
 }
 
-/** Seconds until the principal's token lapses (X-Token-Expires-In-Seconds), or undefined for never. */
-export function expiresInSeconds(principal: Principal, now = nowMs()): number | undefined {
-  // A sliding window restarts with this very use: exactly its length (1209600, 3600).
-  const idle = IDLE_LIFETIME_MS[principal.kind];
-  if (idle) return idle / 1000;
-  if (principal.expiresAtMs === null) return undefined;
-  return Math.max(0, Math.floor((principal.expiresAtMs - now) / 1000));
-}

@@ -13,10 +13,10 @@ import type { RenderContext } from '../../rest/render-context';
 import type { TransactEntry } from '../../store/entity';
 import { listSortKey, tokenKey } from '../../store/keys';
 import { forgetToken } from './authenticate';
-import { effectivePermissions, rightsOfToken, type PermissionEntry } from './permissions';
-import { authListPartition, IDLE_LIFETIME_MS, TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from './token-records';
+import { effectivePermissions, rightsOfToken, type PermissionEntry } from '../../core/access/permissions';
+import { authListPartition, IDLE_LIFETIME_MS, TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from '../../core/access/token-records';
 import { changeToken, countTokens, deleteToken, findTokenByAuthId, insertToken, listTokens, newTokenEntries } from './token-store';
-import { hashToken, newToken, redactToken, type Mode, type TokenKind, type TokenPrefix } from './tokens';
+import { hashToken, newToken, redactToken, type Mode, type TokenKind, type TokenPrefix } from '../../core/access/tokens';
 
 const PREFIX_OF: Record<Exclude<TokenKind, 'refresh'>, TokenPrefix> = { secret: 'sk', limited: 'lt', trusted: 'tt' };
 

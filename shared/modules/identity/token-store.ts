@@ -12,9 +12,9 @@ import { db, table } from '../../store/client';
 import { defineEntity, EXISTS, IS_NEW, transact, TransactionRejectedError, type TransactEntry } from '../../store/entity';
 import { authIdKey, counterKey, scope, tokenKey, type ItemKey } from '../../store/keys';
 import { BindingLimitExceededError, isBound, MAX_BINDINGS } from './bindings';
-import type { Principal } from './principal';
-import { authListPartition, type TokenRecord } from './token-records';
-import type { Mode, TokenKind } from './tokens';
+import type { Principal } from '../../core/access/principal';
+import { authListPartition, type TokenRecord } from '../../core/access/token-records';
+import type { Mode, TokenKind } from '../../core/access/tokens';
 
 const tokens = defineEntity<TokenRecord>({ name: 'auth', collection: 'auths', scope: 'account', idField: 'auth_id',
   indexes: { gsi1: 'tokens by date_created within <account>#<mode>#auths#<kind> (offset list by date)', gsi2: 'tokens by date_modified' } });

@@ -4,7 +4,7 @@
  * the products they may read: every `/images` endpoint answers them 403. The upload is in
  * ./upload-image-action, the one action that needs sharp.
  */
-import { InsufficientPermissionsError } from '../identity';
+import { InsufficientPermissionsError } from '../../http/auth-errors';
 import { booleanParameter } from '../../http/request';
 import { declareQuery, requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';

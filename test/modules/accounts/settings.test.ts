@@ -37,7 +37,7 @@ import {
   applyTechnicalChanges as applyTechnical,
   type GeneralView,
 } from '../../../shared/modules/accounts/settings-validation';
-import { FULL_ACCESS } from '../../../shared/modules/identity/permissions';
+import { FULL_ACCESS } from '../../../shared/core/access/permissions';
 import { resetConfig } from '../../../shared/core/config';
 import { ApiError } from '../../../shared/http/errors';
 import { parseInput } from '../../../shared/rest/validate';

@@ -9,8 +9,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { authenticate, cachedTokenCount, forgetToken } from '../../../shared/modules/identity/authenticate';
 import { bindingWritten } from '../../../shared/modules/identity/bindings';
-import type { TokenRecord } from '../../../shared/modules/identity/token-records';
-import { hashToken, newToken } from '../../../shared/modules/identity/tokens';
+import type { TokenRecord } from '../../../shared/core/access/token-records';
+import { hashToken, newToken } from '../../../shared/core/access/tokens';
 import { setManualTime, useManualClock, useSystemClock } from '../../../shared/core/clock';
 import { resetConfig } from '../../../shared/core/config';
 

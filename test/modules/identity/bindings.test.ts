@@ -10,7 +10,7 @@ import { authenticate, forgetToken } from '../../../shared/modules/identity/auth
 import { issueToken } from '../../../shared/modules/identity/auths';
 import { assertBindingCapacity, bindingWrite, bindingWritten, MAX_BINDINGS } from '../../../shared/modules/identity/bindings';
 import { db } from '../../../shared/store/client';
-import { hashToken } from '../../../shared/modules/identity/tokens';
+import { hashToken } from '../../../shared/core/access/tokens';
 import { Harness, TABLE, useEmulatedTable } from '../../local/fixtures/dynamo-harness';
 
 const harness = new Harness();

@@ -4,7 +4,7 @@
  * to holders of `event_subscriptions:update`; an answer that shows one is marked sensitive, so
  * an idempotent replay copy of it is stored sealed.
  */
-import type { Principal } from '../../identity';
+import type { Principal } from '../../../core/access/principal';
 import { booleanParameter } from '../../../http/request';
 import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../../rest/offset-list';

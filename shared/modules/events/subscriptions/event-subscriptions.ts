@@ -6,7 +6,8 @@
  * subscription by its purpose, and opened only for readers holding `event_subscriptions:update`
  * and for delivery (`activeSubscriptionsFor`).
  */
-import { isAllowed, type Principal } from '../../identity';
+import { isAllowed } from '../../../core/access/permissions';
+import { type Principal } from '../../../core/access/principal';
 import { nowMs } from '../../../core/clock';
 import { InvalidInputError } from '../../../http/errors';
 import { newId } from '../../../core/ids';

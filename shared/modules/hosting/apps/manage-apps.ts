@@ -6,7 +6,7 @@
  * removes every pointer of its aliases, so every address stops at once; its stored files go
  * afterwards, as due work (./remove-app-files).
  */
-import type { Mode } from '../../identity';
+import type { Mode } from '../../../core/access/tokens';
 import { nowMs } from '../../../core/clock';
 import { claimWritten, dueEntry } from '../../../work/due-work-store';
 import { runClaimed } from '../../../work/runner';

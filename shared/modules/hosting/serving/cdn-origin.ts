@@ -14,7 +14,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { config } from '../../../core/config';
 import { transportOf } from '../../../http/transport';
-import { appHostAccount } from '../app-hosts';
+import { appHostAccount } from '../../../http/app-hosts';
 import { notFound } from './pages';
 import { serveAppRequest, serveVersionMiss } from './serve';
 import type { AppResponse, HostingSource } from './types';

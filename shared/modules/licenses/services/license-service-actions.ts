@@ -4,7 +4,7 @@
  * are shown only to holders of `license_services:update`; an answer that shows a secret or a
  * code is marked sensitive, so an idempotent replay copy of it is stored sealed.
  */
-import type { Principal } from '../../identity';
+import type { Principal } from '../../../core/access/principal';
 import { InvalidInputError } from '../../../http/errors';
 import { booleanParameter } from '../../../http/request';
 import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../../http/types';

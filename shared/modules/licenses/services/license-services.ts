@@ -7,7 +7,8 @@
  * (who also see the `licenses` array) and for the outbound request. A list's codes are written
  * by ./license-pool.ts and handed out by ./take-codes.ts.
  */
-import { isAllowed, type Principal } from '../../identity';
+import { isAllowed } from '../../../core/access/permissions';
+import { type Principal } from '../../../core/access/principal';
 import { nowMs } from '../../../core/clock';
 import { InvalidInputError } from '../../../http/errors';
 import { newId } from '../../../core/ids';
