@@ -9,8 +9,8 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { hostingSource, publicAccountSettingsAction, serveCdnOrigin } from '../../shared/modules/hosting';
-import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
-import { cloudPlatform } from '../../shared/platform/adapters/cloud';
+import { defineFamily, lambdaHandler } from '../../shared/app/families';
+import { cloudPlatform } from '../../shared/app/platforms';
 
 export const family = defineFamily('hosting', {
   'GET /api/v1/app_installations/public_settings/{account_id}/{mode}/account.js': publicAccountSettingsAction,

@@ -1,5 +1,5 @@
 /** Lambda entry point of the `licenses` route family: license services, license requests and licenses (licenses.md §2, §7, §10, §11). */
-import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/app/families';
 import { createLicenseServiceAction, deleteLicenseServiceAction, getLicenseServiceAction, listLicenseServicesAction, updateLicenseServiceAction, getLicenseAction, getLicenseRequestAction, listLicenseRequestsAction, retryLicenseRequestAction } from '../../shared/modules/licenses/actions';
 
 export const family = defineFamily('licenses', {

@@ -19,7 +19,7 @@ import { licenseFollowUpWork } from '../../shared/flows/license-fulfilment/email
 import { licenseOpenWork, licenseRequestWork } from '../../shared/flows/license-fulfilment/run-request';
 import { edgePointerWork, appFilesWork, versionFilesWork } from '../../shared/modules/hosting';
 import { logger } from '../../shared/core/logging';
-import { cloudPlatform } from '../../shared/platform/adapters/cloud';
+import { cloudPlatform } from '../../shared/app/platforms';
 import type { Platform } from '../../shared/platform/ports';
 
 /** The job over a platform (the local runtime runs it with its own). */

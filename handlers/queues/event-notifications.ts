@@ -9,7 +9,7 @@ import { confirmationEmailWork } from '../../shared/flows/checkout/confirmation'
 import { dueWorkConsumer } from '../../shared/work/consumer';
 import { eventDeliveryWork } from '../../shared/flows/notifications/delivery/deliver-event';
 import { eventFanOutDueWork } from '../../shared/flows/notifications/fan-out';
-import { cloudPlatform } from '../../shared/platform/adapters/cloud';
+import { cloudPlatform } from '../../shared/app/platforms';
 import type { Platform } from '../../shared/platform/ports';
 
 /** The SQS handler over a platform (the local runtime passes its own). */

@@ -6,7 +6,7 @@
 import type { Context, SQSEvent } from 'aws-lambda';
 import { dueWorkConsumer } from '../../shared/work/consumer';
 import { licenseRequestWork } from '../../shared/flows/license-fulfilment/run-request';
-import { cloudPlatform } from '../../shared/platform/adapters/cloud';
+import { cloudPlatform } from '../../shared/app/platforms';
 import type { Platform } from '../../shared/platform/ports';
 
 /** The SQS handler over a platform (the local runtime passes its own). */

@@ -15,7 +15,7 @@ import { createAccount, type AccountBootstrap } from '../../shared/modules/accou
 import { resetConfig } from '../../shared/core/config';
 import { ApiError } from '../../shared/http/errors';
 import { resetDb } from '../../shared/store/client';
-import { cloudPlatform } from '../../shared/platform/adapters/cloud';
+import { cloudPlatform } from '../../shared/app/platforms';
 import type { SecretsPort } from '../../shared/platform/ports';
 import { outputNames } from '../cloud/outputs';
 

@@ -11,11 +11,12 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { families, fallbackFamily, routes, type FamilyName } from '../../shared/app/routes';
+import { families, fallbackFamily, routes, type FamilyName, type RouteDefinition } from '../../shared/app/routes';
+import { apiGate } from '../../shared/app/gate';
 import { compileRoutes } from '../../shared/http/route-matcher';
 import { bodyTooLarge, requestBodyLimit } from '../../shared/http/body-limits';
 import { ServiceUnavailableError } from '../../shared/http/errors';
-import { apiHandler, type FamilyActions } from '../../shared/http/pipeline';
+import { apiHandler, type ServedFamily } from '../../shared/http/pipeline';
 import type { ObjectStorage, Platform } from '../../shared/platform/ports';
 import { lambdaContext, toApiGatewayEvent, writeResult, type EdgeFacts } from './api-event';
 import { answerClientError, answerError, headersTooLarge, hostMissing, MAX_REQUEST_HEADER_BYTES, NODE_MAX_HEADER_BYTES, requestHeaderBytes } from './edge-answers';
@@ -40,11 +41,12 @@ export const REPO_ROOT = resolve(import.meta.dirname, '../..');
  * cloud platform). A module without `family` (the fallback) needs no ports.
  */
 export async function loadFamilyHandlers(platform: Platform): Promise<Record<FamilyName, HttpHandler>> {
+  const gate = apiGate();
   const entries = await Promise.all(
     (Object.keys(families) as FamilyName[]).map(async (family) => {
-      const module = (await import(pathToFileURL(resolve(REPO_ROOT, families[family].entry)).href)) as { handler: HttpHandler; family?: FamilyActions };
+      const module = (await import(pathToFileURL(resolve(REPO_ROOT, families[family].entry)).href)) as { handler: HttpHandler; family?: ServedFamily };
       if (typeof module.handler !== 'function') throw new Error(`${families[family].entry} does not export a handler`);
-      return [family, module.family ? (apiHandler(module.family, platform) as unknown as HttpHandler) : module.handler] as const;
+      return [family, module.family ? (apiHandler(module.family, platform, gate) as unknown as HttpHandler) : module.handler] as const;
     }),
   );
   return Object.fromEntries(entries) as Record<FamilyName, HttpHandler>;
@@ -84,7 +86,7 @@ export function createGatewayServer(listener: RequestListener): Server {
 
 /** Builds the Node request listener. */
 export function createGateway(options: GatewayOptions) {
-  const matcher = compileRoutes(routes);
+  const matcher = compileRoutes<RouteDefinition & { family: FamilyName }>(routes);
   let inFlight = 0;
   let idle: (() => void) | undefined;
   let refusing = false;

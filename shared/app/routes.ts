@@ -7,55 +7,14 @@
  * A family is a group of routes served by one Lambda function (one bundle).
  */
 import type { PermissionMethod, PermissionResource } from '../core/access/permission-names';
+import { routeKey, type KeyOfRoute, type RouteAccess, type RouteDefinition } from '../http/routes';
+
+export { routeKey, type KeyOfRoute, type ParamKeys, type RouteAccess, type RouteDefinition, type RouteMethod, type RouteParams } from '../http/routes';
 import { MAX_UPLOAD_BODY_BYTES } from '../modules/images';
 import { MAX_VERSION_UPLOAD_BODY_BYTES } from '../modules/hosting';
 
-/** HTTP methods used by routes. */
-export type RouteMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
 
-/**
- * Who may call a route.
- * - `permission`: a token whose permissions allow `resource:method` (auth.md section 8).
- * - `any-token`: any valid token (`/auths/me`).
- * - `public`: no token needed; the per-IP rate limit applies unless a valid token is sent.
- */
-export type RouteAccess =
-  | {
-      kind: 'permission';
-      resource: PermissionResource;
-      method: PermissionMethod;
-      /**
-       * A single resource a limited token may reach through a binding or a paid sale
-       * (auth.md 3.3): limited tokens pass the type-level check and the action decides (404
-       * when out of reach).
-       */
-      reach?: true;
-    }
-  | { kind: 'any-token' }
-  | { kind: 'public' };
 
-/** One route: method, API Gateway path template, serving family, and access rule. */
-export interface RouteDefinition {
-  method: RouteMethod;
-  /** API Gateway v2 path template, e.g. `/api/v1/auths/{auth_id}`. */
-  path: string;
-  family: FamilyName;
-  access: RouteAccess;
-  /**
-   * A `multipart/form-data` file upload (conventions.md §4): the pipeline leaves the body to the
-   * action instead of parsing JSON, and the local gateway reads bodies up to `maxBytes`.
-   */
-  upload?: {
-    maxBytes: number;
-    /** Text fields the form may carry beside `file`: name → what it is (the API description lists them). */
-    fields?: Readonly<Record<string, string>>;
-  };
-  /**
-   * The route creates a resource (201 with `Location`) although its permission is not `create`:
-   * an upload or action that adds to a resource the caller updates (`POST /apps/{id}/versions`).
-   */
-  created?: true;
-}
 
 /**
  * What a family's Lambda function may touch; the CDK stack grants exactly this and nothing
@@ -405,8 +364,6 @@ export const routes = [
 /** One entry of the route table, with its literal method, path and family. */
 export type Route = (typeof routes)[number];
 
-/** The route key of one route entry type, e.g. `GET /api/v1/auths/{auth_id}`. */
-type KeyOfRoute<R> = R extends { method: infer M extends string; path: infer P extends string } ? `${M} ${P}` : never;
 
 /** Every route key of the table, e.g. `'GET /api/v1/carts/{cart_id}'`. */
 export type RouteKey = KeyOfRoute<Route>;
@@ -414,19 +371,7 @@ export type RouteKey = KeyOfRoute<Route>;
 /** The route keys served by one family. */
 export type FamilyRouteKey<F extends FamilyName> = KeyOfRoute<Extract<Route, { family: F }>>;
 
-/**
- * The parameter names of a path template, as Hono's `ParamKeys` derives them:
- * `ParamKeys<'/carts/{cart_id}/items/{item_id}'>` is `'cart_id' | 'item_id'`.
- */
-export type ParamKeys<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamKeys<Rest> : never;
 
-/** The path parameters of a route key (or path template): exactly its `{names}`, as strings. */
-export type RouteParams<Key extends string> = { [Name in ParamKeys<Key>]: string };
-
-/** The API Gateway route key of a route, e.g. `GET /api/v1/auths/{auth_id}`. */
-export function routeKey<R extends Pick<RouteDefinition, 'method' | 'path'>>(route: R): string extends R['path'] ? string : KeyOfRoute<R> {
-  return `${route.method} ${route.path}` as string extends R['path'] ? string : KeyOfRoute<R>;
-}
 
 /** Routes served by one family. */
 export function routesOf(family: FamilyName): RouteDefinition[] {

@@ -5,7 +5,7 @@
  * The local runtime builds the same object from its emulators and hands it over with
  * `useConfig` (it never writes `process.env`). Which adapter serves a port (SES or the outbox,
  * KMS or the local key) is not configuration: it is decided by who builds the `Platform`
- * (shared/platform/adapters/cloud.ts, infra/local/platform.ts).
+ * (shared/app/platforms.ts, infra/local/platform.ts).
  */
 export interface PlatformConfig {
   /** DynamoDB table holding every record (single-table design). */

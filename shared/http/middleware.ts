@@ -22,18 +22,15 @@
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { routeKey, type RouteDefinition } from '../app/routes';
-import { authenticate, takeFromBucket } from '../modules/identity';
+import { routeKey, type RouteDefinition } from './routes';
 import { InsufficientPermissionsError, InvalidTokenError } from './auth-errors';
 import { isAllowed } from '../core/access/permissions';
 import { type Principal } from '../core/access/principal';
 import { bearerToken } from '../core/access/tokens';
-import { readTechnicalSettingsCached } from '../modules/accounts';
-import { config } from '../core/config';
 import { tokenFitsHost } from './app-hosts';
 import { newId } from '../core/ids';
 import type { Platform, SecretsPort } from '../platform/ports';
-import { ipBucketKey } from '../store/keys';
+import type { ApiGate } from './gate';
 import { withFanOutRelay } from '../work/relay';
 import { parseInput } from '../rest/validate';
 import { isOriginAllowed } from './cors';
@@ -130,19 +127,19 @@ export function tlsRequired(): ApiMiddleware {
  * one draw from the per-IP rate limit bucket; elsewhere a valid token is required. On an
  * account's app host, another account's token is refused as invalid.
  */
-export function authentication(): ApiMiddleware {
+export function authentication(gate: ApiGate): ApiMiddleware {
   return {
     before: async (request: ApiRequest) => {
       const state = stateOf(request.event);
       const token = bearerToken(request.event.headers?.authorization);
       if (routeOf(state).access.kind === 'public') {
-        state.principal = token ? await authenticate(token) : undefined;
-        if (!state.principal) await takeFromBucket(ipBucketKey(transportOfState(state).sourceIp), config().rateLimits.perIp);
+        state.principal = token ? await gate.authenticate(token) : undefined;
+        if (!state.principal) await gate.throttleAnonymous(transportOfState(state).sourceIp);
       } else {
-        state.principal = await authenticate(token);
+        state.principal = await gate.authenticate(token);
       }
       // On an app host the API answers only that account's tokens (hosting.md §9).
-      if (state.principal && !tokenFitsHost(state.principal.accountId, transportOfState(state).host, config().appsDomain)) {
+      if (state.principal && !tokenFitsHost(state.principal.accountId, transportOfState(state).host, gate.appsDomain())) {
         throw new InvalidTokenError('The access token belongs to another account than this app host.');
       }
     },
@@ -153,7 +150,7 @@ export function authentication(): ApiMiddleware {
  * Checks a browser `Origin` against the account's CORS rules (conventions.md §16). Public
  * endpoints check it against the account they name (`account_id`).
  */
-export function originCheck(): ApiMiddleware {
+export function originCheck(gate: ApiGate): ApiMiddleware {
   return {
     before: async (request: ApiRequest) => {
       const state = stateOf(request.event);
@@ -166,7 +163,7 @@ export function originCheck(): ApiMiddleware {
         scheme: transport.scheme,
         host: transport.host,
         accountId,
-        allowList: async () => (await readTechnicalSettingsCached(accountId))?.cors_allowed_origins ?? [],
+        allowList: () => gate.allowedOrigins(accountId),
       });
       if (!allowed) throw new InvalidOriginError(state.origin);
     },
@@ -248,7 +245,7 @@ export function idempotency(options: IdempotencyOptions): ApiMiddleware {
  * The handler of an `/api/v1` surface: builds the action's `ApiContext` from what the steps
  * learned, runs the route's action (inside any `around` steps) and serializes its answer.
  */
-export function dispatch(actions: Readonly<Record<string, Action>>, platform: Platform) {
+export function dispatch(actions: Readonly<Record<string, Action>>, platform: Platform, gate: ApiGate) {
   return async (event: ApiEvent, context: Context): Promise<APIGatewayProxyStructuredResultV2> => {
     const state = stateOf(event);
     const route = routeOf(state);
@@ -272,6 +269,7 @@ export function dispatch(actions: Readonly<Record<string, Action>>, platform: Pl
       sourceIp: transport.sourceIp,
       lambdaContext: context,
       platform,
+      accountRendering: (accountId) => gate.accountRendering(accountId),
     };
     const run = state.around.reduceRight<() => Promise<ApiResult>>((inner, step) => () => step(inner), () => action(apiContext));
     // Occurrences the action recorded are fanned out by the queue's worker, relayed here after the commit.

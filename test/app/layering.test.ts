@@ -24,13 +24,6 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 /** Imports that still break a rule (`from -> to`, repository paths). Ends empty. */
 const ALLOWED: string[] = [
   'shared/flows/notifications/fan-out.ts -> shared/app/resources.ts',
-  'shared/http/fallback.ts -> shared/app/routes.ts',
-  'shared/http/middleware.ts -> shared/app/routes.ts',
-  'shared/http/middleware.ts -> shared/modules/identity/index.ts',
-  'shared/http/middleware.ts -> shared/modules/accounts/index.ts',
-  'shared/http/pipeline.ts -> shared/app/routes.ts',
-  'shared/http/route-matcher.ts -> shared/app/routes.ts',
-  'shared/http/types.ts -> shared/app/routes.ts',
   'shared/modules/events/event-actions.ts -> shared/flows/notifications/delivery/retry-event.ts',
   'shared/modules/events/event-records.ts -> shared/flows/notifications/body/index.ts',
   'shared/modules/events/subscriptions/event-subscription-actions.ts -> shared/flows/notifications/delivery/end-deleted.ts',
@@ -39,13 +32,7 @@ const ALLOWED: string[] = [
   'shared/modules/licenses/requests/license-request-actions.ts -> shared/flows/license-fulfilment/resend.ts',
   'shared/modules/payments/payment-actions.ts -> shared/flows/checkout/pay-cart.ts',
   'shared/modules/payments/payment-actions.ts -> shared/flows/checkout/pay-direct.ts',
-  'shared/platform/adapters/aws-edge-pointers.ts -> shared/modules/hosting/index.ts',
-  'shared/platform/adapters/cloud.ts -> shared/modules/payments/index.ts',
-  'shared/platform/ports.ts -> shared/modules/payments/index.ts',
-  'shared/platform/ports.ts -> shared/modules/hosting/index.ts',
   'shared/rest/expand.ts -> shared/app/resources.ts',
-  'shared/rest/openapi.ts -> shared/app/routes.ts',
-  'shared/rest/render-context.ts -> shared/modules/accounts/index.ts',
   'shared/store/records.ts -> shared/rest/declarations.ts',
 ];
 

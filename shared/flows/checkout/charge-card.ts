@@ -6,7 +6,8 @@
 import type { PaymentSettings } from '../../modules/accounts';
 import type { Platform } from '../../platform/ports';
 import type { RecordScope } from '../../store/entity';
-import { type NewCard, type ChargeResult, type SavedCardRef, chargeKey } from '../../modules/payments';
+import { chargeKey } from '../../modules/payments';
+import type { NewCard, ChargeResult, SavedCardRef } from '../../platform/ports';
 
 /** What to charge. */
 export interface CardCharge {

@@ -7,7 +7,8 @@ import { logger } from '../../core/logging';
 import { invalid } from '../../rest/input';
 import type { RecordScope } from '../../store/entity';
 import { FIELD_PATHS, type SaleCustomer } from '../../modules/carts';
-import { cardFingerprint, maskedCard, newCard, type MaskedCard, type NewCard, DuplicatePaymentError, type SavedCardRef, type PaymentRecord, type PaymentMethodInput, findRecentDuplicate, recordSavedMethod } from '../../modules/payments';
+import { cardFingerprint, maskedCard, newCard, type MaskedCard, DuplicatePaymentError, type PaymentRecord, type PaymentMethodInput, findRecentDuplicate, recordSavedMethod } from '../../modules/payments';
+import type { NewCard, SavedCardRef } from '../../platform/ports';
 import { findCustomerPaymentMethod, storePaymentMethod } from '../../modules/payment-methods';
 
 function valueAt(customer: SaleCustomer, path: string): unknown {

@@ -25,7 +25,8 @@ import { cartClosedForOrder, closeForOrderEntry, releaseLockEntry, type CartReco
 import { eventEntries } from '../../modules/events';
 import { createOrderEntry, orderFromCart, orderIdOfPayment, type OrderRecord } from '../../modules/orders';
 import { countUseWrite, releaseUseWrite } from '../../modules/promotions';
-import { gatewayErrorCode, type ChargeResult, type FailedChargeOutcome, type PaymentRecord, outcomeEntry } from '../../modules/payments';
+import { gatewayErrorCode, type PaymentRecord, outcomeEntry } from '../../modules/payments';
+import type { ChargeResult, FailedChargeOutcome } from '../../platform/ports';
 import { confirmationDueWrite } from './confirmation';
 import { licenseServicesOfProducts } from '../../modules/catalog';
 import { licenseIdFor, licenseRequestIdFor } from '../../modules/licenses';

@@ -119,6 +119,12 @@ export interface PaymentSettings {
   version?: number;
 }
 
+declare module '../../rest/render-context' {
+  /** Rendering carries the whole payment settings of the account (see RenderedPaymentSettings). */
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface RenderedPaymentSettings extends PaymentSettings {}
+}
+
 /** The payment values that the API reads and writes. */
 export type PaymentValues = Omit<PaymentSettings, 'version'>;
 

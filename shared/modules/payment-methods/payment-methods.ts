@@ -12,7 +12,8 @@ import { declareResource } from '../../rest/declarations';
 import { invalid } from '../../rest/input';
 import { listSortKey } from '../../store/keys';
 import { recordKey, type RecordScope } from '../../store/records';
-import { cardExpired, maskedCard, type MaskedCard, type NewCard, type SavedCardRef, savedCardRef } from '../payments';
+import { cardExpired, maskedCard, type MaskedCard, savedCardRef } from '../payments';
+import type { NewCard, SavedCardRef } from '../../platform/ports';
 import {
   customerPaymentMethodsPartition,
   customerPaymentMethods,

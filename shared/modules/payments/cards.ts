@@ -7,22 +7,11 @@ import { createHmac } from 'node:crypto';
 import { nowMs } from '../../core/clock';
 import { addressJson, mergeAddress, type Address } from '../../rest/addresses';
 import { invalid } from '../../rest/input';
-import type { SavedCardRef } from './gateway';
+import type { NewCard, SavedCardRef } from '../../platform/ports';
+
+
 import type { CardDataInput } from './payment-schemas';
 
-/** A validated new card from `payment_method.data`. Never stored, never logged. */
-export interface NewCard {
-  kind: 'new';
-  /** 12 to 19 digits, spaces and dashes removed, Luhn-valid. */
-  number: string;
-  expMonth: number;
-  /** Four digits (a two-digit year means 20xx). */
-  expYear: number;
-  /** 3 or 4 digits, as entered. */
-  cvv: string;
-  cardholderName: string | null;
-  billingAddress: Address | null;
-}
 
 /** `payment_method.data` as responses show it (§4.2). */
 export interface MaskedCard {

@@ -1,6 +1,6 @@
 /** Payments: card rules, the gateway port, the built-in test gateway and the payment errors. */
 export { acceptedPaymentMethods, type AcceptedPaymentMethod } from './accepted-methods';
-export { cardBrand, cardExpired, cardFingerprint, luhnValid, maskedCard, newCard, type MaskedCard, type NewCard } from './cards';
+export { cardBrand, cardExpired, cardFingerprint, luhnValid, maskedCard, newCard, type MaskedCard } from './cards';
 export {
   BankNetworkError,
   BankNetworkTimeoutError,
@@ -13,16 +13,6 @@ export {
   PaymentDeclinedError,
   PaymentError,
 } from './errors';
-export type {
-  ChargeOutcome,
-  ChargeRequest,
-  ChargeResponseData,
-  ChargeResult,
-  FailedChargeOutcome,
-  PaymentGateway,
-  SavedCardRef,
-  TestBehaviour,
-} from './gateway';
 export { savedCardRef, TEST_BAD_CVV, TEST_BAD_POSTAL_CODE, testBehaviourOf, testGateway } from './test-gateway';
 export { listCharges, type GatewayChargeRecord } from './gateway-charge-store';
 export { newPaymentRecord, paymentDeclaration, type PaymentRecord } from './payment-records';

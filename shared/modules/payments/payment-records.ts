@@ -8,7 +8,7 @@ import { declareResource } from '../../rest/declarations';
 import type { RenderContext } from '../../rest/render-context';
 import { collectionPartition, recordKey, type RecordScope } from '../../store/records';
 import type { MaskedCard } from './cards';
-import type { ChargeResponseData } from './gateway';
+import type { ChargeResponseData } from '../../platform/ports';
 
 /** Payment statuses (§4.6). */
 export type PaymentStatus = 'initiated' | 'pending' | 'completed' | 'failed' | 'refunded' | 'cancelled';

@@ -5,9 +5,9 @@
  */
 import { nowMs } from '../../core/clock';
 import { ID_ALPHABET, randomString } from '../../core/ids';
-import { cardBrand, cardExpired, luhnValid, type NewCard } from './cards';
+import { cardBrand, cardExpired, luhnValid } from './cards';
 import { findCharge, recordOnce } from './gateway-charge-store';
-import type { ChargeOutcome, ChargeRequest, ChargeResponseData, ChargeResult, PaymentGateway, SavedCardRef, TestBehaviour } from './gateway';
+import type { ChargeOutcome, ChargeRequest, ChargeResponseData, ChargeResult, NewCard, PaymentGateway, SavedCardRef, TestBehaviour } from '../../platform/ports';
 
 /** The numbers with a fixed outcome; every other valid number approves. */
 const FIXED_BEHAVIOURS: ReadonlyMap<string, TestBehaviour> = new Map([

@@ -12,7 +12,9 @@ import { forgetToken } from '../../../shared/modules/identity/authenticate';
 import { hashToken, newToken } from '../../../shared/core/access/tokens';
 import { resetConfig } from '../../../shared/core/config';
 import { appHostAccount, tokenFitsHost } from '../../../shared/http/app-hosts';
-import { apiHandler, defineFamily, type FamilyActionTable } from '../../../shared/http/pipeline';
+import { apiGate } from '../../../shared/app/gate';
+import { defineFamily, type FamilyActionTable } from '../../../shared/app/families';
+import { apiHandler } from '../../../shared/http/pipeline';
 import { testPlatform } from '../../support/platform';
 
 describe('appHostAccount', () => {
@@ -49,7 +51,7 @@ describe('the API on an app host', () => {
   const actions = Object.fromEntries(
     routesOf('auths').map((route) => [routeKey(route), async (context: { baseUrl: string }) => (ran.push(context.baseUrl), { status: 200, body: { url: `${context.baseUrl}auths/me` } })]),
   ) as unknown as FamilyActionTable<'auths'>;
-  const handler = apiHandler(defineFamily('auths', actions), testPlatform());
+  const handler = apiHandler(defineFamily('auths', actions), testPlatform(), apiGate());
 
   beforeEach(() => {
     forgetToken(hashToken(token));

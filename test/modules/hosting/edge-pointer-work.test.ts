@@ -15,7 +15,7 @@ import { edgePointerRef, edgePointerWork } from '../../../shared/modules/hosting
 import { createApp, deleteApp, updateApp } from '../../../shared/modules/hosting/apps/manage-apps';
 import { dueScope } from '../../../shared/modules/hosting/apps/remove-app-files';
 import { uploadVersion } from '../../../shared/modules/hosting/apps/upload-version';
-import type { EdgePointers } from '../../../shared/modules/hosting/serving/edge-pointers';
+import type { EdgePointers } from '../../../shared/platform/ports';
 import { parseInput } from '../../../shared/rest/validate';
 import { writeOne } from '../../../shared/store/transact';
 import { Harness, useEmulatedTable } from '../../local/fixtures/dynamo-harness';

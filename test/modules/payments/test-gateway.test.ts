@@ -1,14 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { useManualClock, useSystemClock } from '../../../shared/core/clock';
-import {
-  savedCardRef,
-  testBehaviourOf,
-  testGateway,
-  type ChargeRequest,
-  type ChargeResult,
-  type NewCard,
-  type SavedCardRef,
-} from '../../../shared/modules/payments';
+import { savedCardRef, testBehaviourOf, testGateway } from '../../../shared/modules/payments';
+import type { ChargeRequest, ChargeResult, NewCard, SavedCardRef } from '../../../shared/platform/ports';
 import { cardBody, luhnNumber, NOW, parseCard } from './fixtures/cards';
 
 // Cards are parsed at a fixed instant; the gateway reads the platform clock, pinned to it too.

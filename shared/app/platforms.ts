@@ -4,14 +4,14 @@
  * load (`cloudPlatform()`); every SDK client inside is made on first use, so a function pays
  * only for the ports it touches.
  */
-import { testGateway } from '../../modules/payments';
-import { config } from '../../core/config';
-import { sesEmail } from './ses-email';
-import { kmsSecrets } from './kms-secrets';
-import { s3Objects, sqsQueues } from './aws-clients';
-import { kvsEdgePointers } from './aws-edge-pointers';
-import { guardedHttp } from './outbound-http';
-import type { Clock, Platform } from '../ports';
+import { testGateway } from '../modules/payments';
+import { config } from '../core/config';
+import { sesEmail } from '../platform/adapters/ses-email';
+import { kmsSecrets } from '../platform/adapters/kms-secrets';
+import { s3Objects, sqsQueues } from '../platform/adapters/aws-clients';
+import { kvsEdgePointers } from '../platform/adapters/aws-edge-pointers';
+import { guardedHttp } from '../platform/adapters/outbound-http';
+import type { Clock, Platform } from '../platform/ports';
 
 /** The system clock. */
 export const systemClock: Clock = { nowMs: () => Date.now() };

@@ -1,0 +1,24 @@
+/**
+ * The API surface's gate (shared/http/gate.ts) over the identity and accounts modules: token
+ * authentication, the per-address bucket of calls without a token, the account's CORS origins
+ * and its rendering defaults.
+ */
+import { config } from '../core/config';
+import type { ApiGate } from '../http/gate';
+import { readPaymentSettingsCached, readTechnicalSettingsCached } from '../modules/accounts';
+import { authenticate, takeFromBucket } from '../modules/identity';
+import { ipBucketKey } from '../store/keys';
+
+/** The gate of this process (stateless: every read goes through the modules' own caches). */
+export function apiGate(): ApiGate {
+  return {
+    authenticate: (token) => authenticate(token),
+    throttleAnonymous: (sourceIp) => takeFromBucket(ipBucketKey(sourceIp), config().rateLimits.perIp),
+    allowedOrigins: async (accountId) => (await readTechnicalSettingsCached(accountId))?.cors_allowed_origins ?? [],
+    appsDomain: () => config().appsDomain,
+    accountRendering: async (accountId) => {
+      const [technical, payment] = await Promise.all([readTechnicalSettingsCached(accountId), readPaymentSettingsCached(accountId)]);
+      return { timezone: technical?.timezone, locale: technical?.locale, payment };
+    },
+  };
+}
