@@ -1,5 +1,5 @@
 /** Lambda entry point of the `payments` route family: checkout payments (commerce.md §4). */
-import { commitPaymentAction, getPaymentAction, listCartPaymentsAction, listPaymentsAction, payCartAction, paymentOptionsAction, payDirectAction, updatePaymentAction } from '../../shared/modules/payments/actions';
+import { commitPaymentAction, getPaymentAction, listCartPaymentsAction, listPaymentsAction, payCartAction, paymentOptionsAction, payDirectAction, updatePaymentAction } from '../../shared/flows/checkout/payment-actions';
 import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('payments', {

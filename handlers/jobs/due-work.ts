@@ -9,6 +9,7 @@
  * whose upload never finished (failed, their files removed), the files of deleted versions, and
  * what deleted apps left; and alias pointers not yet copied to the CDN's KeyValueStore.
  */
+import '../../shared/app/resources';
 import { imageUnlinkWork, imageFilesWork } from '../../shared/modules/images';
 import { confirmationEmailWork } from '../../shared/flows/checkout/confirmation';
 import { paymentRecoveryWork } from '../../shared/flows/checkout/recover-payment';

@@ -4,6 +4,7 @@
  * confirmation emails (shared/flows/checkout/confirmation.ts) under the claim they were queued with, reporting
  * partial batch failures. The local runtime's poller calls `consumer` with its own platform.
  */
+import '../../shared/app/resources';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { confirmationEmailWork } from '../../shared/flows/checkout/confirmation';
 import { dueWorkConsumer } from '../../shared/work/consumer';

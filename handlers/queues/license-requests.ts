@@ -3,6 +3,7 @@
  * attempts (shared/flows/license-fulfilment/run-request.ts) under the claim they were queued with,
  * reporting partial batch failures. The local runtime's poller calls `consumer` with its own platform.
  */
+import '../../shared/app/resources';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { dueWorkConsumer } from '../../shared/work/consumer';
 import { licenseRequestWork } from '../../shared/flows/license-fulfilment/run-request';

@@ -7,6 +7,7 @@ import { apiHandler, type ActionTable, type ServedFamily } from '../http/pipelin
 import type { ParamKeys } from '../http/routes';
 import type { Action } from '../http/types';
 import { apiGate } from './gate';
+import './resources';
 import { cloudPlatform } from './platforms';
 import { routeKey, routesOf, type FamilyName, type FamilyRouteKey } from './routes';
 

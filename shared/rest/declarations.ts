@@ -114,3 +114,21 @@ export function lookupOf(declarations: readonly ResourceDeclaration[]): Declarat
   }
   return (name) => byName.get(name);
 }
+
+let installed: DeclarationLookup | undefined;
+
+/**
+ * Installs the platform's resource registry: shared/app/resources.ts does, once per process,
+ * when the app is composed (every handler, worker and job imports it through shared/app). The
+ * engine names no resource itself, so expansion finds a link's target through what the app
+ * installed.
+ */
+export function installResources(lookup: DeclarationLookup): void {
+  installed = lookup;
+}
+
+/** A registered declaration by name, or undefined; throws when no app installed its resources. */
+export function declarationOf(name: string): ResourceDeclaration | undefined {
+  if (!installed) throw new Error('No resource registry is installed: import shared/app/resources.ts (the app composition) before rendering');
+  return installed(name);
+}

@@ -4,6 +4,8 @@
  * real local-key sealer on a temporary key file, and outbound HTTP that answers what the test
  * says. Override any port with `testPlatform({ ... })`.
  */
+// The app's resource registry, which rendering reads (the app's families, workers and jobs load it too).
+import '../../shared/app/resources';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

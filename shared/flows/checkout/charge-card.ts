@@ -4,10 +4,9 @@
  * nothing and approves.
  */
 import type { PaymentSettings } from '../../modules/accounts';
-import type { Platform } from '../../platform/ports';
+import type { Platform, NewCard, ChargeResult, SavedCardRef } from '../../platform/ports';
 import type { RecordScope } from '../../store/entity';
 import { chargeKey } from '../../modules/payments';
-import type { NewCard, ChargeResult, SavedCardRef } from '../../platform/ports';
 
 /** What to charge. */
 export interface CardCharge {

@@ -28,7 +28,7 @@ import { type Principal } from '../../core/access/principal';
 import { dueEntry } from '../../work/due-work-store';
 import { ApiError, InUseError, InvalidStateError } from '../../http/errors';
 import { newId } from '../../core/ids';
-import type { Platform } from '../../platform/ports';
+import type { Platform, FailedChargeOutcome } from '../../platform/ports';
 import { invalid } from '../../rest/input';
 import type { RecordScope } from '../../store/entity';
 import { TransactionRejectedError } from '../../store/errors';
@@ -37,7 +37,6 @@ import { forgetCart, recentCart, carts, lockEntry, lockHeld, type CartRecord } f
 import type { OrderRecord } from '../../modules/orders';
 import { InvalidPromotionCodeError, recheckSalePromotion, reserveUseWrite } from '../../modules/promotions';
 import { FeatureNotEnabledError, newPaymentRecord, type PaymentRecord, type CartPaymentInput, initiatedEntry } from '../../modules/payments';
-import type { FailedChargeOutcome } from '../../platform/ports';
 import { chargeCard } from './charge-card';
 import { assertNotDuplicate, checkCustomer, parsePaymentMethod, saveCardAfterPayment } from './checks';
 import { afterCommit, completeCartPayment, failPayment, licenseLinksOf, withGatewayAnswer } from './complete-payment';

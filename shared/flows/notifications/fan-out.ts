@@ -26,7 +26,7 @@ import { formatTimestamp } from '../../rest/dates';
 import { expandResources, renderStored } from '../../rest/expand';
 import { parseExpand } from '../../rest/paths';
 import type { RenderContext } from '../../rest/render-context';
-import { declarationOf } from '../../app/resources';
+import { declarationOf } from '../../rest/declarations';
 import { applyShowHide, parseShowHide } from '../../rest/show-hide';
 import type { RecordScope } from '../../store/entity';
 import { RecordExistsError } from '../../store/errors';

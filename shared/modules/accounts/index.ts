@@ -3,3 +3,4 @@ export { createAccount, type AccountBootstrap } from './create-account';
 export { signatureKeyPurpose } from './settings-actions';
 export { readGeneralSettingsCached, readPaymentSettingsCached, readTaxSettingsCached, readTechnicalSettingsCached } from './settings-cache';
 export { readGeneralSettings, readPaymentSettings, readTaxSettings, readTechnicalSettings, type CustomerFieldToken, type CustomerOptionalFieldToken, type PaymentSettings, type TaxRule, type TaxSettings } from './settings';
+export { getSettings, updateSettings } from './actions';

@@ -7,7 +7,10 @@
 import { declareResource } from '../../rest/declarations';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/entity';
-import type { NotificationFormat } from '../../flows/notifications/body';
+
+
+/** The formats a notification body is rendered in (events.md §4). */
+export type NotificationFormat = 'json' | 'xml' | 'html';
 
 /** §6.2. */
 export type EventStatus = 'pending' | 'delivered' | 'retry' | 'failed';

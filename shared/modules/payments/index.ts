@@ -18,3 +18,5 @@ export { listCharges, type GatewayChargeRecord } from './gateway-charge-store';
 export { newPaymentRecord, paymentDeclaration, type PaymentRecord } from './payment-records';
 export { cardData, savedCardFields, type CartPaymentInput, type DirectPaymentInput, type PaymentMethodInput } from './payment-schemas';
 export { chargeKey, findRecentDuplicate, initiatedEntry, outcomeEntry, payments, paymentsOfCustomer, recordSavedMethod } from './payment-store';
+export { cartPaymentCreate, directPaymentCreate, paymentUpdate } from './payment-schemas';
+export { paymentsOfCart, savePaymentRecord } from './payment-store';

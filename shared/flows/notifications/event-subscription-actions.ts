@@ -4,34 +4,19 @@
  * to holders of `event_subscriptions:update`; an answer that shows one is marked sensitive, so
  * an idempotent replay copy of it is stored sealed.
  */
-import type { Principal } from '../../../core/access/principal';
-import { booleanParameter } from '../../../http/request';
-import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../../http/types';
-import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../../rest/offset-list';
-import { renderElements, renderResource } from '../../../rest/render';
-import { renderContext, type RenderContext } from '../../../rest/render-context';
-import { readOffsetCollection } from '../../../store/offset-index';
-import { retryOnConflict, type RecordScope } from '../../../store/records';
-import { logger } from '../../../core/logging';
-import { endEventsOfDeletedSubscription } from '../../../flows/notifications/delivery/end-deleted';
-import { sendSampleDelivery } from '../../../flows/notifications/delivery/sample-delivery';
-import type { JsonObject } from '../../../flows/notifications/body';
-import { eventSubscriptionCreate, eventSubscriptionTest, eventSubscriptionUpdate } from './event-subscription-schemas';
-import { eventSubscriptionPartition } from './event-subscription-store';
-import {
-  createEventSubscription,
-  deleteEventSubscription,
-  eventSubscriptionDeclaration,
-  eventSubscriptionPath,
-  maySeeSecrets,
-  readEventSubscription,
-  SECRET_PROPERTIES,
-  subscriptionView,
-  updateEventSubscription,
-  type EventSubscriptionRecord,
-  type EventSubscriptionView,
-  type OpenedEventSubscription,
-} from './event-subscriptions';
+import type { Principal } from '../../core/access/principal';
+import { booleanParameter } from '../../http/request';
+import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
+import { renderElements, renderResource } from '../../rest/render';
+import { renderContext, type RenderContext } from '../../rest/render-context';
+import { readOffsetCollection } from '../../store/offset-index';
+import { retryOnConflict, type RecordScope } from '../../store/records';
+import { logger } from '../../core/logging';
+import { endEventsOfDeletedSubscription } from './delivery/end-deleted';
+import { sendSampleDelivery } from './delivery/sample-delivery';
+import type { JsonObject } from './body';
+import { eventSubscriptionCreate, eventSubscriptionTest, eventSubscriptionUpdate, eventSubscriptionPartition, createEventSubscription, deleteEventSubscription, eventSubscriptionDeclaration, eventSubscriptionPath, maySeeSecrets, readEventSubscription, SECRET_PROPERTIES, subscriptionView, updateEventSubscription, type EventSubscriptionRecord, type EventSubscriptionView, type OpenedEventSubscription } from '../../modules/events';
 
 const SORT_FIELDS = ['date_created'] as const;
 

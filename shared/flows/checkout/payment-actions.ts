@@ -1,6 +1,6 @@
 /** The payment endpoints (commerce.md §4), as actions of the API pipeline. */
-import { readPaymentSettingsCached } from '../accounts';
-import { assertReach } from '../identity';
+import { readPaymentSettingsCached } from '../../modules/accounts';
+import { assertReach } from '../../modules/identity';
 import { InvalidInputError, InvalidStateError } from '../../http/errors';
 import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
@@ -9,17 +9,13 @@ import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
 import { batchGetItems, collectionPartition, findRecord, getRecord, recordKey, retryOnConflict, type RecordScope } from '../../store/records';
 import { parseExpand, withLegacyOptions } from '../../rest/paths';
-import { orderDeclaration, orderIdOfPayment } from '../orders';
-import { viewerCountry, allowedCustomerCountries, formOptions, carts } from '../carts';
-import { payCart, type PaymentOutcome } from '../../flows/checkout/pay-cart';
-import { acceptedPaymentMethods } from './accepted-methods';
-import { gatewayError } from './errors';
-import { payDirect } from '../../flows/checkout/pay-direct';
+import { orderDeclaration, orderIdOfPayment } from '../../modules/orders';
+import { viewerCountry, allowedCustomerCountries, formOptions, carts } from '../../modules/carts';
+import { payCart, type PaymentOutcome } from './pay-cart';
+import { acceptedPaymentMethods, gatewayError, paymentDeclaration, type PaymentRecord, cartPaymentCreate, directPaymentCreate, paymentUpdate, paymentsOfCart, savePaymentRecord } from '../../modules/payments';
+import { payDirect } from './pay-direct';
 import { nowMs } from '../../core/clock';
 import { sends } from '../../rest/input';
-import { paymentDeclaration, type PaymentRecord } from './payment-records';
-import { cartPaymentCreate, directPaymentCreate, paymentUpdate } from './payment-schemas';
-import { paymentsOfCart, savePaymentRecord } from './payment-store';
 
 const STATUSES = ['initiated', 'pending', 'completed', 'failed', 'refunded', 'cancelled'];
 

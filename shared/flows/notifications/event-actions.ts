@@ -10,10 +10,8 @@ import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list'
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/entity';
-import { retryEvent } from '../../flows/notifications/delivery/retry-event';
-import { RemoteServerError, RemoteServerTimeoutError } from './errors';
-import { eventDeclaration, type EventRecord, type EventStatus } from './event-records';
-import { eventListSource, getEvent, type EventFilters } from './event-store';
+import { retryEvent } from './delivery/retry-event';
+import { RemoteServerError, RemoteServerTimeoutError, eventDeclaration, type EventRecord, type EventStatus, eventListSource, getEvent, type EventFilters } from '../../modules/events';
 
 const STATUSES: readonly EventStatus[] = ['pending', 'delivered', 'retry', 'failed'];
 
