@@ -1,5 +1,5 @@
 /** Lambda entry point of the `carts` route family: carts and cart items (commerce.md §3). */
-import { createCartAction, deleteItemAction, getCartAction, getItemAction, listCartsAction, listItemsAction, updateCartAction, updateItemAction, upsertItemAction } from '../../shared/modules/carts';
+import { createCartAction, deleteItemAction, getCartAction, getItemAction, listCartsAction, listItemsAction, updateCartAction, updateItemAction, upsertItemAction } from '../../shared/modules/carts/actions';
 import { cartLoginAction, cartLogoutAction } from '../../shared/flows/customer-login/login-actions';
 import { defineFamily, lambdaHandler } from '../../shared/app/families';
 

@@ -1,5 +1,5 @@
 /** Lambda entry point of the `catalog` route family: products (commerce.md §2). */
-import { createProductAction, deleteProductAction, getProductAction, listProductsAction, updateProductAction } from '../../shared/modules/catalog';
+import { createProductAction, deleteProductAction, getProductAction, listProductsAction, updateProductAction } from '../../shared/modules/catalog/actions';
 import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('catalog', {

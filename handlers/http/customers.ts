@@ -1,7 +1,7 @@
 /** Lambda entry point of the `customers` route family (commerce.md §6). */
-import { createCustomerAction, deleteCustomerAction, getCustomerAction, listCustomersAction, updateCustomerAction } from '../../shared/modules/customers';
+import { createCustomerAction, deleteCustomerAction, getCustomerAction, listCustomersAction, updateCustomerAction } from '../../shared/modules/customers/actions';
 import { customerLoginAction, getMeAction, updateMeAction } from '../../shared/flows/customer-login/login-actions';
-import { createPaymentMethodAction, deletePaymentMethodAction, getPaymentMethodAction, listPaymentMethodsAction, updatePaymentMethodAction } from '../../shared/modules/payment-methods';
+import { createPaymentMethodAction, deletePaymentMethodAction, getPaymentMethodAction, listPaymentMethodsAction, updatePaymentMethodAction } from '../../shared/modules/payment-methods/actions';
 import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('customers', {

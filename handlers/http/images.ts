@@ -1,5 +1,5 @@
 /** Lambda entry point of the `images` route family: product images (commerce.md §2.2). Its bundle ships sharp for linux-arm64. */
-import { deleteImageAction, getImageAction, listImagesAction, uploadImageAction } from '../../shared/modules/images';
+import { deleteImageAction, getImageAction, listImagesAction, uploadImageAction } from '../../shared/modules/images/actions';
 import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('images', {

@@ -3,7 +3,7 @@
  * generated from the route table and every family's declared request bodies.
  */
 import { routes } from '../../shared/app/routes';
-import { deleteImageAction, getImageAction, listImagesAction } from '../../shared/modules/images';
+import { deleteImageAction, getImageAction, listImagesAction } from '../../shared/modules/images/actions';
 import { defineFamily, lambdaHandler } from '../../shared/app/families';
 import type { FamilyActions } from '../../shared/http/pipeline';
 import { openApiDocument } from '../../shared/rest/openapi';

@@ -1,5 +1,5 @@
 /** Lambda entry point of the `promotions` route family: coupon codes (commerce.md §11). */
-import { createPromotionAction, deletePromotionAction, getPromotionAction, listPromotionsAction, updatePromotionAction } from '../../shared/modules/promotions';
+import { createPromotionAction, deletePromotionAction, getPromotionAction, listPromotionsAction, updatePromotionAction } from '../../shared/modules/promotions/actions';
 import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('promotions', {

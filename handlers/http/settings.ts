@@ -1,5 +1,5 @@
 /** Lambda entry point of the `settings` route family: `/settings/{group}` (commerce.md section 13). */
-import { getSettings, updateSettings } from '../../shared/modules/accounts';
+import { getSettings, updateSettings } from '../../shared/modules/accounts/actions';
 import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('settings', {

@@ -6,13 +6,13 @@
 import '../../shared/app/resources';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { dueWorkConsumer } from '../../shared/work/consumer';
-import { licenseRequestWork } from '../../shared/flows/license-fulfilment/run-request';
 import { cloudPlatform } from '../../shared/app/platforms';
+import { queueHandlers } from '../../shared/app/work';
 import type { Platform } from '../../shared/platform/ports';
 
 /** The SQS handler over a platform (the local runtime passes its own). */
 export function consumer(platform: Platform) {
-  return dueWorkConsumer(platform, [licenseRequestWork]);
+  return dueWorkConsumer(platform, queueHandlers('license-requests'));
 }
 
 let cloud: ReturnType<typeof consumer> | undefined;

@@ -31,7 +31,7 @@ import { tokenFitsHost } from './app-hosts';
 import { newId } from '../core/ids';
 import type { Platform, SecretsPort } from '../platform/ports';
 import type { ApiGate } from './gate';
-import { withFanOutRelay } from '../work/relay';
+import { withRelay } from '../work/relay';
 import { parseInput } from '../rest/validate';
 import { isOriginAllowed } from './cors';
 import { InvalidOriginError, TlsRequiredError } from './errors';
@@ -273,7 +273,7 @@ export function dispatch(actions: Readonly<Record<string, Action>>, platform: Pl
     };
     const run = state.around.reduceRight<() => Promise<ApiResult>>((inner, step) => () => step(inner), () => action(apiContext));
     // Occurrences the action recorded are fanned out by the queue's worker, relayed here after the commit.
-    const result = await withFanOutRelay(platform, run);
+    const result = await withRelay(platform, run);
     return toResponse(result, state.requestId, state.origin, state.principal);
   };
 }

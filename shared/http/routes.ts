@@ -69,3 +69,18 @@ export type RouteParams<Key extends string> = { [Name in ParamKeys<Key>]: string
 export function routeKey<R extends Pick<RouteDefinition, 'method' | 'path'>>(route: R): string extends R['path'] ? string : KeyOfRoute<R> {
   return `${route.method} ${route.path}` as string extends R['path'] ? string : KeyOfRoute<R>;
 }
+
+/** A route open to tokens whose permissions allow `resource:method`. */
+export const allow = (resource: PermissionResource, method: PermissionMethod): RouteAccess => ({
+  kind: 'permission',
+  resource,
+  method,
+});
+
+/** Like `allow`, and limited tokens may come through to the action for resources they reach. */
+export const allowOrReach = (resource: PermissionResource, method: PermissionMethod): RouteAccess => ({
+  kind: 'permission',
+  resource,
+  method,
+  reach: true,
+});

@@ -116,6 +116,11 @@ describe('layering (architecture.md "Top-level layout")', () => {
     expect(breaches.filter((edge) => !ALLOWED.includes(edge))).toEqual([]);
   });
 
+  it("keeps each module's HTTP actions out of its door (they would pull the flows and the upload parsers into every importer)", () => {
+    const leaks = all.filter(({ from, to }) => /^shared\/modules\/[^/]+\/index\.ts$/.test(from) && /(^|\/)actions\.ts$|-actions?\.ts$/.test(to));
+    expect(leaks).toEqual([]);
+  });
+
   it('names only exceptions that still exist (a fixed import leaves the list)', () => {
     expect(ALLOWED.filter((edge) => !breaches.includes(edge))).toEqual([]);
   });

@@ -38,6 +38,7 @@ import {
   type SettingsGroup,
   type TaxValues,
   type TechnicalValues,
+  signatureKeyPurpose,
 } from './settings';
 import { forgetSettings } from './settings-cache';
 import { settingsUpdates, type SettingsInputs } from './settings-schemas';
@@ -48,11 +49,6 @@ const WRITE_ATTEMPTS = 3;
 
 /** Length of a generated signature key (base62). */
 export const SIGNATURE_KEY_LENGTH = 32;
-
-/** The secrets purpose of an account's signature key. */
-export function signatureKeyPurpose(accountId: string): string {
-  return `signature_key:${accountId}`;
-}
 
 /** 422 request_failure: the settings kept changing under this request. */
 export class SettingsWriteConflictError extends ApiError {

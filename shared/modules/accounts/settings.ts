@@ -234,3 +234,8 @@ export async function readPaymentSettings(accountId: string): Promise<PaymentSet
 export async function readTaxSettings(accountId: string): Promise<TaxSettings> {
   return withDefaults(defaultTaxSettings(), await readSettingsItem(accountId, 'tax'));
 }
+
+/** The secrets purpose of an account's signature key. */
+export function signatureKeyPurpose(accountId: string): string {
+  return `signature_key:${accountId}`;
+}

@@ -11,4 +11,3 @@ export { forgetCart, recentCart } from './cart-cache';
 export { cartClosedForOrder, carts, closeForOrderEntry, lockEntry, lockHeld, releaseLockEntry } from './cart-store';
 export { cartItemDeclaration, viewerCountry } from './carts';
 export { FIELD_PATHS, allowedCustomerCountries } from './options';
-export { createCartAction, deleteItemAction, getCartAction, getItemAction, listCartsAction, listItemsAction, updateCartAction, updateItemAction, upsertItemAction } from './actions';

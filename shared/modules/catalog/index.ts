@@ -2,4 +2,3 @@
 export { convert, unitPrice, type PriceEntry } from './pricing';
 export { licenseServicesOfProducts, productIdsLinkedTo } from './product-store';
 export { productDeclaration, saveProduct, type ProductRecord, type SubscriptionPlan } from './products';
-export { createProductAction, deleteProductAction, getProductAction, listProductsAction, updateProductAction } from './actions';

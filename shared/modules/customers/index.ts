@@ -2,4 +2,3 @@
 export { customerLogin, customerSelfUpdate, type Credentials } from './customer-schemas';
 export { createFromSaleEntry, customerIdOfUsername, findCustomerRecord, hasPaymentsEntry } from './customer-store';
 export { customerDeclaration, customerFromSale, updateCustomer, type CustomerRecord } from './customers';
-export { createCustomerAction, deleteCustomerAction, getCustomerAction, listCustomersAction, updateCustomerAction } from './actions';

@@ -7,4 +7,3 @@ export { INDEX_APPENDED_HEADER } from './serving/cdn-origin';
 export { hostingSource, publicAccountSettingsAction, serveAppRequest, serveCdnOrigin, type HostingSource } from './serving';
 export { ALLOWED_METHODS, HTML_TYPE, METHOD_NOT_ALLOWED_PAGE, NOT_FOUND_PAGE, SECURITY_HEADERS } from './serving/pages';
 export { ALIAS_PATTERN, NO_CACHE } from './serving/paths';
-export { createAliasAction, createAppAction, deleteAliasAction, deleteAppAction, deleteVersionAction, deployAction, getAliasAction, getAppAction, getDeploymentAction, getVersionAction, listAliasesAction, listAppsAction, listDeploymentsAction, listVersionsAction, rollbackAction, updateAliasAction, updateAppAction, uploadVersionAction } from './actions';

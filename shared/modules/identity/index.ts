@@ -7,4 +7,3 @@ export { checkPasswordRules, hashPassword, verifyPassword } from './passwords';
 export { takeFromBucket } from './rate-limit';
 export { assertReach, reachWrite } from './reach';
 export { customerScopeEntry, newTokenEntries } from './token-store';
-export { authOptions, createLimitedAuth, createSecretAuth, deleteAuth, deleteOwnAuth, getAuth, getOwnAuth, listAuths, updateAuth } from './actions';

@@ -4,4 +4,3 @@ export { imageDeclaration, imageFormattedShape, imageJson, type ImageFacts } fro
 export { MAX_PRODUCT_IMAGES, MAX_UPLOAD_BODY_BYTES } from './limits';
 export { productImagesChange, type ProductImagesChange } from './product-images';
 export { imageFilesWork } from './remove-image-files';
-export { deleteImageAction, getImageAction, listImagesAction, uploadImageAction } from './actions';

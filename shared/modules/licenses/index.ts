@@ -3,6 +3,5 @@ export { KEPT_LICENSE_ATTEMPTS, OPERATIONAL_PROPERTIES, REQUEST_EXPAND, isOutsta
 export { findLicense, findLicenseRequest, findLicenseRequests, findLicenses, getLicenseRequest, licensePutEntry, licenseRecord, licenseRequestRecord, licenseRequestSaveEntry, newLicenseRequestEntry, reserveCodesEntry } from './requests/license-request-store';
 export { hasVisibleText, licenseHtmlToText, sanitizeInstructions, sanitizeLicenseReply } from './sanitize';
 export { findLicenseService, findLicenseServices, licenseServiceDeclaration, openServiceSecrets, productLinkEntries, requestsOutstandingEntry, takeCodes, type LicenseServiceRecord } from './services';
-export { createLicenseServiceAction, deleteLicenseServiceAction, getLicenseServiceAction, listLicenseServicesAction, updateLicenseServiceAction } from './actions';
 export { NoLicensesAvailableError } from './errors';
 export { getLicense, licenseRequestListSource, type LicenseRequestFilters } from './requests/license-request-store';

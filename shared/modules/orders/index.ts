@@ -1,4 +1,3 @@
 /** The orders module's one door: what other modules, flows and the app may use of it. */
 export { confirmationStateEntry, createOrderEntry, findOrder, licenseItemEntry, orders } from './order-store';
 export { orderDeclaration, orderFromCart, orderIdOfPayment, orderItemDeclaration, type OrderItemRecord, type OrderRecord } from './orders';
-export { getOrderAction, getOrderItemAction, listCustomerOrdersAction, listCustomerPaymentsAction, listOrderItemsAction, listOrderPaymentsAction, listOrdersAction, updateOrderAction, updateOrderItemAction } from './actions';

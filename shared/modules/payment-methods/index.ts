@@ -1,3 +1,2 @@
 /** The payment-methods module's one door: what other modules, flows and the app may use of it. */
 export { findCustomerPaymentMethod, paymentMethodDeclaration, storePaymentMethod } from './payment-methods';
-export { createPaymentMethodAction, deletePaymentMethodAction, getPaymentMethodAction, listPaymentMethodsAction, updatePaymentMethodAction } from './actions';

@@ -29,4 +29,3 @@ export function releaseUseWrite(scope: RecordScope, promotionId: string): Transa
 export function countUseWrite(scope: RecordScope, promotionId: string): TransactItem {
   return store.countUseWrite(scope, promotionId).item;
 }
-export { createPromotionAction, deletePromotionAction, getPromotionAction, listPromotionsAction, updatePromotionAction } from './actions';

@@ -6,4 +6,3 @@ export { quoteMethods, selectQuote, shippingCountryOf } from './quotes';
 export type { QuotedMethod, ShippingMethodTerms } from './quotes';
 export { activeShippingMethods, shippingMethodDeclaration, shippingMethodPath, termsOfMethod } from './shipping-methods';
 export type { ShippingMethodRecord } from './shipping-methods';
-export { createShippingMethodAction, deleteShippingMethodAction, getShippingMethodAction, listShippingMethodsAction, updateShippingMethodAction } from './actions';

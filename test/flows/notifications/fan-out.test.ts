@@ -11,7 +11,7 @@ import { productCreate } from '../../../shared/modules/catalog/product-schemas';
 import { claimDue, dueEntry, findDue, listDue } from '../../../shared/work/due-work-store';
 import { dueWorkConsumer } from '../../../shared/work/consumer';
 import { eventFanOutWork, eventIdFor, fanOut, type DeliveryHooks } from '../../../shared/flows/notifications/fan-out';
-import { withFanOutRelay } from '../../../shared/work/relay';
+import { withRelay } from '../../../shared/work/relay';
 import { measureCost } from '../../../shared/store/request-cost';
 import type { SQSEvent } from 'aws-lambda';
 import { findEvent } from '../../../shared/modules/events/event-store';
@@ -119,7 +119,7 @@ describe('fan-out from the queue', () => {
   /** Creates a product in `at` inside a request's relay; answers the fan-out message it queued. */
   async function productMessage(at: typeof scope, productId: string): Promise<string> {
     const before = platform.queued.length;
-    await withFanOutRelay(platform, () => createProduct(at, productCreate.parse({ product_id: productId, name: productId, type: 'digital', prices: [{ currency: 'USD', price: 2 }] }), paymentSettings()));
+    await withRelay(platform, () => createProduct(at, productCreate.parse({ product_id: productId, name: productId, type: 'digital', prices: [{ currency: 'USD', price: 2 }] }), paymentSettings()));
     const sent = platform.queued.slice(before).filter((entry) => JSON.parse(entry.body).kind === 'event-fanout');
     expect(sent).toHaveLength(1);
     return sent[0]!.body;

@@ -16,8 +16,8 @@ import {
   maySeeSignatureKey,
   readSettingsState,
   settingsResource,
-  signatureKeyPurpose,
 } from '../../../shared/modules/accounts/settings-actions';
+import { signatureKeyPurpose } from '../../../shared/modules/accounts/settings';
 import {
   defaultGeneralSettings,
   defaultPaymentSettings,
