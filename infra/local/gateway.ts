@@ -13,6 +13,8 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { families, fallbackFamily, routes, type FamilyName, type RouteDefinition } from '../../shared/app/routes';
 import { apiGate } from '../../shared/app/gate';
+import { surfaces, type SurfaceName } from '../../shared/app/surfaces';
+import { surfaceFor, type SurfaceDefinition } from '../../shared/http/surfaces';
 import { compileRoutes } from '../../shared/http/route-matcher';
 import { bodyTooLarge, requestBodyLimit } from '../../shared/http/body-limits';
 import { ServiceUnavailableError } from '../../shared/http/errors';
@@ -21,8 +23,8 @@ import type { ObjectStorage, Platform } from '../../shared/platform/ports';
 import { lambdaContext, toApiGatewayEvent, writeResult, type EdgeFacts } from './api-event';
 import { answerClientError, answerError, headersTooLarge, hostMissing, MAX_REQUEST_HEADER_BYTES, NODE_MAX_HEADER_BYTES, requestHeaderBytes } from './edge-answers';
 import { handleLocalPage, type LocalPagesOptions } from './local-pages';
-import { IMAGE_FILES_PREFIX, serveImageFile } from './image-files';
-import { APPS_PATH_PREFIX, pathFormTarget, serveAppFile, type LocalApps } from './app-files';
+import { serveImageFile } from './image-files';
+import { pathFormTarget, serveAppFile, type LocalApps } from './app-files';
 import { appHostAccount } from '../../shared/http/app-hosts';
 import { COST_HEADER, formatCost, measureCost } from '../../shared/store/request-cost';
 
@@ -84,6 +86,9 @@ export function createGatewayServer(listener: RequestListener): Server {
   return server;
 }
 
+/** The platform's surfaces, after the local runtime's own pages (`/_local/`, on the platform host only). */
+const localSurfaces: readonly SurfaceDefinition<SurfaceName | 'local'>[] = [{ name: 'local', pathPrefix: '/_local/', hosts: 'platform' }, ...surfaces];
+
 /** Builds the Node request listener. */
 export function createGateway(options: GatewayOptions) {
   const matcher = compileRoutes<RouteDefinition & { family: FamilyName }>(routes);
@@ -111,25 +116,30 @@ export function createGateway(options: GatewayOptions) {
       // come back on the app host); it has no local pages.
       const appAccount = appHostAccount(req.headers.host, options.apps.domain);
       const onAppHost = appAccount !== undefined;
-      const isApi = path === '/api/v1' || path.startsWith('/api/v1/');
-      if (!onAppHost && path.startsWith('/_local/')) {
+      const surface = surfaceFor(localSurfaces, path, onAppHost ? 'app-hosts' : 'platform')!;
+      if (surface.name === 'local') {
         await handleLocalPage(req, res, body, sourceIp, options.localPages);
         return;
       }
       await options.ready;
-      if (path.startsWith(IMAGE_FILES_PREFIX)) return await serveImageFile(req, res, path, options.objects);
-      if (appAccount !== undefined && !isApi) return await serveAppFile(req, res, options.apps, appAccount, path);
-      if (!onAppHost && path.startsWith(APPS_PATH_PREFIX)) {
-        const target = pathFormTarget(path);
-        return await serveAppFile(req, res, options.apps, target.accountId, target.path);
-      }
-      const edge: EdgeFacts = { sourceIp, port: options.port(), edgeSecret: options.edgeSecret, ...(onAppHost ? { forwardedHost: req.headers.host! } : {}) };
-      const family: FamilyName = match ? match.route.family : fallbackFamily;
-      const event = toApiGatewayEvent(req, body, match ? match.routeKey : '$default', match?.params, edge);
-      // What the request cost in DynamoDB, counted when its answer is ready (work left running
-      // after that is not the request's): local only, for benches and curious developers.
-      const { value: result, cost } = await measureCost(() => options.handlers[family](event, lambdaContext(family, TIMEOUT_MS)));
-      writeResult(res, { ...result, headers: { ...result.headers, [COST_HEADER]: formatCost(cost) } });
+      const serve: Record<SurfaceName, () => Promise<void>> = {
+        images: () => serveImageFile(req, res, path, options.objects),
+        apps: () => {
+          if (onAppHost) return serveAppFile(req, res, options.apps, appAccount, path);
+          const target = pathFormTarget(path);
+          return serveAppFile(req, res, options.apps, target.accountId, target.path);
+        },
+        api: async () => {
+          const edge: EdgeFacts = { sourceIp, port: options.port(), edgeSecret: options.edgeSecret, ...(onAppHost ? { forwardedHost: req.headers.host! } : {}) };
+          const family: FamilyName = match ? match.route.family : fallbackFamily;
+          const event = toApiGatewayEvent(req, body, match ? match.routeKey : '$default', match?.params, edge);
+          // What the request cost in DynamoDB, counted when its answer is ready (work left running
+          // after that is not the request's): local only, for benches and curious developers.
+          const { value: result, cost } = await measureCost(() => options.handlers[family](event, lambdaContext(family, TIMEOUT_MS)));
+          writeResult(res, { ...result, headers: { ...result.headers, [COST_HEADER]: formatCost(cost) } });
+        },
+      };
+      return await serve[surface.name]();
     } catch (error) {
       // An unexpected fault is logged by errorResult and answered as a detail-free 500.
       answerError(req, res, error, !req.complete);
