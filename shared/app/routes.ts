@@ -10,22 +10,7 @@
  */
 import type { FamilyDefinition } from '../http/manifest';
 import { routeKey, type KeyOfRoute, type RouteDefinition } from '../http/routes';
-import {
-  accountsModule,
-  cartsModule,
-  catalogModule,
-  customersModule,
-  eventsModule,
-  hostingModule,
-  identityModule,
-  imagesModule,
-  licensesModule,
-  ordersModule,
-  paymentMethodsModule,
-  paymentsModule,
-  promotionsModule,
-  shippingModule,
-} from './modules';
+import { modules } from './modules';
 
 export { routeKey, type KeyOfRoute, type ParamKeys, type RouteAccess, type RouteDefinition, type RouteMethod, type RouteParams } from '../http/routes';
 export type { FamilyDefinition, FamilyGrants, ObjectGrant } from '../http/manifest';
@@ -47,23 +32,14 @@ const appFamilies = {
   },
 } as const satisfies Record<string, FamilyDefinition>;
 
+/** Turns a union of object types into their intersection (every module's families in one type). */
+type Merged<U> = (U extends unknown ? (part: U) => void : never) extends (part: infer I) => void ? I : never;
+
+/** The families the modules own, by name, as one type. */
+type ModuleFamilies = Merged<(typeof modules)[number]['families']>;
+
 /** Lambda function groups, by name: every module's and the app's own. `entry` is the handler module both runtimes load. */
-export const families = {
-  ...identityModule.families,
-  ...catalogModule.families,
-  ...customersModule.families,
-  ...cartsModule.families,
-  ...paymentsModule.families,
-  ...ordersModule.families,
-  ...promotionsModule.families,
-  ...shippingModule.families,
-  ...imagesModule.families,
-  ...eventsModule.families,
-  ...licensesModule.families,
-  ...hostingModule.families,
-  ...accountsModule.families,
-  ...appFamilies,
-} as const satisfies Record<string, FamilyDefinition>;
+export const families: ModuleFamilies & typeof appFamilies = Object.assign({}, ...modules.map((manifest) => manifest.families), appFamilies);
 
 /** Name of a route family (one Lambda function in the cloud). */
 export type FamilyName = keyof typeof families;
@@ -71,31 +47,26 @@ export type FamilyName = keyof typeof families;
 /** The family that answers everything no route matches (API Gateway `$default`). */
 export const fallbackFamily: FamilyName = 'fallback';
 
+/** The app's own route: the API description. */
+const appRoutes = [
+  { method: 'GET', path: '/api/v1/openapi.json', family: 'openapi', access: { kind: 'public' } },
+] as const;
+
+/** One entry of the table: the app's own routes and every module's, with their literal methods, paths and families. */
+type TableRoute = (typeof appRoutes)[number] | (typeof modules)[number]['routes'][number];
+
 /**
  * Every route of the platform, each served by a family that exists (the compiler checks).
  * Order does not matter: literal segments beat `{params}`.
  */
-export const routes = [
-  { method: 'GET', path: '/api/v1/openapi.json', family: 'openapi', access: { kind: 'public' } },
-  ...identityModule.routes,
-  ...catalogModule.routes,
-  ...imagesModule.routes,
-  ...customersModule.routes,
-  ...paymentMethodsModule.routes,
-  ...cartsModule.routes,
-  ...paymentsModule.routes,
-  ...ordersModule.routes,
-  ...promotionsModule.routes,
-  ...shippingModule.routes,
-  ...eventsModule.routes,
-  ...licensesModule.routes,
-  ...hostingModule.routes,
-  ...accountsModule.routes,
-] as const satisfies readonly (RouteDefinition & { family: FamilyName })[];
+export const routes: readonly TableRoute[] = [...appRoutes, ...modules.flatMap((manifest): readonly TableRoute[] => manifest.routes)];
+
+/** Every route names a family that exists: the compiler checks this line. */
+const familiesExist: readonly (RouteDefinition & { family: FamilyName })[] = routes;
+void familiesExist;
 
 /** One entry of the route table, with its literal method, path and family. */
 export type Route = (typeof routes)[number];
-
 
 /** Every route key of the table, e.g. `'GET /api/v1/carts/{cart_id}'`. */
 export type RouteKey = KeyOfRoute<Route>;
