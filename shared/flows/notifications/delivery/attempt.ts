@@ -9,6 +9,7 @@ import { readGeneralSettings, readTechnicalSettings, signatureKeyPurpose } from 
 import type { OutboundResponse, Platform } from '../../../platform/ports';
 import type { AttemptErrorCode, DeliveryAttempt, EventRecord, RecordedRequest, OpenedEventSubscription } from '../../../modules/events';
 import { signatureHeaders, signingKey, unixSeconds } from '../body';
+import { htmlToText } from '../../../core/html';
 
 /** The User-Agent of every delivery (§5). */
 export const USER_AGENT = 'Cartwheel-Notifications/1.0';
@@ -138,23 +139,6 @@ async function httpAttempt(platform: Platform, event: EventRecord, subscription:
     }),
     request,
   };
-}
-
-/** A plain-text alternative of an HTML notification: its text, one block per line. */
-function htmlToText(html: string): string {
-  return html
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, '')
-    .replace(/<\/(p|div|h\d|li|tr|table|dl|dt|dd|section)>|<br\s*\/?>/gi, '\n')
-    .replace(/<\/t[dh]>/gi, '\t')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
 }
 
 /** §8: the bodies of a notification email by format. */
