@@ -7,6 +7,7 @@ import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'n
 import { runInNewContext } from 'node:vm';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clockMode, now, setManualTime } from '../../shared/core/clock';
+import { escapeHtml } from '../../shared/core/html';
 import { ApiError } from '../../shared/http/errors';
 import { errorResult, toResponse } from '../../shared/http/response';
 import { isLoopback } from '../../shared/http/transport';
@@ -50,9 +51,6 @@ function localError(res: ServerResponse, status: number, code: string, message: 
   const requestId = newId();
   writeResult(res, toResponse(errorResult(new ApiError(status, code, message), requestId), requestId, undefined, undefined));
 }
-
-const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** A ledger entry of the built-in test gateway as the local page shows it. */
 function describeCharge(charge: GatewayChargeRecord): Record<string, unknown> {

@@ -6,7 +6,8 @@ import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResu
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
 import { renderElements, renderResource } from '../../rest/render';
-import { renderContext, type RenderContext } from '../../rest/render-context';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
 import { batchGetItems, collectionPartition, findRecord, getRecord, recordKey, retryOnConflict, type RecordScope } from '../../store/records';
 import { parseExpand, withLegacyOptions } from '../../rest/paths';
 import { orderDeclaration, orderIdOfPayment } from '../../modules/orders';
@@ -20,9 +21,7 @@ import { sends } from '../../rest/input';
 const STATUSES = ['initiated', 'pending', 'completed', 'failed', 'refunded', 'cancelled'];
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  return { scope, render: await renderContext(context, scope.accountId, scope.mode) };
+  return actionScope(context);
 }
 
 /**

@@ -6,10 +6,11 @@
  */
 import type { Principal } from '../../core/access/principal';
 import { booleanParameter } from '../../http/request';
-import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
-import { renderContext, type RenderContext } from '../../rest/render-context';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
 import { readOffsetCollection } from '../../store/offset-index';
 import { retryOnConflict, type RecordScope } from '../../store/records';
 import { logger } from '../../core/logging';
@@ -21,9 +22,7 @@ import { eventSubscriptionCreate, eventSubscriptionTest, eventSubscriptionUpdate
 const SORT_FIELDS = ['date_created'] as const;
 
 async function prepare(context: ApiContext): Promise<{ principal: Principal; scope: RecordScope; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  return { principal, scope, render: await renderContext(context, scope.accountId, scope.mode) };
+  return actionScope(context);
 }
 
 /** What `principal` may see of a record that was just written with its secrets at hand (no second open). */

@@ -1,10 +1,11 @@
 /** The `/products` endpoints (commerce.md §2), as actions of the API pipeline. */
-import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { InvalidInputError, NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
-import { renderContext, type RenderContext } from '../../rest/render-context';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
 import { readOffsetCollection } from '../../store/offset-index';
 import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
 import { requestCurrency } from './pricing';
@@ -15,9 +16,7 @@ import { productImagesChange } from '../images';
 const SORT_FIELDS = ['name', 'product_id', 'date_created', 'date_modified'] as const;
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  const render = await renderContext(context, scope.accountId, scope.mode);
+  const { scope, render } = await actionScope(context);
   requestCurrency(context.query, render.payment);
   return { scope, render };
 }

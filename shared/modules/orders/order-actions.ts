@@ -7,7 +7,8 @@ import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list'
 import { sends } from '../../rest/input';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
-import { renderContext, type RenderContext } from '../../rest/render-context';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
 import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
 import { nowMs } from '../../core/clock';
 import { orderItemUpdate, orderUpdate } from './order-schemas';
@@ -17,9 +18,7 @@ import { paymentDeclaration, paymentsOfCustomer } from '../payments';
 import { customerDeclaration } from '../customers';
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  return { scope, render: await renderContext(context, scope.accountId, scope.mode) };
+  return actionScope(context);
 }
 
 async function readOrder(context: ApiContext, scope: RecordScope): Promise<OrderRecord> {

@@ -6,7 +6,8 @@ import { booleanParameter } from '../../http/request';
 import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
-import { renderContext, type RenderContext } from '../../rest/render-context';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
 import { getRecord, retryOnConflict, type RecordScope } from '../../store/records';
 import { newCard, FeatureNotEnabledError, gatewayError } from '../payments';
 import {
@@ -22,11 +23,9 @@ import { paymentMethodCreate, paymentMethodUpdate } from './payment-method-schem
 
 /** The scope, the render context and the customer (within the caller's reach; 404 when missing). */
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext; customerId: string }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
   const customerId = context.params.customer_id!;
-  assertReach(principal, `customers/${customerId}`, 'customer');
-  const render = await renderContext(context, scope.accountId, scope.mode);
+  assertReach(requirePrincipal(context), `customers/${customerId}`, 'customer');
+  const { scope, render } = await actionScope(context);
   await getRecord(customerDeclaration, scope, customerId);
   return { scope, render, customerId };
 }

@@ -4,10 +4,11 @@
  * only as quotes on carts (§3.4).
  */
 import { booleanParameter } from '../../http/request';
-import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
-import { renderContext, type RenderContext } from '../../rest/render-context';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
 import { readOffsetCollection } from '../../store/offset-index';
 import { collectionPartition, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
 import {
@@ -24,9 +25,7 @@ import { shippingMethodCreate, shippingMethodUpdate } from './shipping-method-sc
 const SORT_FIELDS = ['name', 'date_created'] as const;
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  return { scope, render: await renderContext(context, scope.accountId, scope.mode) };
+  return actionScope(context);
 }
 
 function readMethod(scope: RecordScope, id: string): Promise<ShippingMethodRecord> {

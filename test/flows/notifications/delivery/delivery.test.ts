@@ -14,7 +14,8 @@ import { nowMs, setManualTime, useManualClock, useSystemClock } from '../../../.
 import { dueWorkConsumer } from '../../../../shared/work/consumer';
 import { findDue, holdDue } from '../../../../shared/work/due-work-store';
 import { sweepDue } from '../../../../shared/work/runner';
-import { accountSignatureKey, attemptDelivery, networkErrorCode } from '../../../../shared/flows/notifications/delivery/attempt';
+import { accountSignatureKey, attemptDelivery } from '../../../../shared/flows/notifications/delivery/attempt';
+import { networkErrorCode } from '../../../../shared/outbound/errors';
 import { eventDeliveryHandler, scheduleEventDelivery } from '../../../../shared/flows/notifications/delivery/deliver-event';
 import { endEventsOfDeletedSubscription } from '../../../../shared/flows/notifications/delivery/end-deleted';
 import { retryEvent } from '../../../../shared/flows/notifications/delivery/retry-event';
