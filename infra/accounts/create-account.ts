@@ -16,7 +16,7 @@ import { resetConfig } from '../../shared/core/config';
 import { ApiError } from '../../shared/http/errors';
 import { resetDb } from '../../shared/store/client';
 import { cloudPlatform } from '../../shared/app/platforms';
-import type { SecretsPort } from '../../shared/platform/ports';
+import type { Platform } from '../../shared/platform/ports';
 import { outputNames } from '../cloud/outputs';
 
 /** Parsed command-line options. */
@@ -89,17 +89,17 @@ async function configureCloud(stage: string): Promise<void> {
 export async function runCreateAccount(argv: string[]): Promise<AccountBootstrap> {
   const args = parseCreateAccountArgs(argv);
   let stopLocal: (() => Promise<void>) | undefined;
-  let secrets: SecretsPort;
+  let platform: Platform;
   if (args.target === 'cloud') {
     await configureCloud(args.stage);
     resetConfig();
     resetDb();
-    secrets = cloudPlatform().secrets;
+    platform = cloudPlatform();
   } else {
     const { openLocalStore } = await import('../local/offline-store');
     const local = await openLocalStore(process.env.CARTWHEEL_DATA_DIR || './.data', Number(process.env.PORT || 4000));
     stopLocal = local.close;
-    secrets = local.platform.secrets;
+    platform = local.platform;
   }
   try {
     const result = await createAccount({
@@ -107,7 +107,7 @@ export async function runCreateAccount(argv: string[]): Promise<AccountBootstrap
       email: args.email,
       ...(args.userId ? { userId: args.userId } : {}),
       ...(args.password !== undefined ? { password: args.password } : {}),
-    }, secrets);
+    }, platform);
     return result;
   } finally {
     await stopLocal?.();

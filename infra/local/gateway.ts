@@ -43,7 +43,7 @@ export const REPO_ROOT = resolve(import.meta.dirname, '../..');
  * cloud platform). A module without `family` (the fallback) needs no ports.
  */
 export async function loadFamilyHandlers(platform: Platform): Promise<Record<FamilyName, HttpHandler>> {
-  const gate = apiGate();
+  const gate = apiGate(platform.clock);
   const entries = await Promise.all(
     (Object.keys(families) as FamilyName[]).map(async (family) => {
       const module = (await import(pathToFileURL(resolve(REPO_ROOT, families[family].entry)).href)) as { handler: HttpHandler; family?: ServedFamily };

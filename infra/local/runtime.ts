@@ -264,7 +264,7 @@ async function seedOrReload(platform: Platform, file: string, port: number, log:
     };
   }
   log('Empty data directory: seeding an account...');
-  return createAccount({ company: 'Local Merchant', email: 'owner@example.test' }, platform.secrets);
+  return createAccount({ company: 'Local Merchant', email: 'owner@example.test' }, platform);
 }
 
 /** Writes bootstrap.json atomically with mode 0600 (it holds tokens and a password). */

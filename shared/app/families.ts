@@ -40,5 +40,6 @@ export function defineFamily<F extends FamilyName>(family: F, actions: FamilyAct
 
 /** The Lambda handler of a family: the cloud platform and the app's gate, built once when the module loads. */
 export function lambdaHandler(definition: ServedFamily) {
-  return apiHandler(definition, cloudPlatform(), apiGate());
+  const platform = cloudPlatform();
+  return apiHandler(definition, platform, apiGate(platform.clock));
 }

@@ -7,13 +7,14 @@ import { config } from '../core/config';
 import type { ApiGate } from '../http/gate';
 import { readPaymentSettingsCached, readTechnicalSettingsCached } from '../modules/accounts';
 import { authenticate, takeFromBucket } from '../modules/identity';
+import type { Clock } from '../platform/ports';
 import { ipBucketKey } from '../store/keys';
 
-/** The gate of this process (stateless: every read goes through the modules' own caches). */
-export function apiGate(): ApiGate {
+/** The gate of this process on the platform's `clock` (stateless: every read goes through the modules' own caches). */
+export function apiGate(clock: Clock): ApiGate {
   return {
-    authenticate: (token) => authenticate(token),
-    throttleAnonymous: (sourceIp) => takeFromBucket(ipBucketKey(sourceIp), config().rateLimits.perIp),
+    authenticate: (token) => authenticate(token, clock),
+    throttleAnonymous: (sourceIp) => takeFromBucket(ipBucketKey(sourceIp), config().rateLimits.perIp, clock),
     allowedOrigins: async (accountId) => (await readTechnicalSettingsCached(accountId))?.cors_allowed_origins ?? [],
     appsDomain: () => config().appsDomain,
     accountRendering: async (accountId) => {

@@ -13,11 +13,11 @@
  * bodies, any method, no token):
  *
  *   middy<ApiEvent, APIGatewayProxyStructuredResultV2>()
- *     .use(respond())
+ *     .use(respond(platform.clock))
  *     .use(tlsRequired())
  *     .handler(async (event) => runHostedFunction(event, stateOf(event)));
  *
- * and the sign-in pages would add `authentication()` and their own form parsing instead of
+ * and the sign-in pages would add `authentication(gate)` and their own form parsing instead of
  * `jsonBody()`.
  */
 import type middy from '@middy/core';
@@ -29,7 +29,7 @@ import { type Principal } from '../core/access/principal';
 import { bearerToken } from '../core/access/tokens';
 import { tokenFitsHost } from './app-hosts';
 import { newId } from '../core/ids';
-import type { Platform, SecretsPort } from '../platform/ports';
+import type { Clock, Platform, SecretsPort } from '../platform/ports';
 import type { ApiGate } from './gate';
 import { withRelay } from '../work/relay';
 import { parseInput } from '../rest/validate';
@@ -84,9 +84,10 @@ function transportOfState(state: ApiState): Transport {
 
 /**
  * Starts the request (its id and origin) and turns anything a later step or the handler
- * throws into the error envelope, with the CORS and token headers of what is known by then.
+ * throws into the error envelope, with the CORS and token headers of what is known by then
+ * (the token's expiry as `clock` tells it).
  */
-export function respond(): ApiMiddleware {
+export function respond(clock: Clock): ApiMiddleware {
   return {
     before: (request: ApiRequest) => {
       const apiState: ApiState = { requestId: newId(), origin: request.event.headers?.origin, around: [] };
@@ -94,7 +95,7 @@ export function respond(): ApiMiddleware {
     },
     onError: (request: ApiRequest) => {
       const state = stateOf(request.event);
-      request.response = toResponse(errorResult(request.error, state.requestId), state.requestId, state.origin, state.principal);
+      request.response = toResponse(errorResult(request.error, state.requestId), state.requestId, state.origin, state.principal, clock.nowMs());
     },
   };
 }
@@ -274,6 +275,6 @@ export function dispatch(actions: Readonly<Record<string, Action>>, platform: Pl
     const run = state.around.reduceRight<() => Promise<ApiResult>>((inner, step) => () => step(inner), () => action(apiContext));
     // Occurrences the action recorded are fanned out by the queue's worker, relayed here after the commit.
     const result = await withRelay(platform, run);
-    return toResponse(result, state.requestId, state.origin, state.principal);
+    return toResponse(result, state.requestId, state.origin, state.principal, platform.clock.nowMs());
   };
 }

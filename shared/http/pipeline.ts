@@ -51,7 +51,7 @@ export interface ServedFamily extends FamilyActions {
  */
 export function apiHandler({ family, actions, routes }: ServedFamily, platform: Platform, gate: ApiGate) {
   return middy<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>()
-    .use(respond())
+    .use(respond(platform.clock))
     .use(route(routes, family))
     .use(tlsRequired())
     .use(authentication(gate))

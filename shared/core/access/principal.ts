@@ -1,5 +1,4 @@
 /** Who is calling: the authenticated token and what it may do. */
-import { nowMs } from '../clock';
 import type { PermissionEntry } from './permissions';
 import { IDLE_LIFETIME_MS, type TokenRecord } from './token-records';
 import type { Mode, TokenKind, TokenPrefix } from './tokens';
@@ -30,8 +29,8 @@ export function reaches(principal: Principal, path: string): boolean {
   return (principal.record.bindings?.includes(path) ?? false) || (principal.record.reach?.includes(path) ?? false);
 }
 
-/** Seconds until the principal's token lapses (X-Token-Expires-In-Seconds), or undefined for never. */
-export function expiresInSeconds(principal: Principal, now = nowMs()): number | undefined {
+/** Seconds from `now` (epoch ms) until the principal's token lapses (X-Token-Expires-In-Seconds), or undefined for never. */
+export function expiresInSeconds(principal: Principal, now: number): number | undefined {
   // A sliding window restarts with this very use: exactly its length (1209600, 3600).
   const idle = IDLE_LIFETIME_MS[principal.kind];
   if (idle) return idle / 1000;

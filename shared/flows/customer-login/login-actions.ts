@@ -60,8 +60,8 @@ function signedInDeclaration(auth: RenderedAuth): ResourceDeclaration<CustomerRe
 export const customerLoginAction = withBody(customerLogin, async (context) => {
   const scope = await loginScope(context);
   const render = await renderContext(context, scope.accountId, scope.mode);
-  const customer = await signInCustomer(scope, context.body);
-  const { record, token } = await issueCustomerToken(customer, context.principal);
+  const customer = await signInCustomer(scope, context.body, context.platform.clock);
+  const { record, token } = await issueCustomerToken(customer, context.principal, context.platform.clock);
   return {
     status: 200,
     body: await renderResource(signedInDeclaration({ ...record, full_token: token }), customer, render),
@@ -124,10 +124,10 @@ async function totalsSettings(scope: RecordScope): Promise<CartTotalsSettings> {
 export const cartLoginAction = withBody(customerLogin, async (context) => {
   const request = await cartRequest(context);
   const read = () => getRecord(cartDeclaration, request.scope, request.cartId);
-  assertWritable(await read());
-  const customer = await signInCustomer(request.scope, context.body);
+  assertWritable(await read(), context.platform.clock.nowMs());
+  const customer = await signInCustomer(request.scope, context.body, context.platform.clock);
   const settings = await totalsSettings(request.scope);
-  const saved = await retryOnConflict(async () => signInOnCart(await read(), customer, request.principal, settings));
+  const saved = await retryOnConflict(async () => signInOnCart(await read(), customer, request.principal, settings, context.platform.clock));
   return { status: 200, body: await renderResource(cartDeclaration, saved, request.render) };
 });
 
@@ -135,6 +135,6 @@ export const cartLoginAction = withBody(customerLogin, async (context) => {
 export async function cartLogoutAction(context: ApiContext): Promise<ApiResult> {
   const request = await cartRequest(context);
   const settings = await totalsSettings(request.scope);
-  const saved = await retryOnConflict(async () => signOutOfCart(await getRecord(cartDeclaration, request.scope, request.cartId), settings));
+  const saved = await retryOnConflict(async () => signOutOfCart(await getRecord(cartDeclaration, request.scope, request.cartId), settings, context.platform.clock));
   return { status: 200, body: await renderResource(cartDeclaration, saved, request.render) };
 }

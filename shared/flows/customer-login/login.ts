@@ -13,6 +13,7 @@ import { tokenWrites, assertBindingCapacity, bindingWritten, lockoutKey, withLoc
 import { type Principal } from '../../core/access/principal';
 import { type TokenRecord } from '../../core/access/token-records';
 import { assertWritable, cartSaveEntry, withTotals, type CartRecord, type SaleCustomer } from '../../modules/carts';
+import type { Clock } from '../../platform/ports';
 import { emptyAddress } from '../../rest/addresses';
 import { transact, type TransactEntry } from '../../store/entity';
 import { VersionConflictError } from '../../store/errors';
@@ -51,8 +52,8 @@ async function decoyCheck(password: string): Promise<void> {
  * the customer. 401 invalid_login for an unknown username or a customer without a password
  * (neither counted) and for a wrong password (counted); 401 account_locked while locked.
  */
-export async function signInCustomer(scope: RecordScope, credentials: Credentials): Promise<CustomerRecord> {
-  return withLockout(customerLockoutKey(scope, credentials.username), async (): Promise<LoginCheck<CustomerRecord>> => {
+export async function signInCustomer(scope: RecordScope, credentials: Credentials, clock: Clock): Promise<CustomerRecord> {
+  return withLockout(customerLockoutKey(scope, credentials.username), clock, async (): Promise<LoginCheck<CustomerRecord>> => {
     const customer = await customerByUsername(scope, credentials.username);
     if (!customer?.password_hash) {
       await decoyCheck(credentials.password);
@@ -90,10 +91,10 @@ async function writeWithScope(entries: TransactEntry[], grant?: ScopeGrant): Pro
  * limited token made the call, gives that token customer scope too, all in one transaction:
  * at the caller's 21st binding nothing is issued (422 binding_limit_exceeded).
  */
-export async function issueCustomerToken(customer: CustomerRecord, principal: Principal | undefined): Promise<{ record: TokenRecord; token: string }> {
+export async function issueCustomerToken(customer: CustomerRecord, principal: Principal | undefined, clock: Clock): Promise<{ record: TokenRecord; token: string }> {
   const path = customerPath(customer.customer_id);
   if (principal) assertBindingCapacity(principal, path);
-  const issued = tokenWrites({ accountId: customer.account_id, mode: customer.mode, kind: 'limited', customerId: customer.customer_id });
+  const issued = tokenWrites({ accountId: customer.account_id, mode: customer.mode, kind: 'limited', customerId: customer.customer_id }, clock.nowMs());
   // Uncounted reach over its own customer: `GET /customers/{id}` answers it like `/customers/me`.
   const record: TokenRecord = { ...issued.record, reach: [path] };
   await writeWithScope(newTokenEntries(record), { principal, customerId: customer.customer_id });
@@ -126,8 +127,8 @@ export interface CartTotalsSettings {
  * `grant`, the caller's customer scope in the same transaction. A lost race is a
  * `VersionConflictError`, so the caller's `retryOnConflict` reads the cart again.
  */
-async function saveCart(current: CartRecord, next: CartRecord, grant?: ScopeGrant): Promise<CartRecord> {
-  const { saved, entry } = cartSaveEntry(current, next);
+async function saveCart(current: CartRecord, next: CartRecord, clock: Clock, grant?: ScopeGrant): Promise<CartRecord> {
+  const { saved, entry } = cartSaveEntry(current, next, clock.nowMs());
   await writeWithScope([entry], grant);
   return saved;
 }
@@ -137,11 +138,11 @@ async function saveCart(current: CartRecord, next: CartRecord, grant?: ScopeGran
  * `tax_exempt` replace the entered ones, `username` is set, the totals follow; a limited
  * caller gains customer scope in the same transaction. 422 once paid, 409 while a payment runs.
  */
-export async function signInOnCart(current: CartRecord, customer: CustomerRecord, principal: Principal, settings: CartTotalsSettings): Promise<CartRecord> {
-  assertWritable(current);
+export async function signInOnCart(current: CartRecord, customer: CustomerRecord, principal: Principal, settings: CartTotalsSettings, clock: Clock): Promise<CartRecord> {
+  assertWritable(current, clock.nowMs());
   assertBindingCapacity(principal, customerPath(customer.customer_id));
   const next = withTotals({ ...current, customer: signedInCustomer(customer), customer_tax_exempt: customer.tax_exempt }, settings.payment, settings.tax);
-  return saveCart(current, next, { principal, customerId: customer.customer_id });
+  return saveCart(current, next, clock, { principal, customerId: customer.customer_id });
 }
 
 /**
@@ -149,9 +150,9 @@ export async function signInOnCart(current: CartRecord, customer: CustomerRecord
  * (and with them the `payment_methods` link) are cleared, the entered details stay, the totals
  * follow. Nothing is written when no customer is signed in. 422 once paid, 409 while a payment runs.
  */
-export async function signOutOfCart(current: CartRecord, settings: CartTotalsSettings): Promise<CartRecord> {
-  assertWritable(current);
+export async function signOutOfCart(current: CartRecord, settings: CartTotalsSettings, clock: Clock): Promise<CartRecord> {
+  assertWritable(current, clock.nowMs());
   if (current.customer.customer_id === null && current.customer.username === null && !current.customer_tax_exempt) return current;
   const next = withTotals({ ...current, customer: { ...current.customer, customer_id: null, username: null }, customer_tax_exempt: false }, settings.payment, settings.tax);
-  return saveCart(current, next);
+  return saveCart(current, next, clock);
 }

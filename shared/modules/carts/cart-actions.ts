@@ -9,6 +9,7 @@ import { type Principal } from '../../core/access/principal';
 import { InvalidInputError, NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
 import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import type { Clock } from '../../platform/ports';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
@@ -48,9 +49,9 @@ async function prepare(context: ApiContext): Promise<Prepared> {
  * seen at once, one made elsewhere within a second, as for payments), which saves a shopper's
  * every cart write two reads.
  */
-async function writeContext({ principal, scope }: Prepared): Promise<CartWriteContext> {
+async function writeContext({ principal, scope }: Prepared, clock: Clock): Promise<CartWriteContext> {
   const [payment, tax] = await Promise.all([readPaymentSettingsCached(scope.accountId), readTaxSettingsCached(scope.accountId)]);
-  return { principal, scope, payment, tax };
+  return { principal, scope, payment, tax, clock };
 }
 
 /** 404 unless the caller reaches the cart (a limited token only the carts it created). */
@@ -83,7 +84,7 @@ function itemView(cart: CartRecord, item: CartItemRecord): CartItemView {
 export const createCartAction = withBody(cartCreate, async (context) => {
   const prepared = await prepare(context);
   const origin = { ipAddress: context.sourceIp || null, ipCountry: viewerCountry(context.headers) };
-  const cart = await createCart(context.body, origin, await writeContext(prepared));
+  const cart = await createCart(context.body, origin, await writeContext(prepared, context.platform.clock));
   const body = await renderResource(cartDeclaration, cart, prepared.render);
   return { status: 201, body, location: prepared.render.url(cartPath(cart.cart_id)) };
 });
@@ -101,7 +102,7 @@ export const updateCartAction = withBody(cartUpdate, async (context) => {
   const prepared = await prepare(context);
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
-  const write = await writeContext(prepared);
+  const write = await writeContext(prepared, context.platform.clock);
   const saved = await retryOnConflict(async () => updateCart(await readCart(prepared, cartId), context.body, write));
   return { status: 200, body: await renderResource(cartDeclaration, saved, prepared.render) };
 });
@@ -167,7 +168,7 @@ export const upsertItemAction = withBody(cartItemUpsert, async (context) => {
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
   const entry = upsertEntry(context.body);
-  const write = await writeContext(prepared);
+  const write = await writeContext(prepared, context.platform.clock);
   let created = false;
   let itemId = entry.productId;
   const saved = await retryOnConflict(async () => {
@@ -204,10 +205,10 @@ export const updateItemAction = withBody(cartItemUpdate, async (context) => {
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
   const change = itemChange(context.body);
-  const write = await writeContext(prepared);
+  const write = await writeContext(prepared, context.platform.clock);
   const result = await retryOnConflict(async () => {
     const cart = await readCart(prepared, cartId);
-    assertWritable(cart);
+    assertWritable(cart, context.platform.clock.nowMs());
     const item = findItem(cart, context.params.item_id!);
     if (!item) throw itemNotFound(context.params.item_id!);
     const saved = await writeCartLines(cart, [], () => changeItem(cart.items, item.item_id, change), write, 'quantity');
@@ -226,10 +227,10 @@ export async function deleteItemAction(context: ApiContext): Promise<ApiResult> 
   const prepared = await prepare(context);
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
-  const write = await writeContext(prepared);
+  const write = await writeContext(prepared, context.platform.clock);
   await retryOnConflict(async () => {
     const cart = await readCart(prepared, cartId);
-    assertWritable(cart);
+    assertWritable(cart, context.platform.clock.nowMs());
     const item = findItem(cart, context.params.item_id!);
     if (!item) throw itemNotFound(context.params.item_id!);
     await writeCartLines(cart, [], () => removeItem(cart.items, item.item_id), write);

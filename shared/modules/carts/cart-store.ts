@@ -4,7 +4,6 @@
  * for its order. Only this store knows the conditions of those writes.
  */
 import { BindingLimitExceededError } from '../identity';
-import { nowMs } from '../../core/clock';
 import { listSortKey } from '../../store/keys';
 import { defineEntity, IS_NEW, writeAll, writeOne, type RecordScope } from '../../store/entity';
 import { VersionConflictError } from '../../store/errors';
@@ -82,9 +81,10 @@ export async function insertCart(cart: CartRecord, binding?: TransactItem): Prom
  * only if nobody changed the cart since it was read (version), it is still open, and its
  * payment lock is as read; refused, it is a `VersionConflictError` (read again and retry).
  * Other modules that write a cart in a transaction of their own (customer login) use it.
+ * `now` is the platform clock's epoch ms.
  */
-export function cartSaveEntry(current: CartRecord, next: CartRecord): { saved: CartRecord; entry: TransactEntry } {
-  const modified = Math.max(nowMs(), current.modified_ms + 1);
+export function cartSaveEntry(current: CartRecord, next: CartRecord, now: number): { saved: CartRecord; entry: TransactEntry } {
+  const modified = Math.max(now, current.modified_ms + 1);
   const saved: CartRecord = { ...next, modified_ms: modified, gsi2sk: listSortKey(modified, current.cart_id) };
   const lock = current.payment_lock;
   const entry = carts.putEntry(saved, {
@@ -106,8 +106,8 @@ export function cartSaveEntry(current: CartRecord, next: CartRecord): { saved: C
 }
 
 /** Stores a changed cart under `cartSaveEntry`'s conditions and answers it as saved (a lost race: `VersionConflictError`). */
-export async function saveCartRecord(current: CartRecord, next: CartRecord): Promise<CartRecord> {
-  const { saved, entry } = cartSaveEntry(current, next);
+export async function saveCartRecord(current: CartRecord, next: CartRecord, now: number): Promise<CartRecord> {
+  const { saved, entry } = cartSaveEntry(current, next, now);
   await writeOne(entry);
   rememberCart(saved);
   return saved;

@@ -25,6 +25,7 @@ import { InUseError } from '../../../shared/http/errors';
 import { resetDb } from '../../../shared/store/client';
 import { TransactionRejectedError } from '../../../shared/store/errors';
 import { kmsSecrets } from '../../../shared/platform/adapters/kms-secrets';
+import { systemClock } from '../../../shared/app/platforms';
 
 const secrets = () => kmsSecrets({ keyId: STACK_OUTPUTS.SecretsKeyId, region: 'eu-west-1' });
 import { describeStacksOutput, runCreateAccountCli, STACK_OUTPUTS } from './fixtures/cloud-cli';
@@ -251,7 +252,7 @@ describe('createAccount with the environment the cloud path sets', () => {
 
   it('throws in_use on user_id when the user claim (item 3) fails its condition', async () => {
     ddb.on(TransactWriteCommand).rejects(cancelledAt(3));
-    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example', userId: 'acme-admin' }, secrets()).catch((e: unknown) => e);
+    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example', userId: 'acme-admin' }, { secrets: secrets(), clock: systemClock }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InUseError);
     expect(error).toMatchObject({ code: 'in_use', status: 409, meta: { property: 'user_id', reason: 'conflict' } });
     expect((error as Error).message).toBe('The user id acme-admin is already taken.');
@@ -259,7 +260,7 @@ describe('createAccount with the environment the cloud path sets', () => {
 
   it('throws in_use on email when the email claim (item 4) fails its condition', async () => {
     ddb.on(TransactWriteCommand).rejects(cancelledAt(4));
-    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example' }, secrets()).catch((e: unknown) => e);
+    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example' }, { secrets: secrets(), clock: systemClock }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InUseError);
     expect(error).toMatchObject({ code: 'in_use', meta: { property: 'email', reason: 'conflict' } });
     expect((error as Error).message).toBe('The email address owner@acme.example is already taken.');
@@ -267,7 +268,7 @@ describe('createAccount with the environment the cloud path sets', () => {
 
   it('reports any other cancellation by the refused entry, unmapped (nothing was written; the run can be repeated)', async () => {
     ddb.on(TransactWriteCommand).rejects(cancelledAt(0));
-    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example' }, secrets()).catch((e: unknown) => e);
+    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example' }, { secrets: secrets(), clock: systemClock }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransactionRejectedError);
     expect((error as TransactionRejectedError).rejected).toEqual(['account.create']);
   });

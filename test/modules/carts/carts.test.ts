@@ -5,6 +5,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processClock } from '../../../infra/local/platform';
 import { authenticate } from '../../../shared/modules/identity/authenticate';
 import { issueToken } from '../../../shared/modules/identity/auths';
 import { BindingLimitExceededError } from '../../../shared/modules/identity/bindings';
@@ -34,8 +35,8 @@ beforeAll(async () => {
   process.env.CARTWHEEL_DYNAMODB_ENDPOINT = emulator.endpoint;
   resetConfig();
   resetDb();
-  const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'secret', permissions: [] });
-  write = { scope, principal: await authenticate(token), payment, tax };
+  const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'secret', permissions: [] }, processClock);
+  write = { scope, principal: await authenticate(token, processClock), payment, tax, clock: processClock };
   for (const body of [
     { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] },
     { product_id: 'mug', name: 'Mug', type: 'physical', prices: [{ currency: 'USD', price: 10 }] },
@@ -188,10 +189,10 @@ describe('cart states', () => {
 
 describe('binding', () => {
   it('lets the transaction condition refuse the 21st cart when two creations race for the last slot', async () => {
-    const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'limited' });
+    const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'limited' }, processClock);
     const limited = (principal: Awaited<ReturnType<typeof authenticate>>) => ({ ...write, principal });
-    for (let i = 0; i < 19; i++) await createCart({}, origin, limited(await authenticate(token)));
-    const stale = await authenticate(token);
+    for (let i = 0; i < 19; i++) await createCart({}, origin, limited(await authenticate(token, processClock)));
+    const stale = await authenticate(token, processClock);
     expect(stale.record.bindings).toHaveLength(19);
     const partition = collectionPartition(cartDeclaration, scope);
     const count = async () =>
@@ -201,8 +202,8 @@ describe('binding', () => {
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
     expect((results.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(BindingLimitExceededError);
     expect(await count()).toBe(before + 1);
-    expect((await authenticate(token)).record.bindings).toHaveLength(20);
-    await expect(createCart({}, origin, limited(await authenticate(token)))).rejects.toMatchObject({ status: 422, code: 'binding_limit_exceeded' });
+    expect((await authenticate(token, processClock)).record.bindings).toHaveLength(20);
+    await expect(createCart({}, origin, limited(await authenticate(token, processClock)))).rejects.toMatchObject({ status: 422, code: 'binding_limit_exceeded' });
     expect(await count()).toBe(before + 1);
   });
 });

@@ -16,6 +16,7 @@ import { apiGate } from '../../../shared/app/gate';
 import { defineFamily, type FamilyActionTable } from '../../../shared/app/families';
 import { apiHandler } from '../../../shared/http/pipeline';
 import { testPlatform } from '../../support/platform';
+import { systemClock } from '../../../shared/app/platforms';
 
 describe('appHostAccount', () => {
   it('reads the account from <account_id>.<apps domain>, case-insensitively and with or without ports', () => {
@@ -51,7 +52,7 @@ describe('the API on an app host', () => {
   const actions = Object.fromEntries(
     routesOf('auths').map((route) => [routeKey(route), async (context: { baseUrl: string }) => (ran.push(context.baseUrl), { status: 200, body: { url: `${context.baseUrl}auths/me` } })]),
   ) as unknown as FamilyActionTable<'auths'>;
-  const handler = apiHandler(defineFamily('auths', actions), testPlatform(), apiGate());
+  const handler = apiHandler(defineFamily('auths', actions), testPlatform(), apiGate(systemClock));
 
   beforeEach(() => {
     forgetToken(hashToken(token));

@@ -7,6 +7,7 @@ import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { processClock } from '../../../infra/local/platform';
 import { authenticate, cachedTokenCount, forgetToken } from '../../../shared/modules/identity/authenticate';
 import { bindingWritten } from '../../../shared/modules/identity/bindings';
 import type { TokenRecord } from '../../../shared/core/access/token-records';
@@ -41,16 +42,16 @@ afterEach(() => useSystemClock());
 
 describe('authenticate', () => {
   it('refuses malformed and refresh tokens without touching the table', async () => {
-    await expect(authenticate(undefined)).rejects.toMatchObject({ code: 'invalid_token' });
-    await expect(authenticate('nope')).rejects.toMatchObject({ code: 'invalid_token' });
-    await expect(authenticate(newToken('rt', 'live'))).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(undefined, processClock)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate('nope', processClock)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(newToken('rt', 'live'), processClock)).rejects.toMatchObject({ code: 'invalid_token' });
     expect(calls()).toEqual({ gets: 0, updates: 0 });
   });
 
   it('refuses an unknown token: its use write is refused and one consistent read confirms it is gone', async () => {
     ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'refused', $metadata: {} }));
     ddb.on(GetCommand).resolves({});
-    await expect(authenticate(newToken('sk', 'live'))).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(newToken('sk', 'live'), processClock)).rejects.toMatchObject({ code: 'invalid_token' });
     expect(calls()).toEqual({ gets: 1, updates: 1 });
     expect(ddb.commandCalls(GetCommand)[0]!.args[0].input.ConsistentRead).toBe(true);
   });
@@ -59,7 +60,7 @@ describe('authenticate', () => {
     const token = newToken('lt', 'test');
     const stored = record(token, { kind: 'limited', prefix: 'lt', mode: 'test', expires_at_ms: T0 + 1000 });
     ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, rl_tat: input.ExpressionAttributeValues[':rl_next'], last_used_ms: T0 } }));
-    const principal = await authenticate(token);
+    const principal = await authenticate(token, processClock);
     expect(principal).toMatchObject({ accountId: 'ACCT1', mode: 'test', kind: 'limited' });
     expect(calls()).toEqual({ gets: 0, updates: 1 });
     // The guess for an unknown bucket is a full one, and the write holds only for a live token.
@@ -78,7 +79,7 @@ describe('authenticate', () => {
       if (attempt++ === 0) throw new ConditionalCheckFailedException({ message: 'refused', $metadata: {}, Item: marshall(busy) });
       return { Attributes: { ...busy, rl_tat: T0 + 50 + input.ExpressionAttributeValues[':rl_add'], last_used_ms: T0 } };
     });
-    await authenticate(token);
+    await authenticate(token, processClock);
     expect(calls()).toEqual({ gets: 0, updates: 2 });
     expect(ddb.commandCalls(UpdateCommand)[1]!.args[0].input.UpdateExpression).toContain('rl_tat = rl_tat + :rl_add');
     forgetToken(hashToken(token));
@@ -88,17 +89,17 @@ describe('authenticate', () => {
     const token = newToken('lt', 'test');
     const stored = record(token, { kind: 'limited', prefix: 'lt', mode: 'test', expires_at_ms: T0 + 1000 });
     ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, rl_tat: input.ExpressionAttributeValues[':rl_next'] ?? 0, last_used_ms: T0 } }));
-    await authenticate(token); // a lease of 4 slots: 3 left
-    const first = await authenticate(token); // 2 left
+    await authenticate(token, processClock); // a lease of 4 slots: 3 left
+    const first = await authenticate(token, processClock); // 2 left
     bindingWritten(first, 'carts/CART1');
     bindingWritten(first, 'carts/CART1');
     const writes = calls().updates;
-    const second = await authenticate(token);
+    const second = await authenticate(token, processClock);
     expect(second.record.bindings).toEqual(['carts/CART1']);
     expect(calls()).toEqual({ gets: 0, updates: writes });
     // Another change to the record (no path): forgotten, so the next use writes and takes the stored record.
     bindingWritten(second);
-    const third = await authenticate(token);
+    const third = await authenticate(token, processClock);
     expect(third.record.bindings).toBeUndefined();
     expect(calls().updates).toBe(writes + 1);
     forgetToken(hashToken(token));
@@ -111,15 +112,15 @@ describe('authenticate', () => {
       ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...record('x'), pk: input.Key.pk, rl_tat: input.ExpressionAttributeValues[':rl_next'] ?? 0, last_used_ms: T0 } }));
       const before = cachedTokenCount();
       const early = [newToken('lt', 'live'), newToken('lt', 'live'), newToken('lt', 'live')];
-      for (const token of early) await authenticate(token);
+      for (const token of early) await authenticate(token, processClock);
       expect(cachedTokenCount()).toBe(before + 3);
       now += 9_000;
       const late = newToken('lt', 'live');
-      await authenticate(late);
+      await authenticate(late, processClock);
       expect(cachedTokenCount()).toBe(before + 4);
       now += 2_000; // the first three are now 11 s idle, the fourth 2 s
       const latest = newToken('lt', 'live');
-      await authenticate(latest);
+      await authenticate(latest, processClock);
       expect(cachedTokenCount()).toBe(2);
       for (const token of [late, latest]) forgetToken(hashToken(token));
     } finally {
@@ -131,7 +132,7 @@ describe('authenticate', () => {
     const token = newToken('sk', 'live');
     const stored = record(token);
     ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, rl_tat: input.ExpressionAttributeValues[':rl_next'] ?? 0, last_used_ms: T0 } }));
-    for (let i = 0; i < 40; i++) await authenticate(token);
+    for (let i = 0; i < 40; i++) await authenticate(token, processClock);
     const { gets, updates } = calls();
     expect(gets).toBe(0);
     // Leases of 4, 8, 16, 32 slots cover 40 requests.
@@ -143,10 +144,10 @@ describe('authenticate', () => {
     const token = newToken('sk', 'live');
     ddb.on(GetCommand).resolves({ Item: record(token, { expires_at_ms: T0 + 1000 }) });
     ddb.on(UpdateCommand).resolves({ Attributes: record(token, { expires_at_ms: T0 + 1000, last_used_ms: T0 }) });
-    const principal = await authenticate(token);
+    const principal = await authenticate(token, processClock);
     expect(principal.expiresAtMs).toBe(T0 + 1000);
     setManualTime(T0 + 1000);
-    await expect(authenticate(token)).rejects.toMatchObject({ code: 'invalid_token', message: 'The token has expired.' });
+    await expect(authenticate(token, processClock)).rejects.toMatchObject({ code: 'invalid_token', message: 'The token has expired.' });
     forgetToken(hashToken(token));
   });
 
@@ -155,7 +156,7 @@ describe('authenticate', () => {
     const stored = record(token, { kind: 'limited', prefix: 'lt', mode: 'test', expires_at_ms: T0 + 1000 });
     ddb.on(GetCommand).resolves({ Item: stored });
     ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, expires_at_ms: input.ExpressionAttributeValues[':slide'], last_used_ms: T0 } }));
-    const principal = await authenticate(token);
+    const principal = await authenticate(token, processClock);
     expect(principal.expiresAtMs).toBe(T0 + 14 * 24 * 3600 * 1000);
     const update = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
     expect(update.UpdateExpression).toContain('expires_at_ms = :slide');
@@ -167,8 +168,8 @@ describe('authenticate', () => {
     const token = newToken('sk', 'live');
     ddb.on(GetCommand).resolvesOnce({ Item: record(token) }).resolves({});
     ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }));
-    await expect(authenticate(token)).rejects.toMatchObject({ code: 'invalid_token' });
-    await expect(authenticate(token)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(token, processClock)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(token, processClock)).rejects.toMatchObject({ code: 'invalid_token' });
     expect(calls().gets).toBe(3);
   });
 
@@ -178,7 +179,7 @@ describe('authenticate', () => {
     const full = record(token, { rl_tat: T0 + 1990 + 1500 });
     ddb.on(GetCommand).resolves({ Item: full });
     ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall(full) }));
-    await expect(authenticate(token)).rejects.toMatchObject({ code: 'request_limit_exceeded', headers: { 'Retry-After': '2' } });
+    await expect(authenticate(token, processClock)).rejects.toMatchObject({ code: 'request_limit_exceeded', headers: { 'Retry-After': '2' } });
     forgetToken(hashToken(token));
   });
 });
@@ -189,7 +190,7 @@ describe('per-IP buckets of public endpoints', () => {
     const limit = { rate: 10, burst: 20 };
     const key = { pk: 'ratelimit#ip#10.0.0.1', sk: 'bucket' };
     ddb.on(UpdateCommand).resolves({});
-    await takeFromBucket(key, limit);
+    await takeFromBucket(key, limit, processClock);
     const first = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
     expect(first.ConditionExpression).toBe('(attribute_not_exists(rl_tat) OR rl_tat <= :rl_now)');
     expect(first.ExpressionAttributeValues![':rl_next']).toBe(T0 + 100);
@@ -199,13 +200,13 @@ describe('per-IP buckets of public endpoints', () => {
     ddb.on(UpdateCommand)
       .rejectsOnce(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall({ rl_tat: T0 + 500 }) }))
       .resolves({});
-    await takeFromBucket(key, limit);
+    await takeFromBucket(key, limit, processClock);
     const second = ddb.commandCalls(UpdateCommand)[1]!.args[0].input;
     expect(second.UpdateExpression).toContain('rl_tat = rl_tat + :rl_add');
 
     ddb.reset();
     ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall({ rl_tat: T0 + 1900 + 3000 }) }));
-    await expect(takeFromBucket(key, limit)).rejects.toMatchObject({ status: 429, headers: { 'Retry-After': '3' } });
+    await expect(takeFromBucket(key, limit, processClock)).rejects.toMatchObject({ status: 429, headers: { 'Retry-After': '3' } });
     expect(ddb.commandCalls(UpdateCommand)).toHaveLength(1);
   });
 });

@@ -6,6 +6,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processClock } from '../../../infra/local/platform';
 import { authenticate } from '../../../shared/modules/identity/authenticate';
 import { issueToken } from '../../../shared/modules/identity/auths';
 import { createProduct } from '../../../shared/modules/catalog/products';
@@ -48,8 +49,8 @@ beforeAll(async () => {
   process.env.CARTWHEEL_DYNAMODB_ENDPOINT = emulator.endpoint;
   resetConfig();
   resetDb();
-  const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'secret', permissions: [] });
-  write = { scope, principal: await authenticate(token), payment, tax };
+  const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'secret', permissions: [] }, processClock);
+  write = { scope, principal: await authenticate(token, processClock), payment, tax, clock: processClock };
   for (const body of [
     { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] },
     { product_id: 'poster', name: 'Poster', type: 'digital', prices: [{ currency: 'USD', price: 10 }] },

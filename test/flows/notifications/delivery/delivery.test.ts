@@ -71,7 +71,7 @@ let scope: RecordScope;
 let accountKey: string;
 
 beforeAll(async () => {
-  const account = await createAccount({ company: 'Delivery Shop', email: 'owner@example.test' }, platform.secrets);
+  const account = await createAccount({ company: 'Delivery Shop', email: 'owner@example.test' }, platform);
   scope = { accountId: account.account_id, mode: 'test' };
   accountKey = await accountSignatureKey(platform, scope.accountId);
 });
