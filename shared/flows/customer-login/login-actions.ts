@@ -89,7 +89,7 @@ export async function getMeAction(context: ApiContext): Promise<ApiResult> {
 /** `POST /customers/me`: a partial update of the signed-in customer; `tax_exempt` is read-only for it. */
 export const updateMeAction = withBody(customerSelfUpdate, async (context) => {
   const { scope, customerId, render } = await ownCustomer(context);
-  const saved = await retryOnConflict(async () => updateCustomer(await getRecord(customerDeclaration, scope, customerId), context.body));
+  const saved = await retryOnConflict(async () => updateCustomer(await getRecord(customerDeclaration, scope, customerId), context.body, context.platform.clock));
   return { status: 200, body: await renderResource(customerDeclaration, saved, render) };
 });
 

@@ -37,7 +37,7 @@ async function readProduct(scope: RecordScope, id: string): Promise<ProductRecor
 /** `POST /products`. */
 export const createProductAction = withBody(productCreate, async (context) => {
   const { scope, render } = await prepare(context);
-  const record = await createProduct(scope, context.body, render.payment);
+  const record = await createProduct(scope, context.body, render.payment, context.platform.clock);
   const body = await renderResource(productDeclaration, record, render);
   return { status: 201, body, location: render.url(`products/${encodeURIComponent(record.product_id)}`) };
 });
@@ -60,7 +60,7 @@ export const updateProductAction = withBody(productUpdate, async (context) => {
     const current = await readProduct(scope, context.params.product_id!);
     const fields = productFields(body, current, render.payment, scope.mode);
     const images = await productImagesChange(scope, current.product_id, body, current);
-    return saveProduct(current, fields, body.deleted === false ? false : current.deleted, images);
+    return saveProduct(current, fields, body.deleted === false ? false : current.deleted, context.platform.clock, images);
   });
   return { status: 200, body: await renderResource(productDeclaration, saved, render) };
 });
@@ -70,7 +70,7 @@ export async function deleteProductAction(context: ApiContext): Promise<ApiResul
   const { scope } = await prepare(context);
   await retryOnConflict(async () => {
     const current = await readProduct(scope, context.params.product_id!);
-    if (!current.deleted) await saveProduct(current, current, true);
+    if (!current.deleted) await saveProduct(current, current, true, context.platform.clock);
   });
   return { status: 204 };
 }

@@ -3,6 +3,7 @@ import { assertReach } from '../identity';
 import { type Principal } from '../../core/access/principal';
 import { booleanParameter } from '../../http/request';
 import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import type { Clock } from '../../platform/ports';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
@@ -26,7 +27,7 @@ async function prepare(context: ApiContext): Promise<{ scope: RecordScope; rende
 /** `POST /customers`. */
 export const createCustomerAction = withBody(customerCreate, async (context) => {
   const { scope, render } = await prepare(context);
-  const record = await createCustomer(scope, context.body);
+  const record = await createCustomer(scope, context.body, context.platform.clock);
   const body = await renderResource(customerDeclaration, record, render);
   return { status: 201, body, location: body.url as string };
 });
@@ -48,12 +49,12 @@ export const updateCustomerAction = withBody(customerUpdate, async (context) => 
   const { scope, render } = await prepare(context);
   const customerId = context.params.customer_id!;
   const update = updateAllowedTo(requirePrincipal(context), customerId);
-  const saved = await retryOnConflict(async () => update(await getRecord(customerDeclaration, scope, customerId), context.body));
+  const saved = await retryOnConflict(async () => update(await getRecord(customerDeclaration, scope, customerId), context.body, context.platform.clock));
   return { status: 200, body: await renderResource(customerDeclaration, saved, render) };
 });
 
 /** Which update of customer `customerId` the caller may make (404 when a limited token does not reach it). */
-function updateAllowedTo(principal: Principal, customerId: string): (current: CustomerRecord, body: CustomerInput) => Promise<CustomerRecord> {
+function updateAllowedTo(principal: Principal, customerId: string): (current: CustomerRecord, body: CustomerInput, clock: Clock) => Promise<CustomerRecord> {
   if (principal.kind !== 'limited') return updateCustomer;
   assertReach(principal, `customers/${customerId}`, 'customer');
   return principal.customerId === customerId ? updateOwnCustomer : addLoginAfterSale;

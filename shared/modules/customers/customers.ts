@@ -6,7 +6,7 @@
 import { type DateListed, listSortKey } from '../../store/keys';
 import { hashPassword } from '../identity';
 import { InsufficientPermissionsError } from '../../http/auth-errors';
-import { nowMs } from '../../core/clock';
+import type { Clock } from '../../platform/ports';
 import { InvalidStateError } from '../../http/errors';
 import { newId } from '../../core/ids';
 import { addressJson, mergeAddress, type Address } from '../../rest/addresses';
@@ -129,10 +129,10 @@ function searchText(fields: CustomerFields): string {
 }
 
 /** Creates a customer (client-chosen or generated id). */
-export async function createCustomer(scope: RecordScope, body: CustomerInput): Promise<CustomerRecord> {
+export async function createCustomer(scope: RecordScope, body: CustomerInput, clock: Clock): Promise<CustomerRecord> {
   const customerId = body.customer_id ?? newId();
   const { password, ...fields } = customerFields(body, undefined);
-  const now = nowMs();
+  const now = clock.nowMs();
   const partition = customerListing(scope);
   const record: CustomerRecord = {
     ...customerKey(scope, customerId),
@@ -155,9 +155,9 @@ export async function createCustomer(scope: RecordScope, body: CustomerInput): P
 }
 
 /** Applies a partial update (conditional on the version read). */
-export async function updateCustomer(current: CustomerRecord, body: CustomerInput): Promise<CustomerRecord> {
+export async function updateCustomer(current: CustomerRecord, body: CustomerInput, clock: Clock): Promise<CustomerRecord> {
   const { password, ...fields } = customerFields(body, current);
-  const now = Math.max(nowMs(), current.modified_ms + 1);
+  const now = Math.max(clock.nowMs(), current.modified_ms + 1);
   const next: CustomerRecord = {
     ...current,
     ...fields,
@@ -171,9 +171,9 @@ export async function updateCustomer(current: CustomerRecord, body: CustomerInpu
 }
 
 /** A customer-scope token's update of its own customer: any update but `tax_exempt`, which is read-only for it (commerce.md §0.1). */
-export function updateOwnCustomer(current: CustomerRecord, body: CustomerInput): Promise<CustomerRecord> {
+export function updateOwnCustomer(current: CustomerRecord, body: CustomerInput, clock: Clock): Promise<CustomerRecord> {
   const { tax_exempt: _readOnly, ...rest } = body;
-  return updateCustomer(current, rest);
+  return updateCustomer(current, rest, clock);
 }
 
 /**
@@ -182,7 +182,7 @@ export function updateOwnCustomer(current: CustomerRecord, body: CustomerInput):
  * required and validated as in any update, while the customer has neither. Every other property
  * of the body is ignored. Once a login exists the token has no right left on the customer: 403.
  */
-export async function addLoginAfterSale(current: CustomerRecord, body: CustomerInput): Promise<CustomerRecord> {
+export async function addLoginAfterSale(current: CustomerRecord, body: CustomerInput, clock: Clock): Promise<CustomerRecord> {
   if (current.username !== null || current.password_hash !== null) {
     throw new InsufficientPermissionsError('This customer already has a login. Sign in to change it.');
   }
@@ -190,7 +190,7 @@ export async function addLoginAfterSale(current: CustomerRecord, body: CustomerI
     const value = body[property];
     if (value === undefined || value === null || value === '') invalid(property, `The property ${property} is required.`, 'required');
   }
-  return updateCustomer(current, { username: body.username, password: body.password });
+  return updateCustomer(current, { username: body.username, password: body.password }, clock);
 }
 
 /** Deletes a customer without payments, and frees its username. */

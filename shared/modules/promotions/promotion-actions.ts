@@ -3,7 +3,7 @@
  * tokens hold no `promotions` permission, so the route check refuses them (403); shoppers use
  * codes only through carts.
  */
-import { nowMs } from '../../core/clock';
+import type { Clock } from '../../platform/ports';
 import { booleanParameter } from '../../http/request';
 import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
@@ -33,8 +33,8 @@ async function prepare(context: ApiContext): Promise<{ scope: RecordScope; rende
   return actionScope(context);
 }
 
-function inputContext(render: RenderContext): PromotionInputContext {
-  return { payment: render.payment, zone: render.zone, now: nowMs() };
+function inputContext(render: RenderContext, clock: Clock): PromotionInputContext {
+  return { payment: render.payment, zone: render.zone, now: clock.nowMs() };
 }
 
 function readPromotion(scope: RecordScope, id: string): Promise<PromotionRecord> {
@@ -44,7 +44,7 @@ function readPromotion(scope: RecordScope, id: string): Promise<PromotionRecord>
 /** `POST /promotions`: 201; 409 in_use for a taken id or code. */
 export const createPromotionAction = withBody(promotionCreate, async (context) => {
   const { scope, render } = await prepare(context);
-  const record = await createPromotion(scope, context.body, inputContext(render));
+  const record = await createPromotion(scope, context.body, inputContext(render, context.platform.clock), context.platform.clock);
   const body = await renderResource(promotionDeclaration, record, render);
   return { status: 201, body, location: render.url(promotionPath(record.promotion_id)) };
 });
@@ -62,8 +62,8 @@ export const updatePromotionAction = withBody(promotionUpdate, async (context) =
   const body = context.body;
   const saved = await retryOnConflict(async () => {
     const current = await readPromotion(scope, context.params.promotion_id!);
-    const fields = promotionFields(body, current, inputContext(render));
-    return savePromotion(current, fields, body.deleted === false ? false : current.deleted);
+    const fields = promotionFields(body, current, inputContext(render, context.platform.clock));
+    return savePromotion(current, fields, body.deleted === false ? false : current.deleted, context.platform.clock);
   });
   return { status: 200, body: await renderResource(promotionDeclaration, saved, render) };
 });
@@ -73,7 +73,7 @@ export async function deletePromotionAction(context: ApiContext): Promise<ApiRes
   const { scope } = await prepare(context);
   await retryOnConflict(async () => {
     const current = await readPromotion(scope, context.params.promotion_id!);
-    if (!current.deleted) await savePromotion(current, current, true);
+    if (!current.deleted) await savePromotion(current, current, true, context.platform.clock);
   });
   return { status: 204 };
 }

@@ -11,7 +11,7 @@
  * be charged for more often than `max_uses` allows (see checkout/pay-cart.ts).
  */
 import type { PaymentSettings } from '../accounts';
-import { nowMs } from '../../core/clock';
+import type { Clock } from '../../platform/ports';
 import { newId } from '../../core/ids';
 import { parseDateInput } from '../../rest/dates';
 import { declareResource } from '../../rest/declarations';
@@ -193,11 +193,11 @@ export function promotionFields(body: PromotionInput, current: PromotionFields |
 export { codeClaimKey } from './promotion-store';
 
 /** Creates a promotion: reserve its listing position, then write record, counter and code claim together. */
-export async function createPromotion(scope: RecordScope, body: PromotionInput, context: PromotionInputContext): Promise<PromotionRecord> {
+export async function createPromotion(scope: RecordScope, body: PromotionInput, context: PromotionInputContext, clock: Clock): Promise<PromotionRecord> {
   const promotionId = body.promotion_id ?? newId();
   const fields = promotionFields(body, undefined, context);
   const position = await reservePromotionPosition(scope);
-  const now = nowMs();
+  const now = clock.nowMs();
   const record: PromotionRecord = {
     ...promotionKey(scope, promotionId),
     promotion_id: promotionId,
@@ -222,7 +222,7 @@ export async function createPromotion(scope: RecordScope, body: PromotionInput, 
  * write is conditional on the version read, so concurrent changes (and the `uses` counters a
  * payment moves) never mix; the caller's `retryOnConflict` reads again.
  */
-export async function savePromotion(current: PromotionRecord, fields: PromotionFields, deleted: boolean): Promise<PromotionRecord> {
+export async function savePromotion(current: PromotionRecord, fields: PromotionFields, deleted: boolean, clock: Clock): Promise<PromotionRecord> {
   const scope = { accountId: current.account_id, mode: current.mode };
   const partition = promotionListing(scope);
   const next: PromotionRecord = {
@@ -231,7 +231,7 @@ export async function savePromotion(current: PromotionRecord, fields: PromotionF
     // A deleted promotion is inactive (§11); a restored one stays inactive until activated.
     active: deleted ? false : fields.active,
     deleted,
-    modified_ms: Math.max(nowMs(), current.modified_ms + 1),
+    modified_ms: Math.max(clock.nowMs(), current.modified_ms + 1),
     gsi1pk: deleted ? `${partition}#deleted` : partition,
   };
   // Only these attributes change: the use counters, which payments move without touching

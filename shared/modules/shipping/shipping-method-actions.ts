@@ -35,7 +35,7 @@ function readMethod(scope: RecordScope, id: string): Promise<ShippingMethodRecor
 /** `POST /shipping_methods`: 201; 409 in_use for a taken id. */
 export const createShippingMethodAction = withBody(shippingMethodCreate, async (context) => {
   const { scope, render } = await prepare(context);
-  const record = await createShippingMethod(scope, context.body, render.payment);
+  const record = await createShippingMethod(scope, context.body, render.payment, context.platform.clock);
   const body = await renderResource(shippingMethodDeclaration, record, render);
   return { status: 201, body, location: render.url(shippingMethodPath(record.shipping_method_id)) };
 });
@@ -53,7 +53,7 @@ export const updateShippingMethodAction = withBody(shippingMethodUpdate, async (
   const body = context.body;
   const saved = await retryOnConflict(async () => {
     const current = await readMethod(scope, context.params.shipping_method_id!);
-    return saveShippingMethod(current, shippingMethodFields(body, current, render.payment));
+    return saveShippingMethod(current, shippingMethodFields(body, current, render.payment), context.platform.clock);
   });
   return { status: 200, body: await renderResource(shippingMethodDeclaration, saved, render) };
 });

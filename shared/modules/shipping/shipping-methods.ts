@@ -5,7 +5,7 @@
  * write, and orders copy the shipping line, so nothing links to a deleted method.
  */
 import type { PaymentSettings } from '../accounts';
-import { nowMs } from '../../core/clock';
+import type { Clock } from '../../platform/ports';
 import { newId } from '../../core/ids';
 import { declareResource } from '../../rest/declarations';
 import { invalid, sends } from '../../rest/input';
@@ -120,11 +120,11 @@ export function shippingMethodFields(body: ShippingMethodInput, current: Shippin
 }
 
 /** Creates a shipping method: reserve its listing position, then write record and counter together. */
-export async function createShippingMethod(scope: RecordScope, body: ShippingMethodInput, payment: PaymentSettings): Promise<ShippingMethodRecord> {
+export async function createShippingMethod(scope: RecordScope, body: ShippingMethodInput, payment: PaymentSettings, clock: Clock): Promise<ShippingMethodRecord> {
   const methodId = body.shipping_method_id ?? newId();
   const fields = shippingMethodFields(body, undefined, payment);
   const position = await reserveShippingMethodPosition(scope);
-  const now = nowMs();
+  const now = clock.nowMs();
   const record: ShippingMethodRecord = {
     ...shippingMethodKey(scope, methodId),
     shipping_method_id: methodId,
@@ -140,8 +140,8 @@ export async function createShippingMethod(scope: RecordScope, body: ShippingMet
 }
 
 /** Writes changed fields of a method, conditional on the version read (the caller's `retryOnConflict` reads again). */
-export async function saveShippingMethod(current: ShippingMethodRecord, fields: ShippingMethodFields): Promise<ShippingMethodRecord> {
-  const next: ShippingMethodRecord = { ...current, ...fields, modified_ms: Math.max(nowMs(), current.modified_ms + 1) };
+export async function saveShippingMethod(current: ShippingMethodRecord, fields: ShippingMethodFields, clock: Clock): Promise<ShippingMethodRecord> {
+  const next: ShippingMethodRecord = { ...current, ...fields, modified_ms: Math.max(clock.nowMs(), current.modified_ms + 1) };
   await saveShippingMethodRecord(current, next);
   return next;
 }

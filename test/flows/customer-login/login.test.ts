@@ -154,7 +154,7 @@ describe('customer sign-in', () => {
   const scope = { accountId: 'SHOP', mode: 'test' } as const;
 
   it('signs in by username (any case) and password; counts wrong passwords per username', async () => {
-    const created = await createCustomer(scope, customerCreate.parse({ customer_id: 'ADA', username: 'Ada.Lee', password: 'correct horse', email: 'ada@example.test' }));
+    const created = await createCustomer(scope, customerCreate.parse({ customer_id: 'ADA', username: 'Ada.Lee', password: 'correct horse', email: 'ada@example.test' }), processClock);
     expect((await signInCustomer(scope, { username: 'ada.lee', password: 'correct horse' }, processClock)).customer_id).toBe(created.customer_id);
     for (let i = 0; i < 5; i++) {
       await expect(signInCustomer(scope, { username: i % 2 ? 'ADA.LEE' : 'Ada.Lee', password: 'wrong horse' }, processClock)).rejects.toMatchObject({ code: 'invalid_login' });
@@ -167,7 +167,7 @@ describe('customer sign-in', () => {
   });
 
   it('answers unknown usernames and customers without a password like a wrong password, uncounted', async () => {
-    await createCustomer(scope, customerCreate.parse({ customer_id: 'NOPASS', username: 'nopass', email: 'np@example.test' }));
+    await createCustomer(scope, customerCreate.parse({ customer_id: 'NOPASS', username: 'nopass', email: 'np@example.test' }), processClock);
     for (const username of ['nobody', 'nopass']) {
       for (let i = 0; i < 6; i++) {
         await expect(signInCustomer(scope, { username, password: 'whatever1' }, processClock)).rejects.toMatchObject({

@@ -41,7 +41,7 @@ beforeAll(async () => {
     { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] },
     { product_id: 'mug', name: 'Mug', type: 'physical', prices: [{ currency: 'USD', price: 10 }] },
   ]) {
-    await createProduct(scope, productCreate.parse(body), payment);
+    await createProduct(scope, productCreate.parse(body), payment, processClock);
   }
 });
 afterAll(async () => {
@@ -83,10 +83,10 @@ describe('stored totals', () => {
   });
 
   it('keep a line whose product has gone, and refuse to add it again', async () => {
-    await createProduct(scope, { product_id: 'retired', name: 'Retired', type: 'digital', prices: [{ currency: 'USD', price: 5 }] }, payment);
+    await createProduct(scope, { product_id: 'retired', name: 'Retired', type: 'digital', prices: [{ currency: 'USD', price: 5 }] }, payment, processClock);
     const cart = await createCart({ items: [{ product_id: 'retired' }, { product_id: 'ebook' }] }, origin, write);
     const product = await getRecord(productDeclaration, scope, 'retired');
-    await saveProduct(product, product, true);
+    await saveProduct(product, product, true, processClock);
     const eur = await updateCart(await stored(cart.cart_id), { currency: 'EUR' }, write);
     expect(eur.items.map((item) => [item.item_id, item.unit_price_original])).toEqual([
       ['retired', 4.5],
@@ -110,7 +110,7 @@ describe('the money limit (conventions.md §20: 999,999,999,999, every computed 
       { product_id: 'priciest', name: 'Priciest', type: 'service', prices: [{ currency: 'USD', price: '999999999999' }] },
       { product_id: 'big', name: 'Big', type: 'service', prices: [{ currency: 'USD', price: 600_000_000_000 }] },
     ]) {
-      await createProduct(scope, productCreate.parse(body), payment);
+      await createProduct(scope, productCreate.parse(body), payment, processClock);
     }
     const partition = collectionPartition(cartDeclaration, scope);
     count = async () =>

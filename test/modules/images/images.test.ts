@@ -25,6 +25,7 @@ import { Harness, useEmulatedTable } from '../../local/fixtures/dynamo-harness';
 import { paymentSettings } from '../pricing/fixtures';
 import { testPlatform, type TestPlatform } from '../../support/platform';
 import { jpeg, svg, transparentPng } from './fixtures';
+import { processClock } from '../../../infra/local/platform';
 
 const harness = new Harness();
 const scope = { accountId: 'ACCTIMG', mode: 'test' as const };
@@ -49,13 +50,13 @@ const keysOf = (image: ImageRecord) => imageObjectKeys(image).map((key) => `apps
 
 async function newProduct(productId: string, imageIds?: string[], at = scope): Promise<ProductRecord> {
   const body = parseInput(productCreate, { product_id: productId, name: productId, type: 'digital', prices: [{ currency: 'USD', price: 1 }], ...(imageIds ? { image_ids: imageIds } : {}) });
-  return createProduct(at, body, paymentSettings());
+  return createProduct(at, body, paymentSettings(), processClock);
 }
 
 async function updateImages(productId: string, imageIds: unknown): Promise<ProductRecord> {
   const current = (await findRecord(productDeclaration, scope, productId))!;
   const body = parseInput(productUpdate, { image_ids: imageIds });
-  return saveProduct(current, productFields(body, current, paymentSettings(), scope.mode), current.deleted, await productImagesChange(scope, productId, body, current));
+  return saveProduct(current, productFields(body, current, paymentSettings(), scope.mode), current.deleted, processClock, await productImagesChange(scope, productId, body, current));
 }
 
 const productImages = async (productId: string) => ((await findRecord(productDeclaration, scope, productId))?.image_ids ?? []);
@@ -225,7 +226,7 @@ describe('delete', () => {
     await newProduct('d-one', [kept!.image_id, doomed!.image_id]);
     await newProduct('d-two', [doomed!.image_id]);
     const removed = await findRecord(productDeclaration, scope, 'd-two');
-    await saveProduct(removed!, removed!, true); // a soft-deleted product drops it too
+    await saveProduct(removed!, removed!, true, processClock); // a soft-deleted product drops it too
     await deleteImage(platform, scope, doomed!.image_id);
     expect(await productImages('d-one')).toEqual([kept!.image_id]);
     expect(await productImages('d-two')).toEqual([]);

@@ -55,7 +55,7 @@ beforeAll(async () => {
     { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] },
     { product_id: 'poster', name: 'Poster', type: 'digital', prices: [{ currency: 'USD', price: 10 }] },
   ]) {
-    await createProduct(scope, productCreate.parse(body), payment);
+    await createProduct(scope, productCreate.parse(body), payment, processClock);
   }
 });
 afterAll(async () => {
@@ -71,7 +71,7 @@ let serial = 0;
 async function promotion(extra: Record<string, unknown> = {}, at: RecordScope = scope): Promise<PromotionRecord> {
   serial += 1;
   const body = promotionCreate.parse({ promotion_id: `promo-${serial}`, name: `Promo ${serial}`, code: `CODE${serial}`, discount_type: 'percent', discount_percent: 0.1, ...extra });
-  return createPromotion(at, body, input);
+  return createPromotion(at, body, input, processClock);
 }
 
 function stored(cartId: string): Promise<CartRecord> {
@@ -81,7 +81,7 @@ function stored(cartId: string): Promise<CartRecord> {
 async function edit(record: PromotionRecord, body: Record<string, unknown>): Promise<PromotionRecord> {
   return retryOnConflict(async () => {
     const current = (await findPromotion(scope, record.promotion_id))!;
-    return savePromotion(current, promotionFields(promotionUpdate.parse(body), current, input), current.deleted);
+    return savePromotion(current, promotionFields(promotionUpdate.parse(body), current, input), current.deleted, processClock);
   });
 }
 
@@ -118,10 +118,10 @@ describe('codes', () => {
 
   it('stay claimed while soft-deleted, so a restore always works', async () => {
     const record = await promotion({ code: 'GONE' });
-    const deleted = await savePromotion(record, record, true);
+    const deleted = await savePromotion(record, record, true, processClock);
     expect(deleted).toMatchObject({ deleted: true, active: false });
     await expect(promotion({ code: 'gone' })).rejects.toMatchObject({ status: 409 });
-    const restored = await savePromotion(deleted, deleted, false);
+    const restored = await savePromotion(deleted, deleted, false, processClock);
     expect(restored).toMatchObject({ deleted: false, active: false });
   });
 });
@@ -142,7 +142,7 @@ describe('usability checks', () => {
     await transact([countUseWrite(scope, used.promotion_id)]);
     await expect(resolvePromotionCode(scope, used.code, now)).rejects.toMatchObject({ meta: { reason: 'max_uses_reached' } });
     const deleted = await promotion();
-    await savePromotion(deleted, deleted, true);
+    await savePromotion(deleted, deleted, true, processClock);
     await expect(resolvePromotionCode(scope, deleted.code, now)).rejects.toMatchObject({ meta: { reason: 'inactive' } });
   });
 
@@ -273,7 +273,7 @@ describe('use reservation', () => {
     await reserve(record);
     await transact([countUseWrite(scope, record.promotion_id)]);
     // `record` still holds uses 0: the save must not write it back.
-    const saved = await savePromotion(record, promotionFields(promotionUpdate.parse({ name: 'Renamed' }), record, input), false);
+    const saved = await savePromotion(record, promotionFields(promotionUpdate.parse({ name: 'Renamed' }), record, input), false, processClock);
     expect(saved.name).toBe('Renamed');
     expect(await findPromotion(scope, record.promotion_id)).toMatchObject({ name: 'Renamed', uses: 1, claimed_uses: 1 });
   });
