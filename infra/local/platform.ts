@@ -57,7 +57,7 @@ export function localPlatform(paths: Pick<ReturnType<typeof dataPaths>, 'outbox'
     clock,
     email: outboxEmail({ dir: paths.outbox, from: settings.emailFrom, clock }),
     secrets: localSecrets(paths.localKey),
-    gateway: testGateway,
+    gateway: testGateway(clock),
     http: guardedHttp({ allowLoopback: true }),
     queues: sqsQueues({ region: settings.region, endpoint: settings.endpoints.sqs, urls: settings.queueUrls }),
     objects: s3Objects({ region: settings.region, endpoint: settings.endpoints.s3, buckets: { functions: settings.functionsBucket, apps: settings.appsBucket } }),

@@ -11,10 +11,8 @@ import { kmsSecrets } from '../platform/adapters/kms-secrets';
 import { s3Objects, sqsQueues } from '../platform/adapters/aws-clients';
 import { kvsEdgePointers } from '../platform/adapters/aws-edge-pointers';
 import { guardedHttp } from '../platform/adapters/outbound-http';
-import type { Clock, Platform } from '../platform/ports';
-
-/** The system clock. */
-export const systemClock: Clock = { nowMs: () => Date.now() };
+import { systemClock } from '../platform/adapters/system-clock';
+import type { Platform } from '../platform/ports';
 
 let built: Platform | undefined;
 
@@ -26,7 +24,7 @@ export function cloudPlatform(): Platform {
     clock: systemClock,
     email: sesEmail({ from: settings.emailFrom, region: settings.region }),
     secrets: kmsSecrets({ keyId: settings.kmsKeyId, region: settings.region }),
-    gateway: testGateway,
+    gateway: testGateway(systemClock),
     http: guardedHttp({ allowLoopback: false }),
     queues: sqsQueues({ region: settings.region, urls: settings.queueUrls }),
     objects: s3Objects({ region: settings.region, buckets: { functions: settings.functionsBucket, apps: settings.appsBucket } }),

@@ -12,7 +12,7 @@ import { defineFamily, type FamilyActionTable } from '../../shared/app/families'
 import { apiHandler } from '../../shared/http/pipeline';
 import { testPlatform } from '../support/platform';
 import { InvalidStateError } from '../../shared/http/errors';
-import { systemClock } from '../../shared/app/platforms';
+import { systemClock } from '../../shared/platform/adapters/system-clock';
 
 process.env.CARTWHEEL_TABLE = 'cartwheel';
 process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';

@@ -35,12 +35,13 @@ export function testPlatform(overrides: Partial<Platform> & { answer?: (request:
   const stored = new Map<string, Buffer>();
   let counter = 0;
   const { answer, ...ports } = overrides;
+  const clock = ports.clock ?? processClock;
   return {
     sent,
     queued,
     requests,
     stored,
-    clock: processClock,
+    clock,
     email: {
       send(message) {
         const known = message.dedupKey ? byKey.get(message.dedupKey) : undefined;
@@ -52,7 +53,7 @@ export function testPlatform(overrides: Partial<Platform> & { answer?: (request:
       },
     },
     secrets: localSecrets(keyFile),
-    gateway: testGateway,
+    gateway: testGateway(clock),
     http: {
       send(request) {
         requests.push(request);

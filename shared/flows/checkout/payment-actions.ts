@@ -15,7 +15,6 @@ import { viewerCountry, allowedCustomerCountries, formOptions, carts } from '../
 import { payCart, type PaymentOutcome } from './pay-cart';
 import { acceptedPaymentMethods, gatewayError, paymentDeclaration, type PaymentRecord, cartPaymentCreate, directPaymentCreate, paymentUpdate, paymentsOfCart, savePaymentRecord } from '../../modules/payments';
 import { payDirect } from './pay-direct';
-import { nowMs } from '../../core/clock';
 import { sends } from '../../rest/input';
 
 const STATUSES = ['initiated', 'pending', 'completed', 'failed', 'refunded', 'cancelled'];
@@ -101,7 +100,7 @@ export const updatePaymentAction = withBody(paymentUpdate, async (context) => {
   const saved = await retryOnConflict(async () => {
     const current = await getRecord(paymentDeclaration, scope, paymentId);
     if (!Object.keys(changes).length) return current;
-    const next: PaymentRecord = { ...current, ...changes, modified_ms: Math.max(nowMs(), current.modified_ms + 1) };
+    const next: PaymentRecord = { ...current, ...changes, modified_ms: Math.max(context.platform.clock.nowMs(), current.modified_ms + 1) };
     next.gsi2sk = `${new Date(next.modified_ms).toISOString()}#${paymentId}`;
     await savePaymentRecord(current, next);
     return next;

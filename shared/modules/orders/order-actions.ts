@@ -10,7 +10,6 @@ import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import type { RenderContext } from '../../rest/render-context';
 import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
-import { nowMs } from '../../core/clock';
 import { orderItemUpdate, orderUpdate } from './order-schemas';
 import { orderDeclaration, orderItemDeclaration, type OrderRecord } from './orders';
 import { customerOrders, saveOrderRecord } from './order-store';
@@ -44,7 +43,7 @@ export const updateOrderAction = withBody(orderUpdate, async (context) => {
   const saved = await retryOnConflict(async () => {
     const current = await readOrder(context, scope);
     if (!Object.keys(changes).length) return current;
-    const next = { ...current, ...changes, modified_ms: Math.max(nowMs(), current.modified_ms + 1) };
+    const next = { ...current, ...changes, modified_ms: Math.max(context.platform.clock.nowMs(), current.modified_ms + 1) };
     next.gsi2sk = `${new Date(next.modified_ms).toISOString()}#${current.order_id}`;
     await saveOrderRecord(current, next);
     return next;
@@ -120,7 +119,7 @@ export const updateOrderItemAction = withBody(orderItemUpdate, async (context) =
     const next: OrderRecord = {
       ...current,
       items: current.items.map((item) => (item.item_id === itemId ? { ...item, meta } : item)),
-      modified_ms: Math.max(nowMs(), current.modified_ms + 1),
+      modified_ms: Math.max(context.platform.clock.nowMs(), current.modified_ms + 1),
     };
     next.gsi2sk = `${new Date(next.modified_ms).toISOString()}#${current.order_id}`;
     await saveOrderRecord(current, next);

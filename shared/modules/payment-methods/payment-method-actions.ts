@@ -49,7 +49,7 @@ export async function listPaymentMethodsAction(context: ApiContext): Promise<Api
 export const createPaymentMethodAction = withBody(paymentMethodCreate, async (context) => {
   const { scope, render, customerId } = await prepare(context);
   const isDefault = context.body.is_default ?? undefined;
-  const card = newCard(context.body.data!, 'data');
+  const card = newCard(context.body.data!, 'data', context.platform.clock.nowMs());
   if (scope.mode === 'live') throw new FeatureNotEnabledError('Saving live cards needs a payment gateway integration, which this deployment does not have yet.', null);
   const settings = await readPaymentSettingsCached(scope.accountId);
   const verified = await context.platform.gateway.charge({
@@ -61,7 +61,7 @@ export const createPaymentMethodAction = withBody(paymentMethodCreate, async (co
     ignoreBadAvs: settings.ignore_bad_avs,
   });
   if (verified.outcome !== 'approved') throw gatewayError(verified.outcome);
-  const record = await storePaymentMethod(scope, customerId, card, isDefault);
+  const record = await storePaymentMethod(scope, customerId, card, isDefault, context.platform.clock.nowMs());
   const rendered = await renderResource(paymentMethodDeclaration, record, render);
   return { status: 201, body: rendered, location: rendered.url as string };
 });
@@ -78,7 +78,7 @@ export const updatePaymentMethodAction = withBody(paymentMethodUpdate, async (co
   const { scope, render, customerId } = await prepare(context);
   const saved = await retryOnConflict(async () => {
     const current = await getCustomerPaymentMethod(scope, customerId, context.params.payment_method_id!);
-    const next = changedPaymentMethod(current, context.body);
+    const next = changedPaymentMethod(current, context.body, context.platform.clock.nowMs());
     await updatePaymentMethod(scope, current, next);
     return next;
   });

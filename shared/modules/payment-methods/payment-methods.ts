@@ -4,7 +4,6 @@
  * `data`, never the full number or the CVV; a customer's methods are listed through gsi3
  * (`<account>#<mode>#customer-payment-methods#<customer_id>`), in creation order.
  */
-import { nowMs } from '../../core/clock';
 import { NotFoundError } from '../../http/errors';
 import { newId } from '../../core/ids';
 import { mergeAddress } from '../../rest/addresses';
@@ -113,9 +112,9 @@ async function otherDefaults(scope: RecordScope, customerId: string, exceptId: s
 
 /**
  * Stores a new saved method. When it is the default (asked for, or the customer's first
- * method), the other methods lose `is_default` in the same transaction.
+ * method), the other methods lose `is_default` in the same transaction. `now`: its epoch ms.
  */
-export async function storePaymentMethod(scope: RecordScope, customerId: string, card: NewCard, isDefault: boolean | undefined, now = nowMs()): Promise<PaymentMethodRecord> {
+export async function storePaymentMethod(scope: RecordScope, customerId: string, card: NewCard, isDefault: boolean | undefined, now: number): Promise<PaymentMethodRecord> {
   const existing = await listPaymentMethods(scope, customerId);
   const record = newPaymentMethodRecord(scope, customerId, card, isDefault ?? existing.length === 0, now);
   const clears = record.is_default ? await otherDefaults(scope, customerId, record.payment_method_id) : [];
@@ -137,9 +136,9 @@ function changed<K extends Changeable>(body: PaymentMethodUpdateInput, name: K):
  * The changed method from a parsed `POST /customers/{id}/payment_methods/{id}` body
  * (`paymentMethodUpdate`, which refused a `number` or `cvv`): `is_default`, and in `data` (or
  * at the top level) `exp_month`, `exp_year`, `cardholder_name`, `label`, `billing_address`.
- * A changed expiry that has passed is refused (reason `expired`).
+ * A changed expiry that has passed at `now` (epoch ms) is refused (reason `expired`).
  */
-export function changedPaymentMethod(current: PaymentMethodRecord, body: PaymentMethodUpdateInput, now = nowMs()): PaymentMethodRecord {
+export function changedPaymentMethod(current: PaymentMethodRecord, body: PaymentMethodUpdateInput, now: number): PaymentMethodRecord {
   const card: SavedCardRef = { ...current.card };
   const month = changed(body, 'exp_month');
   if (month) card.expMonth = month.value;

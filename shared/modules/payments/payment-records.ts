@@ -3,7 +3,6 @@
  * date, and indexed by card fingerprint, currency and total for duplicate detection (§4.5).
  */
 import { type DateListed, listSortKey } from '../../store/keys';
-import { nowMs } from '../../core/clock';
 import { declareResource } from '../../rest/declarations';
 import type { RenderContext } from '../../rest/render-context';
 import { collectionPartition, recordKey, type RecordScope } from '../../store/records';
@@ -131,9 +130,8 @@ export function duplicatePartition(scope: RecordScope, fingerprint: string, curr
   return `${scope.accountId}#${scope.mode}#payment-fingerprint#${fingerprint}#${currency}#${total}`;
 }
 
-/** A new payment record in status `initiated`. */
-export function newPaymentRecord(scope: RecordScope, paymentId: string, fields: Omit<PaymentRecord, 'pk' | 'sk' | 'payment_id' | 'account_id' | 'mode' | 'created_ms' | 'modified_ms' | 'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'gsi3pk' | 'gsi3sk'>): PaymentRecord {
-  const now = nowMs();
+/** A new payment record in status `initiated`, created at `now` (epoch ms). */
+export function newPaymentRecord(scope: RecordScope, paymentId: string, fields: Omit<PaymentRecord, 'pk' | 'sk' | 'payment_id' | 'account_id' | 'mode' | 'created_ms' | 'modified_ms' | 'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'gsi3pk' | 'gsi3sk'>, now: number): PaymentRecord {
   const partition = collectionPartition(paymentDeclaration, scope);
   const sortKey = listSortKey(now, paymentId);
   return {

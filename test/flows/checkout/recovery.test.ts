@@ -70,7 +70,7 @@ async function crashedCheckout(cartId: string, paymentId: string, approved: bool
       settlement_tax: 0, settlement_total: 19, total_refunded: 0, reference: null, description: null, referrer: null, payment_method: null,
       response_data: { authorization_code: approved ? 'A1B2C3' : null, avs_match: null, cvv_match: null, message: null },
       gateway_transaction_id: approved ? 'test_tx' : null, error_code: null, ip_address: null, customer_id: null, cart_id: cartId, order_id: null, meta: null, fingerprint: null,
-    }),
+    }, platform.clock.nowMs()),
     ...(approved ? { gateway_outcome: 'approved' as const } : {}),
   };
   await db().send(new PutCommand({ TableName: TABLE, Item: cart }));

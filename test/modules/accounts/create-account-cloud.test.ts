@@ -25,7 +25,7 @@ import { InUseError } from '../../../shared/http/errors';
 import { resetDb } from '../../../shared/store/client';
 import { TransactionRejectedError } from '../../../shared/store/errors';
 import { kmsSecrets } from '../../../shared/platform/adapters/kms-secrets';
-import { systemClock } from '../../../shared/app/platforms';
+import { systemClock } from '../../../shared/platform/adapters/system-clock';
 
 const secrets = () => kmsSecrets({ keyId: STACK_OUTPUTS.SecretsKeyId, region: 'eu-west-1' });
 import { describeStacksOutput, runCreateAccountCli, STACK_OUTPUTS } from './fixtures/cloud-cli';

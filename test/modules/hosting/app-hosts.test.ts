@@ -16,7 +16,7 @@ import { apiGate } from '../../../shared/app/gate';
 import { defineFamily, type FamilyActionTable } from '../../../shared/app/families';
 import { apiHandler } from '../../../shared/http/pipeline';
 import { testPlatform } from '../../support/platform';
-import { systemClock } from '../../../shared/app/platforms';
+import { systemClock } from '../../../shared/platform/adapters/system-clock';
 
 describe('appHostAccount', () => {
   it('reads the account from <account_id>.<apps domain>, case-insensitively and with or without ports', () => {
