@@ -4,7 +4,6 @@
  * links the caller may read). Built once per request.
  */
 import type { Principal } from '../core/access/principal';
-import { nowMs } from '../core/clock';
 import { booleanParameter } from '../http/request';
 import type { ApiContext } from '../http/types';
 import { formatTimestamp, zoneInEffect } from './dates';
@@ -91,7 +90,7 @@ export async function renderContext(context: ApiContext, accountId: string, mode
     zone,
     locale,
     formatted: wantsFormatted,
-    now: nowMs(),
+    now: context.platform.clock.nowMs(),
     accountId,
     mode,
     principal: context.principal,

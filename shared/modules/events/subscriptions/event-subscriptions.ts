@@ -7,11 +7,10 @@
  * and for delivery (`activeSubscriptionsFor`).
  */
 import { type Principal } from '../../../core/access/principal';
-import { nowMs } from '../../../core/clock';
 import { InvalidInputError } from '../../../http/errors';
 import { newId } from '../../../core/ids';
 import { sealedFields } from '../../../outbound/sealed-fields';
-import type { OutboundHttp, SecretsPort } from '../../../platform/ports';
+import type { Clock, OutboundHttp, SecretsPort } from '../../../platform/ports';
 import { declareResource } from '../../../rest/declarations';
 import { invalid, sends } from '../../../rest/input';
 import { parsePathList } from '../../../rest/paths';
@@ -240,10 +239,11 @@ export async function checkDestination(settings: SubscriptionSettings, http: Out
   });
 }
 
-/** The ports a subscription write needs: sealing and the outbound address policy. */
+/** The ports a subscription write needs: sealing, the outbound address policy and the clock. */
 export interface SubscriptionPorts {
   secrets: SecretsPort;
   http: OutboundHttp;
+  clock: Clock;
 }
 
 /** Creates a subscription: validate, check the destination, seal, reserve its listing position, write record and counter together. */
@@ -253,7 +253,7 @@ export async function createEventSubscription(scope: RecordScope, body: EventSub
   const subscriptionId = newId();
   const secretsSealed = await sealed.seal(secrets, scope, subscriptionId, ports.secrets);
   const position = await reserveEventSubscriptionPosition(scope);
-  const now = nowMs();
+  const now = ports.clock.nowMs();
   const record: EventSubscriptionRecord = {
     ...eventSubscriptionKey(scope, subscriptionId),
     event_subscription_id: subscriptionId,
@@ -286,7 +286,7 @@ export async function updateEventSubscription(current: EventSubscriptionRecord, 
   await checkDestination(settings, ports.http);
   const scope = { accountId: current.account_id, mode: current.mode };
   const secretsSealed = sealed.same(secrets, before.secrets) ? current.secrets_sealed : await sealed.seal(secrets, scope, current.event_subscription_id, ports.secrets);
-  const next: EventSubscriptionRecord = { ...current, ...settings, secrets_sealed: secretsSealed, modified_ms: Math.max(nowMs(), current.modified_ms + 1) };
+  const next: EventSubscriptionRecord = { ...current, ...settings, secrets_sealed: secretsSealed, modified_ms: Math.max(ports.clock.nowMs(), current.modified_ms + 1) };
   await saveEventSubscriptionRecord(current, next);
   return { ...next, secrets };
 }

@@ -8,12 +8,11 @@
  * by ./license-pool.ts and handed out by ./take-codes.ts.
  */
 import { type Principal } from '../../../core/access/principal';
-import { nowMs } from '../../../core/clock';
 import { InvalidInputError } from '../../../http/errors';
 import { newId } from '../../../core/ids';
 import { logger } from '../../../core/logging';
 import { sealedFields } from '../../../outbound/sealed-fields';
-import type { OutboundHttp, SecretsPort } from '../../../platform/ports';
+import type { Clock, OutboundHttp, SecretsPort } from '../../../platform/ports';
 import { declareResource } from '../../../rest/declarations';
 import { invalid, sends } from '../../../rest/input';
 import type { RenderContext } from '../../../rest/render-context';
@@ -245,6 +244,7 @@ export async function checkServiceUrl(settings: ServiceSettings, http: OutboundH
 export interface LicenseServicePorts {
   secrets: SecretsPort;
   http: OutboundHttp;
+  clock: Clock;
 }
 
 /** A service as just written, with the parts a privileged reader sees at hand (no second open). */
@@ -266,7 +266,7 @@ export async function createLicenseService(scope: RecordScope, body: LicenseServ
   const secretsSealed = await sealed.seal(secrets, scope, serviceId, ports.secrets);
   if (initial.length) await writeInitialCodes(scope, serviceId, initial);
   const position = await reserveLicenseServicePosition(scope);
-  const now = nowMs();
+  const now = ports.clock.nowMs();
   const record: LicenseServiceRecord = {
     ...licenseServiceKey(scope, serviceId),
     license_service_id: serviceId,
@@ -323,9 +323,9 @@ export async function updateLicenseService(current: LicenseServiceRecord, body: 
   await checkServiceUrl(settings, ports.http);
   const scope = { accountId: current.account_id, mode: current.mode };
   const secretsSealed = sealed.same(secrets, before.secrets) ? current.secrets_sealed : await sealed.seal(secrets, scope, current.license_service_id, ports.secrets);
-  const changes: Partial<LicenseServiceRecord> = { ...settings, secrets_sealed: secretsSealed, modified_ms: Math.max(nowMs(), current.modified_ms + 1) };
+  const changes: Partial<LicenseServiceRecord> = { ...settings, secrets_sealed: secretsSealed, modified_ms: Math.max(ports.clock.nowMs(), current.modified_ms + 1) };
   if (codes) {
-    const published = await changeCodes(current, codes, changes, options);
+    const published = await changeCodes(current, codes, changes, ports.clock, options);
     return { ...published, privileged: { secrets, licenses: await serviceCodes(published) } };
   }
   const rearm = current.low_licenses_notified && rearms(current.license_count, settings);
