@@ -3,6 +3,7 @@
  * the directory lock, starts the emulators on it and points the shared code at them, the
  * same way the runtime does. Returns the function that closes everything again.
  */
+import { systemClock } from '../../shared/platform/adapters/system-clock';
 import { resetDb } from '../../shared/store/client';
 import { dataPaths, lockDataDir } from './data-dir';
 import { startEmulators } from './emulators';
@@ -15,7 +16,7 @@ export async function openLocalStore(dataDir: string, port: number): Promise<{ p
   const release = lockDataDir(paths.root, 'account:create');
   try {
     const emulators = await startEmulators(paths.root);
-    const platform = useLocalPlatform(paths, emulators, port);
+    const platform = useLocalPlatform(paths, emulators, port, systemClock);
     return {
       platform,
       close: async () => {

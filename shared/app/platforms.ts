@@ -25,7 +25,7 @@ export function cloudPlatform(): Platform {
     email: sesEmail({ from: settings.emailFrom, region: settings.region }),
     secrets: kmsSecrets({ keyId: settings.kmsKeyId, region: settings.region }),
     gateway: testGateway(systemClock),
-    http: guardedHttp({ allowLoopback: false }),
+    http: guardedHttp({ allowLoopback: false }, systemClock),
     queues: sqsQueues({ region: settings.region, urls: settings.queueUrls }),
     objects: s3Objects({ region: settings.region, buckets: { functions: settings.functionsBucket, apps: settings.appsBucket } }),
     // Only functions granted `edgePointers` (shared/app/routes.ts) know the store.

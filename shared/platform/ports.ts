@@ -11,10 +11,19 @@
  */
 import type { Address } from '../core/address';
 
-/** Time, as every rule of the platform reads it. */
+/**
+ * Time, as every rule of the platform reads it: the system clock in the cloud, and locally the
+ * system clock or the manual one (infra/local/manual-clock.ts).
+ */
 export interface Clock {
   /** The current instant in epoch milliseconds. */
   nowMs(): number;
+  /**
+   * Registers a callback run whenever the clock jumps forward (a manual clock moved), so what
+   * became due or timed out meanwhile is acted on at once; answers the function that removes it.
+   * Absent on a clock that only runs (the system clock).
+   */
+  onMoved?(listener: (nowMs: number) => void): () => void;
 }
 
 /** An email to send. */

@@ -1,8 +1,8 @@
 /**
  * A `Platform` of fakes for tests: email and queues kept in memory (with the outbox's
- * de-duplication rule), objects in a Map, the process clock, the built-in test gateway, a
- * real local-key sealer on a temporary key file, and outbound HTTP that answers what the test
- * says. Override any port with `testPlatform({ ... })`.
+ * de-duplication rule), objects in a Map, the system clock (or a test's `ManualClock`), the
+ * built-in test gateway on that clock, a real local-key sealer on a temporary key file, and
+ * outbound HTTP that answers what the test says. Override any port with `testPlatform({ ... })`.
  */
 // The app's resource registry, which rendering reads (the app's families, workers and jobs load it too).
 import '../../shared/app/resources';
@@ -10,7 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localSecrets } from '../../infra/local/local-secrets';
-import { processClock } from '../../infra/local/platform';
+import { systemClock } from '../../shared/platform/adapters/system-clock';
 import { testGateway } from '../../shared/modules/payments/test-gateway';
 import { destinationAllowed } from '../../shared/platform/adapters/outbound-http';
 import type { EmailMessage, OutboundRequest, OutboundResponse, Platform } from '../../shared/platform/ports';
@@ -35,7 +35,7 @@ export function testPlatform(overrides: Partial<Platform> & { answer?: (request:
   const stored = new Map<string, Buffer>();
   let counter = 0;
   const { answer, ...ports } = overrides;
-  const clock = ports.clock ?? processClock;
+  const clock = ports.clock ?? systemClock;
   return {
     sent,
     queued,

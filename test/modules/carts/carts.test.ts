@@ -5,7 +5,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processClock } from '../../../infra/local/platform';
+import { systemClock } from '../../../shared/platform/adapters/system-clock';
 import { authenticate } from '../../../shared/modules/identity/authenticate';
 import { issueToken } from '../../../shared/modules/identity/auths';
 import { BindingLimitExceededError } from '../../../shared/modules/identity/bindings';
@@ -35,13 +35,13 @@ beforeAll(async () => {
   process.env.CARTWHEEL_DYNAMODB_ENDPOINT = emulator.endpoint;
   resetConfig();
   resetDb();
-  const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'secret', permissions: [] }, processClock);
-  write = { scope, principal: await authenticate(token, processClock), payment, tax, clock: processClock };
+  const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'secret', permissions: [] }, systemClock);
+  write = { scope, principal: await authenticate(token, systemClock), payment, tax, clock: systemClock };
   for (const body of [
     { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] },
     { product_id: 'mug', name: 'Mug', type: 'physical', prices: [{ currency: 'USD', price: 10 }] },
   ]) {
-    await createProduct(scope, productCreate.parse(body), payment, processClock);
+    await createProduct(scope, productCreate.parse(body), payment, systemClock);
   }
 });
 afterAll(async () => {
@@ -83,10 +83,10 @@ describe('stored totals', () => {
   });
 
   it('keep a line whose product has gone, and refuse to add it again', async () => {
-    await createProduct(scope, { product_id: 'retired', name: 'Retired', type: 'digital', prices: [{ currency: 'USD', price: 5 }] }, payment, processClock);
+    await createProduct(scope, { product_id: 'retired', name: 'Retired', type: 'digital', prices: [{ currency: 'USD', price: 5 }] }, payment, systemClock);
     const cart = await createCart({ items: [{ product_id: 'retired' }, { product_id: 'ebook' }] }, origin, write);
     const product = await getRecord(productDeclaration, scope, 'retired');
-    await saveProduct(product, product, true, processClock);
+    await saveProduct(product, product, true, systemClock);
     const eur = await updateCart(await stored(cart.cart_id), { currency: 'EUR' }, write);
     expect(eur.items.map((item) => [item.item_id, item.unit_price_original])).toEqual([
       ['retired', 4.5],
@@ -110,7 +110,7 @@ describe('the money limit (conventions.md §20: 999,999,999,999, every computed 
       { product_id: 'priciest', name: 'Priciest', type: 'service', prices: [{ currency: 'USD', price: '999999999999' }] },
       { product_id: 'big', name: 'Big', type: 'service', prices: [{ currency: 'USD', price: 600_000_000_000 }] },
     ]) {
-      await createProduct(scope, productCreate.parse(body), payment, processClock);
+      await createProduct(scope, productCreate.parse(body), payment, systemClock);
     }
     const partition = collectionPartition(cartDeclaration, scope);
     count = async () =>
@@ -189,10 +189,10 @@ describe('cart states', () => {
 
 describe('binding', () => {
   it('lets the transaction condition refuse the 21st cart when two creations race for the last slot', async () => {
-    const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'limited' }, processClock);
+    const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'limited' }, systemClock);
     const limited = (principal: Awaited<ReturnType<typeof authenticate>>) => ({ ...write, principal });
-    for (let i = 0; i < 19; i++) await createCart({}, origin, limited(await authenticate(token, processClock)));
-    const stale = await authenticate(token, processClock);
+    for (let i = 0; i < 19; i++) await createCart({}, origin, limited(await authenticate(token, systemClock)));
+    const stale = await authenticate(token, systemClock);
     expect(stale.record.bindings).toHaveLength(19);
     const partition = collectionPartition(cartDeclaration, scope);
     const count = async () =>
@@ -202,8 +202,8 @@ describe('binding', () => {
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
     expect((results.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(BindingLimitExceededError);
     expect(await count()).toBe(before + 1);
-    expect((await authenticate(token, processClock)).record.bindings).toHaveLength(20);
-    await expect(createCart({}, origin, limited(await authenticate(token, processClock)))).rejects.toMatchObject({ status: 422, code: 'binding_limit_exceeded' });
+    expect((await authenticate(token, systemClock)).record.bindings).toHaveLength(20);
+    await expect(createCart({}, origin, limited(await authenticate(token, systemClock)))).rejects.toMatchObject({ status: 422, code: 'binding_limit_exceeded' });
     expect(await count()).toBe(before + 1);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processClock } from '../../../infra/local/platform';
+import { systemClock } from '../../../shared/platform/adapters/system-clock';
 import { authenticate } from '../../../shared/modules/identity/authenticate';
 import { issueToken } from '../../../shared/modules/identity/auths';
 import { createProduct } from '../../../shared/modules/catalog/products';
@@ -49,13 +49,13 @@ beforeAll(async () => {
   process.env.CARTWHEEL_DYNAMODB_ENDPOINT = emulator.endpoint;
   resetConfig();
   resetDb();
-  const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'secret', permissions: [] }, processClock);
-  write = { scope, principal: await authenticate(token, processClock), payment, tax, clock: processClock };
+  const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'secret', permissions: [] }, systemClock);
+  write = { scope, principal: await authenticate(token, systemClock), payment, tax, clock: systemClock };
   for (const body of [
     { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] },
     { product_id: 'poster', name: 'Poster', type: 'digital', prices: [{ currency: 'USD', price: 10 }] },
   ]) {
-    await createProduct(scope, productCreate.parse(body), payment, processClock);
+    await createProduct(scope, productCreate.parse(body), payment, systemClock);
   }
 });
 afterAll(async () => {
@@ -71,7 +71,7 @@ let serial = 0;
 async function promotion(extra: Record<string, unknown> = {}, at: RecordScope = scope): Promise<PromotionRecord> {
   serial += 1;
   const body = promotionCreate.parse({ promotion_id: `promo-${serial}`, name: `Promo ${serial}`, code: `CODE${serial}`, discount_type: 'percent', discount_percent: 0.1, ...extra });
-  return createPromotion(at, body, input, processClock);
+  return createPromotion(at, body, input, systemClock);
 }
 
 function stored(cartId: string): Promise<CartRecord> {
@@ -81,7 +81,7 @@ function stored(cartId: string): Promise<CartRecord> {
 async function edit(record: PromotionRecord, body: Record<string, unknown>): Promise<PromotionRecord> {
   return retryOnConflict(async () => {
     const current = (await findPromotion(scope, record.promotion_id))!;
-    return savePromotion(current, promotionFields(promotionUpdate.parse(body), current, input), current.deleted, processClock);
+    return savePromotion(current, promotionFields(promotionUpdate.parse(body), current, input), current.deleted, systemClock);
   });
 }
 
@@ -118,10 +118,10 @@ describe('codes', () => {
 
   it('stay claimed while soft-deleted, so a restore always works', async () => {
     const record = await promotion({ code: 'GONE' });
-    const deleted = await savePromotion(record, record, true, processClock);
+    const deleted = await savePromotion(record, record, true, systemClock);
     expect(deleted).toMatchObject({ deleted: true, active: false });
     await expect(promotion({ code: 'gone' })).rejects.toMatchObject({ status: 409 });
-    const restored = await savePromotion(deleted, deleted, false, processClock);
+    const restored = await savePromotion(deleted, deleted, false, systemClock);
     expect(restored).toMatchObject({ deleted: false, active: false });
   });
 });
@@ -142,7 +142,7 @@ describe('usability checks', () => {
     await transact([countUseWrite(scope, used.promotion_id)]);
     await expect(resolvePromotionCode(scope, used.code, now)).rejects.toMatchObject({ meta: { reason: 'max_uses_reached' } });
     const deleted = await promotion();
-    await savePromotion(deleted, deleted, true, processClock);
+    await savePromotion(deleted, deleted, true, systemClock);
     await expect(resolvePromotionCode(scope, deleted.code, now)).rejects.toMatchObject({ meta: { reason: 'inactive' } });
   });
 
@@ -273,7 +273,7 @@ describe('use reservation', () => {
     await reserve(record);
     await transact([countUseWrite(scope, record.promotion_id)]);
     // `record` still holds uses 0: the save must not write it back.
-    const saved = await savePromotion(record, promotionFields(promotionUpdate.parse({ name: 'Renamed' }), record, input), false, processClock);
+    const saved = await savePromotion(record, promotionFields(promotionUpdate.parse({ name: 'Renamed' }), record, input), false, systemClock);
     expect(saved.name).toBe('Renamed');
     expect(await findPromotion(scope, record.promotion_id)).toMatchObject({ name: 'Renamed', uses: 1, claimed_uses: 1 });
   });
