@@ -27,6 +27,7 @@ import { serveImageFile } from './image-files';
 import { pathFormTarget, serveAppFile, type LocalApps } from './app-files';
 import { appHostAccount } from '../../shared/http/app-hosts';
 import { COST_HEADER, formatCost, measureCost } from '../../shared/store/request-cost';
+import type { PlatformConfig } from '../../shared/core/config';
 
 /** A family handler as both runtimes call it. */
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -40,10 +41,11 @@ export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 /**
  * Loads every family's handler module, as listed in the route table, and builds each family's
  * handler over the local platform (the module's own `handler` is the Lambda one, over the
- * cloud platform). A module without `family` (the fallback) needs no ports.
+ * cloud platform), with the gate on the local configuration (`settings`). A module without
+ * `family` (the fallback) needs no ports.
  */
-export async function loadFamilyHandlers(platform: Platform): Promise<Record<FamilyName, HttpHandler>> {
-  const gate = apiGate(platform.clock);
+export async function loadFamilyHandlers(platform: Platform, settings: Pick<PlatformConfig, 'rateLimits' | 'appsDomain'>): Promise<Record<FamilyName, HttpHandler>> {
+  const gate = apiGate(platform.clock, settings);
   const entries = await Promise.all(
     (Object.keys(families) as FamilyName[]).map(async (family) => {
       const module = (await import(pathToFileURL(resolve(REPO_ROOT, families[family].entry)).href)) as { handler: HttpHandler; family?: ServedFamily };

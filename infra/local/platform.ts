@@ -37,15 +37,16 @@ function pick(env: NodeJS.ProcessEnv, names: string[]): Record<string, string> {
 }
 
 /**
- * Points the shared code at the emulators and builds the local ports on `clock`. Used by the
- * runtime and by operator commands that open a stopped data directory, so both configure the
- * platform identically.
+ * Points the shared code at the emulators and builds the local ports on `clock`; answers them
+ * with the configuration they were built from, for the parts of the runtime that take it. Used
+ * by the runtime and by operator commands that open a stopped data directory, so both configure
+ * the platform identically.
  */
-export function useLocalPlatform(paths: ReturnType<typeof dataPaths>, emulators: Pick<Emulators, 'env'>, port: number, clock: Clock, edgeSecret = ''): Platform {
+export function useLocalPlatform(paths: ReturnType<typeof dataPaths>, emulators: Pick<Emulators, 'env'>, port: number, clock: Clock, edgeSecret = ''): { platform: Platform; settings: PlatformConfig } {
   const settings = localConfig(emulators, port, edgeSecret);
   useConfig(settings);
   resetDb();
-  return localPlatform(paths, settings, clock);
+  return { platform: localPlatform(paths, settings, clock), settings };
 }
 
 /** The local ports over `paths` (data directory) and `settings`, on `clock`. */

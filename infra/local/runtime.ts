@@ -27,7 +27,6 @@ import { useLocalPlatform } from './platform';
 import { ManualClock } from './manual-clock';
 import { systemClock } from '../../shared/platform/adapters/system-clock';
 import type { Clock, Platform } from '../../shared/platform/ports';
-import { config } from '../../shared/core/config';
 import { hostingSource } from '../../shared/modules/hosting';
 
 /** Items the timer's TTL sweep examines per tick (every 5 s). */
@@ -121,16 +120,16 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     emulators = await startEmulators(paths.root);
     // The handlers reach the emulator in this process without a socket (CARTWHEEL_DYNAMO_TRANSPORT=http: over HTTP, to compare).
     useDynamoTransport(process.env.CARTWHEEL_DYNAMO_TRANSPORT === 'http' ? undefined : inProcessClientOptions(emulators.dynamo));
-    const platform = useLocalPlatform(paths, emulators, port, clock, edgeSecret);
+    const { platform, settings } = useLocalPlatform(paths, emulators, port, clock, edgeSecret);
 
     gateway = createGateway({
-      handlers: await loadFamilyHandlers(platform),
+      handlers: await loadFamilyHandlers(platform, settings),
       localPages: { outboxDir: paths.outbox, clock, isReady: () => ready, dynamoCalls: () => emulators!.dynamo.calls(), storeMemory: () => ({ readCache: emulators!.dynamo.readCache(), transactionTokens: emulators!.dynamo.transactionTokens() }) },
       edgeSecret,
       port: () => port,
       ready: readyPromise,
       objects: platform.objects,
-      apps: { source: hostingSource(platform.objects), domain: config().appsDomain, clock: platform.clock },
+      apps: { source: hostingSource(platform.objects), domain: settings.appsDomain, clock: platform.clock },
     });
     gatewayBuilt(gateway);
 

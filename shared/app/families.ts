@@ -10,6 +10,7 @@ import { apiGate } from './gate';
 import './resources';
 import { cloudPlatform } from './platforms';
 import { routeKey, routesOf, type FamilyName, type FamilyRouteKey } from './routes';
+import { config } from '../core/config';
 
 /**
  * Exactly one action per route of family `F`, each typed with its route's path parameters:
@@ -38,8 +39,8 @@ export function defineFamily<F extends FamilyName>(family: F, actions: FamilyAct
   return { family, actions: table, routes };
 }
 
-/** The Lambda handler of a family: the cloud platform and the app's gate, built once when the module loads. */
+/** The Lambda handler of a family: the cloud platform and the app's gate on its configuration, built once when the module loads. */
 export function lambdaHandler(definition: ServedFamily) {
   const platform = cloudPlatform();
-  return apiHandler(definition, platform, apiGate(platform.clock));
+  return apiHandler(definition, platform, apiGate(platform.clock, config()));
 }

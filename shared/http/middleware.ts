@@ -164,6 +164,7 @@ export function originCheck(gate: ApiGate): ApiMiddleware {
         scheme: transport.scheme,
         host: transport.host,
         accountId,
+        appsDomain: gate.appsDomain(),
         allowList: () => gate.allowedOrigins(accountId),
       });
       if (!allowed) throw new InvalidOriginError(state.origin);

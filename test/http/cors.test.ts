@@ -10,7 +10,7 @@ resetConfig();
 
 const check = (origin: string, allowList: string[] = []) => {
   const load = vi.fn(async () => allowList);
-  return { load, result: isOriginAllowed({ origin, scheme: 'https', host: 'api.example.test', accountId: 'ACCT1', allowList: load }) };
+  return { load, result: isOriginAllowed({ origin, scheme: 'https', host: 'api.example.test', accountId: 'ACCT1', appsDomain: 'apps.example.test', allowList: load }) };
 };
 
 describe('CORS origin rules (conventions.md 16)', () => {

@@ -15,7 +15,7 @@
  * The stored last-use time (and with it the end of a sliding token's idle window) is
  * refreshed at most once a minute, as auth.md 1.5 allows, in the same write.
  */
-import { config, type RateLimit } from '../../core/config';
+import type { RateLimit } from '../../core/config';
 import { RequestLimitExceededError } from '../../http/errors';
 import type { Clock } from '../../platform/ports';
 import { ExpiredTokenError, InvalidTokenError } from '../../http/auth-errors';
@@ -72,10 +72,11 @@ export function forgetToken(tokenHash: string): void {
 }
 
 /**
- * Authenticates `token` and takes one request from its rate-limit bucket. Throws 401
- * invalid_token (missing, malformed, unknown, revoked, expired) or 429.
+ * Authenticates `token` at the time `clock` tells and takes one request from its rate-limit
+ * bucket (`limit`, the per-token limit). Throws 401 invalid_token (missing, malformed, unknown,
+ * revoked, expired) or 429.
  */
-export async function authenticate(token: string | undefined, clock: Clock): Promise<Principal> {
+export async function authenticate(token: string | undefined, clock: Clock, limit: RateLimit): Promise<Principal> {
   if (!token) throw new InvalidTokenError();
   const parsed = parseToken(token);
   // Refresh tokens are never bearer tokens; malformed strings never reach the table.
@@ -89,7 +90,7 @@ export async function authenticate(token: string | undefined, clock: Clock): Pro
     // it refused), so a cold token costs one call, not a read and then a write.
     const stale = entry;
     const pending = renewals.get(tokenHash);
-    entry = pending ? await pending : await singleFlight(tokenHash, () => writeUse(tokenHash, stale, !leaseUsable(stale?.lease), idle, clock));
+    entry = pending ? await pending : await singleFlight(tokenHash, () => writeUse(tokenHash, stale, !leaseUsable(stale?.lease), idle, clock, limit));
   }
   const now = clock.nowMs();
   if (isExpired(entry.record, now)) throw new ExpiredTokenError();
@@ -111,7 +112,7 @@ export async function authenticate(token: string | undefined, clock: Clock): Pro
       continue;
     }
     const current = entry;
-    entry = await singleFlight(tokenHash, () => writeUse(tokenHash, current, !usable, idle, clock));
+    entry = await singleFlight(tokenHash, () => writeUse(tokenHash, current, !usable, idle, clock, limit));
     if (entry.lease && entry.lease.remaining > 0) entry.lease.remaining--;
     break;
   }
@@ -189,8 +190,7 @@ function nextLeaseSize(lease: Lease | undefined, limit: RateLimit): number {
  * One conditional write on the token record: takes a lease (when `takeLease`) and records the
  * use. It fails for a revoked or expired token, and when the bucket cannot give the lease.
  */
-async function writeUse(tokenHash: string, entry: CachedToken | undefined, takeLease: boolean, idle: number | undefined, clock: Clock): Promise<CachedToken> {
-  const limit = config().rateLimits.perToken;
+async function writeUse(tokenHash: string, entry: CachedToken | undefined, takeLease: boolean, idle: number | undefined, clock: Clock, limit: RateLimit): Promise<CachedToken> {
   // Unknown bucket: guess it is full (`fresh`); a wrong guess answers the stored TAT.
   let knownTat = entry?.record.rl_tat;
   let slots = takeLease ? nextLeaseSize(entry?.lease, limit) : 0;

@@ -16,7 +16,7 @@ import { cartCreate, cartItemUpsert, cartUpdate } from '../../../shared/modules/
 import { CartLockedError, CartPaidError } from '../../../shared/modules/carts/errors';
 import { changeItem, removeItem, upsertEntry, upsertItem } from '../../../shared/modules/carts/items';
 import type { CartRecord } from '../../../shared/modules/carts/types';
-import { resetConfig } from '../../../shared/core/config';
+import { config, resetConfig } from '../../../shared/core/config';
 import { db, resetDb } from '../../../shared/store/client';
 import { collectionPartition, getRecord, retryOnConflict, VersionConflictError } from '../../../shared/store/records';
 import { queryItems } from '../../../shared/store/query';
@@ -36,7 +36,7 @@ beforeAll(async () => {
   resetConfig();
   resetDb();
   const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'secret', permissions: [] }, systemClock);
-  write = { scope, principal: await authenticate(token, systemClock), payment, tax, clock: systemClock };
+  write = { scope, principal: await authenticate(token, systemClock, config().rateLimits.perToken), payment, tax, clock: systemClock };
   for (const body of [
     { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] },
     { product_id: 'mug', name: 'Mug', type: 'physical', prices: [{ currency: 'USD', price: 10 }] },
@@ -191,8 +191,8 @@ describe('binding', () => {
   it('lets the transaction condition refuse the 21st cart when two creations race for the last slot', async () => {
     const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'limited' }, systemClock);
     const limited = (principal: Awaited<ReturnType<typeof authenticate>>) => ({ ...write, principal });
-    for (let i = 0; i < 19; i++) await createCart({}, origin, limited(await authenticate(token, systemClock)));
-    const stale = await authenticate(token, systemClock);
+    for (let i = 0; i < 19; i++) await createCart({}, origin, limited(await authenticate(token, systemClock, config().rateLimits.perToken)));
+    const stale = await authenticate(token, systemClock, config().rateLimits.perToken);
     expect(stale.record.bindings).toHaveLength(19);
     const partition = collectionPartition(cartDeclaration, scope);
     const count = async () =>
@@ -202,8 +202,8 @@ describe('binding', () => {
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
     expect((results.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(BindingLimitExceededError);
     expect(await count()).toBe(before + 1);
-    expect((await authenticate(token, systemClock)).record.bindings).toHaveLength(20);
-    await expect(createCart({}, origin, limited(await authenticate(token, systemClock)))).rejects.toMatchObject({ status: 422, code: 'binding_limit_exceeded' });
+    expect((await authenticate(token, systemClock, config().rateLimits.perToken)).record.bindings).toHaveLength(20);
+    await expect(createCart({}, origin, limited(await authenticate(token, systemClock, config().rateLimits.perToken)))).rejects.toMatchObject({ status: 422, code: 'binding_limit_exceeded' });
     expect(await count()).toBe(before + 1);
   });
 });

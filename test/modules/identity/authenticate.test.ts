@@ -11,7 +11,7 @@ import { authenticate, cachedTokenCount, forgetToken } from '../../../shared/mod
 import { bindingWritten } from '../../../shared/modules/identity/bindings';
 import type { TokenRecord } from '../../../shared/core/access/token-records';
 import { hashToken, newToken } from '../../../shared/core/access/tokens';
-import { resetConfig } from '../../../shared/core/config';
+import { config, resetConfig } from '../../../shared/core/config';
 import { ManualClock } from '../../../infra/local/manual-clock';
 
 process.env.CARTWHEEL_TABLE = 'cartwheel';
@@ -42,16 +42,16 @@ beforeEach(() => {
 
 describe('authenticate', () => {
   it('refuses malformed and refresh tokens without touching the table', async () => {
-    await expect(authenticate(undefined, clock)).rejects.toMatchObject({ code: 'invalid_token' });
-    await expect(authenticate('nope', clock)).rejects.toMatchObject({ code: 'invalid_token' });
-    await expect(authenticate(newToken('rt', 'live'), clock)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(undefined, clock, config().rateLimits.perToken)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate('nope', clock, config().rateLimits.perToken)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(newToken('rt', 'live'), clock, config().rateLimits.perToken)).rejects.toMatchObject({ code: 'invalid_token' });
     expect(calls()).toEqual({ gets: 0, updates: 0 });
   });
 
   it('refuses an unknown token: its use write is refused and one consistent read confirms it is gone', async () => {
     ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'refused', $metadata: {} }));
     ddb.on(GetCommand).resolves({});
-    await expect(authenticate(newToken('sk', 'live'), clock)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(newToken('sk', 'live'), clock, config().rateLimits.perToken)).rejects.toMatchObject({ code: 'invalid_token' });
     expect(calls()).toEqual({ gets: 1, updates: 1 });
     expect(ddb.commandCalls(GetCommand)[0]!.args[0].input.ConsistentRead).toBe(true);
   });
@@ -60,7 +60,7 @@ describe('authenticate', () => {
     const token = newToken('lt', 'test');
     const stored = record(token, { kind: 'limited', prefix: 'lt', mode: 'test', expires_at_ms: T0 + 1000 });
     ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, rl_tat: input.ExpressionAttributeValues[':rl_next'], last_used_ms: T0 } }));
-    const principal = await authenticate(token, clock);
+    const principal = await authenticate(token, clock, config().rateLimits.perToken);
     expect(principal).toMatchObject({ accountId: 'ACCT1', mode: 'test', kind: 'limited' });
     expect(calls()).toEqual({ gets: 0, updates: 1 });
     // The guess for an unknown bucket is a full one, and the write holds only for a live token.
@@ -79,7 +79,7 @@ describe('authenticate', () => {
       if (attempt++ === 0) throw new ConditionalCheckFailedException({ message: 'refused', $metadata: {}, Item: marshall(busy) });
       return { Attributes: { ...busy, rl_tat: T0 + 50 + input.ExpressionAttributeValues[':rl_add'], last_used_ms: T0 } };
     });
-    await authenticate(token, clock);
+    await authenticate(token, clock, config().rateLimits.perToken);
     expect(calls()).toEqual({ gets: 0, updates: 2 });
     expect(ddb.commandCalls(UpdateCommand)[1]!.args[0].input.UpdateExpression).toContain('rl_tat = rl_tat + :rl_add');
     forgetToken(hashToken(token));
@@ -89,17 +89,17 @@ describe('authenticate', () => {
     const token = newToken('lt', 'test');
     const stored = record(token, { kind: 'limited', prefix: 'lt', mode: 'test', expires_at_ms: T0 + 1000 });
     ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, rl_tat: input.ExpressionAttributeValues[':rl_next'] ?? 0, last_used_ms: T0 } }));
-    await authenticate(token, clock); // a lease of 4 slots: 3 left
-    const first = await authenticate(token, clock); // 2 left
+    await authenticate(token, clock, config().rateLimits.perToken); // a lease of 4 slots: 3 left
+    const first = await authenticate(token, clock, config().rateLimits.perToken); // 2 left
     bindingWritten(first, 'carts/CART1');
     bindingWritten(first, 'carts/CART1');
     const writes = calls().updates;
-    const second = await authenticate(token, clock);
+    const second = await authenticate(token, clock, config().rateLimits.perToken);
     expect(second.record.bindings).toEqual(['carts/CART1']);
     expect(calls()).toEqual({ gets: 0, updates: writes });
     // Another change to the record (no path): forgotten, so the next use writes and takes the stored record.
     bindingWritten(second);
-    const third = await authenticate(token, clock);
+    const third = await authenticate(token, clock, config().rateLimits.perToken);
     expect(third.record.bindings).toBeUndefined();
     expect(calls().updates).toBe(writes + 1);
     forgetToken(hashToken(token));
@@ -112,15 +112,15 @@ describe('authenticate', () => {
       ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...record('x'), pk: input.Key.pk, rl_tat: input.ExpressionAttributeValues[':rl_next'] ?? 0, last_used_ms: T0 } }));
       const before = cachedTokenCount();
       const early = [newToken('lt', 'live'), newToken('lt', 'live'), newToken('lt', 'live')];
-      for (const token of early) await authenticate(token, clock);
+      for (const token of early) await authenticate(token, clock, config().rateLimits.perToken);
       expect(cachedTokenCount()).toBe(before + 3);
       now += 9_000;
       const late = newToken('lt', 'live');
-      await authenticate(late, clock);
+      await authenticate(late, clock, config().rateLimits.perToken);
       expect(cachedTokenCount()).toBe(before + 4);
       now += 2_000; // the first three are now 11 s idle, the fourth 2 s
       const latest = newToken('lt', 'live');
-      await authenticate(latest, clock);
+      await authenticate(latest, clock, config().rateLimits.perToken);
       expect(cachedTokenCount()).toBe(2);
       for (const token of [late, latest]) forgetToken(hashToken(token));
     } finally {
@@ -132,7 +132,7 @@ describe('authenticate', () => {
     const token = newToken('sk', 'live');
     const stored = record(token);
     ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, rl_tat: input.ExpressionAttributeValues[':rl_next'] ?? 0, last_used_ms: T0 } }));
-    for (let i = 0; i < 40; i++) await authenticate(token, clock);
+    for (let i = 0; i < 40; i++) await authenticate(token, clock, config().rateLimits.perToken);
     const { gets, updates } = calls();
     expect(gets).toBe(0);
     // Leases of 4, 8, 16, 32 slots cover 40 requests.
@@ -144,10 +144,10 @@ describe('authenticate', () => {
     const token = newToken('sk', 'live');
     ddb.on(GetCommand).resolves({ Item: record(token, { expires_at_ms: T0 + 1000 }) });
     ddb.on(UpdateCommand).resolves({ Attributes: record(token, { expires_at_ms: T0 + 1000, last_used_ms: T0 }) });
-    const principal = await authenticate(token, clock);
+    const principal = await authenticate(token, clock, config().rateLimits.perToken);
     expect(principal.expiresAtMs).toBe(T0 + 1000);
     clock.set(T0 + 1000);
-    await expect(authenticate(token, clock)).rejects.toMatchObject({ code: 'invalid_token', message: 'The token has expired.' });
+    await expect(authenticate(token, clock, config().rateLimits.perToken)).rejects.toMatchObject({ code: 'invalid_token', message: 'The token has expired.' });
     forgetToken(hashToken(token));
   });
 
@@ -156,7 +156,7 @@ describe('authenticate', () => {
     const stored = record(token, { kind: 'limited', prefix: 'lt', mode: 'test', expires_at_ms: T0 + 1000 });
     ddb.on(GetCommand).resolves({ Item: stored });
     ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, expires_at_ms: input.ExpressionAttributeValues[':slide'], last_used_ms: T0 } }));
-    const principal = await authenticate(token, clock);
+    const principal = await authenticate(token, clock, config().rateLimits.perToken);
     expect(principal.expiresAtMs).toBe(T0 + 14 * 24 * 3600 * 1000);
     const update = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
     expect(update.UpdateExpression).toContain('expires_at_ms = :slide');
@@ -168,8 +168,8 @@ describe('authenticate', () => {
     const token = newToken('sk', 'live');
     ddb.on(GetCommand).resolvesOnce({ Item: record(token) }).resolves({});
     ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }));
-    await expect(authenticate(token, clock)).rejects.toMatchObject({ code: 'invalid_token' });
-    await expect(authenticate(token, clock)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(token, clock, config().rateLimits.perToken)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(token, clock, config().rateLimits.perToken)).rejects.toMatchObject({ code: 'invalid_token' });
     expect(calls().gets).toBe(3);
   });
 
@@ -179,7 +179,7 @@ describe('authenticate', () => {
     const full = record(token, { rl_tat: T0 + 1990 + 1500 });
     ddb.on(GetCommand).resolves({ Item: full });
     ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall(full) }));
-    await expect(authenticate(token, clock)).rejects.toMatchObject({ code: 'request_limit_exceeded', headers: { 'Retry-After': '2' } });
+    await expect(authenticate(token, clock, config().rateLimits.perToken)).rejects.toMatchObject({ code: 'request_limit_exceeded', headers: { 'Retry-After': '2' } });
     forgetToken(hashToken(token));
   });
 });

@@ -27,7 +27,7 @@ import {
   type PromotionInputContext,
   type PromotionRecord,
 } from '../../../shared/modules/promotions/promotions';
-import { resetConfig } from '../../../shared/core/config';
+import { config, resetConfig } from '../../../shared/core/config';
 import { parseInput } from '../../../shared/rest/validate';
 import { db, resetDb } from '../../../shared/store/client';
 import { transact, TransactionRejectedError } from '../../../shared/store/entity';
@@ -50,7 +50,7 @@ beforeAll(async () => {
   resetConfig();
   resetDb();
   const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'secret', permissions: [] }, systemClock);
-  write = { scope, principal: await authenticate(token, systemClock), payment, tax, clock: systemClock };
+  write = { scope, principal: await authenticate(token, systemClock, config().rateLimits.perToken), payment, tax, clock: systemClock };
   for (const body of [
     { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] },
     { product_id: 'poster', name: 'Poster', type: 'digital', prices: [{ currency: 'USD', price: 10 }] },
