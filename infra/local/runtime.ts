@@ -28,6 +28,7 @@ import { ManualClock } from './manual-clock';
 import { systemClock } from '../../shared/platform/adapters/system-clock';
 import type { Clock, Platform } from '../../shared/platform/ports';
 import { hostingSource } from '../../shared/modules/hosting';
+import type { PlatformConfig } from '../../shared/core/config';
 
 /** Items the timer's TTL sweep examines per tick (every 5 s). */
 const TTL_SWEEP_ITEMS = 2000;
@@ -135,7 +136,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
 
     const pollers = await startQueuePollers(emulators, platform, log);
     const stopSchedules = await startSchedules(platform, log);
-    const bootstrap = await seedOrReload(platform, paths.bootstrap, port, log);
+    const bootstrap = await seedOrReload(platform, settings.publicUrls, paths.bootstrap, port, log);
     writeBootstrap(paths.bootstrap, bootstrap);
 
     // dynalite has no TTL expiry: on a timer, a bounded sweep (the next 2,000 items each time:
@@ -253,8 +254,8 @@ async function startQueuePollers(emulators: Emulators, platform: Platform, log: 
   return pollers;
 }
 
-/** First start seeds the account; later starts reload its facts and refresh the URLs. */
-async function seedOrReload(platform: Platform, file: string, port: number, log: (line: string) => void): Promise<AccountBootstrap> {
+/** First start seeds the account (answering `urls`); later starts reload its facts and refresh the URLs. */
+async function seedOrReload(platform: Platform, urls: PlatformConfig['publicUrls'], file: string, port: number, log: (line: string) => void): Promise<AccountBootstrap> {
   const origin = `http://localhost:${port}`;
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as AccountBootstrap;
@@ -267,7 +268,7 @@ async function seedOrReload(platform: Platform, file: string, port: number, log:
     };
   }
   log('Empty data directory: seeding an account...');
-  return createAccount({ company: 'Local Merchant', email: 'owner@example.test' }, platform);
+  return createAccount({ company: 'Local Merchant', email: 'owner@example.test' }, platform, urls);
 }
 
 /** Writes bootstrap.json atomically with mode 0600 (it holds tokens and a password). */

@@ -5,7 +5,7 @@
  */
 import { tokenWrites, checkPasswordRules, hashPassword } from '../identity';
 import { FULL_ACCESS } from '../../core/access/permissions';
-import { config } from '../../core/config';
+import type { PlatformConfig } from '../../core/config';
 import { InvalidInputError } from '../../http/errors';
 import { generatePassword, newId, randomBase62 } from '../../core/ids';
 import type { Platform } from '../../platform/ports';
@@ -34,8 +34,11 @@ export interface AccountBootstrap {
 const USER_ID = /^[A-Za-z0-9._@-]{3,64}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** Creates an account with its owner and bootstrap tokens, atomically (the signature key sealed by `secrets`, dated by `clock`). */
-export async function createAccount(input: CreateAccountInput, { secrets, clock }: Pick<Platform, 'secrets' | 'clock'>): Promise<AccountBootstrap> {
+/**
+ * Creates an account with its owner and bootstrap tokens, atomically (the signature key sealed
+ * by `secrets`, dated by `clock`); the answer names the deployment's public `urls`.
+ */
+export async function createAccount(input: CreateAccountInput, { secrets, clock }: Pick<Platform, 'secrets' | 'clock'>, urls: PlatformConfig['publicUrls']): Promise<AccountBootstrap> {
   const company = input.company.trim();
   if (!company || company.length > 200) {
     throw new InvalidInputError('The company name must be 1 to 200 characters.', { property: 'company', reason: 'invalid' });
@@ -78,7 +81,6 @@ export async function createAccount(input: CreateAccountInput, { secrets, clock 
     },
     tokens: [...live.entries, ...test.entries],
   });
-  const urls = config().publicUrls;
   return {
     account_id: accountId,
     api_url: urls.api,

@@ -31,6 +31,7 @@ import { transact } from '../../../../shared/store/transact';
 import { Harness, useEmulatedTable } from '../../../local/fixtures/dynamo-harness';
 import { testPlatform } from '../../../support/platform';
 import { ManualClock } from '../../../../infra/local/manual-clock';
+import { config } from '../../../../shared/core/config';
 
 const harness = new Harness();
 const T0 = Date.parse('2026-11-21T10:15:00Z');
@@ -72,7 +73,7 @@ let scope: RecordScope;
 let accountKey: string;
 
 beforeAll(async () => {
-  const account = await createAccount({ company: 'Delivery Shop', email: 'owner@example.test' }, platform);
+  const account = await createAccount({ company: 'Delivery Shop', email: 'owner@example.test' }, platform, config().publicUrls);
   scope = { accountId: account.account_id, mode: 'test' };
   accountKey = await accountSignatureKey(platform, scope.accountId);
 });
