@@ -82,8 +82,6 @@ describe('account:create --target cloud', () => {
     ddb.on(TransactWriteCommand).resolves({});
     // An operator shell that still has the local runtime's settings: the stack's must win.
     vi.stubEnv('CARTWHEEL_TABLE', 'cartwheel');
-    vi.stubEnv('CARTWHEEL_SECRETS', 'local');
-    vi.stubEnv('CARTWHEEL_LOCAL_KEY_FILE', '/nonexistent/local.key');
     vi.stubEnv('CARTWHEEL_PUBLIC_API_URL', 'http://localhost:4000/api/v1/');
     vi.stubEnv('CARTWHEEL_PUBLIC_APPS_URL', 'http://{account_id}.apps.localhost:4000');
     envBefore = { ...process.env };

@@ -46,8 +46,6 @@ import { localSecrets } from '../../../infra/local/local-secrets';
 const keyFile = join(mkdtempSync(join(tmpdir(), 'cartwheel-settings-')), 'local.key');
 process.env.CARTWHEEL_TABLE = 'cartwheel';
 process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
-process.env.CARTWHEEL_SECRETS = 'local';
-process.env.CARTWHEEL_LOCAL_KEY_FILE = keyFile;
 process.env.CARTWHEEL_APPS_DOMAIN = 'apps.example.test';
 resetConfig();
 const secrets = localSecrets(keyFile);
