@@ -84,3 +84,68 @@ export const allowOrReach = (resource: PermissionResource, method: PermissionMet
   method,
   reach: true,
 });
+
+/**
+ * The standard routes of a collection resource, by what they do: `list` and `create` on the
+ * collection path, `read`, `update` and `delete` on the item path (`{path}/{id}`).
+ */
+export type CollectionOperation = 'list' | 'create' | 'read' | 'update' | 'delete';
+
+/** The method and path (collection or item) of each standard route, in the order the routes are listed. */
+const COLLECTION_OPERATIONS = {
+  list: { method: 'GET', on: 'collection' },
+  create: { method: 'POST', on: 'collection' },
+  read: { method: 'GET', on: 'item' },
+  update: { method: 'POST', on: 'item' },
+  delete: { method: 'DELETE', on: 'item' },
+} as const satisfies Record<CollectionOperation, { method: RouteMethod; on: 'collection' | 'item' }>;
+
+/** Who may call each standard route a collection has: the operations it lists are the routes it gets. */
+export type CollectionAccess = Partial<Record<CollectionOperation, RouteAccess>>;
+
+/** One standard route, with its literal method and path (`GET /api/v1/promotions/{promotion_id}` for `read`). */
+export type CollectionRoute<Op extends CollectionOperation, F extends string, P extends string, Id extends string> = {
+  method: (typeof COLLECTION_OPERATIONS)[Op]['method'];
+  path: (typeof COLLECTION_OPERATIONS)[Op]['on'] extends 'collection' ? P : `${P}/{${Id}}`;
+  family: F;
+  access: RouteAccess;
+};
+
+/** The standard routes of the operations `Ops`, as a union the route keys are derived from. */
+export type CollectionRoutes<F extends string, P extends string, Id extends string, Ops extends CollectionOperation> = readonly {
+  [Op in Ops]: CollectionRoute<Op, F, P, Id>;
+}[Ops][];
+
+/**
+ * The standard routes of a collection served by `family`: one route per operation `access`
+ * names, in the order list, create, read, update, delete. Method, path and family keep their
+ * literal types, so the route keys (`GET /api/v1/promotions/{promotion_id}`) are derived from
+ * them as from routes written out. A route that carries more (an upload, `created`) is written
+ * out beside them.
+ */
+export function collectionRoutes<const F extends string, const P extends string, const Id extends string, const A extends CollectionAccess>(collection: {
+  family: F;
+  path: P;
+  id: Id;
+  access: A;
+}): CollectionRoutes<F, P, Id, keyof A & CollectionOperation> {
+  const { family, path, id, access } = collection;
+  return (Object.keys(COLLECTION_OPERATIONS) as CollectionOperation[]).flatMap((operation) => {
+    const routeAccess = access[operation];
+    if (!routeAccess) return [];
+    const { method, on } = COLLECTION_OPERATIONS[operation];
+    return [{ method, path: on === 'collection' ? path : `${path}/{${id}}`, family, access: routeAccess }];
+  }) as unknown as CollectionRoutes<F, P, Id, keyof A & CollectionOperation>;
+}
+
+/**
+ * The access of all five standard routes when each asks `resource` for its own permission
+ * method: `read` to list and read, `create`, `update` and `delete` for the others.
+ */
+export const allowCrud = (resource: PermissionResource): Record<CollectionOperation, RouteAccess> => ({
+  list: allow(resource, 'read'),
+  create: allow(resource, 'create'),
+  read: allow(resource, 'read'),
+  update: allow(resource, 'update'),
+  delete: allow(resource, 'delete'),
+});

@@ -3,7 +3,7 @@
  * route families it owns, its routes and the resources it declares.
  */
 import { defineModule } from '../../http/manifest';
-import { allow, allowOrReach } from '../../http/routes';
+import { allow, allowOrReach, collectionRoutes } from '../../http/routes';
 import { cartDeclaration, cartItemDeclaration } from './carts';
 
 export const cartsModule = defineModule({
@@ -17,15 +17,19 @@ export const cartsModule = defineModule({
     },
   },
   routes: [
-    { method: 'GET', path: '/api/v1/carts', family: 'carts', access: allow('carts', 'read') },
-    { method: 'POST', path: '/api/v1/carts', family: 'carts', access: allow('carts', 'create') },
-    { method: 'GET', path: '/api/v1/carts/{cart_id}', family: 'carts', access: allowOrReach('carts', 'read') },
-    { method: 'POST', path: '/api/v1/carts/{cart_id}', family: 'carts', access: allowOrReach('carts', 'update') },
-    { method: 'GET', path: '/api/v1/carts/{cart_id}/items', family: 'carts', access: allowOrReach('carts', 'read') },
-    { method: 'POST', path: '/api/v1/carts/{cart_id}/items', family: 'carts', access: allowOrReach('carts', 'create') },
-    { method: 'GET', path: '/api/v1/carts/{cart_id}/items/{item_id}', family: 'carts', access: allowOrReach('carts', 'read') },
-    { method: 'POST', path: '/api/v1/carts/{cart_id}/items/{item_id}', family: 'carts', access: allowOrReach('carts', 'update') },
-    { method: 'DELETE', path: '/api/v1/carts/{cart_id}/items/{item_id}', family: 'carts', access: allowOrReach('carts', 'update') },
+    ...collectionRoutes({
+      family: 'carts',
+      path: '/api/v1/carts',
+      id: 'cart_id',
+      access: { list: allow('carts', 'read'), create: allow('carts', 'create'), read: allowOrReach('carts', 'read'), update: allowOrReach('carts', 'update') },
+    }),
+    // Removing an item changes the cart: it needs `carts:update`.
+    ...collectionRoutes({
+      family: 'carts',
+      path: '/api/v1/carts/{cart_id}/items',
+      id: 'item_id',
+      access: { list: allowOrReach('carts', 'read'), create: allowOrReach('carts', 'create'), read: allowOrReach('carts', 'read'), update: allowOrReach('carts', 'update'), delete: allowOrReach('carts', 'update') },
+    }),
     { method: 'POST', path: '/api/v1/carts/{cart_id}/login', family: 'carts', access: allowOrReach('carts', 'update') },
     { method: 'POST', path: '/api/v1/carts/{cart_id}/logout', family: 'carts', access: allowOrReach('carts', 'update') },
   ],

@@ -3,7 +3,7 @@
  * route families it owns, its routes and the resources it declares.
  */
 import { defineModule } from '../../http/manifest';
-import { allow } from '../../http/routes';
+import { allowCrud, collectionRoutes } from '../../http/routes';
 import { productDeclaration } from './products';
 
 export const catalogModule = defineModule({
@@ -17,11 +17,7 @@ export const catalogModule = defineModule({
     },
   },
   routes: [
-    { method: 'GET', path: '/api/v1/products', family: 'catalog', access: allow('products', 'read') },
-    { method: 'POST', path: '/api/v1/products', family: 'catalog', access: allow('products', 'create') },
-    { method: 'GET', path: '/api/v1/products/{product_id}', family: 'catalog', access: allow('products', 'read') },
-    { method: 'POST', path: '/api/v1/products/{product_id}', family: 'catalog', access: allow('products', 'update') },
-    { method: 'DELETE', path: '/api/v1/products/{product_id}', family: 'catalog', access: allow('products', 'delete') },
+    ...collectionRoutes({ family: 'catalog', path: '/api/v1/products', id: 'product_id', access: allowCrud('products') }),
   ],
   declarations: [productDeclaration],
 });

@@ -3,7 +3,7 @@
  * route families it owns, its routes and the resources it declares.
  */
 import { defineModule } from '../../http/manifest';
-import { allow, allowOrReach } from '../../http/routes';
+import { allowCrud, allowOrReach, collectionRoutes } from '../../http/routes';
 import { customerDeclaration } from './customers';
 
 export const customersModule = defineModule({
@@ -17,14 +17,16 @@ export const customersModule = defineModule({
     },
   },
   routes: [
-    { method: 'GET', path: '/api/v1/customers', family: 'customers', access: allow('customers', 'read') },
-    { method: 'POST', path: '/api/v1/customers', family: 'customers', access: allow('customers', 'create') },
+    // Limited tokens that reach a customer may read and update it.
+    ...collectionRoutes({
+      family: 'customers',
+      path: '/api/v1/customers',
+      id: 'customer_id',
+      access: { ...allowCrud('customers'), read: allowOrReach('customers', 'read'), update: allowOrReach('customers', 'update') },
+    }),
     { method: 'POST', path: '/api/v1/customers/login', family: 'customers', access: { kind: 'public' } },
     { method: 'GET', path: '/api/v1/customers/me', family: 'customers', access: { kind: 'any-token' } },
     { method: 'POST', path: '/api/v1/customers/me', family: 'customers', access: { kind: 'any-token' } },
-    { method: 'GET', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allowOrReach('customers', 'read') },
-    { method: 'POST', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allowOrReach('customers', 'update') },
-    { method: 'DELETE', path: '/api/v1/customers/{customer_id}', family: 'customers', access: allow('customers', 'delete') },
   ],
   declarations: [customerDeclaration],
 });

@@ -3,7 +3,7 @@
  * route families it owns, its routes and the resources it declares.
  */
 import { defineModule } from '../../http/manifest';
-import { allow } from '../../http/routes';
+import { allow, allowCrud, collectionRoutes } from '../../http/routes';
 import { eventDeclaration } from './event-records';
 import { eventSubscriptionDeclaration } from './subscriptions/event-subscriptions';
 
@@ -20,15 +20,10 @@ export const eventsModule = defineModule({
     },
   },
   routes: [
-    { method: 'GET', path: '/api/v1/event_subscriptions', family: 'events', access: allow('event_subscriptions', 'read') },
-    { method: 'POST', path: '/api/v1/event_subscriptions', family: 'events', access: allow('event_subscriptions', 'create') },
-    { method: 'GET', path: '/api/v1/event_subscriptions/{event_subscription_id}', family: 'events', access: allow('event_subscriptions', 'read') },
-    { method: 'POST', path: '/api/v1/event_subscriptions/{event_subscription_id}', family: 'events', access: allow('event_subscriptions', 'update') },
-    { method: 'DELETE', path: '/api/v1/event_subscriptions/{event_subscription_id}', family: 'events', access: allow('event_subscriptions', 'delete') },
+    ...collectionRoutes({ family: 'events', path: '/api/v1/event_subscriptions', id: 'event_subscription_id', access: allowCrud('event_subscriptions') }),
     { method: 'POST', path: '/api/v1/event_subscriptions/{event_subscription_id}/test', family: 'events', access: allow('event_subscriptions', 'update') },
     { method: 'POST', path: '/api/v1/event_subscriptions/{event_subscription_id}/test/{anything}', family: 'events', access: allow('event_subscriptions', 'update') },
-    { method: 'GET', path: '/api/v1/events', family: 'events', access: allow('events', 'read') },
-    { method: 'GET', path: '/api/v1/events/{event_id}', family: 'events', access: allow('events', 'read') },
+    ...collectionRoutes({ family: 'events', path: '/api/v1/events', id: 'event_id', access: { list: allow('events', 'read'), read: allow('events', 'read') } }),
     { method: 'POST', path: '/api/v1/events/{event_id}/retry', family: 'events', access: allow('events', 'update') },
   ],
   queues: [

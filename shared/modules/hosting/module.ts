@@ -3,7 +3,7 @@
  * route families it owns, its routes and the resources it declares.
  */
 import { defineModule } from '../../http/manifest';
-import { allow } from '../../http/routes';
+import { allow, allowCrud, collectionRoutes } from '../../http/routes';
 import { aliasDeclaration, appDeclaration, deploymentDeclaration, versionDeclaration } from './apps/apps';
 import { MAX_VERSION_UPLOAD_BODY_BYTES } from './apps/limits';
 
@@ -48,12 +48,14 @@ export const hostingModule = defineModule({
     },
   },
   routes: [
-    { method: 'GET', path: '/api/v1/apps', family: 'apps', access: allow('apps', 'read') },
-    { method: 'POST', path: '/api/v1/apps', family: 'apps', access: allow('apps', 'create') },
-    { method: 'GET', path: '/api/v1/apps/{app_id}', family: 'apps', access: allow('apps', 'read') },
-    { method: 'POST', path: '/api/v1/apps/{app_id}', family: 'apps', access: allow('apps', 'update') },
-    { method: 'DELETE', path: '/api/v1/apps/{app_id}', family: 'apps', access: allow('apps', 'delete') },
-    { method: 'GET', path: '/api/v1/apps/{app_id}/versions', family: 'apps', access: allow('apps', 'read') },
+    ...collectionRoutes({ family: 'apps', path: '/api/v1/apps', id: 'app_id', access: allowCrud('apps') }),
+    // Versions, deployments and aliases are parts of their app: changing them needs `apps:update`.
+    ...collectionRoutes({
+      family: 'apps',
+      path: '/api/v1/apps/{app_id}/versions',
+      id: 'version_id',
+      access: { list: allow('apps', 'read'), read: allow('apps', 'read'), delete: allow('apps', 'update') },
+    }),
     {
       method: 'POST',
       path: '/api/v1/apps/{app_id}/versions',
@@ -62,17 +64,21 @@ export const hostingModule = defineModule({
       upload: { maxBytes: MAX_VERSION_UPLOAD_BODY_BYTES, fields: { label: 'Free text such as 1.4.2, at most 50 characters', comments: 'At most 1,000 characters' } },
       created: true,
     },
-    { method: 'GET', path: '/api/v1/apps/{app_id}/versions/{version_id}', family: 'apps', access: allow('apps', 'read') },
-    { method: 'DELETE', path: '/api/v1/apps/{app_id}/versions/{version_id}', family: 'apps', access: allow('apps', 'update') },
     { method: 'POST', path: '/api/v1/apps/{app_id}/deploy', family: 'apps', access: allow('apps', 'update'), created: true },
     { method: 'POST', path: '/api/v1/apps/{app_id}/rollback', family: 'apps', access: allow('apps', 'update'), created: true },
-    { method: 'GET', path: '/api/v1/apps/{app_id}/deployments', family: 'apps', access: allow('apps', 'read') },
-    { method: 'GET', path: '/api/v1/apps/{app_id}/deployments/{deployment_id}', family: 'apps', access: allow('apps', 'read') },
-    { method: 'GET', path: '/api/v1/apps/{app_id}/aliases', family: 'apps', access: allow('apps', 'read') },
+    ...collectionRoutes({
+      family: 'apps',
+      path: '/api/v1/apps/{app_id}/deployments',
+      id: 'deployment_id',
+      access: { list: allow('apps', 'read'), read: allow('apps', 'read') },
+    }),
+    ...collectionRoutes({
+      family: 'apps',
+      path: '/api/v1/apps/{app_id}/aliases',
+      id: 'alias',
+      access: { list: allow('apps', 'read'), read: allow('apps', 'read'), update: allow('apps', 'update'), delete: allow('apps', 'update') },
+    }),
     { method: 'POST', path: '/api/v1/apps/{app_id}/aliases', family: 'apps', access: allow('apps', 'update'), created: true },
-    { method: 'GET', path: '/api/v1/apps/{app_id}/aliases/{alias}', family: 'apps', access: allow('apps', 'read') },
-    { method: 'POST', path: '/api/v1/apps/{app_id}/aliases/{alias}', family: 'apps', access: allow('apps', 'update') },
-    { method: 'DELETE', path: '/api/v1/apps/{app_id}/aliases/{alias}', family: 'apps', access: allow('apps', 'update') },
     { method: 'GET', path: '/api/v1/app_installations/public_settings/{account_id}/{mode}/account.js', family: 'hosting', access: { kind: 'public' } },
     { method: 'GET', path: '/api/v1/app_installations/public_settings/{account_id}/{mode}/account.json', family: 'hosting', access: { kind: 'public' } },
   ],

@@ -3,7 +3,7 @@
  * route families it owns, its routes and the resources it declares.
  */
 import { defineModule } from '../../http/manifest';
-import { allow } from '../../http/routes';
+import { allow, collectionRoutes } from '../../http/routes';
 import { authDeclaration } from './auths';
 
 export const identityModule = defineModule({
@@ -18,15 +18,18 @@ export const identityModule = defineModule({
     },
   },
   routes: [
-    { method: 'GET', path: '/api/v1/auths', family: 'auths', access: allow('auths', 'read') },
+    // Tokens are created at /auths/secret and /auths/limited, not at the collection.
+    ...collectionRoutes({
+      family: 'auths',
+      path: '/api/v1/auths',
+      id: 'auth_id',
+      access: { list: allow('auths', 'read'), read: allow('auths', 'read'), update: allow('auths', 'update'), delete: allow('auths', 'delete') },
+    }),
     { method: 'POST', path: '/api/v1/auths/secret', family: 'auths', access: allow('auths', 'create') },
     { method: 'POST', path: '/api/v1/auths/limited', family: 'auths', access: { kind: 'public' } },
     { method: 'GET', path: '/api/v1/auths/options', family: 'auths', access: { kind: 'any-token' } },
     { method: 'GET', path: '/api/v1/auths/me', family: 'auths', access: { kind: 'any-token' } },
     { method: 'DELETE', path: '/api/v1/auths/me', family: 'auths', access: { kind: 'any-token' } },
-    { method: 'GET', path: '/api/v1/auths/{auth_id}', family: 'auths', access: allow('auths', 'read') },
-    { method: 'POST', path: '/api/v1/auths/{auth_id}', family: 'auths', access: allow('auths', 'update') },
-    { method: 'DELETE', path: '/api/v1/auths/{auth_id}', family: 'auths', access: allow('auths', 'delete') },
   ],
   declarations: [authDeclaration],
 });

@@ -3,7 +3,7 @@
  * route families it owns, its routes and the resources it declares.
  */
 import { defineModule } from '../../http/manifest';
-import { allow } from '../../http/routes';
+import { allow, collectionRoutes } from '../../http/routes';
 import { imageDeclaration } from './images';
 import { MAX_UPLOAD_BODY_BYTES } from './limits';
 
@@ -20,16 +20,9 @@ export const imagesModule = defineModule({
     },
   },
   routes: [
-    { method: 'GET', path: '/api/v1/images', family: 'images', access: allow('products', 'read') },
-    {
-      method: 'POST',
-      path: '/api/v1/images',
-      family: 'images',
-      access: allow('products', 'create'),
-      upload: { maxBytes: MAX_UPLOAD_BODY_BYTES },
-    },
-    { method: 'GET', path: '/api/v1/images/{image_id}', family: 'images', access: allow('products', 'read') },
-    { method: 'DELETE', path: '/api/v1/images/{image_id}', family: 'images', access: allow('products', 'delete') },
+    // Images belong to the products: they ask for the products' permissions. The upload is written out below.
+    ...collectionRoutes({ family: 'images', path: '/api/v1/images', id: 'image_id', access: { list: allow('products', 'read'), read: allow('products', 'read'), delete: allow('products', 'delete') } }),
+    { method: 'POST', path: '/api/v1/images', family: 'images', access: allow('products', 'create'), upload: { maxBytes: MAX_UPLOAD_BODY_BYTES } },
   ],
   declarations: [imageDeclaration],
 });

@@ -3,7 +3,7 @@
  * route families it owns, its routes and the resources it declares.
  */
 import { defineModule } from '../../http/manifest';
-import { allow, allowOrReach } from '../../http/routes';
+import { allow, allowCrud, allowOrReach, collectionRoutes } from '../../http/routes';
 import { licenseDeclaration, licenseRequestDeclaration } from './requests/license-request-records';
 import { licenseServiceDeclaration } from './services/license-services';
 
@@ -21,13 +21,13 @@ export const licensesModule = defineModule({
     },
   },
   routes: [
-    { method: 'GET', path: '/api/v1/license_services', family: 'licenses', access: allow('license_services', 'read') },
-    { method: 'POST', path: '/api/v1/license_services', family: 'licenses', access: allow('license_services', 'create') },
-    { method: 'GET', path: '/api/v1/license_services/{license_service_id}', family: 'licenses', access: allow('license_services', 'read') },
-    { method: 'POST', path: '/api/v1/license_services/{license_service_id}', family: 'licenses', access: allow('license_services', 'update') },
-    { method: 'DELETE', path: '/api/v1/license_services/{license_service_id}', family: 'licenses', access: allow('license_services', 'delete') },
-    { method: 'GET', path: '/api/v1/license_requests', family: 'licenses', access: allow('license_requests', 'read') },
-    { method: 'GET', path: '/api/v1/license_requests/{license_request_id}', family: 'licenses', access: allow('license_requests', 'read') },
+    ...collectionRoutes({ family: 'licenses', path: '/api/v1/license_services', id: 'license_service_id', access: allowCrud('license_services') }),
+    ...collectionRoutes({
+      family: 'licenses',
+      path: '/api/v1/license_requests',
+      id: 'license_request_id',
+      access: { list: allow('license_requests', 'read'), read: allow('license_requests', 'read') },
+    }),
     { method: 'POST', path: '/api/v1/license_requests/{license_request_id}/retry', family: 'licenses', access: allow('license_requests', 'update') },
     { method: 'GET', path: '/api/v1/licenses/{license_id}', family: 'licenses', access: allowOrReach('orders', 'read') },
   ],

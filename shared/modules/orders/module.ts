@@ -3,7 +3,7 @@
  * route families it owns, its routes and the resources it declares.
  */
 import { defineModule } from '../../http/manifest';
-import { allow, allowOrReach } from '../../http/routes';
+import { allow, allowOrReach, collectionRoutes } from '../../http/routes';
 import { orderDeclaration, orderItemDeclaration } from './orders';
 
 export const ordersModule = defineModule({
@@ -17,12 +17,19 @@ export const ordersModule = defineModule({
     },
   },
   routes: [
-    { method: 'GET', path: '/api/v1/orders', family: 'orders', access: allow('orders', 'read') },
-    { method: 'GET', path: '/api/v1/orders/{order_id}', family: 'orders', access: allowOrReach('orders', 'read') },
-    { method: 'POST', path: '/api/v1/orders/{order_id}', family: 'orders', access: allow('orders', 'update') },
-    { method: 'GET', path: '/api/v1/orders/{order_id}/items', family: 'orders', access: allowOrReach('orders', 'read') },
-    { method: 'GET', path: '/api/v1/orders/{order_id}/items/{item_id}', family: 'orders', access: allowOrReach('orders', 'read') },
-    { method: 'POST', path: '/api/v1/orders/{order_id}/items/{item_id}', family: 'orders', access: allow('orders', 'update') },
+    // Orders are made by checkout, not created here; limited tokens that reach an order may read it, not change it.
+    ...collectionRoutes({
+      family: 'orders',
+      path: '/api/v1/orders',
+      id: 'order_id',
+      access: { list: allow('orders', 'read'), read: allowOrReach('orders', 'read'), update: allow('orders', 'update') },
+    }),
+    ...collectionRoutes({
+      family: 'orders',
+      path: '/api/v1/orders/{order_id}/items',
+      id: 'item_id',
+      access: { list: allowOrReach('orders', 'read'), read: allowOrReach('orders', 'read'), update: allow('orders', 'update') },
+    }),
     { method: 'GET', path: '/api/v1/orders/{order_id}/payments', family: 'orders', access: allowOrReach('payments', 'read') },
     { method: 'GET', path: '/api/v1/customers/{customer_id}/orders', family: 'orders', access: allowOrReach('orders', 'read') },
     { method: 'GET', path: '/api/v1/customers/{customer_id}/payments', family: 'orders', access: allowOrReach('payments', 'read') },

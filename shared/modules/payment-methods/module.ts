@@ -3,7 +3,7 @@
  * route families it owns, its routes and the resources it declares.
  */
 import { defineModule } from '../../http/manifest';
-import { allowOrReach } from '../../http/routes';
+import { allowOrReach, collectionRoutes } from '../../http/routes';
 import { paymentMethodDeclaration } from './payment-methods';
 
 export const paymentMethodsModule = defineModule({
@@ -11,11 +11,12 @@ export const paymentMethodsModule = defineModule({
   families: {
   },
   routes: [
-    { method: 'GET', path: '/api/v1/customers/{customer_id}/payment_methods', family: 'customers', access: allowOrReach('customers', 'read') },
-    { method: 'POST', path: '/api/v1/customers/{customer_id}/payment_methods', family: 'customers', access: allowOrReach('customers', 'create') },
-    { method: 'GET', path: '/api/v1/customers/{customer_id}/payment_methods/{payment_method_id}', family: 'customers', access: allowOrReach('customers', 'read') },
-    { method: 'POST', path: '/api/v1/customers/{customer_id}/payment_methods/{payment_method_id}', family: 'customers', access: allowOrReach('customers', 'update') },
-    { method: 'DELETE', path: '/api/v1/customers/{customer_id}/payment_methods/{payment_method_id}', family: 'customers', access: allowOrReach('customers', 'delete') },
+    ...collectionRoutes({
+      family: 'customers',
+      path: '/api/v1/customers/{customer_id}/payment_methods',
+      id: 'payment_method_id',
+      access: { list: allowOrReach('customers', 'read'), create: allowOrReach('customers', 'create'), read: allowOrReach('customers', 'read'), update: allowOrReach('customers', 'update'), delete: allowOrReach('customers', 'delete') },
+    }),
   ],
   declarations: [paymentMethodDeclaration],
 });

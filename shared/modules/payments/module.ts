@@ -3,7 +3,7 @@
  * route families it owns, its routes and the resources it declares.
  */
 import { defineModule } from '../../http/manifest';
-import { allow, allowOrReach } from '../../http/routes';
+import { allow, allowOrReach, collectionRoutes } from '../../http/routes';
 import { paymentDeclaration } from './payment-records';
 
 export const paymentsModule = defineModule({
@@ -20,11 +20,13 @@ export const paymentsModule = defineModule({
   routes: [
     { method: 'POST', path: '/api/v1/carts/{cart_id}/payments', family: 'payments', access: allowOrReach('payments', 'create') },
     { method: 'GET', path: '/api/v1/carts/{cart_id}/payments', family: 'payments', access: allowOrReach('payments', 'read') },
-    { method: 'GET', path: '/api/v1/payments', family: 'payments', access: allow('payments', 'read') },
+    ...collectionRoutes({
+      family: 'payments',
+      path: '/api/v1/payments',
+      id: 'payment_id',
+      access: { list: allow('payments', 'read'), create: allow('payments', 'create'), read: allowOrReach('payments', 'read'), update: allowOrReach('payments', 'update') },
+    }),
     { method: 'GET', path: '/api/v1/payments/options', family: 'payments', access: { kind: 'any-token' } },
-    { method: 'POST', path: '/api/v1/payments', family: 'payments', access: allow('payments', 'create') },
-    { method: 'GET', path: '/api/v1/payments/{payment_id}', family: 'payments', access: allowOrReach('payments', 'read') },
-    { method: 'POST', path: '/api/v1/payments/{payment_id}', family: 'payments', access: allowOrReach('payments', 'update') },
     { method: 'POST', path: '/api/v1/payments/{payment_id}/commit', family: 'payments', access: allowOrReach('payments', 'update') },
   ],
   declarations: [paymentDeclaration],

@@ -3,7 +3,7 @@
  * route families it owns, its routes and the resources it declares.
  */
 import { defineModule } from '../../http/manifest';
-import { allow } from '../../http/routes';
+import { allowCrud, collectionRoutes } from '../../http/routes';
 import { promotionDeclaration } from './promotions';
 
 export const promotionsModule = defineModule({
@@ -17,11 +17,7 @@ export const promotionsModule = defineModule({
     },
   },
   routes: [
-    { method: 'GET', path: '/api/v1/promotions', family: 'promotions', access: allow('promotions', 'read') },
-    { method: 'POST', path: '/api/v1/promotions', family: 'promotions', access: allow('promotions', 'create') },
-    { method: 'GET', path: '/api/v1/promotions/{promotion_id}', family: 'promotions', access: allow('promotions', 'read') },
-    { method: 'POST', path: '/api/v1/promotions/{promotion_id}', family: 'promotions', access: allow('promotions', 'update') },
-    { method: 'DELETE', path: '/api/v1/promotions/{promotion_id}', family: 'promotions', access: allow('promotions', 'delete') },
+    ...collectionRoutes({ family: 'promotions', path: '/api/v1/promotions', id: 'promotion_id', access: allowCrud('promotions') }),
   ],
   declarations: [promotionDeclaration],
 });

@@ -3,7 +3,7 @@
  * route families it owns, its routes and the resources it declares.
  */
 import { defineModule } from '../../http/manifest';
-import { allow } from '../../http/routes';
+import { allow, collectionRoutes } from '../../http/routes';
 import { shippingMethodDeclaration } from './shipping-methods';
 
 export const shippingModule = defineModule({
@@ -17,11 +17,13 @@ export const shippingModule = defineModule({
     },
   },
   routes: [
-    { method: 'GET', path: '/api/v1/shipping_methods', family: 'shipping', access: allow('settings', 'read') },
-    { method: 'POST', path: '/api/v1/shipping_methods', family: 'shipping', access: allow('settings', 'update') },
-    { method: 'GET', path: '/api/v1/shipping_methods/{shipping_method_id}', family: 'shipping', access: allow('settings', 'read') },
-    { method: 'POST', path: '/api/v1/shipping_methods/{shipping_method_id}', family: 'shipping', access: allow('settings', 'update') },
-    { method: 'DELETE', path: '/api/v1/shipping_methods/{shipping_method_id}', family: 'shipping', access: allow('settings', 'update') },
+    // Shipping methods are account settings: reading them needs `settings:read`, any change `settings:update`.
+    ...collectionRoutes({
+      family: 'shipping',
+      path: '/api/v1/shipping_methods',
+      id: 'shipping_method_id',
+      access: { list: allow('settings', 'read'), create: allow('settings', 'update'), read: allow('settings', 'read'), update: allow('settings', 'update'), delete: allow('settings', 'update') },
+    }),
   ],
   declarations: [shippingMethodDeclaration],
 });
