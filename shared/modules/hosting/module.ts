@@ -2,10 +2,14 @@
  * The hosting module as the app composes it (data only, listed in shared/app/modules.ts): the
  * route families it owns, its routes and the resources it declares.
  */
-import { defineModule } from '../../http/manifest';
+import { defineModule, type ObjectGrant } from '../../http/manifest';
 import { allow, allowCrud, collectionRoutes } from '../../http/routes';
 import { aliasDeclaration, appDeclaration, deploymentDeclaration, versionDeclaration } from './apps/apps';
 import { MAX_VERSION_UPLOAD_BODY_BYTES } from './apps/limits';
+
+/** Access to the hosted apps' files and to their manifests: the two key prefixes of the apps bucket both families reach. */
+const appFiles = (access: Pick<ObjectGrant, 'read' | 'put' | 'delete'>): ObjectGrant[] =>
+  ['apps/', 'app-manifests/'].map((prefix) => ({ bucket: 'apps', prefix, ...access }));
 
 export const hostingModule = defineModule({
   name: 'hosting',
@@ -17,33 +21,14 @@ export const hostingModule = defineModule({
       description: 'Hosted apps: /apps, their versions, deployments and aliases',
       // Version files and manifests are written at upload; the files of failed or deleted versions are removed.
       // Every change that moves an alias pointer copies it to the CDN's KeyValueStore right after its commit.
-      grants: {
-        table: 'readWrite',
-        secrets: 'none',
-        email: false,
-        sendsTo: [],
-        objects: [
-          { bucket: 'apps', prefix: 'apps/', read: true, put: true, delete: true },
-          { bucket: 'apps', prefix: 'app-manifests/', read: true, put: true, delete: true },
-        ],
-        edgePointers: true,
-      },
+      grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [], objects: appFiles({ read: true, put: true, delete: true }), edgePointers: true },
     },
     hosting: {
       entry: 'handlers/http/app-serving.ts',
       memoryMb: 512,
       description: 'Hosted apps behind the CDN (platform-owned files, bucket misses) and public account settings',
       // Reads pointers, apps and settings; the public route's per-IP rate limit writes its bucket.
-      grants: {
-        table: 'readWrite',
-        secrets: 'none',
-        email: false,
-        sendsTo: [],
-        objects: [
-          { bucket: 'apps', prefix: 'apps/', read: true },
-          { bucket: 'apps', prefix: 'app-manifests/', read: true },
-        ],
-      },
+      grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [], objects: appFiles({ read: true }) },
       cdnOrigin: true,
     },
   },
