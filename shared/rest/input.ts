@@ -14,3 +14,26 @@ export function invalid(property: string, message: string, reason = 'invalid'): 
 export function sends(body: object, property: string): boolean {
   return Object.prototype.hasOwnProperty.call(body, property);
 }
+
+/**
+ * The entries of a list property that each name a `currency` (`prices`, `discount_amounts`),
+ * each built by `build` with its currency upper-cased, once every currency is enabled for the
+ * account and listed once: otherwise 400 invalid_input at `<property>[i].currency` (`conflict`
+ * for a repeat).
+ */
+export function currencyEntries<E extends { currency: string }, R>(
+  entries: readonly E[],
+  property: string,
+  enabled: readonly string[],
+  build: (entry: E, currency: string) => R,
+): R[] {
+  const seen = new Set<string>();
+  return entries.map((entry, index) => {
+    const at = `${property}[${index}].currency`;
+    const currency = entry.currency.toUpperCase();
+    if (!enabled.includes(currency)) invalid(at, `The currency ${entry.currency} is not enabled for this account.`);
+    if (seen.has(currency)) invalid(at, `The currency ${currency} is listed twice.`, 'conflict');
+    seen.add(currency);
+    return build(entry, currency);
+  });
+}

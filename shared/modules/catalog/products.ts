@@ -8,7 +8,7 @@ import type { Clock } from '../../platform/ports';
 import { newId } from '../../core/ids';
 import { eventWrites } from '../events';
 import { declareResource } from '../../rest/declarations';
-import { invalid, sends } from '../../rest/input';
+import { currencyEntries, invalid, sends } from '../../rest/input';
 import { productLinkEntries } from '../licenses';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/records';
@@ -114,16 +114,9 @@ export const productDeclaration = declareResource<ProductRecord>({
   },
 });
 
+/** The parsed prices, each in an enabled currency (upper-cased) and each currency once. */
 function checkPrices(prices: readonly { currency: string; price: number }[], payment: PaymentSettings): PriceEntry[] {
-  const seen = new Set<string>();
-  return prices.map((entry, index) => {
-    const at = `prices[${index}]`;
-    const currency = entry.currency.toUpperCase();
-    if (!payment.currencies.includes(currency)) invalid(`${at}.currency`, `The currency ${entry.currency} is not enabled for this account.`);
-    if (seen.has(currency)) invalid(`${at}.currency`, `The currency ${currency} is listed twice.`, 'conflict');
-    seen.add(currency);
-    return { currency, price: entry.price };
-  });
+  return currencyEntries(prices, 'prices', payment.currencies, (entry, currency) => ({ currency, price: entry.price }));
 }
 
 function checkPlan(plan: ProductInput['subscription_plan'], mode: 'live' | 'test'): SubscriptionPlan | null {

@@ -15,7 +15,7 @@ import type { Clock } from '../../platform/ports';
 import { newId } from '../../core/ids';
 import { parseDateInput } from '../../rest/dates';
 import { declareResource } from '../../rest/declarations';
-import { invalid, sends } from '../../rest/input';
+import { currencyEntries, invalid, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/records';
 import {
@@ -142,14 +142,7 @@ export function termsOf(promotion: PromotionTerms): PromotionTerms {
 /** The parsed amounts, each in an enabled currency and each currency once; at least one. */
 function checkAmounts(amounts: PromotionInput['discount_amounts'], payment: PaymentSettings): DiscountAmount[] {
   if (!amounts?.length) invalid('discount_amounts', 'The property discount_amounts must list at least one amount.', 'required');
-  const seen = new Set<string>();
-  return amounts.map(({ currency, amount }, index) => {
-    const at = `discount_amounts[${index}].currency`;
-    if (!payment.currencies.includes(currency)) invalid(at, `The currency ${currency} is not enabled for this account.`);
-    if (seen.has(currency)) invalid(at, `The currency ${currency} is listed twice.`, 'conflict');
-    seen.add(currency);
-    return { currency, amount };
-  });
+  return currencyEntries(amounts, 'discount_amounts', payment.currencies, ({ amount }, currency) => ({ currency, amount }));
 }
 
 /** A parsed `expires` resolved in the zone in effect: a date-only value (or any shorthand) is the last moment of its period (conventions.md §13). */

@@ -8,7 +8,7 @@ import type { PaymentSettings } from '../accounts';
 import type { Clock } from '../../platform/ports';
 import { newId } from '../../core/ids';
 import { declareResource } from '../../rest/declarations';
-import { invalid, sends } from '../../rest/input';
+import { currencyEntries, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/records';
 import {
@@ -92,14 +92,7 @@ export function termsOfMethod(method: ShippingMethodTerms): ShippingMethodTerms 
 
 /** The parsed prices, each in an enabled currency and each currency once (400 invalid_input otherwise). */
 function checkPrices(prices: NonNullable<ShippingMethodInput['prices']>, payment: PaymentSettings): ShippingMethodRecord['prices'] {
-  const seen = new Set<string>();
-  return prices.map(({ currency, price }, index) => {
-    const at = `prices[${index}].currency`;
-    if (!payment.currencies.includes(currency)) invalid(at, `The currency ${currency} is not enabled for this account.`);
-    if (seen.has(currency)) invalid(at, `The currency ${currency} is listed twice.`, 'conflict');
-    seen.add(currency);
-    return { currency, price };
-  });
+  return currencyEntries(prices, 'prices', payment.currencies, ({ price }, currency) => ({ currency, price }));
 }
 
 /**
