@@ -293,8 +293,11 @@ export function guestCustomer(): SaleCustomer {
   };
 }
 
-/** The details a linked saved customer brings into the sale (its link, not a sign-in). */
-function copiedCustomer(saved: CustomerRecord): SaleCustomer {
+/**
+ * The details a saved customer brings into the sale: its link and details, and its `username`
+ * only when it signs in (null when a body merely links it).
+ */
+export function saleCustomerOf(saved: CustomerRecord, username: string | null): SaleCustomer {
   return {
     customer_id: saved.customer_id,
     name: saved.name,
@@ -302,7 +305,7 @@ function copiedCustomer(saved: CustomerRecord): SaleCustomer {
     company_name: saved.company_name,
     phone: saved.phone,
     tax_number: saved.tax_number,
-    username: null,
+    username,
     billing_address: { ...emptyAddress(), ...saved.billing_address },
     shipping_address: { ...emptyAddress(), ...saved.shipping_address },
   };
@@ -346,7 +349,7 @@ async function applyCustomer(
         taxExempt = false;
       } else if (value !== customer.customer_id) {
         const saved = await linkedCustomer(write.scope, value, property);
-        customer = copiedCustomer(saved);
+        customer = saleCustomerOf(saved, null);
         taxExempt = saved.tax_exempt;
       }
     }
