@@ -11,7 +11,9 @@ import { table } from '../store/client';
 import { queryItems } from '../store/query';
 import { edgeFor, parseDateInput } from './dates';
 import { limitParameter, pageUrlBuilder } from './offset-list';
+import type { ResourceDeclaration } from './declarations';
 import type { RenderContext } from './render-context';
+import { renderElements } from './render';
 
 /** What a cursor list request asks for. */
 export interface CursorQuery {
@@ -156,4 +158,15 @@ export function cursorList<T>(
     current_page_url: queryString ? `${collectionUrl}?${queryString}` : collectionUrl,
     data,
   };
+}
+
+/**
+ * A cursor list answered: the page of `source` that `request` asks for, its items rendered as
+ * `declaration`'s elements, in the list envelope of `collection` (a path below the API root)
+ * whose page URLs repeat the request's query.
+ */
+export async function renderCursorList(source: CursorSource, request: CursorQuery, declaration: ResourceDeclaration, render: RenderContext, collection: string) {
+  const page = await readCursorPage(source, request);
+  const data = await renderElements(declaration, page.items, render);
+  return cursorList(data, page, render.url(collection), render.query);
 }

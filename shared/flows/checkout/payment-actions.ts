@@ -4,7 +4,7 @@ import { assertReach } from '../../modules/identity';
 import { InvalidInputError, InvalidStateError } from '../../http/errors';
 import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
-import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
+import { cursorQuery, type CursorSource, renderCursorList } from '../../rest/cursor-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import type { RenderContext } from '../../rest/render-context';
@@ -145,17 +145,13 @@ export async function listPaymentsAction(context: ApiContext): Promise<ApiResult
     conditions.push('currency = :currency');
     values[':currency'] = currency.toUpperCase();
   }
-  const page = await readCursorPage(
-    {
-      partition: collectionPartition(paymentDeclaration, scope),
-      idOf: (item) => item.payment_id as string,
-      find: async (id) => (await findRecord(paymentDeclaration, scope, id)) as unknown as Record<string, unknown> | undefined,
-      ...(conditions.length ? { filter: { expression: conditions.join(' AND '), values, ...(Object.keys(names).length ? { names } : {}) } } : {}),
-    },
-    request,
-  );
-  const data = await renderElements(paymentDeclaration, page.items as unknown as PaymentRecord[], render);
-  return { status: 200, body: cursorList(data, page, render.url('payments'), context.query) };
+  const source: CursorSource = {
+    partition: collectionPartition(paymentDeclaration, scope),
+    idOf: (item) => item.payment_id as string,
+    find: async (id) => (await findRecord(paymentDeclaration, scope, id)) as unknown as Record<string, unknown> | undefined,
+    ...(conditions.length ? { filter: { expression: conditions.join(' AND '), values, ...(Object.keys(names).length ? { names } : {}) } } : {}),
+  };
+  return { status: 200, body: await renderCursorList(source, request, paymentDeclaration, render, 'payments') };
 }
 
 /**

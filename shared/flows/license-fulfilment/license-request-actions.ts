@@ -7,12 +7,12 @@ import { assertReach } from '../../modules/identity';
 import { RemoteServerError, RemoteServerTimeoutError } from '../../modules/events';
 import { InvalidInputError } from '../../http/errors';
 import { declareQuery, requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
-import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
-import { renderElements, renderResource } from '../../rest/render';
+import { cursorQuery, renderCursorList } from '../../rest/cursor-list';
+import { renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/entity';
-import { NoLicensesAvailableError, licenseDeclaration, licenseRequestDeclaration, REQUEST_EXPAND, type LicenseRequestRecord, type LicenseRequestStatus, getLicense, getLicenseRequest, licenseRequestListSource, type LicenseRequestFilters } from '../../modules/licenses';
+import { NoLicensesAvailableError, licenseDeclaration, licenseRequestDeclaration, REQUEST_EXPAND, type LicenseRequestStatus, getLicense, getLicenseRequest, licenseRequestListSource, type LicenseRequestFilters } from '../../modules/licenses';
 import { resendLicenseRequest } from './resend';
 
 const STATUSES: readonly LicenseRequestStatus[] = ['queued', 'retry', 'completed', 'failed'];
@@ -39,9 +39,7 @@ export async function listLicenseRequestsAction(context: ApiContext): Promise<Ap
     ...(product_id ? { product_id } : {}),
     ...(license_service_id ? { license_service_id } : {}),
   };
-  const page = await readCursorPage(licenseRequestListSource(scope, filters), request);
-  const data = await renderElements(licenseRequestDeclaration, page.items as unknown as LicenseRequestRecord[], render);
-  return { status: 200, body: cursorList(data, page, render.url('license_requests'), context.query) };
+  return { status: 200, body: await renderCursorList(licenseRequestListSource(scope, filters), request, licenseRequestDeclaration, render, 'license_requests') };
 }
 
 declareQuery(listLicenseRequestsAction, {

@@ -6,8 +6,8 @@
 import { InvalidInputError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
 import { declareQuery, type ApiContext, type ApiResult } from '../../http/types';
-import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
-import { renderElements, renderResource } from '../../rest/render';
+import { cursorQuery, renderCursorList } from '../../rest/cursor-list';
+import { renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/entity';
@@ -39,9 +39,7 @@ export async function listEventsAction(context: ApiContext): Promise<ApiResult> 
   if (type) filters.type = type;
   if (subscriptionId) filters.event_subscription_id = subscriptionId;
   if (fingerprint) filters.fingerprint = fingerprint;
-  const page = await readCursorPage(eventListSource(scope, filters), request);
-  const data = await renderElements(eventDeclaration, page.items as unknown as EventRecord[], render);
-  return { status: 200, body: cursorList(data, page, render.url('events'), context.query) };
+  return { status: 200, body: await renderCursorList(eventListSource(scope, filters), request, eventDeclaration, render, 'events') };
 }
 
 declareQuery(listEventsAction, {

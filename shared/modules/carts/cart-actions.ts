@@ -10,7 +10,7 @@ import { InvalidInputError, NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
 import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import type { Clock } from '../../platform/ports';
-import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
+import { cursorQuery, type CursorSource, renderCursorList } from '../../rest/cursor-list';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
@@ -136,17 +136,13 @@ export async function listCartsAction(context: ApiContext): Promise<ApiResult> {
     names['#customer_id'] = 'customer_id';
     values[':customer_id'] = customerId;
   }
-  const page = await readCursorPage(
-    {
-      partition: collectionPartition(cartDeclaration, scope),
-      idOf: (item) => item.cart_id as string,
-      find: async (id) => (await findRecord(cartDeclaration, scope, id)) as unknown as Record<string, unknown> | undefined,
-      ...(conditions.length ? { filter: { expression: conditions.join(' AND '), values, ...(Object.keys(names).length ? { names } : {}) } } : {}),
-    },
-    request,
-  );
-  const data = await renderElements(cartDeclaration, page.items as unknown as CartRecord[], render);
-  return { status: 200, body: cursorList(data, page, render.url('carts'), query) };
+  const source: CursorSource = {
+    partition: collectionPartition(cartDeclaration, scope),
+    idOf: (item) => item.cart_id as string,
+    find: async (id) => (await findRecord(cartDeclaration, scope, id)) as unknown as Record<string, unknown> | undefined,
+    ...(conditions.length ? { filter: { expression: conditions.join(' AND '), values, ...(Object.keys(names).length ? { names } : {}) } } : {}),
+  };
+  return { status: 200, body: await renderCursorList(source, request, cartDeclaration, render, 'carts') };
 }
 
 /** `GET /carts/{cart_id}/items`: the cart's items as an offset list, in cart order. */

@@ -4,8 +4,8 @@ import { type Principal } from '../../core/access/principal';
 import { booleanParameter } from '../../http/request';
 import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import type { Clock } from '../../platform/ports';
-import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
-import { renderElements, renderResource } from '../../rest/render';
+import { cursorQuery, type CursorSource, renderCursorList } from '../../rest/cursor-list';
+import { renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import type { RenderContext } from '../../rest/render-context';
 import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
@@ -83,17 +83,13 @@ export async function listCustomersAction(context: ApiContext): Promise<ApiResul
     conditions.push('has_payments = :hp');
     values[':hp'] = hasPayments;
   }
-  const page = await readCursorPage(
-    {
-      partition: collectionPartition(customerDeclaration, scope),
-      idOf: (item) => item.customer_id as string,
-      find: async (id) => (await findRecord(customerDeclaration, scope, id)) as unknown as Record<string, unknown> | undefined,
-      ...(conditions.length ? { filter: { expression: conditions.join(' AND '), values } } : {}),
-    },
-    request,
-  );
-  const data = await renderElements(customerDeclaration, page.items as unknown as CustomerRecord[], render);
-  return { status: 200, body: cursorList(data, page, render.url('customers'), context.query) };
+  const source: CursorSource = {
+    partition: collectionPartition(customerDeclaration, scope),
+    idOf: (item) => item.customer_id as string,
+    find: async (id) => (await findRecord(customerDeclaration, scope, id)) as unknown as Record<string, unknown> | undefined,
+    ...(conditions.length ? { filter: { expression: conditions.join(' AND '), values } } : {}),
+  };
+  return { status: 200, body: await renderCursorList(source, request, customerDeclaration, render, 'customers') };
 }
 
 // The query parameters of the list actions, for the API description (conventions.md §12).

@@ -3,7 +3,7 @@ import { assertReach } from '../identity';
 import { NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
 import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
-import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
+import { cursorQuery, type CursorSource, renderCursorList } from '../../rest/cursor-list';
 import { sends } from '../../rest/input';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
@@ -74,17 +74,13 @@ export async function listOrdersAction(context: ApiContext): Promise<ApiResult> 
     conditions.push('contains(order_id, :q)');
     values[':q'] = context.query.q.trim().toUpperCase();
   }
-  const page = await readCursorPage(
-    {
-      partition: collectionPartition(orderDeclaration, scope),
-      idOf: (item) => item.order_id as string,
-      find: async (id) => (await findRecord(orderDeclaration, scope, id)) as unknown as Record<string, unknown> | undefined,
-      ...(conditions.length ? { filter: { expression: conditions.join(' AND '), values } } : {}),
-    },
-    request,
-  );
-  const data = await renderElements(orderDeclaration, page.items as unknown as OrderRecord[], render);
-  return { status: 200, body: cursorList(data, page, render.url('orders'), context.query) };
+  const source: CursorSource = {
+    partition: collectionPartition(orderDeclaration, scope),
+    idOf: (item) => item.order_id as string,
+    find: async (id) => (await findRecord(orderDeclaration, scope, id)) as unknown as Record<string, unknown> | undefined,
+    ...(conditions.length ? { filter: { expression: conditions.join(' AND '), values } } : {}),
+  };
+  return { status: 200, body: await renderCursorList(source, request, orderDeclaration, render, 'orders') };
 }
 
 /** `GET /orders/{order_id}/items`: offset list of the order's items. */
