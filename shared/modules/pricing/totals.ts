@@ -166,41 +166,26 @@ function lineAmounts(unitPriceOriginal: number, quantity: number, discount: numb
   const lineDiscount = Math.min(money(discount, currency), subtotalOriginal);
   const subtotal = money(subtotalOriginal - lineDiscount, currency);
   const priceOf = (lineSubtotal: number, fallback: number) => (quantity > 0 ? money(lineSubtotal / quantity, currency) : fallback);
+  /** The line at its own prices (not an exempt customer's inclusive ones), with the tax it carries. */
+  const atListedPrices = (taxed: Pick<SaleAmounts, 'tax_rate' | 'tax' | 'tax_original' | 'total' | 'total_original'>): SaleAmounts => ({
+    price: priceOf(subtotal, priceOriginal),
+    price_original: priceOriginal,
+    subtotal,
+    subtotal_original: subtotalOriginal,
+    discount: lineDiscount,
+    ...taxed,
+  });
 
   if (!taxInclusive) {
     const charged = taxExempt ? 0 : rate;
     const tax = money(subtotal * charged, currency);
     const taxOriginal = money(subtotalOriginal * charged, currency);
-    return {
-      price: priceOf(subtotal, priceOriginal),
-      price_original: priceOriginal,
-      subtotal,
-      subtotal_original: subtotalOriginal,
-      discount: lineDiscount,
-      tax_rate: charged,
-      tax,
-      tax_original: taxOriginal,
-      total: money(subtotal + tax, currency),
-      total_original: money(subtotalOriginal + taxOriginal, currency),
-    };
+    return atListedPrices({ tax_rate: charged, tax, tax_original: taxOriginal, total: money(subtotal + tax, currency), total_original: money(subtotalOriginal + taxOriginal, currency) });
   }
 
   const tax = includedTax(subtotal, rate, currency);
   const taxOriginal = includedTax(subtotalOriginal, rate, currency);
-  if (!taxExempt) {
-    return {
-      price: priceOf(subtotal, priceOriginal),
-      price_original: priceOriginal,
-      subtotal,
-      subtotal_original: subtotalOriginal,
-      discount: lineDiscount,
-      tax_rate: rate,
-      tax,
-      tax_original: taxOriginal,
-      total: subtotal,
-      total_original: subtotalOriginal,
-    };
-  }
+  if (!taxExempt) return atListedPrices({ tax_rate: rate, tax, tax_original: taxOriginal, total: subtotal, total_original: subtotalOriginal });
 
   // An exempt customer's inclusive prices drop by their tax portion: each subtotal loses the
   // tax a taxed customer would pay on it, so exempt and taxed customers pay the same net.
