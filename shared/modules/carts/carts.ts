@@ -293,11 +293,8 @@ export function guestCustomer(): SaleCustomer {
   };
 }
 
-/**
- * The details a saved customer brings into the sale: its link and details, and its `username`
- * only when it signs in (null when a body merely links it).
- */
-export function saleCustomerOf(saved: CustomerRecord, username: string | null): SaleCustomer {
+/** The details a linked saved customer brings into the sale (its link, not a sign-in). */
+function copiedCustomer(saved: CustomerRecord): SaleCustomer {
   return {
     customer_id: saved.customer_id,
     name: saved.name,
@@ -305,7 +302,7 @@ export function saleCustomerOf(saved: CustomerRecord, username: string | null): 
     company_name: saved.company_name,
     phone: saved.phone,
     tax_number: saved.tax_number,
-    username,
+    username: null,
     billing_address: { ...emptyAddress(), ...saved.billing_address },
     shipping_address: { ...emptyAddress(), ...saved.shipping_address },
   };
@@ -349,7 +346,7 @@ async function applyCustomer(
         taxExempt = false;
       } else if (value !== customer.customer_id) {
         const saved = await linkedCustomer(write.scope, value, property);
-        customer = saleCustomerOf(saved, null);
+        customer = copiedCustomer(saved);
         taxExempt = saved.tax_exempt;
       }
     }

@@ -4,18 +4,24 @@
  */
 import type { DateListed } from '../../store/keys';
 import type { SubscriptionPlan } from '../catalog';
-import type { CustomerDetails } from '../customers';
+import type { Address } from '../../rest/addresses';
 import type { SaleTotals } from '../pricing';
 import type { PromotionTerms } from '../promotions';
 import type { ShippingMethodTerms } from '../shipping';
 import type { ShippingQuote } from './options';
 
 /** The inline sale customer of a cart or invoice (commerce.md §1.5). */
-export interface SaleCustomer extends CustomerDetails {
-  /** The linked saved customer, if any. */
+export interface SaleCustomer {
   customer_id: string | null;
+  name: string | null;
+  email: string | null;
+  company_name: string | null;
+  phone: string | null;
+  tax_number: string | null;
   /** Set while a saved customer is signed in on the sale. */
   username: string | null;
+  billing_address: Address;
+  shipping_address: Address;
 }
 
 /** One stored cart line: what the client chose, plus the product facts it was priced from. */

@@ -18,29 +18,22 @@ import type { CustomerInput } from './customer-schemas';
 
 export { usernameClaimKey } from './customer-store';
 
-/**
- * A customer's contact details and addresses: what a saved customer keeps, what a sale carries
- * (copied from the saved customer it links) and what a paid sale's new customer is made from.
- */
-export interface CustomerDetails {
-  name: string | null;
-  email: string | null;
-  company_name: string | null;
-  phone: string | null;
-  tax_number: string | null;
-  billing_address: Address;
-  shipping_address: Address;
-}
-
 /** A stored customer. */
-export interface CustomerRecord extends DateListed, CustomerDetails {
+export interface CustomerRecord extends DateListed {
   pk: string;
   sk: string;
   customer_id: string;
   account_id: string;
   mode: 'live' | 'test';
+  name: string | null;
+  email: string | null;
+  company_name: string | null;
+  phone: string | null;
+  tax_number: string | null;
   username: string | null;
   password_hash: string | null;
+  billing_address: Address;
+  shipping_address: Address;
   tax_exempt: boolean;
   has_payments: boolean;
   locale: string | null;
@@ -207,7 +200,7 @@ export async function deleteCustomer(current: CustomerRecord): Promise<void> {
 export function customerFromSale(
   scope: RecordScope,
   customerId: string,
-  sale: CustomerDetails,
+  sale: { name: string | null; email: string | null; company_name: string | null; phone: string | null; tax_number: string | null; billing_address: Address; shipping_address: Address },
   now: number,
 ): CustomerRecord {
   const partition = customerListing(scope);
