@@ -70,8 +70,3 @@ export interface DateListed {
   gsi2pk: string;
   gsi2sk: string;
 }
-
-/** The listing keys of date-listed record `id` in `partition`: gsi1 at its creation, gsi2 at its last change. */
-export function dateListingKeys(partition: string, id: string, createdMs: number, modifiedMs: number): Pick<DateListed, 'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk'> {
-  return { gsi1pk: partition, gsi1sk: listSortKey(createdMs, id), gsi2pk: partition, gsi2sk: listSortKey(modifiedMs, id) };
-}

@@ -23,7 +23,7 @@ import { declareResource, type FormattedShape } from '../../rest/declarations';
 import { isCountryCode } from '../../rest/formatted';
 import { invalid, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
-import { dateListingKeys } from '../../store/keys';
+import { listSortKey } from '../../store/keys';
 import { collectionPartition, getRecord, recordKey, type RecordScope } from '../../store/records';
 import { computeSale, taxLocationOf, taxTreatmentOf, type SaleLineInput, type SaleLineTotals } from '../pricing';
 import { activeShippingMethods, quoteMethods, selectQuote, shippingCountryOf } from '../shipping';
@@ -592,7 +592,10 @@ export async function createCart(body: CartInput, origin: CartOrigin, write: Car
     payment_lock: null,
     created_ms: now,
     modified_ms: now,
-    ...dateListingKeys(partition, cartId, now, now),
+    gsi1pk: partition,
+    gsi1sk: listSortKey(now, cartId),
+    gsi2pk: partition,
+    gsi2sk: listSortKey(now, cartId),
   };
   const draft = await applyFields(blank, body, write);
   const { entries, plan } = bodyPlan([], body);

@@ -3,7 +3,7 @@
  * collection (gsi1 by date_created, gsi2 by date_modified). A username is unique per account
  * and mode, case-insensitively, through a claim item written in the same transaction.
  */
-import { type DateListed, dateListingKeys, listSortKey } from '../../store/keys';
+import { type DateListed, listSortKey } from '../../store/keys';
 import { hashPassword } from '../identity';
 import { InsufficientPermissionsError } from '../../http/auth-errors';
 import type { Clock } from '../../platform/ports';
@@ -145,7 +145,10 @@ export async function createCustomer(scope: RecordScope, body: CustomerInput, cl
     search_text: searchText(fields),
     created_ms: now,
     modified_ms: now,
-    ...dateListingKeys(partition, customerId, now, now),
+    gsi1pk: partition,
+    gsi1sk: listSortKey(now, customerId),
+    gsi2pk: partition,
+    gsi2sk: listSortKey(now, customerId),
   };
   await insertCustomer(scope, record);
   return record;
@@ -226,6 +229,9 @@ export function customerFromSale(
     search_text: searchText(fields),
     created_ms: now,
     modified_ms: now,
-    ...dateListingKeys(partition, customerId, now, now),
+    gsi1pk: partition,
+    gsi1sk: listSortKey(now, customerId),
+    gsi2pk: partition,
+    gsi2sk: listSortKey(now, customerId),
   };
 }

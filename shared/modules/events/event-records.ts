@@ -5,11 +5,9 @@
  * its keys and conditions.
  */
 import { attemptsJson, type AttemptLogEntry } from '../../outbound/attempt';
-import type { TransportErrorCode } from '../../outbound/errors';
 import { declareResource } from '../../rest/declarations';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/entity';
-import type { DateListed } from '../../store/keys';
 
 
 /** The formats a notification body is rendered in (events.md §4). */
@@ -20,10 +18,14 @@ export type EventStatus = 'pending' | 'delivered' | 'retry' | 'failed';
 
 /** Why an attempt failed (§7.1). */
 export type AttemptErrorCode =
-  | TransportErrorCode
   | 'http_status'
   | 'redirect'
   | 'gone'
+  | 'timeout'
+  | 'dns_error'
+  | 'connection_error'
+  | 'tls_error'
+  | 'destination_not_allowed'
   | 'email_rejected'
   | 'function_error'
   | 'function_not_found'
@@ -40,8 +42,8 @@ export interface RecordedRequest {
   body: string;
 }
 
-/** A stored event, listed by date_created (gsi1) and by date_modified (gsi2, moved by every save). */
-export interface EventRecord extends DateListed {
+/** A stored event. */
+export interface EventRecord {
   pk: string;
   sk: string;
   event_id: string;
@@ -69,6 +71,13 @@ export interface EventRecord extends DateListed {
   next_attempt_ms: number | null;
   delivered_ms: number | null;
   last_request: RecordedRequest | null;
+  created_ms: number;
+  modified_ms: number;
+  gsi1pk: string;
+  gsi1sk: string;
+  /** Listed by date_modified (`date_type=date_modified`); moved by every save. */
+  gsi2pk: string;
+  gsi2sk: string;
   /** Removed 30 days after creation (§6.2), by the table's TTL. */
   ttl: number;
 }

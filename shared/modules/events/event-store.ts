@@ -5,7 +5,7 @@
  * changed only by attempts, each a versioned save.
  */
 import { defineEntity, type RecordScope, type TransactEntry } from '../../store/entity';
-import { dateListingKeys, listSortKey } from '../../store/keys';
+import { listSortKey } from '../../store/keys';
 import { equalityFilter } from '../../store/query';
 import { EVENT_RETENTION_MS, type EventRecord } from './event-records';
 
@@ -29,7 +29,10 @@ export function newEventEntry(event: NewEvent, onTaken: () => Error): TransactEn
   const record: EventRecord = {
     ...event,
     ...events.key(scope, event.event_id),
-    ...dateListingKeys(events.partition(scope), event.event_id, event.created_ms, event.modified_ms),
+    gsi1pk: events.partition(scope),
+    gsi1sk: listSortKey(event.created_ms, event.event_id),
+    gsi2pk: events.partition(scope),
+    gsi2sk: listSortKey(event.modified_ms, event.event_id),
     ttl: Math.floor((event.created_ms + EVENT_RETENTION_MS) / 1000),
   };
   return events.putEntry(record, { ifNew: true, name: 'event.create', onConditionFailed: onTaken });

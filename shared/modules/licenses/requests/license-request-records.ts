@@ -6,19 +6,21 @@
  */
 import { derivedId } from '../../../core/ids';
 import { attemptsJson, type AttemptLogEntry } from '../../../outbound/attempt';
-import type { TransportErrorCode } from '../../../outbound/errors';
 import { declareResource } from '../../../rest/declarations';
 import type { RecordScope } from '../../../store/entity';
-import type { DateListed } from '../../../store/keys';
 
 /** §4.2. */
 export type LicenseRequestStatus = 'queued' | 'retry' | 'completed' | 'failed';
 
 /** Why an attempt failed (§5.5, §6), and `service_deleted` when the service is gone. */
 export type LicenseAttemptErrorCode =
-  | TransportErrorCode
   | 'http_status'
   | 'redirect'
+  | 'timeout'
+  | 'dns_error'
+  | 'connection_error'
+  | 'tls_error'
+  | 'destination_not_allowed'
   | 'empty_response'
   | 'response_too_long'
   | 'no_licenses_available'
@@ -36,8 +38,8 @@ export interface LicenseFailure {
   date_ms: number;
 }
 
-/** A stored license request, listed by date_created (gsi1) and date_modified (gsi2). */
-export interface LicenseRequestRecord extends DateListed {
+/** A stored license request. */
+export interface LicenseRequestRecord {
   pk: string;
   sk: string;
   license_request_id: string;
@@ -65,6 +67,12 @@ export interface LicenseRequestRecord extends DateListed {
   last_attempt_ms: number | null;
   next_attempt_ms: number | null;
   last_failure: LicenseFailure | null;
+  created_ms: number;
+  modified_ms: number;
+  gsi1pk: string;
+  gsi1sk: string;
+  gsi2pk: string;
+  gsi2sk: string;
 }
 
 /** A stored license (§7): the code of one order item. */

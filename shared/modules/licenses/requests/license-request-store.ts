@@ -7,7 +7,7 @@
  */
 import { table } from '../../../store/client';
 import { defineEntity, type RecordScope, type TransactEntry } from '../../../store/entity';
-import { dateListingKeys, listSortKey } from '../../../store/keys';
+import { listSortKey } from '../../../store/keys';
 import { equalityFilter } from '../../../store/query';
 import type { LicenseRecord, LicenseRequestRecord } from './license-request-records';
 
@@ -22,7 +22,10 @@ export function licenseRequestRecord(fields: Omit<LicenseRequestRecord, 'pk' | '
   return {
     ...fields,
     ...requests.key(scope, fields.license_request_id),
-    ...dateListingKeys(requests.partition(scope), fields.license_request_id, fields.created_ms, fields.modified_ms),
+    gsi1pk: requests.partition(scope),
+    gsi1sk: listSortKey(fields.created_ms, fields.license_request_id),
+    gsi2pk: requests.partition(scope),
+    gsi2sk: listSortKey(fields.modified_ms, fields.license_request_id),
   };
 }
 
