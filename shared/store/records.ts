@@ -1,14 +1,13 @@
 /**
- * Generic reads of declared resources by id (what the REST engine needs for any resource),
- * and the retry loop of versioned saves. Keys and errors come from the entity helper
+ * Generic reads of declared resources by id (what the REST engine needs for any resource).
+ * Keys and errors come from the entity helper
  * (entity.ts), so a declared resource and its store always agree on where a record lives.
  */
 import type { ResourceDeclaration } from '../rest/declarations';
 import { defineEntity, type Entity, type RecordScope } from './entity';
-import { ConflictRetriesExhaustedError, VersionConflictError } from './errors';
 
 export { batchGetItems } from './batch';
-export { collectionPartition, recordKey, type RecordScope } from './entity';
+export { collectionPartition, recordKey, retryOnConflict, type RecordScope } from './entity';
 export { VersionConflictError } from './errors';
 
 const byDeclaration = new WeakMap<object, Entity<unknown>>();
@@ -38,21 +37,4 @@ export async function findRecord<Stored>(declaration: ResourceDeclaration<Stored
  */
 export async function getRecord<Stored>(declaration: ResourceDeclaration<Stored>, scope: RecordScope, id: string): Promise<Stored> {
   return entityOf<Stored>(declaration).get(scope, id);
-}
-
-/**
- * Runs read-modify-write `attempt` again while it loses against concurrent writers, so every
- * sent property is applied (conventions.md §15). After `attempts` losses (12: enough for a
- * dozen writers racing on one record): 422 request_failure.
- */
-export async function retryOnConflict<T>(attempt: () => Promise<T>, attempts = 12): Promise<T> {
-  for (let round = 1; ; round++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!(error instanceof VersionConflictError)) throw error;
-      if (round >= attempts) throw new ConflictRetriesExhaustedError();
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * round));
-    }
-  }
 }
