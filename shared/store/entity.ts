@@ -69,8 +69,11 @@ export interface EntityDefinition {
 export interface EntityLayout<R> {
   /** The record's own key; default `<owner>#<collection>#<id>` / `record`, from `account_id`, `mode` and the id property. */
   keyOf?(record: R): ItemKey;
-  /** The declared indexes the record is listed in, each with its partition and sort key (left out or undefined: not listed there). */
-  indexKeys?(record: R): IndexKeys;
+  /**
+   * The declared indexes the record is listed in, each with its partition and sort key (left
+   * out or undefined: not listed there). `partition` is the collection partition of the record's owner.
+   */
+  indexKeys?(record: R, partition: string): IndexKeys;
   /** Epoch seconds after which DynamoDB may delete the item (the table's TTL attribute); undefined: kept. */
   expiresAt?(record: R): number | undefined;
 }
@@ -325,7 +328,7 @@ export function defineEntity<R>(definition: EntityDefinition & EntityLayout<R>, 
   };
   /** The index keys and expiry of a record, as item attributes. */
   const placementOf = (record: R): Omit<StorageAttributes, 'pk' | 'sk'> => {
-    const indexKeys = definition.indexKeys?.(record) ?? {};
+    const indexKeys = definition.indexKeys?.(record, collectionPartition(definition, scopeOf(record))) ?? {};
     for (const index of Object.keys(indexKeys)) {
       if (!definition.indexes?.[index as IndexName]) throw new Error(`Entity ${definition.name} does not declare index ${index}`);
     }

@@ -61,10 +61,14 @@ export function listSortKey(epochMs: number, id: string): string {
   return `${new Date(epochMs).toISOString()}#${id}`;
 }
 
-/** What every record of a date-listed collection carries: times and its keys in gsi1 (date_created) and gsi2 (date_modified). */
-export interface DateListed {
+/** What every record of a date-listed collection carries: the times it is listed by (its store keeps it in gsi1 by date_created and gsi2 by date_modified). */
+export interface Dated {
   created_ms: number;
   modified_ms: number;
+}
+
+/** TRANSITION: a date-listed record that still carries its index keys. */
+export interface DateListed extends Dated {
   gsi1pk: string;
   gsi1sk: string;
   gsi2pk: string;

@@ -12,7 +12,7 @@ import type { ResourceDeclaration } from '../../rest/declarations';
 import { renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
 import { getRecord, retryOnConflict, type RecordScope } from '../../store/records';
-import { customerLogin, customerSelfUpdate, customerDeclaration, updateCustomer, type CustomerRecord } from '../../modules/customers';
+import { changeCustomer, customerLogin, customerSelfUpdate, customerDeclaration, updateCustomer, type CustomerRecord } from '../../modules/customers';
 import { issueCustomerToken, signInCustomer, signInOnCart, signOutOfCart, type CartTotalsSettings } from './login';
 
 /** What the issued limited token's `X-Token-Expires-In-Seconds` says (auth.md 1.5). */
@@ -86,7 +86,7 @@ export async function getMeAction(context: ApiContext): Promise<ApiResult> {
 /** `POST /customers/me`: a partial update of the signed-in customer; `tax_exempt` is read-only for it. */
 export const updateMeAction = withBody(customerSelfUpdate, async (context) => {
   const { scope, customerId, render } = await ownCustomer(context);
-  const saved = await retryOnConflict(async () => updateCustomer(await getRecord(customerDeclaration, scope, customerId), context.body));
+  const saved = await updateCustomer(scope, customerId, (current) => changeCustomer(current, context.body));
   return { status: 200, body: await renderResource(customerDeclaration, saved, render) };
 });
 
