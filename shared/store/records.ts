@@ -4,9 +4,19 @@
  * (entity.ts), so a declared resource and its store always agree on where a record lives.
  */
 import type { ResourceDeclaration } from '../rest/declarations';
+import { batchGetItems as batchGetStoredItems, type BatchGetOptions } from './batch';
 import { defineEntity, type Entity, type RecordScope } from './entity';
+import type { ItemKey } from './keys';
+import { recordOf } from './storage';
 
-export { batchGetItems } from './batch';
+/**
+ * Reads records of any declared resources by key in as few BatchGetItem calls as DynamoDB
+ * allows (one per 100 keys, side by side); answers them by their key's `pk`, without storage attributes.
+ */
+export async function batchGetItems(keys: ItemKey[], options: BatchGetOptions = {}): Promise<Map<string, Record<string, unknown>>> {
+  const found = await batchGetStoredItems(keys, options);
+  return new Map([...found].map(([pk, item]) => [pk, recordOf<Record<string, unknown>>(item)]));
+}
 export { collectionPartition, recordKey, retryOnConflict, type RecordScope } from './entity';
 export { VersionConflictError } from './errors';
 

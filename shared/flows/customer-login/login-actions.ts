@@ -11,7 +11,7 @@ import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../
 import type { ResourceDeclaration } from '../../rest/declarations';
 import { renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
-import { getRecord, retryOnConflict, type RecordScope } from '../../store/records';
+import { getRecord, type RecordScope } from '../../store/records';
 import { changeCustomer, customerLogin, customerSelfUpdate, customerDeclaration, updateCustomer, type CustomerRecord } from '../../modules/customers';
 import { issueCustomerToken, signInCustomer, signInOnCart, signOutOfCart, type CartTotalsSettings } from './login';
 
@@ -124,7 +124,7 @@ export const cartLoginAction = withBody(customerLogin, async (context) => {
   assertWritable(await read());
   const customer = await signInCustomer(request.scope, context.body);
   const settings = await totalsSettings(request.scope);
-  const saved = await retryOnConflict(async () => signInOnCart(await read(), customer, request.principal, settings));
+  const saved = await signInOnCart(request.scope, request.cartId, customer, request.principal, settings);
   return { status: 200, body: await renderResource(cartDeclaration, saved, request.render) };
 });
 
@@ -132,6 +132,6 @@ export const cartLoginAction = withBody(customerLogin, async (context) => {
 export async function cartLogoutAction(context: ApiContext): Promise<ApiResult> {
   const request = await cartRequest(context);
   const settings = await totalsSettings(request.scope);
-  const saved = await retryOnConflict(async () => signOutOfCart(await getRecord(cartDeclaration, request.scope, request.cartId), settings));
+  const saved = await signOutOfCart(request.scope, request.cartId, settings);
   return { status: 200, body: await renderResource(cartDeclaration, saved, request.render) };
 }

@@ -22,12 +22,12 @@ import { declareResource, type FormattedShape } from '../../rest/declarations';
 import { isCountryCode } from '../../rest/formatted';
 import { invalid, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
-import { listSortKey } from '../../store/keys';
-import { collectionPartition, getRecord, recordKey, type RecordScope } from '../../store/records';
+import type { Revision } from '../../store/entity';
+import { getRecord, type RecordScope } from '../../store/records';
 import { computeSale, taxLocationOf, taxTreatmentOf, type SaleLineInput, type SaleLineTotals } from '../pricing';
 import { activeShippingMethods, quoteMethods, selectQuote, shippingCountryOf } from '../shipping';
 import { currentSalePromotion, hasEligibleLine, InvalidPromotionCodeError, promotionDiscounts, resolvePromotionCode, termsOf } from '../promotions';
-import { insertCart, saveCartRecord } from './cart-store';
+import { insertCart } from './cart-store';
 import type { CartInput } from './cart-schemas';
 import { CartLockedError, CartPaidError, BodyTokenTypeMismatchError } from './errors';
 import {
@@ -562,9 +562,7 @@ export async function createCart(body: CartInput, origin: CartOrigin, write: Car
   const path = `carts/${cartId}`;
   assertBindingCapacity(principal, path);
   const now = nowMs();
-  const partition = collectionPartition(cartDeclaration, scope);
   const blank: CartRecord = {
-    ...recordKey(cartDeclaration, scope, cartId),
     cart_id: cartId,
     account_id: scope.accountId,
     mode: scope.mode,
@@ -589,10 +587,6 @@ export async function createCart(body: CartInput, origin: CartOrigin, write: Car
     payment_lock: null,
     created_ms: now,
     modified_ms: now,
-    gsi1pk: partition,
-    gsi1sk: listSortKey(now, cartId),
-    gsi2pk: partition,
-    gsi2sk: listSortKey(now, cartId),
   };
   const draft = await applyFields(blank, body, write);
   const { entries, plan } = bodyPlan([], body);
@@ -605,15 +599,15 @@ export async function createCart(body: CartInput, origin: CartOrigin, write: Car
   return cart;
 }
 
-/** A partial update of a cart (`POST /carts/{id}`): the create fields, re-priced and saved. */
-export async function updateCart(current: CartRecord, body: CartInput, write: CartWriteContext): Promise<CartRecord> {
+/** A partial update of a cart (`POST /carts/{id}`): the create fields, re-priced (the store's `updateCart` saves it). */
+export async function changeCart(current: CartRecord, body: CartInput, write: CartWriteContext): Promise<Revision<CartRecord>> {
   assertWritable(current);
   const draft = await applyFields(current, body, write);
   const { entries, plan } = bodyPlan(current.items, body);
   const priced = await priceCart(draft, current, entries, plan, write, overLimitProperty(body));
   assertCodeApplies(priced, body);
   assertShippingQuoted(priced, body);
-  return saveCartRecord(current, priced);
+  return { next: priced };
 }
 
 /**
@@ -621,15 +615,15 @@ export async function updateCart(current: CartRecord, body: CartInput, write: Ca
  * `plan` gets the product-id resolver and returns the new lines. Amounts over the money limit
  * blame `overLimit` (default `items`) unless a sent entry's line is over itself.
  */
-export async function writeCartLines(
+export async function changeCartLines(
   current: CartRecord,
   entries: readonly ItemEntry[],
   plan: LinePlan,
   write: CartWriteContext,
   overLimit = 'items',
-): Promise<CartRecord> {
+): Promise<Revision<CartRecord>> {
   assertWritable(current);
   const draft = { ...current, ...(await currentPromotionTerms(current, write.scope)) };
   if (!write.payment.currencies.includes(draft.currency)) draft.currency = write.payment.default_payment_currency;
-  return saveCartRecord(current, await priceCart(draft, current, entries, plan, write, overLimit));
+  return { next: await priceCart(draft, current, entries, plan, write, overLimit) };
 }
