@@ -90,6 +90,8 @@ export interface PutOptions {
   ifVersion?: number;
   condition?: Condition;
   onConditionFailed?: () => Error;
+  /** The record whose index keys and expiry the item gets, when the write must not move it in its listings (default: the record itself). */
+  listedAs?: unknown;
 }
 
 /** An update in plain terms; placeholders are generated. */
@@ -349,7 +351,7 @@ export function defineEntity<R>(definition: EntityDefinition & EntityLayout<R>, 
   const strips = Boolean(definition.keyOf || definition.indexKeys || definition.expiresAt || definition.stored) || stripping.has(normalized(definition.name));
   if (options.register !== false && strips) stripping.add(normalized(definition.name));
   const read = (item: Record<string, unknown>): R => (strips || stripping.has(normalized(definition.name)) ? recordOf<R>(item) : (item as R));
-  const itemOf = (record: R): R & StorageAttributes => ({ ...record, ...keyOf(record), ...placementOf(record) });
+  const itemOf = (record: R, listedAs: R = record): R & StorageAttributes => ({ ...record, ...keyOf(record), ...placementOf(listedAs) });
   const lostRace = (id: string) => () => new VersionConflictError(`${definition.name} ${id} changed concurrently`);
   const versionOf = (record: R): number => {
     const version = (record as { modified_ms?: number }).modified_ms;
@@ -390,7 +392,7 @@ export function defineEntity<R>(definition: EntityDefinition & EntityLayout<R>, 
         (options.ifVersion !== undefined && !options.condition ? () => new VersionConflictError(`${definition.name} ${id} changed concurrently`) : undefined);
       return {
         name: options.name ?? `${definition.name}.put`,
-        item: { Put: withCondition({ TableName: table(), Item: itemOf(record) as Record<string, unknown> }, condition) },
+        item: { Put: withCondition({ TableName: table(), Item: itemOf(record, options.listedAs as R | undefined) as Record<string, unknown> }, condition) },
         ...(onConditionFailed ? { onConditionFailed } : {}),
       };
     },

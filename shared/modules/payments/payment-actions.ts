@@ -7,7 +7,7 @@ import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
-import { batchGetItems, collectionPartition, findRecord, getRecord, recordKey, retryOnConflict, type RecordScope } from '../../store/records';
+import { batchGetItems, collectionPartition, findRecord, getRecord, recordKey, type RecordScope } from '../../store/records';
 import { parseExpand, withLegacyOptions } from '../../rest/paths';
 import { orderDeclaration, orderIdOfPayment } from '../orders';
 import { viewerCountry, allowedCustomerCountries, formOptions, carts } from '../carts';
@@ -19,7 +19,7 @@ import { nowMs } from '../../core/clock';
 import { sends } from '../../rest/input';
 import { paymentDeclaration, type PaymentRecord } from './payment-records';
 import { cartPaymentCreate, directPaymentCreate, paymentUpdate } from './payment-schemas';
-import { paymentsOfCart, savePaymentRecord } from './payment-store';
+import { paymentsOfCart, updatePayment } from './payment-store';
 
 const STATUSES = ['initiated', 'pending', 'completed', 'failed', 'refunded', 'cancelled'];
 
@@ -103,13 +103,9 @@ export const updatePaymentAction = withBody(paymentUpdate, async (context) => {
   if (body.reference !== undefined) changes.reference = body.reference;
   if (body.description !== undefined) changes.description = body.description;
   if (sends(body, 'meta')) changes.meta = body.meta;
-  const saved = await retryOnConflict(async () => {
-    const current = await getRecord(paymentDeclaration, scope, paymentId);
-    if (!Object.keys(changes).length) return current;
-    const next: PaymentRecord = { ...current, ...changes, modified_ms: Math.max(nowMs(), current.modified_ms + 1) };
-    next.gsi2sk = `${new Date(next.modified_ms).toISOString()}#${paymentId}`;
-    await savePaymentRecord(current, next);
-    return next;
+  const saved = await updatePayment(scope, paymentId, (current) => {
+    if (!Object.keys(changes).length) return { next: current, write: false };
+    return { next: { ...current, ...changes, modified_ms: Math.max(nowMs(), current.modified_ms + 1) } };
   });
   return { status: 200, body: await renderResource(paymentDeclaration, saved, render) };
 });

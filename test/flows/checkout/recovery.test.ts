@@ -16,6 +16,7 @@ import { computeSale } from '../../../shared/modules/pricing';
 import { newPaymentRecord, paymentDeclaration, type PaymentRecord } from '../../../shared/modules/payments/payment-records';
 import { orderDeclaration } from '../../../shared/modules/orders/orders';
 import { orders } from '../../../shared/modules/orders/order-store';
+import { payments } from '../../../shared/modules/payments/payment-store';
 import { emptyAddress } from '../../../shared/rest/addresses';
 import { db } from '../../../shared/store/client';
 import { findRecord, recordKey } from '../../../shared/store/records';
@@ -74,7 +75,7 @@ async function crashedCheckout(cartId: string, paymentId: string, approved: bool
     ...(approved ? { gateway_outcome: 'approved' as const } : {}),
   };
   await db().send(new PutCommand({ TableName: TABLE, Item: { ...cart, ...recordKey({ collection: 'carts', scope: 'mode' }, scope, cartId), gsi1pk: 'x', gsi1sk: 'x', gsi2pk: 'x', gsi2sk: 'x' } }));
-  await db().send(new PutCommand({ TableName: TABLE, Item: payment }));
+  await db().send(new PutCommand({ TableName: TABLE, Item: payments.itemOf(payment) }));
   return cart;
 }
 
