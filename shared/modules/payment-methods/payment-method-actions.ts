@@ -7,10 +7,9 @@ import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResu
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
-import { getRecord, retryOnConflict, type RecordScope } from '../../store/records';
+import { getRecord, type RecordScope } from '../../store/records';
 import { newCard, FeatureNotEnabledError, gatewayError } from '../payments';
 import {
-  changedPaymentMethod,
   deletePaymentMethod,
   getCustomerPaymentMethod,
   listPaymentMethods,
@@ -77,12 +76,7 @@ export async function getPaymentMethodAction(context: ApiContext): Promise<ApiRe
 /** `POST /customers/{customer_id}/payment_methods/{payment_method_id}`: partial update. */
 export const updatePaymentMethodAction = withBody(paymentMethodUpdate, async (context) => {
   const { scope, render, customerId } = await prepare(context);
-  const saved = await retryOnConflict(async () => {
-    const current = await getCustomerPaymentMethod(scope, customerId, context.params.payment_method_id!);
-    const next = changedPaymentMethod(current, context.body);
-    await updatePaymentMethod(scope, current, next);
-    return next;
-  });
+  const saved = await updatePaymentMethod(scope, customerId, context.params.payment_method_id!, context.body);
   return { status: 200, body: await renderResource(paymentMethodDeclaration, saved, render) };
 });
 
