@@ -141,6 +141,8 @@ export interface UpdateOptions<R> {
   extra?: (current: R, next: R) => readonly TransactEntry[];
   /** Whether any refused transaction of the write (an extra entry's item gone meanwhile) is a lost race too, read again. */
   refusalIsConflict?: boolean;
+  /** Write as a transaction even when the write is alone (it then waits out concurrent transactions on the item instead of failing). */
+  transaction?: boolean;
   /** Runs after the write (a cache of written records). */
   written?: (next: R) => void;
 }
@@ -435,7 +437,8 @@ export function defineEntity<R>(definition: EntityDefinition & EntityLayout<R>, 
         ? entity.updateEntry(scope, id, { name, set: { ...revision.set, ...placementOf(next) }, condition, onConditionFailed })
         : entity.putEntry(next, { name, condition, onConditionFailed });
       try {
-        await writeAll([write, ...(revision.extra ?? []), ...(options.extra?.(current, next) ?? [])]);
+        const entries = [write, ...(revision.extra ?? []), ...(options.extra?.(current, next) ?? [])];
+        await (options.transaction ? transact(entries) : writeAll(entries));
       } catch (error) {
         if (options.refusalIsConflict && error instanceof TransactionRejectedError) throw onConditionFailed();
         throw error;

@@ -134,7 +134,7 @@ export async function signInOnCart(scope: RecordScope, cartId: string, customer:
     const next = withTotals({ ...current, customer: signedInCustomer(customer), customer_tax_exempt: customer.tax_exempt }, settings.payment, settings.tax);
     scoped = customerScopeEntry(principal, customerPath(customer.customer_id), customer.customer_id);
     return { next, extra: scoped ? [scoped] : [] };
-  });
+  }, { transaction: true });
   if (scoped) bindingWritten(principal);
   return saved;
 }
@@ -149,5 +149,5 @@ export async function signOutOfCart(scope: RecordScope, cartId: string, settings
     assertWritable(current);
     if (current.customer.customer_id === null && current.customer.username === null && !current.customer_tax_exempt) return { next: current, write: false };
     return { next: withTotals({ ...current, customer: { ...current.customer, customer_id: null, username: null }, customer_tax_exempt: false }, settings.payment, settings.tax) };
-  });
+  }, { transaction: true });
 }

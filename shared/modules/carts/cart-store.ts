@@ -96,9 +96,14 @@ function cartRevision(current: CartRecord, revision: Revision<CartRecord>): Revi
   return { ...revision, next: { ...revision.next, modified_ms: modified }, condition: openWithLockAsRead(current) };
 }
 
-/** How a cart write is kept: `remember` keeps the saved cart for this process's payment (`rememberCart`). */
+/** How a cart write is made: `remember` keeps the saved cart for this process's payment (`rememberCart`); `transaction` writes it as one even alone. */
 export interface CartWriteOptions {
   remember?: boolean;
+  transaction?: boolean;
+}
+
+function writing(options: CartWriteOptions) {
+  return { ...(options.remember ? { written: rememberCart } : {}), ...(options.transaction ? { transaction: true } : {}) };
 }
 
 /**
@@ -107,7 +112,7 @@ export interface CartWriteOptions {
  * read; else `VersionConflictError` (read again and retry). Answers the cart as saved.
  */
 export function saveCart(current: CartRecord, revision: Revision<CartRecord>, options: CartWriteOptions = {}): Promise<CartRecord> {
-  return carts.revise(current, cartRevision(current, revision), options.remember ? { written: rememberCart } : {});
+  return carts.revise(current, cartRevision(current, revision), writing(options));
 }
 
 /**
@@ -116,5 +121,5 @@ export function saveCart(current: CartRecord, revision: Revision<CartRecord>, op
  * login) use it too.
  */
 export function updateCart(scope: RecordScope, cartId: string, change: Change<CartRecord>, options: CartWriteOptions = {}): Promise<CartRecord> {
-  return carts.update(scope, cartId, async (current) => cartRevision(current, await change(current)), options.remember ? { written: rememberCart } : {});
+  return carts.update(scope, cartId, async (current) => cartRevision(current, await change(current)), writing(options));
 }

@@ -10,16 +10,17 @@ import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../r
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
 import { readOffsetCollection } from '../../store/offset-index';
-import { collectionPartition, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
+import { getRecord, type RecordScope } from '../../store/records';
 import {
   createPromotion,
   promotionDeclaration,
   promotionFields,
   promotionPath,
-  savePromotion,
+  promotionRevision,
   type PromotionInputContext,
   type PromotionRecord,
 } from './promotions';
+import { promotionListing, updatePromotion } from './promotion-store';
 import { promotionCreate, promotionUpdate } from './promotion-schemas';
 
 const SORT_FIELDS = ['name', 'date_created'] as const;
@@ -61,21 +62,16 @@ export async function getPromotionAction(context: ApiContext): Promise<ApiResult
 export const updatePromotionAction = withBody(promotionUpdate, async (context) => {
   const { scope, render } = await prepare(context);
   const body = context.body;
-  const saved = await retryOnConflict(async () => {
-    const current = await readPromotion(scope, context.params.promotion_id!);
-    const fields = promotionFields(body, current, inputContext(render));
-    return savePromotion(current, fields, body.deleted === false ? false : current.deleted);
-  });
+  const saved = await updatePromotion(scope, context.params.promotion_id!, (current) =>
+    promotionRevision(current, promotionFields(body, current, inputContext(render)), body.deleted === false ? false : current.deleted),
+  );
   return { status: 200, body: await renderResource(promotionDeclaration, saved, render) };
 });
 
 /** `DELETE /promotions/{promotion_id}`: a soft delete (`deleted: true`, `active: false`); orders keep their link. */
 export async function deletePromotionAction(context: ApiContext): Promise<ApiResult> {
   const { scope } = await prepare(context);
-  await retryOnConflict(async () => {
-    const current = await readPromotion(scope, context.params.promotion_id!);
-    if (!current.deleted) await savePromotion(current, current, true);
-  });
+  await updatePromotion(scope, context.params.promotion_id!, (current) => (current.deleted ? { next: current, write: false } : promotionRevision(current, current, true)));
   return { status: 204 };
 }
 
@@ -89,10 +85,8 @@ export async function listPromotionsAction(context: ApiContext): Promise<ApiResu
   const deleted = booleanParameter(query, 'deleted') ?? false;
   const active = booleanParameter(query, 'active');
   const search = query.q?.trim().toLowerCase() || undefined;
-  const partition = collectionPartition(promotionDeclaration, scope);
-
   const { items, total } = await readOffsetCollection<PromotionRecord>({
-    partition: deleted ? `${partition}#deleted` : partition,
+    partition: promotionListing(scope, deleted),
     offset: page.offset,
     limit: page.limit,
     descending,

@@ -22,6 +22,7 @@ import {
   createPromotion,
   findPromotion,
   findPromotionByCode,
+  promotionDeclaration,
   promotionFields,
   savePromotion,
   type PromotionInputContext,
@@ -31,7 +32,7 @@ import { resetConfig } from '../../../shared/core/config';
 import { parseInput } from '../../../shared/rest/validate';
 import { db, resetDb } from '../../../shared/store/client';
 import { transact, TransactionRejectedError } from '../../../shared/store/entity';
-import { getRecord, retryOnConflict, type RecordScope } from '../../../shared/store/records';
+import { getRecord, recordKey, retryOnConflict, type RecordScope } from '../../../shared/store/records';
 import { Harness, TABLE } from '../../local/fixtures/dynamo-harness';
 import { paymentSettings, taxSettings } from '../pricing/fixtures';
 
@@ -292,7 +293,7 @@ describe('use reservation', () => {
     const record = await promotion({ max_uses: 5 });
     await reserve(record);
     await reserve(record);
-    await db().send(new UpdateCommand({ TableName: TABLE, Key: { pk: record.pk, sk: record.sk }, UpdateExpression: 'SET max_uses = :two', ExpressionAttributeValues: { ':two': 2 } }));
+    await db().send(new UpdateCommand({ TableName: TABLE, Key: recordKey(promotionDeclaration, scope, record.promotion_id), UpdateExpression: 'SET max_uses = :two', ExpressionAttributeValues: { ':two': 2 } }));
     await expect(reserve(record)).rejects.toSatisfy((error: unknown) => error instanceof TransactionRejectedError && error.refused('promotion.reserve-use'));
   });
 });
