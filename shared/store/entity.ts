@@ -70,6 +70,11 @@ export interface EntityLayout<R> {
   /** The record's own key; default `<owner>#<collection>#<id>` / `record`, from `account_id`, `mode` and the id property. */
   keyOf?(record: R): ItemKey;
   /**
+   * The record's properties its key holds (a token's hash): taken from the key when the record
+   * is read, and never stored as attributes of their own.
+   */
+  fromKey?(key: ItemKey): Partial<R>;
+  /**
    * The declared indexes the record is listed in, each with its partition and sort key (left
    * out or undefined: not listed there). `partition` is the collection partition of the record's owner.
    */
@@ -163,6 +168,8 @@ export interface Entity<R> extends EntityDefinition {
   partition(scope: RecordScope): string;
   /** The item written for `record`: the record with its key, index keys and expiry. */
   itemOf(record: R): R & StorageAttributes;
+  /** The record an item of this entity holds (for items the store read with a command of its own). */
+  recordOf(item: Record<string, unknown>): R;
   /** The record or undefined (strongly consistent). */
   find(scope: RecordScope, id: string): Promise<R | undefined>;
   /** The record; `RecordNotFoundError` (404) or `OtherModeError` (400 token_type_mismatch). */
@@ -352,8 +359,18 @@ export function defineEntity<R>(definition: EntityDefinition & EntityLayout<R>, 
   // TRANSITION: only entities whose stores build their storage attributes strip them on reads.
   const strips = Boolean(definition.keyOf || definition.indexKeys || definition.expiresAt || definition.stored) || stripping.has(normalized(definition.name));
   if (options.register !== false && strips) stripping.add(normalized(definition.name));
-  const read = (item: Record<string, unknown>): R => (strips || stripping.has(normalized(definition.name)) ? recordOf<R>(item) : (item as R));
-  const itemOf = (record: R, listedAs: R = record): R & StorageAttributes => ({ ...record, ...keyOf(record), ...placementOf(listedAs) });
+  const read = (item: Record<string, unknown>): R => {
+    if (!(strips || stripping.has(normalized(definition.name)))) return item as R;
+    const record = recordOf<R>(item);
+    if (definition.fromKey) Object.assign(record as object, definition.fromKey(item as unknown as ItemKey));
+    return record;
+  };
+  const itemOf = (record: R, listedAs: R = record): R & StorageAttributes => {
+    const key = keyOf(record);
+    const attributes: Record<string, unknown> = { ...(record as Record<string, unknown>) };
+    for (const name of Object.keys(definition.fromKey?.(key) ?? {})) delete attributes[name];
+    return { ...attributes, ...key, ...placementOf(listedAs) } as R & StorageAttributes;
+  };
   const lostRace = (id: string) => () => new VersionConflictError(`${definition.name} ${id} changed concurrently`);
   const versionOf = (record: R): number => {
     const version = (record as { modified_ms?: number }).modified_ms;
@@ -365,6 +382,7 @@ export function defineEntity<R>(definition: EntityDefinition & EntityLayout<R>, 
     key,
     partition: (scope) => collectionPartition(definition, scope),
     itemOf,
+    recordOf: read,
     async find(scope, id) {
       const result = await db().send(new GetCommand({ TableName: table(), Key: key(scope, id), ConsistentRead: true }));
       return result.Item && read(result.Item);

@@ -31,6 +31,11 @@ export function tokenKey(tokenHash: string): ItemKey {
   return { pk: `token#${tokenHash}`, sk: 'token' };
 }
 
+/** The token hash a token record's key holds (`tokenKey`'s inverse). */
+export function tokenHashOf(key: ItemKey): string {
+  return key.pk.slice('token#'.length);
+}
+
 /** Pointer from an auth id to its token record (auths are account-wide). */
 export function authIdKey(accountId: string, authId: string): ItemKey {
   return { pk: `${accountId}#auth#${authId}`, sk: 'auth' };
