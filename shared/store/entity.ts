@@ -76,7 +76,8 @@ export interface EntityLayout<R> {
   fromKey?(key: ItemKey): Partial<R>;
   /**
    * The declared indexes the record is listed in, each with its partition and sort key (left
-   * out or undefined: not listed there). `partition` is the collection partition of the record's owner.
+   * out or undefined: not listed there). `partition` is the collection partition of the record's
+   * owner (empty for records that name no account).
    */
   indexKeys?(record: R, partition: string): IndexKeys;
   /** Epoch seconds after which DynamoDB may delete the item (the table's TTL attribute); undefined: kept. */
@@ -349,7 +350,9 @@ export function defineEntity<R>(definition: EntityDefinition & EntityLayout<R>, 
   };
   /** The index keys and expiry of a record, as item attributes. */
   const placementOf = (record: R): Omit<StorageAttributes, 'pk' | 'sk'> => {
-    const indexKeys = definition.indexKeys?.(record, collectionPartition(definition, scopeOf(record))) ?? {};
+    // Records that name no account (a platform-wide ledger) have no collection partition.
+    const partition = (record as { account_id?: string }).account_id ? collectionPartition(definition, scopeOf(record)) : '';
+    const indexKeys = definition.indexKeys?.(record, partition) ?? {};
     for (const index of Object.keys(indexKeys)) {
       if (!definition.indexes?.[index as IndexName]) throw new Error(`Entity ${definition.name} does not declare index ${index}`);
     }

@@ -6,15 +6,21 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { InUseError } from '../../http/errors';
 import { db, table } from '../../store/client';
-import { defineEntity, IS_NEW, transact, TransactionRejectedError, writeAll, type TransactEntry } from '../../store/entity';
-import { accountKey, listSortKey, settingsKey, userEmailKey, userKey } from '../../store/keys';
+import { byDate, defineEntity, IS_NEW, transact, TransactionRejectedError, writeAll, type TransactEntry } from '../../store/entity';
+import { accountKey, settingsKey, userEmailKey, userKey } from '../../store/keys';
 
-const users = defineEntity<Record<string, unknown>>({
+/** A user as the store writes it: platform-wide by lower-case user id, listed in its account by creation. */
+type UserRecord = Record<string, unknown> & { user_id: string; account_id: string; created_ms: number };
+
+const users = defineEntity<UserRecord>({
   name: 'user',
   collection: 'users',
   scope: 'account',
   idField: 'user_id',
   indexes: { gsi1: 'users of an account by creation' },
+  keyOf: (user) => userKey(user.user_id),
+  // Users are account-wide: the mode does not enter their partition.
+  indexKeys: (user, partition) => ({ gsi1: byDate(partition, user.created_ms, user.user_id.toLowerCase()) }),
 });
 
 /** The raw stored item of a settings group (with its key attributes), or undefined. */
@@ -61,8 +67,8 @@ export interface NewAccount {
   account: Record<string, unknown>;
   technicalSettings: Record<string, unknown>;
   generalSettings: Record<string, unknown>;
-  /** The owner user (with `user_id`; its listing keys are added here). */
-  owner: Record<string, unknown> & { user_id: string; email: string; created_ms: number };
+  /** The owner user (its key and listing keys are the store's). */
+  owner: UserRecord & { email: string };
   /** The owner's token entries (token store). */
   tokens: TransactEntry[];
 }
@@ -78,20 +84,11 @@ export async function insertAccount(account: NewAccount): Promise<void> {
     { name: 'account.create', item: { Put: { TableName: table(), Item: { ...accountKey(accountId), ...account.account }, ConditionExpression: IS_NEW.expression } } },
     { name: 'settings.technical', item: { Put: { TableName: table(), Item: { ...settingsKey(accountId, 'technical'), ...account.technicalSettings } } } },
     { name: 'settings.general', item: { Put: { TableName: table(), Item: { ...settingsKey(accountId, 'general'), ...account.generalSettings } } } },
-    users.putEntry(
-      {
-        ...userKey(owner.user_id),
-        ...owner,
-        // Users are account-wide: the mode does not enter their partition.
-        gsi1pk: users.partition({ accountId, mode: 'live' }),
-        gsi1sk: listSortKey(owner.created_ms, owner.user_id.toLowerCase()),
-      },
-      {
-        name: 'user.create',
-        ifNew: true,
-        onConditionFailed: () => new InUseError(`The user id ${owner.user_id} is already taken.`, { property: 'user_id', reason: 'conflict' }),
-      },
-    ),
+    users.putEntry(owner, {
+      name: 'user.create',
+      ifNew: true,
+      onConditionFailed: () => new InUseError(`The user id ${owner.user_id} is already taken.`, { property: 'user_id', reason: 'conflict' }),
+    }),
     {
       name: 'user.claim-email',
       item: { Put: { TableName: table(), Item: { ...userEmailKey(owner.email), user_id: owner.user_id, account_id: accountId }, ConditionExpression: IS_NEW.expression } },
