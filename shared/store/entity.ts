@@ -45,6 +45,12 @@ export interface Condition {
   values?: Record<string, unknown>;
 }
 
+/**
+ * Holds only for record types without storage attributes (the store adds those when it writes a
+ * record, storage.ts): a record type that declares one makes its entity definition fail to compile.
+ */
+export type Unstored<R> = Extract<keyof R, keyof StorageAttributes> extends never ? unknown : { recordsCarryNoStorageAttributes: never };
+
 /** What a store says about its entity. */
 export interface EntityDefinition {
   /** Readable name, also the API `object` where there is one (`cart`). */
@@ -82,8 +88,6 @@ export interface EntityLayout<R> {
   indexKeys?(record: R, partition: string): IndexKeys;
   /** Epoch seconds after which DynamoDB may delete the item (the table's TTL attribute); undefined: kept. */
   expiresAt?(record: R): number | undefined;
-  /** TRANSITION: the records carry no storage attributes (when the entity has no other layout to say so). */
-  stored?: true;
 }
 
 /** Options of a Put entry. */
@@ -210,9 +214,6 @@ export interface Entity<R> extends EntityDefinition {
 }
 
 const registry = new Map<string, EntityDefinition>();
-// TRANSITION: names (spaces for underscores) of the entities whose records carry no storage attributes yet.
-const stripping = new Set<string>();
-const normalized = (name: string) => name.replace(/_/g, ' ');
 
 /** Every entity defined so far (for the index-use test). */
 export function definedEntities(): EntityDefinition[] {
@@ -326,7 +327,7 @@ export function updateExpression(spec: UpdateSpec): { expression: string; names:
  * Defines an entity of the single table. `register: false` is for the generic by-id reads of
  * declared resources (records.ts), whose stores register the entity themselves.
  */
-export function defineEntity<R>(definition: EntityDefinition & EntityLayout<R>, options: { register?: boolean } = {}): Entity<R> {
+export function defineEntity<R>(definition: EntityDefinition & EntityLayout<R> & Unstored<R>, options: { register?: boolean } = {}): Entity<R> {
   for (const index of Object.keys(definition.indexes ?? {})) {
     if (!tableDefinition.indexes.some((candidate) => candidate.name === index)) throw new Error(`Entity ${definition.name}: unknown index ${index}`);
   }
@@ -341,13 +342,7 @@ export function defineEntity<R>(definition: EntityDefinition & EntityLayout<R>, 
     if (!accountId || (definition.scope === 'mode' && !mode)) throw new Error(`A ${definition.name} record needs account_id${definition.scope === 'mode' ? ' and mode' : ''}`);
     return { accountId, mode: mode! };
   };
-  const keyOf = (record: R): ItemKey => {
-    if (definition.keyOf) return definition.keyOf(record);
-    // TRANSITION: records of stores not yet converted still carry their key.
-    const carried = record as Partial<ItemKey>;
-    if (carried.pk && carried.sk) return { pk: carried.pk, sk: carried.sk };
-    return key(scopeOf(record), idOf(record));
-  };
+  const keyOf = (record: R): ItemKey => definition.keyOf?.(record) ?? key(scopeOf(record), idOf(record));
   /** The index keys and expiry of a record, as item attributes. */
   const placementOf = (record: R): Omit<StorageAttributes, 'pk' | 'sk'> => {
     // Records that name no account (a platform-wide ledger) have no collection partition.
@@ -359,11 +354,8 @@ export function defineEntity<R>(definition: EntityDefinition & EntityLayout<R>, 
     const expiresAt = definition.expiresAt?.(record);
     return { ...indexAttributes(indexKeys), ...(expiresAt === undefined ? {} : { [tableDefinition.ttlAttribute]: expiresAt }) };
   };
-  // TRANSITION: only entities whose stores build their storage attributes strip them on reads.
-  const strips = Boolean(definition.keyOf || definition.indexKeys || definition.expiresAt || definition.stored) || stripping.has(normalized(definition.name));
-  if (options.register !== false && strips) stripping.add(normalized(definition.name));
+  /** The record an item holds: without storage attributes, with what its key holds. */
   const read = (item: Record<string, unknown>): R => {
-    if (!(strips || stripping.has(normalized(definition.name)))) return item as R;
     const record = recordOf<R>(item);
     if (definition.fromKey) Object.assign(record as object, definition.fromKey(item as unknown as ItemKey));
     return record;

@@ -71,11 +71,3 @@ export interface Dated {
   created_ms: number;
   modified_ms: number;
 }
-
-/** TRANSITION: a date-listed record that still carries its index keys. */
-export interface DateListed extends Dated {
-  gsi1pk: string;
-  gsi1sk: string;
-  gsi2pk: string;
-  gsi2sk: string;
-}

@@ -68,7 +68,5 @@ export function recordsOf<R>(items: readonly Record<string, unknown>[]): R[] {
  */
 export function positionIn(record: object, index: IndexName): string | undefined {
   const definition = tableDefinition.indexes.find((candidate) => candidate.name === index)!;
-  const sortKey = definition.sortKey as keyof IndexAttributes;
-  // TRANSITION: records of stores not yet converted still carry their index keys.
-  return (placements.get(record)?.[sortKey] ?? (record as IndexAttributes)[sortKey]) as string | undefined;
+  return placements.get(record)?.[definition.sortKey as keyof IndexAttributes] as string | undefined;
 }

@@ -17,7 +17,7 @@ const requests = defineEntity<LicenseRequestRecord>({ name: 'license request', c
     gsi2: byDate(partition, request.modified_ms, request.license_request_id),
   }) });
 
-const licenses = defineEntity<LicenseRecord>({ name: 'license', collection: 'licenses', scope: 'mode', idField: 'license_id', stored: true });
+const licenses = defineEntity<LicenseRecord>({ name: 'license', collection: 'licenses', scope: 'mode', idField: 'license_id' });
 
 /** The entry that creates a request (its id is derived from order and item: a second opening is refused). */
 export function newLicenseRequestEntry(record: LicenseRequestRecord): TransactEntry {
