@@ -1,8 +1,8 @@
 /**
  * Carts (commerce.md §3): declarations, validation of writes, pricing and storage.
  *
- * A cart is one record (`<account>#<mode>#carts#<id>`, sk `record`) listed through gsi1 by
- * creation and gsi2 by modification. Every write reads the products of its lines and the
+ * A cart is one record (its store keys it by account, mode and id) listed by creation and by
+ * modification. Every write reads the products of its lines and the
  * current settings, prices the cart with `computeSale` and stores the result in `totals`, so
  * the stored totals are always what the client was last shown and what a payment charges.
  * Writes are conditional on the version read (`modified_ms`), on the cart being open and on

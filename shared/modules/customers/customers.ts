@@ -1,6 +1,6 @@
 /**
  * Customers (commerce.md §6.1): declaration, validation and storage. Customers are a cursor
- * collection (gsi1 by date_created, gsi2 by date_modified). A username is unique per account
+ * collection (by date_created and by date_modified). A username is unique per account
  * and mode, case-insensitively, through a claim item written in the same transaction.
  */
 import type { Dated } from '../../store/keys';

@@ -155,7 +155,7 @@ async function readCustomer(context: ApiContext, scope: RecordScope): Promise<st
   return customerId;
 }
 
-/** `GET /customers/{customer_id}/orders`: offset list in creation order (gsi3 per customer). */
+/** `GET /customers/{customer_id}/orders`: offset list in creation order (the store's listing per customer). */
 export async function listCustomerOrdersAction(context: ApiContext): Promise<ApiResult> {
   const { scope, render } = await prepare(context);
   const customerId = await readCustomer(context, scope);
