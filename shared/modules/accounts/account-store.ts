@@ -8,6 +8,7 @@ import { InUseError } from '../../http/errors';
 import { db, table } from '../../store/client';
 import { byDate, defineEntity, IS_NEW, transact, TransactionRejectedError, writeAll, type TransactEntry } from '../../store/entity';
 import { accountKey, settingsKey, userEmailKey, userKey } from '../../store/keys';
+import { recordOf } from '../../store/storage';
 
 /** A user as the store writes it: platform-wide by lower-case user id, listed in its account by creation. */
 type UserRecord = Record<string, unknown> & { user_id: string; account_id: string; created_ms: number };
@@ -23,19 +24,22 @@ const users = defineEntity<UserRecord>({
   indexKeys: (user, partition) => ({ gsi1: byDate(partition, user.created_ms, user.user_id.toLowerCase()) }),
 });
 
-/** The raw stored item of a settings group (with its key attributes), or undefined. */
+/** The stored settings of a group (without its key), or undefined. */
 export async function readSettingsItem(accountId: string, group: string, options: { consistent?: boolean } = {}): Promise<Record<string, unknown> | undefined> {
   const result = await db().send(new GetCommand({ TableName: table(), Key: settingsKey(accountId, group), ConsistentRead: options.consistent ?? false }));
-  return result.Item;
+  return result.Item && recordOf<Record<string, unknown>>(result.Item);
 }
 
-/** A changed settings item and the item as it was read (undefined: it must still not exist). */
+/** A changed settings item of an account's group and the item as it was read (undefined: it must still not exist). */
 export interface SettingsItemWrite {
+  accountId: string;
+  group: string;
   item: Record<string, unknown>;
   before: Record<string, unknown> | undefined;
 }
 
 function settingsEntry(write: SettingsItemWrite): TransactEntry {
+  const key = settingsKey(write.accountId, write.group);
   const version = write.before?.version as number | undefined;
   // Items written before versions existed are replaced only while they still have none.
   const condition = !write.before
@@ -43,7 +47,7 @@ function settingsEntry(write: SettingsItemWrite): TransactEntry {
     : version === undefined
       ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(version)' }
       : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': version } };
-  return { name: `settings.${String(write.item.sk)}`, item: { Put: { TableName: table(), Item: write.item, ...condition } } };
+  return { name: `settings.${key.sk}`, item: { Put: { TableName: table(), Item: { ...write.item, ...key }, ...condition } } };
 }
 
 /**
