@@ -123,7 +123,7 @@ export interface UpdateSpec {
 export interface Revision<R, A = R> {
   /** The record after the change, its `modified_ms` moved on; `update` answers it unless `answer` is given. */
   next: R;
-  /** `false`: nothing to write (the update answers at once). Default true. */
+  /** `false`: nothing (more) to write: nothing changed, or the change wrote itself under a version condition of its own. Default true. */
   write?: boolean;
   /**
    * Only these attributes are written (an Update), for records others change by counters
