@@ -9,8 +9,9 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { hostingSource, publicAccountSettingsAction, serveCdnOrigin } from '../../shared/modules/hosting';
-import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
-import { cloudPlatform } from '../../shared/platform/adapters/cloud';
+import { defineFamily, lambdaHandler } from '../../shared/app/families';
+import { cloudPlatform } from '../../shared/app/platforms';
+import { config } from '../../shared/core/config';
 
 export const family = defineFamily('hosting', {
   'GET /api/v1/app_installations/public_settings/{account_id}/{mode}/account.js': publicAccountSettingsAction,
@@ -21,6 +22,7 @@ const api = lambdaHandler(family);
 const platform = cloudPlatform();
 // Manifests and small files of immutable versions stay warm across invocations.
 const source = hostingSource(platform.objects);
+const { appsDomain } = config();
 
 export const handler = (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> =>
-  event.routeKey === '$default' ? serveCdnOrigin(source, event, platform.clock.nowMs()) : api(event, context);
+  event.routeKey === '$default' ? serveCdnOrigin(source, event, platform.clock.nowMs(), appsDomain) : api(event, context);

@@ -1,6 +1,7 @@
 /** Lambda entry point of the `apps` route family: hosted apps, their versions, deployments and aliases (hosting.md §2–§5). */
 import { createAliasAction, createAppAction, deleteAliasAction, deleteAppAction, deleteVersionAction, deployAction, getAliasAction, getAppAction, getDeploymentAction, getVersionAction, listAliasesAction, listAppsAction, listDeploymentsAction, listVersionsAction, rollbackAction, updateAliasAction, updateAppAction, uploadVersionAction } from '../../shared/modules/hosting/actions';
-import { defineFamily, lambdaHandler, type ActionTable } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/app/families';
+import type { ActionTable } from '../../shared/http/pipeline';
 
 /** Every action but the upload (a multipart route, which the route table describes). */
 export const appActions = {

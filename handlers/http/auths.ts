@@ -1,6 +1,6 @@
 /** Lambda entry point of the `auths` route family: token management (auth.md section 7). */
 import { authOptions, createLimitedAuth, createSecretAuth, deleteAuth, deleteOwnAuth, getAuth, getOwnAuth, listAuths, updateAuth } from '../../shared/modules/identity/actions';
-import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('auths', {
   'GET /api/v1/auths': listAuths,

@@ -1,7 +1,7 @@
 /** Lambda entry point of the `carts` route family: carts and cart items (commerce.md §3). */
 import { createCartAction, deleteItemAction, getCartAction, getItemAction, listCartsAction, listItemsAction, updateCartAction, updateItemAction, upsertItemAction } from '../../shared/modules/carts/actions';
 import { cartLoginAction, cartLogoutAction } from '../../shared/flows/customer-login/login-actions';
-import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('carts', {
   'GET /api/v1/carts': listCartsAction,

@@ -1,6 +1,6 @@
 /** Lambda entry point of the `catalog` route family: products (commerce.md §2). */
 import { createProductAction, deleteProductAction, getProductAction, listProductsAction, updateProductAction } from '../../shared/modules/catalog/actions';
-import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('catalog', {
   'GET /api/v1/products': listProductsAction,

@@ -2,7 +2,7 @@
 import { createCustomerAction, deleteCustomerAction, getCustomerAction, listCustomersAction, updateCustomerAction } from '../../shared/modules/customers/actions';
 import { customerLoginAction, getMeAction, updateMeAction } from '../../shared/flows/customer-login/login-actions';
 import { createPaymentMethodAction, deletePaymentMethodAction, getPaymentMethodAction, listPaymentMethodsAction, updatePaymentMethodAction } from '../../shared/modules/payment-methods/actions';
-import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('customers', {
   'GET /api/v1/customers': listCustomersAction,

@@ -1,6 +1,7 @@
 /** Lambda entry point of the `events` route family: event subscriptions and events (events.md §2, §7). */
-import { getEventAction, listEventsAction, retryEventAction, createEventSubscriptionAction, deleteEventSubscriptionAction, getEventSubscriptionAction, listEventSubscriptionsAction, testEventSubscriptionAction, updateEventSubscriptionAction } from '../../shared/modules/events/actions';
-import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
+import { getEventAction, listEventsAction, retryEventAction } from '../../shared/flows/notifications/event-actions';
+import { createEventSubscriptionAction, deleteEventSubscriptionAction, getEventSubscriptionAction, listEventSubscriptionsAction, testEventSubscriptionAction, updateEventSubscriptionAction } from '../../shared/flows/notifications/event-subscription-actions';
+import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('events', {
   'GET /api/v1/event_subscriptions': listEventSubscriptionsAction,

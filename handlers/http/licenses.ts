@@ -1,6 +1,7 @@
 /** Lambda entry point of the `licenses` route family: license services, license requests and licenses (licenses.md §2, §7, §10, §11). */
-import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
-import { createLicenseServiceAction, deleteLicenseServiceAction, getLicenseServiceAction, listLicenseServicesAction, updateLicenseServiceAction, getLicenseAction, getLicenseRequestAction, listLicenseRequestsAction, retryLicenseRequestAction } from '../../shared/modules/licenses/actions';
+import { defineFamily, lambdaHandler } from '../../shared/app/families';
+import { createLicenseServiceAction, deleteLicenseServiceAction, getLicenseServiceAction, listLicenseServicesAction, updateLicenseServiceAction } from '../../shared/modules/licenses/actions';
+import { getLicenseAction, getLicenseRequestAction, listLicenseRequestsAction, retryLicenseRequestAction } from '../../shared/flows/license-fulfilment/license-request-actions';
 
 export const family = defineFamily('licenses', {
   'GET /api/v1/license_services': listLicenseServicesAction,

@@ -4,7 +4,8 @@
  */
 import { routes } from '../../shared/app/routes';
 import { deleteImageAction, getImageAction, listImagesAction } from '../../shared/modules/images/actions';
-import { defineFamily, lambdaHandler, type FamilyActions } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/app/families';
+import type { FamilyActions } from '../../shared/http/pipeline';
 import { openApiDocument } from '../../shared/rest/openapi';
 import { appActions } from './apps';
 import { family as hosting } from './app-serving';

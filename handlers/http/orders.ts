@@ -1,6 +1,6 @@
 /** Lambda entry point of the `orders` route family (commerce.md §5). */
 import { getOrderAction, getOrderItemAction, listCustomerOrdersAction, listCustomerPaymentsAction, listOrderItemsAction, listOrderPaymentsAction, listOrdersAction, updateOrderAction, updateOrderItemAction } from '../../shared/modules/orders/actions';
-import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('orders', {
   'GET /api/v1/orders': listOrdersAction,

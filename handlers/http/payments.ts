@@ -1,6 +1,6 @@
 /** Lambda entry point of the `payments` route family: checkout payments (commerce.md §4). */
-import { commitPaymentAction, getPaymentAction, listCartPaymentsAction, listPaymentsAction, payCartAction, paymentOptionsAction, payDirectAction, updatePaymentAction } from '../../shared/modules/payments/actions';
-import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
+import { commitPaymentAction, getPaymentAction, listCartPaymentsAction, listPaymentsAction, payCartAction, paymentOptionsAction, payDirectAction, updatePaymentAction } from '../../shared/flows/checkout/payment-actions';
+import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('payments', {
   'POST /api/v1/carts/{cart_id}/payments': payCartAction,

@@ -1,6 +1,6 @@
 /** Lambda entry point of the `promotions` route family: coupon codes (commerce.md §11). */
 import { createPromotionAction, deletePromotionAction, getPromotionAction, listPromotionsAction, updatePromotionAction } from '../../shared/modules/promotions/actions';
-import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('promotions', {
   'GET /api/v1/promotions': listPromotionsAction,

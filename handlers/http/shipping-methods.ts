@@ -1,6 +1,6 @@
 /** Lambda entry point of the `shipping` route family: shipping methods (commerce.md §2.1). */
 import { createShippingMethodAction, deleteShippingMethodAction, getShippingMethodAction, listShippingMethodsAction, updateShippingMethodAction } from '../../shared/modules/shipping/actions';
-import { defineFamily, lambdaHandler } from '../../shared/http/pipeline';
+import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('shipping', {
   'GET /api/v1/shipping_methods': listShippingMethodsAction,

@@ -9,39 +9,17 @@
  * whose upload never finished (failed, their files removed), the files of deleted versions, and
  * what deleted apps left; and alias pointers not yet copied to the CDN's KeyValueStore.
  */
-import { imageUnlinkWork, imageFilesWork } from '../../shared/modules/images';
-import { confirmationEmailWork } from '../../shared/flows/checkout/confirmation';
-import { paymentRecoveryWork } from '../../shared/flows/checkout/recover-payment';
-import { sweepDue } from '../../shared/work/runner';
-import { eventDeliveryWork } from '../../shared/flows/notifications/delivery/deliver-event';
-import { eventFanOutDueWork } from '../../shared/flows/notifications/fan-out';
-import { licenseFollowUpWork } from '../../shared/flows/license-fulfilment/emails';
-import { licenseOpenWork, licenseRequestWork } from '../../shared/flows/license-fulfilment/run-request';
-import { edgePointerWork, appFilesWork, versionFilesWork } from '../../shared/modules/hosting';
+import '../../shared/app/resources';
+import { cloudPlatform } from '../../shared/app/platforms';
+import { sweepOrder } from '../../shared/app/work';
 import { logger } from '../../shared/core/logging';
-import { cloudPlatform } from '../../shared/platform/adapters/cloud';
 import type { Platform } from '../../shared/platform/ports';
+import { sweepDue } from '../../shared/work/runner';
 
 /** The job over a platform (the local runtime runs it with its own). */
 export async function job(platform: Platform): Promise<{ finished: number }> {
-  // Payments first: a recovered payment makes its confirmation email due. A finished unlink
-  // makes an image's files due (in 90 days), so unlinking comes before removing files.
-  // Fan-out before delivery: the events it makes are due at once.
-  // Licenses are opened before they are attempted; an attempt may release a confirmation email.
-  const finished = await sweepDue(platform, [
-    paymentRecoveryWork,
-    licenseOpenWork,
-    licenseRequestWork,
-    licenseFollowUpWork,
-    confirmationEmailWork,
-    imageUnlinkWork,
-    imageFilesWork,
-    eventFanOutDueWork,
-    eventDeliveryWork,
-    edgePointerWork,
-    versionFilesWork,
-    appFilesWork,
-  ]);
+  // Every kind, in the order shared/app/work.ts gives (and explains).
+  const finished = await sweepDue(platform, sweepOrder);
   if (finished) logger.info('Due work finished by the sweep', { finished });
   return { finished };
 }

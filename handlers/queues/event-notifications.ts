@@ -4,17 +4,16 @@
  * confirmation emails (shared/flows/checkout/confirmation.ts) under the claim they were queued with, reporting
  * partial batch failures. The local runtime's poller calls `consumer` with its own platform.
  */
+import '../../shared/app/resources';
 import type { Context, SQSEvent } from 'aws-lambda';
-import { confirmationEmailWork } from '../../shared/flows/checkout/confirmation';
 import { dueWorkConsumer } from '../../shared/work/consumer';
-import { eventDeliveryWork } from '../../shared/flows/notifications/delivery/deliver-event';
-import { eventFanOutDueWork } from '../../shared/flows/notifications/fan-out';
-import { cloudPlatform } from '../../shared/platform/adapters/cloud';
+import { cloudPlatform } from '../../shared/app/platforms';
+import { queueHandlers } from '../../shared/app/work';
 import type { Platform } from '../../shared/platform/ports';
 
 /** The SQS handler over a platform (the local runtime passes its own). */
 export function consumer(platform: Platform) {
-  return dueWorkConsumer(platform, [eventFanOutDueWork, eventDeliveryWork, confirmationEmailWork]);
+  return dueWorkConsumer(platform, queueHandlers('event-notifications'));
 }
 
 let cloud: ReturnType<typeof consumer> | undefined;

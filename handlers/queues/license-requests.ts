@@ -3,15 +3,16 @@
  * attempts (shared/flows/license-fulfilment/run-request.ts) under the claim they were queued with,
  * reporting partial batch failures. The local runtime's poller calls `consumer` with its own platform.
  */
+import '../../shared/app/resources';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { dueWorkConsumer } from '../../shared/work/consumer';
-import { licenseRequestWork } from '../../shared/flows/license-fulfilment/run-request';
-import { cloudPlatform } from '../../shared/platform/adapters/cloud';
+import { cloudPlatform } from '../../shared/app/platforms';
+import { queueHandlers } from '../../shared/app/work';
 import type { Platform } from '../../shared/platform/ports';
 
 /** The SQS handler over a platform (the local runtime passes its own). */
 export function consumer(platform: Platform) {
-  return dueWorkConsumer(platform, [licenseRequestWork]);
+  return dueWorkConsumer(platform, queueHandlers('license-requests'));
 }
 
 let cloud: ReturnType<typeof consumer> | undefined;

@@ -12,11 +12,11 @@
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { createAccount, type AccountBootstrap } from '../../shared/modules/accounts';
-import { resetConfig } from '../../shared/core/config';
+import { readConfig, useConfig, type PlatformConfig } from '../../shared/core/config';
 import { ApiError } from '../../shared/http/errors';
 import { resetDb } from '../../shared/store/client';
-import { cloudPlatform } from '../../shared/platform/adapters/cloud';
-import type { SecretsPort } from '../../shared/platform/ports';
+import { cloudPlatform } from '../../shared/app/platforms';
+import type { Platform } from '../../shared/platform/ports';
 import { outputNames } from '../cloud/outputs';
 
 /** Parsed command-line options. */
@@ -56,7 +56,11 @@ export function parseCreateAccountArgs(argv: string[]): CreateAccountArgs {
   };
 }
 
-async function configureCloud(stage: string): Promise<void> {
+/**
+ * The configuration of the deployed stage `stage`: this shell's environment with the names,
+ * key and URLs of its stack's outputs (the environment is read, never written).
+ */
+async function cloudSettings(stage: string): Promise<PlatformConfig> {
   const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
   const stackName = `Cartwheel-${stage}`;
   const client = new CloudFormationClient({});
@@ -71,12 +75,12 @@ async function configureCloud(stage: string): Promise<void> {
     return value;
   };
   const api = need(outputNames.apiUrl);
-  // A shell that ran the local runtime may still point at its emulators.
-  for (const name of ['CARTWHEEL_DYNAMODB_ENDPOINT', 'CARTWHEEL_SQS_ENDPOINT', 'CARTWHEEL_S3_ENDPOINT']) delete process.env[name];
-  Object.assign(process.env, {
+  // A shell that ran the local runtime may still point at its emulators: those endpoints are left out.
+  const { CARTWHEEL_DYNAMODB_ENDPOINT: _dynamodb, CARTWHEEL_SQS_ENDPOINT: _sqs, CARTWHEEL_S3_ENDPOINT: _s3, ...shell } = process.env;
+  return readConfig({
+    ...shell,
     AWS_REGION: region,
     CARTWHEEL_TABLE: need(outputNames.tableName),
-    CARTWHEEL_SECRETS: 'kms',
     CARTWHEEL_KMS_KEY_ID: need(outputNames.secretsKeyId),
     CARTWHEEL_PUBLIC_API_URL: api,
     CARTWHEEL_PUBLIC_FUNCTIONS_URL: outputs[outputNames.functionsUrl] ?? api.replace(/\/api\/v1\/$/, ''),
@@ -89,17 +93,20 @@ async function configureCloud(stage: string): Promise<void> {
 export async function runCreateAccount(argv: string[]): Promise<AccountBootstrap> {
   const args = parseCreateAccountArgs(argv);
   let stopLocal: (() => Promise<void>) | undefined;
-  let secrets: SecretsPort;
+  let platform: Platform;
+  let settings: PlatformConfig;
   if (args.target === 'cloud') {
-    await configureCloud(args.stage);
-    resetConfig();
+    settings = await cloudSettings(args.stage);
+    // The store client and the cloud platform are built from this configuration.
+    useConfig(settings);
     resetDb();
-    secrets = cloudPlatform().secrets;
+    platform = cloudPlatform();
   } else {
     const { openLocalStore } = await import('../local/offline-store');
     const local = await openLocalStore(process.env.CARTWHEEL_DATA_DIR || './.data', Number(process.env.PORT || 4000));
     stopLocal = local.close;
-    secrets = local.platform.secrets;
+    platform = local.platform;
+    settings = local.settings;
   }
   try {
     const result = await createAccount({
@@ -107,7 +114,7 @@ export async function runCreateAccount(argv: string[]): Promise<AccountBootstrap
       email: args.email,
       ...(args.userId ? { userId: args.userId } : {}),
       ...(args.password !== undefined ? { password: args.password } : {}),
-    }, secrets);
+    }, platform, settings.publicUrls);
     return result;
   } finally {
     await stopLocal?.();

@@ -12,7 +12,8 @@
  * It also sets `x-forwarded-host` to the viewer's host (lower case), which the hosting handler
  * reads the account from on a bucket miss; a viewer's own value is always replaced.
  */
-import { edgePointerKey, INDEX_APPENDED_HEADER, ALLOWED_METHODS, HTML_TYPE, METHOD_NOT_ALLOWED_PAGE, NOT_FOUND_PAGE, SECURITY_HEADERS, ALIAS_PATTERN, NO_CACHE } from '../../shared/modules/hosting';
+import { INDEX_APPENDED_HEADER, ALLOWED_METHODS, HTML_TYPE, METHOD_NOT_ALLOWED_PAGE, NOT_FOUND_PAGE, SECURITY_HEADERS, ALIAS_PATTERN, NO_CACHE } from '../../shared/modules/hosting';
+import { edgePointerKey } from '../../shared/platform/edge-pointer-format';
 
 /** Headers of every answer the function gives itself, in CloudFront's shape. */
 const answerHeaders = Object.fromEntries(

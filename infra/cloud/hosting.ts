@@ -24,12 +24,14 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { INDEX_APPENDED_HEADER } from '../../shared/modules/hosting';
 import { appRouterFunctionCode } from './app-router';
+import { surfaces, surfaceNamed, type SurfaceName } from '../../shared/app/surfaces';
+import { pathPatternOf } from '../../shared/http/surfaces';
 
-/** Path pattern of the behaviour that proxies the platform API. */
-export const apiPathPattern = '/api/v1/*';
+/** Path pattern of the behaviour that proxies the platform API (the api surface's). */
+export const apiPathPattern = pathPatternOf(surfaceNamed('api'));
 
-/** Path pattern of the behaviour that serves product image files (keys `images/...` of the apps bucket). */
-export const imagesPathPattern = '/images/*';
+/** Path pattern of the behaviour that serves product image files (the images surface's; keys `images/...` of the apps bucket). */
+export const imagesPathPattern = pathPatternOf(surfaceNamed('images'));
 
 /** What browsers are told about image files: a year, never revalidated (a new image gets new paths). */
 export const imagesCacheControl = 'public, max-age=31536000, immutable';
@@ -175,6 +177,33 @@ export class AppsHosting extends Construct {
       ? acm.Certificate.fromCertificateArn(this, 'Certificate', props.customDomain.certificateArn)
       : undefined;
 
+    // The behaviours of the surfaces other than the apps (shared/app/surfaces.ts).
+    const surfaceBehaviours: Record<Exclude<SurfaceName, 'apps'>, cloudfront.BehaviorOptions> = {
+      images: {
+        origin: appsOrigin,
+        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+        cachePolicy: imageCache,
+        responseHeadersPolicy: imageHeaders,
+        // JPEG, PNG, GIF and WebP are compressed already.
+        compress: false,
+      },
+      api: {
+        origin: apiOrigin,
+        // Plain HTTP must reach the API, which answers `401 tls_required`; a redirect
+        // would silently upgrade a client that is leaking its token in clear text.
+        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.ALLOW_ALL,
+        allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+        cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+        // Every viewer header except Host (API Gateway routes on its own host name), plus
+        // CloudFront's own headers, CloudFront-Forwarded-Proto among them.
+        originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        compress: false,
+        functionAssociations: [
+          { function: this.forwardedHost, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST },
+        ],
+      },
+    };
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'Cartwheel hosted apps and /api/v1 proxy',
       priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
@@ -201,30 +230,10 @@ export class AppsHosting extends Construct {
         functionAssociations: [{ function: this.appRouter, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
       },
       additionalBehaviors: {
-        [imagesPathPattern]: {
-          origin: appsOrigin,
-          viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-          allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
-          cachePolicy: imageCache,
-          responseHeadersPolicy: imageHeaders,
-          // JPEG, PNG, GIF and WebP are compressed already.
-          compress: false,
-        },
-        [apiPathPattern]: {
-          origin: apiOrigin,
-          // Plain HTTP must reach the API, which answers `401 tls_required`; a redirect
-          // would silently upgrade a client that is leaking its token in clear text.
-          viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.ALLOW_ALL,
-          allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
-          cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
-          // Every viewer header except Host (API Gateway routes on its own host name), plus
-          // CloudFront's own headers, CloudFront-Forwarded-Proto among them.
-          originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-          compress: false,
-          functionAssociations: [
-            { function: this.forwardedHost, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST },
-          ],
-        },
+        // A behaviour per surface the CDN serves besides the apps themselves (the default), in the surfaces' order.
+        ...Object.fromEntries(
+          surfaces.filter((surface) => surface.name !== 'apps').map((surface) => [pathPatternOf(surface), surfaceBehaviours[surface.name as Exclude<SurfaceName, 'apps'>]]),
+        ),
         // After the API: `/api/v1/settings/...` must stay the API's. Behaviours match in this order.
         ...(servingOrigin ? Object.fromEntries(hostingPathPatterns.map((pattern) => [pattern, this.hostingBehaviour(servingOrigin)])) : {}),
       },

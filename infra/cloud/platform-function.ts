@@ -162,7 +162,6 @@ export function environmentFor(grants: FamilyGrants, resources: PlatformResource
   const environment: Record<string, string> = {
     CARTWHEEL_FUNCTIONS_BUCKET: resources.functionsBucket.bucketName,
     CARTWHEEL_APPS_BUCKET: resources.appsBucket.bucketName,
-    CARTWHEEL_EMAIL: 'ses',
     CARTWHEEL_EMAIL_FROM: shared.emailFrom,
     CARTWHEEL_RATE_PER_TOKEN: shared.ratePerToken,
     CARTWHEEL_RATE_PER_IP: shared.ratePerIp,
@@ -184,10 +183,7 @@ export function environmentFor(grants: FamilyGrants, resources: PlatformResource
     delete environment.CARTWHEEL_PUBLIC_APPS_URL;
   }
   if (grants.table !== 'none') environment.CARTWHEEL_TABLE = resources.table.tableName;
-  if (grants.secrets !== 'none') {
-    environment.CARTWHEEL_SECRETS = 'kms';
-    environment.CARTWHEEL_KMS_KEY_ID = resources.secretsKey.keyId;
-  }
+  if (grants.secrets !== 'none') environment.CARTWHEEL_KMS_KEY_ID = resources.secretsKey.keyId;
   for (const name of grants.sendsTo) {
     environment[queueUrlVariable(name)] = queueNamed(resources, name).queueUrl;
   }

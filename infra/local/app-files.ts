@@ -7,9 +7,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveAppRequest, type HostingSource } from '../../shared/modules/hosting';
 import type { Clock } from '../../shared/platform/ports';
+import { surfaceNamed } from '../../shared/app/surfaces';
 
-/** Path prefix of the local path form. */
-export const APPS_PATH_PREFIX = '/apps/';
+/** Path prefix of the local path form (the apps surface's, shared/app/surfaces.ts). */
+export const APPS_PATH_PREFIX = surfaceNamed('apps').pathPrefix;
 
 /** What app serving needs from the runtime. */
 export interface LocalApps {

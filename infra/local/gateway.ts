@@ -11,19 +11,23 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { families, fallbackFamily, routes, type FamilyName } from '../../shared/app/routes';
+import { families, fallbackFamily, routes, type FamilyName, type RouteDefinition } from '../../shared/app/routes';
+import { apiGate } from '../../shared/app/gate';
+import { surfaces, type SurfaceName } from '../../shared/app/surfaces';
+import { surfaceFor, type SurfaceDefinition } from '../../shared/http/surfaces';
 import { compileRoutes } from '../../shared/http/route-matcher';
 import { bodyTooLarge, requestBodyLimit } from '../../shared/http/body-limits';
 import { ServiceUnavailableError } from '../../shared/http/errors';
-import { apiHandler, type FamilyActions } from '../../shared/http/pipeline';
+import { apiHandler, type ServedFamily } from '../../shared/http/pipeline';
 import type { ObjectStorage, Platform } from '../../shared/platform/ports';
 import { lambdaContext, toApiGatewayEvent, writeResult, type EdgeFacts } from './api-event';
 import { answerClientError, answerError, headersTooLarge, hostMissing, MAX_REQUEST_HEADER_BYTES, NODE_MAX_HEADER_BYTES, requestHeaderBytes } from './edge-answers';
 import { handleLocalPage, type LocalPagesOptions } from './local-pages';
-import { IMAGE_FILES_PREFIX, serveImageFile } from './image-files';
-import { APPS_PATH_PREFIX, pathFormTarget, serveAppFile, type LocalApps } from './app-files';
-import { appHostAccount } from '../../shared/modules/hosting';
+import { serveImageFile } from './image-files';
+import { pathFormTarget, serveAppFile, type LocalApps } from './app-files';
+import { appHostAccount } from '../../shared/http/app-hosts';
 import { COST_HEADER, formatCost, measureCost } from '../../shared/store/request-cost';
+import type { PlatformConfig } from '../../shared/core/config';
 
 /** A family handler as both runtimes call it. */
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -37,14 +41,16 @@ export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 /**
  * Loads every family's handler module, as listed in the route table, and builds each family's
  * handler over the local platform (the module's own `handler` is the Lambda one, over the
- * cloud platform). A module without `family` (the fallback) needs no ports.
+ * cloud platform), with the gate on the local configuration (`settings`). A module without
+ * `family` (the fallback) needs no ports.
  */
-export async function loadFamilyHandlers(platform: Platform): Promise<Record<FamilyName, HttpHandler>> {
+export async function loadFamilyHandlers(platform: Platform, settings: Pick<PlatformConfig, 'rateLimits' | 'appsDomain'>): Promise<Record<FamilyName, HttpHandler>> {
+  const gate = apiGate(platform.clock, settings);
   const entries = await Promise.all(
     (Object.keys(families) as FamilyName[]).map(async (family) => {
-      const module = (await import(pathToFileURL(resolve(REPO_ROOT, families[family].entry)).href)) as { handler: HttpHandler; family?: FamilyActions };
+      const module = (await import(pathToFileURL(resolve(REPO_ROOT, families[family].entry)).href)) as { handler: HttpHandler; family?: ServedFamily };
       if (typeof module.handler !== 'function') throw new Error(`${families[family].entry} does not export a handler`);
-      return [family, module.family ? (apiHandler(module.family, platform) as unknown as HttpHandler) : module.handler] as const;
+      return [family, module.family ? (apiHandler(module.family, platform, gate) as unknown as HttpHandler) : module.handler] as const;
     }),
   );
   return Object.fromEntries(entries) as Record<FamilyName, HttpHandler>;
@@ -82,9 +88,12 @@ export function createGatewayServer(listener: RequestListener): Server {
   return server;
 }
 
+/** The platform's surfaces, after the local runtime's own pages (`/_local/`, on the platform host only). */
+const localSurfaces: readonly SurfaceDefinition<SurfaceName | 'local'>[] = [{ name: 'local', pathPrefix: '/_local/', hosts: 'platform' }, ...surfaces];
+
 /** Builds the Node request listener. */
 export function createGateway(options: GatewayOptions) {
-  const matcher = compileRoutes(routes);
+  const matcher = compileRoutes<RouteDefinition & { family: FamilyName }>(routes);
   let inFlight = 0;
   let idle: (() => void) | undefined;
   let refusing = false;
@@ -109,25 +118,30 @@ export function createGateway(options: GatewayOptions) {
       // come back on the app host); it has no local pages.
       const appAccount = appHostAccount(req.headers.host, options.apps.domain);
       const onAppHost = appAccount !== undefined;
-      const isApi = path === '/api/v1' || path.startsWith('/api/v1/');
-      if (!onAppHost && path.startsWith('/_local/')) {
+      const surface = surfaceFor(localSurfaces, path, onAppHost ? 'app-hosts' : 'platform')!;
+      if (surface.name === 'local') {
         await handleLocalPage(req, res, body, sourceIp, options.localPages);
         return;
       }
       await options.ready;
-      if (path.startsWith(IMAGE_FILES_PREFIX)) return await serveImageFile(req, res, path, options.objects);
-      if (appAccount !== undefined && !isApi) return await serveAppFile(req, res, options.apps, appAccount, path);
-      if (!onAppHost && path.startsWith(APPS_PATH_PREFIX)) {
-        const target = pathFormTarget(path);
-        return await serveAppFile(req, res, options.apps, target.accountId, target.path);
-      }
-      const edge: EdgeFacts = { sourceIp, port: options.port(), edgeSecret: options.edgeSecret, ...(onAppHost ? { forwardedHost: req.headers.host! } : {}) };
-      const family: FamilyName = match ? match.route.family : fallbackFamily;
-      const event = toApiGatewayEvent(req, body, match ? match.routeKey : '$default', match?.params, edge);
-      // What the request cost in DynamoDB, counted when its answer is ready (work left running
-      // after that is not the request's): local only, for benches and curious developers.
-      const { value: result, cost } = await measureCost(() => options.handlers[family](event, lambdaContext(family, TIMEOUT_MS)));
-      writeResult(res, { ...result, headers: { ...result.headers, [COST_HEADER]: formatCost(cost) } });
+      const serve: Record<SurfaceName, () => Promise<void>> = {
+        images: () => serveImageFile(req, res, path, options.objects),
+        apps: () => {
+          if (onAppHost) return serveAppFile(req, res, options.apps, appAccount, path);
+          const target = pathFormTarget(path);
+          return serveAppFile(req, res, options.apps, target.accountId, target.path);
+        },
+        api: async () => {
+          const edge: EdgeFacts = { sourceIp, port: options.port(), edgeSecret: options.edgeSecret, ...(onAppHost ? { forwardedHost: req.headers.host! } : {}) };
+          const family: FamilyName = match ? match.route.family : fallbackFamily;
+          const event = toApiGatewayEvent(req, body, match ? match.routeKey : '$default', match?.params, edge);
+          // What the request cost in DynamoDB, counted when its answer is ready (work left running
+          // after that is not the request's): local only, for benches and curious developers.
+          const { value: result, cost } = await measureCost(() => options.handlers[family](event, lambdaContext(family, TIMEOUT_MS)));
+          writeResult(res, { ...result, headers: { ...result.headers, [COST_HEADER]: formatCost(cost) } });
+        },
+      };
+      return await serve[surface.name]();
     } catch (error) {
       // An unexpected fault is logged by errorResult and answered as a detail-free 500.
       answerError(req, res, error, !req.complete);

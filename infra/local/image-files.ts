@@ -10,9 +10,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerError } from './edge-answers';
 import { MethodNotAllowedError, NotFoundError } from '../../shared/http/errors';
 import type { ObjectStorage } from '../../shared/platform/ports';
+import { surfaceNamed } from '../../shared/app/surfaces';
 
 /** The path prefix the image files are served under (and their key prefix in the apps bucket). */
-export const IMAGE_FILES_PREFIX = '/images/';
+export const IMAGE_FILES_PREFIX = surfaceNamed('images').pathPrefix;
 
 /** `images/<sha256>/<image_id>/<size>.<ext>`, exactly (shared/modules/images/images.ts). */
 const IMAGE_FILE_PATH = /^\/images\/[0-9a-f]{64}\/[0-9A-Za-z]{1,64}\/(?:original|small|medium|large|square)\.(jpg|png|gif|webp)$/;

@@ -6,19 +6,23 @@ import { join } from 'node:path';
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { clockMode, now, setManualTime } from '../../shared/core/clock';
+import { escapeHtml } from '../../shared/core/html';
 import { ApiError } from '../../shared/http/errors';
 import { errorResult, toResponse } from '../../shared/http/response';
 import { isLoopback } from '../../shared/http/transport';
 import { newId } from '../../shared/core/ids';
 import { listCharges, type GatewayChargeRecord } from '../../shared/modules/payments';
 import { writeResult } from './api-event';
+import { ManualClock } from './manual-clock';
 import { listOutbox, readOutboxBody, type OutboxBodies } from './outbox';
 import type { ReadCacheStats } from './dynamo/read-cache';
+import type { Clock } from '../../shared/platform/ports';
 
 /** What the local pages need from the runtime. */
 export interface LocalPagesOptions {
   outboxDir: string;
+  /** The platform's clock: `/_local/clock` shows it, and moves it when it is a `ManualClock`. */
+  clock: Clock;
   isReady: () => boolean;
   /** DynamoDB calls received by the emulator so far, by operation (benchmarks read this). */
   dynamoCalls: () => Record<string, number>;
@@ -50,9 +54,6 @@ function localError(res: ServerResponse, status: number, code: string, message: 
   const requestId = newId();
   writeResult(res, toResponse(errorResult(new ApiError(status, code, message), requestId), requestId, undefined, undefined));
 }
-
-const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** A ledger entry of the built-in test gateway as the local page shows it. */
 function describeCharge(charge: GatewayChargeRecord): Record<string, unknown> {
@@ -111,8 +112,8 @@ export async function handleLocalPage(
     return json(res, 200, { data: (await listCharges()).map(describeCharge) });
   }
   if (path === '/_local/clock') {
-    if (method === 'GET') return json(res, 200, { now: isoSeconds(now()), mode: clockMode() });
-    if (method === 'POST') return moveClock(res, body);
+    if (method === 'GET') return json(res, 200, { now: isoSeconds(new Date(options.clock.nowMs())), mode: options.clock instanceof ManualClock ? 'manual' : 'system' });
+    if (method === 'POST') return moveClock(res, body, options.clock);
   }
   if (path === '/_local/outbox' && method === 'GET') {
     const entries = await listOutbox(options.outboxDir);
@@ -151,8 +152,8 @@ function isoSeconds(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function moveClock(res: ServerResponse, body: Buffer): void {
-  if (clockMode() !== 'manual') {
+function moveClock(res: ServerResponse, body: Buffer, clock: Clock): void {
+  if (!(clock instanceof ManualClock)) {
     return localError(res, 409, 'invalid_state', 'The clock is in system mode; start with CARTWHEEL_CLOCK=manual to control it.');
   }
   let input: unknown;
@@ -164,12 +165,12 @@ function moveClock(res: ServerResponse, body: Buffer): void {
   const { advance_seconds: advance, set } = (input ?? {}) as { advance_seconds?: unknown; set?: unknown };
   let target: number;
   if (typeof advance === 'number' && Number.isFinite(advance) && advance >= 0 && set === undefined) {
-    target = now().getTime() + advance * 1000;
+    target = clock.nowMs() + advance * 1000;
   } else if (typeof set === 'string' && advance === undefined && !Number.isNaN(Date.parse(set))) {
     target = Date.parse(set);
-    if (target < now().getTime()) return localError(res, 400, 'invalid_input', 'The clock cannot move backwards.');
+    if (target < clock.nowMs()) return localError(res, 400, 'invalid_input', 'The clock cannot move backwards.');
   } else {
     return localError(res, 400, 'invalid_input', 'Send {"advance_seconds": N} with N >= 0, or {"set": "<ISO timestamp>"}.');
   }
-  json(res, 200, { now: isoSeconds(setManualTime(target)), mode: 'manual' });
+  json(res, 200, { now: isoSeconds(new Date(clock.set(target))), mode: 'manual' });
 }

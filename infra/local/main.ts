@@ -8,7 +8,7 @@ const runtime = await startLocalRuntime({ ...options, log: (line) => console.log
 });
 // One write: the listening line and the facts arrive together for tools that wait for the line.
 console.log(
-  `Cartwheel listening on ${runtime.url}\n${describeBootstrap(runtime.bootstrap)}\n  Data:           ${options.dataDir} (bootstrap.json holds these facts)`,
+  `Cartwheel listening on ${runtime.url}\n${describeBootstrap(runtime.bootstrap, options.clock)}\n  Data:           ${options.dataDir} (bootstrap.json holds these facts)`,
 );
 
 let signals = 0;

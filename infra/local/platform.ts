@@ -1,11 +1,11 @@
 /**
  * The local `Platform`: the same SDK adapters as the cloud pointed at the emulators (SQS and S3
  * in fauxqs), plus the ports AWS cannot emulate here: the email outbox, the local key, and
- * outbound HTTP that lets developers receive on localhost. Also the configuration of the
- * shared code (table, endpoints, URLs), handed over with `useConfig` instead of `process.env`.
+ * outbound HTTP that lets developers receive on localhost, all on the runtime's clock (the
+ * system clock, or the manual one). Also the configuration of the shared code (table,
+ * endpoints, URLs), handed over with `useConfig` instead of `process.env`.
  */
 import { testGateway } from '../../shared/modules/payments';
-import { nowMs } from '../../shared/core/clock';
 import { readConfig, useConfig, type PlatformConfig } from '../../shared/core/config';
 import { s3Objects, sqsQueues } from '../../shared/platform/adapters/aws-clients';
 import { guardedHttp } from '../../shared/platform/adapters/outbound-http';
@@ -15,9 +15,6 @@ import type { dataPaths } from './data-dir';
 import type { Emulators } from './emulators';
 import { localSecrets } from './local-secrets';
 import { outboxEmail } from './outbox';
-
-/** The process clock (system, or manual with `CARTWHEEL_CLOCK=manual`; shared/core/clock.ts). */
-export const processClock: Clock = { nowMs };
 
 /** The configuration of a local runtime answering on `port`. */
 function localConfig(emulators: Pick<Emulators, 'env'>, port: number, edgeSecret = ''): PlatformConfig {
@@ -40,25 +37,26 @@ function pick(env: NodeJS.ProcessEnv, names: string[]): Record<string, string> {
 }
 
 /**
- * Points the shared code at the emulators and builds the local ports. Used by the runtime and
- * by operator commands that open a stopped data directory, so both configure the platform
- * identically.
+ * Points the shared code at the emulators and builds the local ports on `clock`; answers them
+ * with the configuration they were built from, for the parts of the runtime that take it. Used
+ * by the runtime and by operator commands that open a stopped data directory, so both configure
+ * the platform identically.
  */
-export function useLocalPlatform(paths: ReturnType<typeof dataPaths>, emulators: Pick<Emulators, 'env'>, port: number, edgeSecret = ''): Platform {
+export function useLocalPlatform(paths: ReturnType<typeof dataPaths>, emulators: Pick<Emulators, 'env'>, port: number, clock: Clock, edgeSecret = ''): { platform: Platform; settings: PlatformConfig } {
   const settings = localConfig(emulators, port, edgeSecret);
   useConfig(settings);
   resetDb();
-  return localPlatform(paths, settings);
+  return { platform: localPlatform(paths, settings, clock), settings };
 }
 
-/** The local ports over `paths` (data directory) and `settings`. */
-export function localPlatform(paths: Pick<ReturnType<typeof dataPaths>, 'outbox' | 'localKey'>, settings: PlatformConfig, clock: Clock = processClock): Platform {
+/** The local ports over `paths` (data directory) and `settings`, on `clock`. */
+export function localPlatform(paths: Pick<ReturnType<typeof dataPaths>, 'outbox' | 'localKey'>, settings: PlatformConfig, clock: Clock): Platform {
   return {
     clock,
     email: outboxEmail({ dir: paths.outbox, from: settings.emailFrom, clock }),
     secrets: localSecrets(paths.localKey),
-    gateway: testGateway,
-    http: guardedHttp({ allowLoopback: true }),
+    gateway: testGateway(clock),
+    http: guardedHttp({ allowLoopback: true }, clock),
     queues: sqsQueues({ region: settings.region, endpoint: settings.endpoints.sqs, urls: settings.queueUrls }),
     objects: s3Objects({ region: settings.region, endpoint: settings.endpoints.s3, buckets: { functions: settings.functionsBucket, apps: settings.appsBucket } }),
   };

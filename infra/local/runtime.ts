@@ -11,7 +11,6 @@ import { existsSync, readFileSync, writeFileSync, renameSync, chmodSync } from '
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAccount, type AccountBootstrap } from '../../shared/modules/accounts';
-import { clockMode, nowMs, nowSeconds, onClockMoved, useManualClock } from '../../shared/core/clock';
 import { useDynamoTransport } from '../../shared/store/client';
 import { inProcessClientOptions } from './dynamo/in-process';
 import { dataPaths, lockDataDir } from './data-dir';
@@ -25,9 +24,11 @@ import { answerError } from './edge-answers';
 import { createGateway, createGatewayServer, loadFamilyHandlers, REPO_ROOT } from './gateway';
 import { startPoller, type Poller, type QueueHandler } from './queue-poller';
 import { useLocalPlatform } from './platform';
-import type { Platform } from '../../shared/platform/ports';
-import { config } from '../../shared/core/config';
+import { ManualClock } from './manual-clock';
+import { systemClock } from '../../shared/platform/adapters/system-clock';
+import type { Clock, Platform } from '../../shared/platform/ports';
 import { hostingSource } from '../../shared/modules/hosting';
+import type { PlatformConfig } from '../../shared/core/config';
 
 /** Items the timer's TTL sweep examines per tick (every 5 s). */
 const TTL_SWEEP_ITEMS = 2000;
@@ -82,10 +83,13 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
   const release = lockDataDir(paths.root, 'local runtime');
   let emulators: Emulators | undefined;
   try {
+    // The platform's one clock: the system clock, or the manual one, kept across restarts in the data directory.
+    let clock: Clock = systemClock;
     if (options.clock === 'manual') {
       const saved = existsSync(paths.clock) ? (JSON.parse(readFileSync(paths.clock, 'utf8')) as { now_ms?: number }).now_ms : undefined;
-      useManualClock(saved ?? Date.now());
-      onClockMoved(() => writeFileSync(paths.clock, JSON.stringify({ now_ms: nowMs() })));
+      const manual = new ManualClock(saved ?? Date.now());
+      manual.onMoved(() => writeFileSync(paths.clock, JSON.stringify({ now_ms: manual.nowMs() })));
+      clock = manual;
     }
     if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
       log(`Warning: binding ${options.host}, not loopback. Plain HTTP from other machines is refused with tls_required.`);
@@ -117,22 +121,22 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     emulators = await startEmulators(paths.root);
     // The handlers reach the emulator in this process without a socket (CARTWHEEL_DYNAMO_TRANSPORT=http: over HTTP, to compare).
     useDynamoTransport(process.env.CARTWHEEL_DYNAMO_TRANSPORT === 'http' ? undefined : inProcessClientOptions(emulators.dynamo));
-    const platform = useLocalPlatform(paths, emulators, port, edgeSecret);
+    const { platform, settings } = useLocalPlatform(paths, emulators, port, clock, edgeSecret);
 
     gateway = createGateway({
-      handlers: await loadFamilyHandlers(platform),
-      localPages: { outboxDir: paths.outbox, isReady: () => ready, dynamoCalls: () => emulators!.dynamo.calls(), storeMemory: () => ({ readCache: emulators!.dynamo.readCache(), transactionTokens: emulators!.dynamo.transactionTokens() }) },
+      handlers: await loadFamilyHandlers(platform, settings),
+      localPages: { outboxDir: paths.outbox, clock, isReady: () => ready, dynamoCalls: () => emulators!.dynamo.calls(), storeMemory: () => ({ readCache: emulators!.dynamo.readCache(), transactionTokens: emulators!.dynamo.transactionTokens() }) },
       edgeSecret,
       port: () => port,
       ready: readyPromise,
       objects: platform.objects,
-      apps: { source: hostingSource(platform.objects), domain: config().appsDomain, clock: platform.clock },
+      apps: { source: hostingSource(platform.objects), domain: settings.appsDomain, clock: platform.clock },
     });
     gatewayBuilt(gateway);
 
     const pollers = await startQueuePollers(emulators, platform, log);
     const stopSchedules = await startSchedules(platform, log);
-    const bootstrap = await seedOrReload(platform, paths.bootstrap, port, log);
+    const bootstrap = await seedOrReload(platform, settings.publicUrls, paths.bootstrap, port, log);
     writeBootstrap(paths.bootstrap, bootstrap);
 
     // dynalite has no TTL expiry: on a timer, a bounded sweep (the next 2,000 items each time:
@@ -142,10 +146,10 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     let sweeping: Promise<unknown> | undefined;
     const sweepTimer = setInterval(() => {
       // One bounded sweep at a time: they share the place where the last one stopped.
-      sweeping ??= emulators!.dynamo.sweepExpired(nowSeconds(), { maxItems: TTL_SWEEP_ITEMS }).catch(sweepFailed).finally(() => (sweeping = undefined));
+      sweeping ??= emulators!.dynamo.sweepExpired(Math.floor(clock.nowMs() / 1000), { maxItems: TTL_SWEEP_ITEMS }).catch(sweepFailed).finally(() => (sweeping = undefined));
     }, 5_000);
     sweepTimer.unref();
-    const stopSweepOnClock = onClockMoved(() => void emulators!.dynamo.sweepExpired(nowSeconds()).catch(sweepFailed));
+    const stopSweepOnClock = clock.onMoved?.(() => void emulators!.dynamo.sweepExpired(Math.floor(clock.nowMs() / 1000)).catch(sweepFailed));
 
     ready = true;
     markReady();
@@ -154,7 +158,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     const stop = () =>
       (stopping ??= (async () => {
         clearInterval(sweepTimer);
-        stopSweepOnClock();
+        stopSweepOnClock?.();
         // Stop accepting: no new connections, and requests on kept-alive ones get 503 + close.
         gateway!.refuseNewRequests();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -214,12 +218,12 @@ async function startSchedules(platform: Platform, log: (line: string) => void): 
     timer.unref();
     runs.push({ run, inFlight: () => running, timer });
   }
-  const stopOnClock = onClockMoved(() => {
+  const stopOnClock = platform.clock.onMoved?.(() => {
     for (const job of runs) void job.run();
   });
   return async () => {
     stopped = true;
-    stopOnClock();
+    stopOnClock?.();
     for (const job of runs) clearInterval(job.timer);
     // Let a run in progress finish; start none.
     await Promise.all(runs.map((job) => job.inFlight()));
@@ -250,8 +254,8 @@ async function startQueuePollers(emulators: Emulators, platform: Platform, log: 
   return pollers;
 }
 
-/** First start seeds the account; later starts reload its facts and refresh the URLs. */
-async function seedOrReload(platform: Platform, file: string, port: number, log: (line: string) => void): Promise<AccountBootstrap> {
+/** First start seeds the account (answering `urls`); later starts reload its facts and refresh the URLs. */
+async function seedOrReload(platform: Platform, urls: PlatformConfig['publicUrls'], file: string, port: number, log: (line: string) => void): Promise<AccountBootstrap> {
   const origin = `http://localhost:${port}`;
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as AccountBootstrap;
@@ -264,7 +268,7 @@ async function seedOrReload(platform: Platform, file: string, port: number, log:
     };
   }
   log('Empty data directory: seeding an account...');
-  return createAccount({ company: 'Local Merchant', email: 'owner@example.test' }, platform.secrets);
+  return createAccount({ company: 'Local Merchant', email: 'owner@example.test' }, platform, urls);
 }
 
 /** Writes bootstrap.json atomically with mode 0600 (it holds tokens and a password). */
@@ -283,8 +287,8 @@ function writeBootstrap(file: string, bootstrap: AccountBootstrap): void {
   renameSync(`${file}.tmp`, file);
 }
 
-/** The bootstrap facts in readable form, as printed after the listening line. */
-export function describeBootstrap(bootstrap: AccountBootstrap): string {
+/** The bootstrap facts in readable form, with the clock's mode, as printed after the listening line. */
+export function describeBootstrap(bootstrap: AccountBootstrap, clockMode: RuntimeOptions['clock']): string {
   return [
     `  Account:        ${bootstrap.account_id}`,
     `  API:            ${bootstrap.api_url}`,
@@ -294,6 +298,6 @@ export function describeBootstrap(bootstrap: AccountBootstrap): string {
     `  Owner:          ${bootstrap.owner.email} / ${bootstrap.owner.password}`,
     `  Live secret:    ${bootstrap.tokens.live_secret}`,
     `  Test secret:    ${bootstrap.tokens.test_secret}`,
-    `  Clock:          ${clockMode()}`,
+    `  Clock:          ${clockMode}`,
   ].join('\n');
 }

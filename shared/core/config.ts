@@ -5,7 +5,14 @@
  * The local runtime builds the same object from its emulators and hands it over with
  * `useConfig` (it never writes `process.env`). Which adapter serves a port (SES or the outbox,
  * KMS or the local key) is not configuration: it is decided by who builds the `Platform`
- * (shared/platform/adapters/cloud.ts, infra/local/platform.ts).
+ * (shared/app/platforms.ts, infra/local/platform.ts).
+ *
+ * The composition that builds a process's platform (shared/app in the cloud, infra/local)
+ * reads it once and hands the parts on (the API gate's rate limits and apps domain, the CDN
+ * origin's apps domain, the public URLs of a new account). `config()` is still read below the
+ * composition only where nothing hands it in yet: the store client (table, region, endpoint),
+ * the edge secret of `transportOf`, and the public URLs drawn into rendered records (app URLs,
+ * image links, app hosts, notification bodies).
  */
 export interface PlatformConfig {
   /** DynamoDB table holding every record (single-table design). */

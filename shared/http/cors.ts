@@ -3,8 +3,6 @@
  * from a browser origin are checked against the account's allow-list after authentication.
  * Header values are computed once at module load.
  */
-import { config } from '../core/config';
-
 /** Headers of a preflight answer, minus the echoed origin. */
 export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
@@ -25,6 +23,8 @@ export interface OriginCheck {
   scheme: string;
   host: string;
   accountId: string;
+  /** The apps domain: the account's app host `<account_id>.<appsDomain>` may call. */
+  appsDomain: string;
   /** Loads the account's `cors_allowed_origins`; only called when the cheap rules do not decide. */
   allowList: () => Promise<readonly string[]>;
 }
@@ -44,7 +44,7 @@ export async function isOriginAllowed(check: OriginCheck): Promise<boolean> {
   }
   if (url.origin === 'null' || url.origin.toLowerCase() !== origin.toLowerCase()) return false;
   if (url.hostname === 'localhost' || url.hostname === '127.0.0.1') return true;
-  if (url.host.toLowerCase() === `${check.accountId}.${config().appsDomain}`.toLowerCase()) return true;
+  if (url.host.toLowerCase() === `${check.accountId}.${check.appsDomain}`.toLowerCase()) return true;
   const allowed = await check.allowList();
   return allowed.includes(origin);
 }

@@ -5,18 +5,21 @@
  * version other than v1.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { routes } from '../app/routes';
 import { newId } from '../core/ids';
 import { PREFLIGHT_HEADERS } from './cors';
 import { MethodNotAllowedError, NotFoundError, TlsRequiredError } from './errors';
 import { errorResult, toResponse } from './response';
-import { compileRoutes } from './route-matcher';
+import { compileRoutes, type RouteMatcher } from './route-matcher';
+import type { RouteDefinition } from './routes';
 import { transportOf } from './transport';
 
-const matcher = compileRoutes(routes);
+/** The fallback answer for a request none of `routes` matched (the table is compiled once). */
+export function fallback(routes: readonly RouteDefinition[]): (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2> {
+  const matcher = compileRoutes(routes);
+  return async (event) => answerUnmatched(matcher, event);
+}
 
-/** The fallback answer for an unmatched request. */
-export async function fallback(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+async function answerUnmatched(matcher: RouteMatcher, event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
   const requestId = newId();
   const method = event.requestContext.http.method;
   const origin = event.headers?.origin;

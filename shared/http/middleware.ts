@@ -13,24 +13,25 @@
  * bodies, any method, no token):
  *
  *   middy<ApiEvent, APIGatewayProxyStructuredResultV2>()
- *     .use(respond())
+ *     .use(respond(platform.clock))
  *     .use(tlsRequired())
  *     .handler(async (event) => runHostedFunction(event, stateOf(event)));
  *
- * and the sign-in pages would add `authentication()` and their own form parsing instead of
+ * and the sign-in pages would add `authentication(gate)` and their own form parsing instead of
  * `jsonBody()`.
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { routeKey, type RouteDefinition } from '../app/routes';
-import { authenticate, InsufficientPermissionsError, InvalidTokenError, isAllowed, type Principal, takeFromBucket, bearerToken } from '../modules/identity';
-import { readTechnicalSettingsCached } from '../modules/accounts';
-import { config } from '../core/config';
-import { tokenFitsHost } from '../modules/hosting';
+import { routeKey, type RouteDefinition } from './routes';
+import { InsufficientPermissionsError, InvalidTokenError } from './auth-errors';
+import { isAllowed } from '../core/access/permissions';
+import { type Principal } from '../core/access/principal';
+import { bearerToken } from '../core/access/tokens';
+import { tokenFitsHost } from './app-hosts';
 import { newId } from '../core/ids';
-import type { Platform, SecretsPort } from '../platform/ports';
-import { ipBucketKey } from '../store/keys';
-import { withFanOutRelay } from '../work/relay';
+import type { Clock, Platform, SecretsPort } from '../platform/ports';
+import type { ApiGate } from './gate';
+import { withRelay } from '../work/relay';
 import { parseInput } from '../rest/validate';
 import { isOriginAllowed } from './cors';
 import { InvalidOriginError, TlsRequiredError } from './errors';
@@ -83,9 +84,10 @@ function transportOfState(state: ApiState): Transport {
 
 /**
  * Starts the request (its id and origin) and turns anything a later step or the handler
- * throws into the error envelope, with the CORS and token headers of what is known by then.
+ * throws into the error envelope, with the CORS and token headers of what is known by then
+ * (the token's expiry as `clock` tells it).
  */
-export function respond(): ApiMiddleware {
+export function respond(clock: Clock): ApiMiddleware {
   return {
     before: (request: ApiRequest) => {
       const apiState: ApiState = { requestId: newId(), origin: request.event.headers?.origin, around: [] };
@@ -93,7 +95,7 @@ export function respond(): ApiMiddleware {
     },
     onError: (request: ApiRequest) => {
       const state = stateOf(request.event);
-      request.response = toResponse(errorResult(request.error, state.requestId), state.requestId, state.origin, state.principal);
+      request.response = toResponse(errorResult(request.error, state.requestId), state.requestId, state.origin, state.principal, clock.nowMs());
     },
   };
 }
@@ -126,19 +128,19 @@ export function tlsRequired(): ApiMiddleware {
  * one draw from the per-IP rate limit bucket; elsewhere a valid token is required. On an
  * account's app host, another account's token is refused as invalid.
  */
-export function authentication(): ApiMiddleware {
+export function authentication(gate: ApiGate): ApiMiddleware {
   return {
     before: async (request: ApiRequest) => {
       const state = stateOf(request.event);
       const token = bearerToken(request.event.headers?.authorization);
       if (routeOf(state).access.kind === 'public') {
-        state.principal = token ? await authenticate(token) : undefined;
-        if (!state.principal) await takeFromBucket(ipBucketKey(transportOfState(state).sourceIp), config().rateLimits.perIp);
+        state.principal = token ? await gate.authenticate(token) : undefined;
+        if (!state.principal) await gate.throttleAnonymous(transportOfState(state).sourceIp);
       } else {
-        state.principal = await authenticate(token);
+        state.principal = await gate.authenticate(token);
       }
       // On an app host the API answers only that account's tokens (hosting.md §9).
-      if (state.principal && !tokenFitsHost(state.principal.accountId, transportOfState(state).host, config().appsDomain)) {
+      if (state.principal && !tokenFitsHost(state.principal.accountId, transportOfState(state).host, gate.appsDomain())) {
         throw new InvalidTokenError('The access token belongs to another account than this app host.');
       }
     },
@@ -149,7 +151,7 @@ export function authentication(): ApiMiddleware {
  * Checks a browser `Origin` against the account's CORS rules (conventions.md §16). Public
  * endpoints check it against the account they name (`account_id`).
  */
-export function originCheck(): ApiMiddleware {
+export function originCheck(gate: ApiGate): ApiMiddleware {
   return {
     before: async (request: ApiRequest) => {
       const state = stateOf(request.event);
@@ -162,7 +164,8 @@ export function originCheck(): ApiMiddleware {
         scheme: transport.scheme,
         host: transport.host,
         accountId,
-        allowList: async () => (await readTechnicalSettingsCached(accountId))?.cors_allowed_origins ?? [],
+        appsDomain: gate.appsDomain(),
+        allowList: () => gate.allowedOrigins(accountId),
       });
       if (!allowed) throw new InvalidOriginError(state.origin);
     },
@@ -244,7 +247,7 @@ export function idempotency(options: IdempotencyOptions): ApiMiddleware {
  * The handler of an `/api/v1` surface: builds the action's `ApiContext` from what the steps
  * learned, runs the route's action (inside any `around` steps) and serializes its answer.
  */
-export function dispatch(actions: Readonly<Record<string, Action>>, platform: Platform) {
+export function dispatch(actions: Readonly<Record<string, Action>>, platform: Platform, gate: ApiGate) {
   return async (event: ApiEvent, context: Context): Promise<APIGatewayProxyStructuredResultV2> => {
     const state = stateOf(event);
     const route = routeOf(state);
@@ -268,10 +271,11 @@ export function dispatch(actions: Readonly<Record<string, Action>>, platform: Pl
       sourceIp: transport.sourceIp,
       lambdaContext: context,
       platform,
+      accountRendering: (accountId) => gate.accountRendering(accountId),
     };
     const run = state.around.reduceRight<() => Promise<ApiResult>>((inner, step) => () => step(inner), () => action(apiContext));
     // Occurrences the action recorded are fanned out by the queue's worker, relayed here after the commit.
-    const result = await withFanOutRelay(platform, run);
-    return toResponse(result, state.requestId, state.origin, state.principal);
+    const result = await withRelay(platform, run);
+    return toResponse(result, state.requestId, state.origin, state.principal, platform.clock.nowMs());
   };
 }

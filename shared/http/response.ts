@@ -1,6 +1,6 @@
 /** Turning action results and thrown errors into API Gateway v2 responses, for every surface. */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { expiresInSeconds, type Principal } from '../modules/identity';
+import { expiresInSeconds, type Principal } from '../core/access/principal';
 import { logger } from '../core/logging';
 import { EXPOSE_HEADERS } from './cors';
 import { asApiError, errorEnvelope } from './envelope';
@@ -9,20 +9,26 @@ import type { ApiResult } from './types';
 /** The JSON content type, exactly (storefront clients match it strictly). */
 export const JSON_TYPE = 'application/json';
 
-/** Serializes an action result (or error) into an API Gateway v2 response. */
+/**
+ * Serializes an action result (or error) into an API Gateway v2 response; with a caller's
+ * `principal`, `now` (the platform clock's epoch ms) dates its token expiry header.
+ */
+export function toResponse(result: ApiResult, requestId: string, origin: string | undefined, principal: undefined): APIGatewayProxyStructuredResultV2;
+export function toResponse(result: ApiResult, requestId: string, origin: string | undefined, principal: Principal | undefined, now: number): APIGatewayProxyStructuredResultV2;
 export function toResponse(
   result: ApiResult,
   requestId: string,
   origin: string | undefined,
   principal: Principal | undefined,
+  now?: number,
 ): APIGatewayProxyStructuredResultV2 {
   const headers: Record<string, string> = { 'X-Request-Id': requestId, ...result.headers };
   if (result.raw) headers['Content-Type'] = result.raw.contentType;
   else if (result.body !== undefined && result.status !== 204) headers['Content-Type'] = JSON_TYPE;
   if (result.location) headers.Location = result.location;
   // An answer that issues a token sets this header for the issued token itself.
-  if (principal && headers['X-Token-Expires-In-Seconds'] === undefined) {
-    const seconds = expiresInSeconds(principal);
+  if (principal && now !== undefined && headers['X-Token-Expires-In-Seconds'] === undefined) {
+    const seconds = expiresInSeconds(principal, now);
     if (seconds !== undefined) headers['X-Token-Expires-In-Seconds'] = String(seconds);
   }
   if (origin) Object.assign(headers, EXPOSE_HEADERS, { 'Access-Control-Allow-Origin': origin });

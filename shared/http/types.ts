@@ -1,9 +1,10 @@
 /** Types shared by the HTTP layer and the actions it calls. */
 import type { Context } from 'aws-lambda';
 import type { z } from 'zod';
-import type { RouteDefinition } from '../app/routes';
-import type { Principal } from '../modules/identity';
+import type { RouteDefinition } from './routes';
+import type { Principal } from '../core/access/principal';
 import type { Platform } from '../platform/ports';
+import type { AccountRendering } from '../rest/render-context';
 
 /**
  * One API request, parsed once by the pipeline and handed to an action. `Params` is the
@@ -35,6 +36,8 @@ export interface ApiContext<Params extends Record<string, string> = Record<strin
   lambdaContext: Context | undefined;
   /** The process's ports (clock, email, secrets, gateway, ...): what operations are handed. */
   platform: Platform;
+  /** The account's zone and locale defaults and currencies (rest/render-context.ts reads them). */
+  accountRendering: (accountId: string) => Promise<AccountRendering>;
 }
 
 /** What an action answers; the pipeline adds the standard headers and serializes the body. */

@@ -5,7 +5,6 @@
  * with the key current at that moment; the body is the one rendered when the event was created.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { nowSeconds as clockSeconds } from '../core/clock';
 
 /** A body as sent: the rendered string (encoded as UTF-8) or its bytes. */
 export type SignedBody = string | Uint8Array;
@@ -101,9 +100,9 @@ function header(headers: ReceivedHeaders, name: string): string {
 /**
  * The receiver's check of §5.1, for tests and merchants' docs: the body signature in constant
  * time, a timestamp within 300 seconds of `nowSeconds`, and a `v1,` entry of `webhook-signature`
- * matching. `rawBody` is the body before any parsing; `nowSeconds` defaults to the platform clock.
+ * matching. `rawBody` is the body before any parsing; `nowSeconds` is the receiver's clock in whole seconds.
  */
-export function verifyDelivery(rawBody: SignedBody, headers: ReceivedHeaders, key: string, nowSeconds: number = clockSeconds()): boolean {
+export function verifyDelivery(rawBody: SignedBody, headers: ReceivedHeaders, key: string, nowSeconds: number): boolean {
   const body = bytes(rawBody);
   if (!same(mac(key, body), header(headers, 'x-service-signature'))) return false;
   const id = header(headers, 'webhook-id');

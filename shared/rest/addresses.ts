@@ -2,19 +2,9 @@
 import { code, email, meta, nested, reason, text, z } from './fields';
 import { isCountryCode } from './formatted';
 import { sends } from './input';
+import type { Address } from '../core/address';
 
-/** A stored address. */
-export interface Address {
-  name: string | null;
-  address_1: string | null;
-  address_2: string | null;
-  city: string | null;
-  state_prov: string | null;
-  postal_code: string | null;
-  country: string | null;
-  email: string | null;
-  meta: unknown;
-}
+export type { Address } from '../core/address';
 
 const TEXT_FIELDS = ['name', 'address_1', 'address_2', 'city', 'state_prov', 'postal_code'] as const;
 

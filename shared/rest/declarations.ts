@@ -4,7 +4,8 @@
  * properties), list it and expand into it. A resource module declares itself once; expand,
  * show/hide, formatted, dates and lists then work for it without code of its own.
  */
-import type { PermissionResource, Principal } from '../modules/identity';
+import type { PermissionResource } from '../core/access/permission-names';
+import type { Principal } from '../core/access/principal';
 import type { RenderContext } from './render-context';
 
 /** Formattable properties of one JSON object shape (conventions.md §14). */
@@ -112,4 +113,22 @@ export function lookupOf(declarations: readonly ResourceDeclaration[]): Declarat
     byName.set(declaration.name, declaration);
   }
   return (name) => byName.get(name);
+}
+
+let installed: DeclarationLookup | undefined;
+
+/**
+ * Installs the platform's resource registry: shared/app/resources.ts does, once per process,
+ * when the app is composed (every handler, worker and job imports it through shared/app). The
+ * engine names no resource itself, so expansion finds a link's target through what the app
+ * installed.
+ */
+export function installResources(lookup: DeclarationLookup): void {
+  installed = lookup;
+}
+
+/** A registered declaration by name, or undefined; throws when no app installed its resources. */
+export function declarationOf(name: string): ResourceDeclaration | undefined {
+  if (!installed) throw new Error('No resource registry is installed: import shared/app/resources.ts (the app composition) before rendering');
+  return installed(name);
 }

@@ -10,14 +10,14 @@
  * stored record. Links the caller may not read, links to missing
  * records and paths that do not apply are left as they are: expand never fails a request.
  */
-import { type Principal, isAllowed, reaches } from '../modules/identity';
+import { isAllowed } from '../core/access/permissions';
+import { reaches, type Principal } from '../core/access/principal';
 import { batchGetItems, recordKey } from '../store/records';
-import type { DeclarationLookup, ResourceDeclaration, VirtualExpansion } from './declarations';
+import { declarationOf, type DeclarationLookup, type ResourceDeclaration, type VirtualExpansion } from './declarations';
 import { addFormatted } from './formatted-output';
 import { MAX_LIMIT, offsetList, pageUrlBuilder } from './offset-list';
 import type { PathTree } from './paths';
 import type { RenderContext } from './render-context';
-import { declarationOf } from '../app/resources';
 
 /** A rendered resource to expand: its JSON, its declaration and the stored record it was rendered from. */
 export interface ExpandRoot {
@@ -130,7 +130,7 @@ export function renderStored(declaration: ResourceDeclaration, stored: unknown, 
 
 /**
  * Applies an expand tree to rendered resources, one batched read per level. Links are
- * resolved through `lookup`: the platform's registry, or a test's own declarations.
+ * resolved through `lookup`: the registry the app installed, or a test's own declarations.
  * `inList` says the roots are the elements of a list page (no sub-collections in them).
  */
 export async function expandResources(

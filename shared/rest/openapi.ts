@@ -5,7 +5,7 @@
  * declaration accepts.
  */
 import { z } from 'zod';
-import { type RouteDefinition } from '../app/routes';
+import { type RouteDefinition } from '../http/routes';
 import type { FamilyActions } from '../http/pipeline';
 
 /** Parameters every route understands (conventions.md §4, §10, §11, §13, §14). */

@@ -3,15 +3,39 @@
  * in effect, whether `formatted` twins are wanted, and who is asking (expansion only follows
  * links the caller may read). Built once per request.
  */
-import { type PaymentSettings, readPaymentSettingsCached, readTechnicalSettingsCached } from '../modules/accounts';
-import type { Principal } from '../modules/identity';
-import { nowMs } from '../core/clock';
+import type { Principal } from '../core/access/principal';
 import { booleanParameter } from '../http/request';
 import type { ApiContext } from '../http/types';
 import { formatTimestamp, zoneInEffect } from './dates';
 import { resolveLocale } from './formatted';
 import type { PathTree } from './paths';
 import { parseShowHide } from './show-hide';
+
+/** The currency facts of an account that prices are shown and converted with (`/settings/payment`). */
+export interface CurrencySettings {
+  /** ISO 4217, uppercase; always one of `currencies`. */
+  default_payment_currency: string;
+  currencies: string[];
+  settlement_currency: string;
+  /** Units per one unit of the default currency; one entry per non-default currency. */
+  exchange_rates: Record<string, number>;
+}
+
+/**
+ * The account's payment settings as rendering carries them: the currency facts this engine
+ * reads, widened by the accounts module to its whole `/settings/payment` shape through module
+ * augmentation (as Hono's `ContextVariableMap` is), so actions get every setting they read
+ * while this engine imports nothing of accounts.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface RenderedPaymentSettings extends CurrencySettings {}
+
+/** What rendering reads of an account's settings: its zone and locale defaults and its payment settings. */
+export interface AccountRendering {
+  timezone: string | undefined;
+  locale: string | undefined;
+  payment: RenderedPaymentSettings;
+}
 
 /** Rendering settings of one request. */
 export interface RenderContext {
@@ -24,8 +48,8 @@ export interface RenderContext {
   mode: 'live' | 'test';
   principal: Principal | undefined;
   query: Record<string, string>;
-  /** The account's payment settings (currencies and rates). */
-  payment: PaymentSettings;
+  /** The account's payment settings (currencies and rates among them). */
+  payment: RenderedPaymentSettings;
   /** The currency prices are shown in: a valid `currency` parameter, else the default. */
   currency: string;
   /**
@@ -43,17 +67,18 @@ export interface RenderContext {
 
 /** Builds the render context of a request (reads the account's zone and locale defaults). */
 export async function renderContext(context: ApiContext, accountId: string, mode: 'live' | 'test'): Promise<RenderContext> {
-  const [settings, payment] = await Promise.all([readTechnicalSettingsCached(accountId), readPaymentSettingsCached(accountId)]);
+  const settings = await context.accountRendering(accountId);
+  const payment = settings.payment;
   const asked = context.query.currency?.toUpperCase();
-  const zone = zoneInEffect(context.query, settings?.timezone ?? 'UTC');
+  const zone = zoneInEffect(context.query, settings.timezone ?? 'UTC');
   const wantsFormatted = booleanParameter(context.query, 'formatted') ?? false;
   const locale = wantsFormatted
     ? resolveLocale({
         ...(context.query.user_locale ? { userLocale: context.query.user_locale } : {}),
         ...(context.headers['accept-language'] ? { acceptLanguage: context.headers['accept-language'] } : {}),
-        accountDefault: settings?.locale ?? 'en-US',
+        accountDefault: settings.locale ?? 'en-US',
       })
-    : (settings?.locale ?? 'en-US');
+    : (settings.locale ?? 'en-US');
   const baseUrl = context.baseUrl;
   const showHide = parseShowHide(context.query);
   return {
@@ -65,7 +90,7 @@ export async function renderContext(context: ApiContext, accountId: string, mode
     zone,
     locale,
     formatted: wantsFormatted,
-    now: nowMs(),
+    now: context.platform.clock.nowMs(),
     accountId,
     mode,
     principal: context.principal,

@@ -21,7 +21,7 @@
  *   await carts.update(scope, 'C1', (current) => ({ next: { ...current, note, modified_ms: ... } }));
  */
 import { GetCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { Mode } from '../modules/identity';
+import type { Mode } from '../core/access/tokens';
 import { db, table } from './client';
 import { ConflictRetriesExhaustedError, OtherModeError, RecordExistsError, RecordNotFoundError, TransactionRejectedError, VersionConflictError } from './errors';
 import { listSortKey, type ItemKey } from './keys';

@@ -3,7 +3,7 @@
  * from `(account_id, mode)`, every account-wide item from `account_id`, and the few
  * platform-wide lookups (token hash, user id, user email) point straight to their account.
  */
-import type { Mode } from '../modules/identity';
+import type { Mode } from '../core/access/tokens';
 
 /** A primary key. */
 export interface ItemKey {

@@ -3,9 +3,8 @@
  * Keys and errors come from the entity helper
  * (entity.ts), so a declared resource and its store always agree on where a record lives.
  */
-import type { ResourceDeclaration } from '../rest/declarations';
 import { batchGetItems as batchGetStoredItems, type BatchGetOptions } from './batch';
-import { defineEntity, type Entity, type RecordScope } from './entity';
+import { defineEntity, type Entity, type EntityDefinition, type RecordScope } from './entity';
 import type { ItemKey } from './keys';
 import { recordOf } from './storage';
 
@@ -20,10 +19,16 @@ export async function batchGetItems(keys: ItemKey[], options: BatchGetOptions = 
 export { collectionPartition, recordKey, retryOnConflict, type RecordScope } from './entity';
 export { VersionConflictError } from './errors';
 
+/** Where the records of a declared resource live (a REST declaration has these fields among others). */
+export type RecordLocation = Pick<EntityDefinition, 'name' | 'collection' | 'scope' | 'idField'>;
+
+/** A location that names its records' type the way a REST declaration does (`idOf(stored)`). */
+export type StoredAt<Stored> = RecordLocation & { idOf(stored: Stored): string };
+
 const byDeclaration = new WeakMap<object, Entity<unknown>>();
 
 /** The entity view of a declaration (keys, find, get), made once per declaration. */
-function entityOf<Stored>(declaration: Pick<ResourceDeclaration<Stored>, 'name' | 'collection' | 'scope' | 'idField'>): Entity<Stored> {
+function entityOf<Stored>(declaration: RecordLocation): Entity<Stored> {
   let entity = byDeclaration.get(declaration);
   if (!entity) {
     entity = anonymousEntity(declaration);
@@ -32,12 +37,12 @@ function entityOf<Stored>(declaration: Pick<ResourceDeclaration<Stored>, 'name' 
   return entity as Entity<Stored>;
 }
 
-function anonymousEntity(declaration: Pick<ResourceDeclaration, 'name' | 'collection' | 'scope' | 'idField'>): Entity<unknown> {
+function anonymousEntity(declaration: RecordLocation): Entity<unknown> {
   return defineEntity({ name: declaration.name, collection: declaration.collection, scope: declaration.scope, idField: declaration.idField }, { register: false });
 }
 
 /** Reads a record or undefined (strongly consistent). */
-export async function findRecord<Stored>(declaration: ResourceDeclaration<Stored>, scope: RecordScope, id: string): Promise<Stored | undefined> {
+export async function findRecord<Stored>(declaration: StoredAt<Stored>, scope: RecordScope, id: string): Promise<Stored | undefined> {
   return entityOf<Stored>(declaration).find(scope, id);
 }
 
@@ -45,6 +50,6 @@ export async function findRecord<Stored>(declaration: ResourceDeclaration<Stored
  * Reads a record by id: 404 when it exists in neither mode, 400 token_type_mismatch when it
  * exists only in the other one.
  */
-export async function getRecord<Stored>(declaration: ResourceDeclaration<Stored>, scope: RecordScope, id: string): Promise<Stored> {
+export async function getRecord<Stored>(declaration: StoredAt<Stored>, scope: RecordScope, id: string): Promise<Stored> {
   return entityOf<Stored>(declaration).get(scope, id);
 }

@@ -1,10 +1,13 @@
 /**
- * The relay of fan-out work, and of any other claimed queued work a request wrote (the order
- * confirmation email, license requests) (architecture.md: "a relay that hands it to its queue
- * after the commit"). A change that records occurrences writes its fan-out work already claimed
- * (shared/modules/events/emit.ts), and notes it here; the request pipeline, once the action
- * has answered, sends one message per noted piece to the `event-notifications` queue, whose
- * worker fans out under that claim. The request pays one queue send, not the fan-out.
+ * The relay: a unit of work that hands the claimed queued work it wrote to its queues after the
+ * commit (architecture.md: "a relay that hands it to its queue after the commit"): fan-out work,
+ * the order confirmation email, license requests. Every runner opens one around what it runs:
+ * the HTTP dispatch around an action, the queue consumer and the sweep around each piece of due
+ * work (work/runner.ts `runHere`). A change that records occurrences writes its fan-out work
+ * already claimed (shared/modules/events/emit.ts) and notes it here; once the unit ends, one
+ * message per noted piece goes to the `event-notifications` queue, whose worker fans out under
+ * that claim. The request pays one queue send, not the fan-out, and work the sweep recovers
+ * (a paid order whose process died) is relayed at once instead of waiting out its claim.
  *
  * A note whose transaction failed names no record: the worker finds no claim and drops the
  * message. A send that fails, or a process that dies first, leaves the claim to lapse; the
@@ -30,14 +33,14 @@ interface NotedWork {
 
 const noted = new AsyncLocalStorage<NotedWork[]>();
 
-/** Notes claimed fan-out work for the relay of the request in progress (no-op outside one). */
+/** Notes claimed fan-out work for the relay of the unit of work in progress (no-op outside one). */
 export function noteFanOut(scope: RecordScope, ref: string, claimId: string, types: readonly string[]): void {
   noteQueued(EVENT_QUEUE, { kind: 'event-fanout', account_id: scope.accountId, mode: scope.mode, ref, claim_id: claimId, event_types: [...new Set(types)] });
 }
 
 /**
  * Notes claimed work of any queued kind for the relay, which sends it together with the rest
- * once the action has answered; answers false outside a request (the caller sends it itself).
+ * once the unit of work ends; answers false outside one (the caller sends it itself).
  */
 export function noteQueued(queue: string, message: DueMessage): boolean {
   const store = noted.getStore();
@@ -59,8 +62,8 @@ async function relay(platform: Platform, queue: string, messages: readonly DueMe
   for (const [index, message] of messages.entries()) if (failed.has(bodies[index]!)) lost(message, new Error(`Not accepted by ${queue}`));
 }
 
-/** Runs `work` and then relays the queued work it wrote; answers what `work` answered. */
-export async function withFanOutRelay<T>(platform: Platform, work: () => Promise<T>): Promise<T> {
+/** Runs `work` as a unit of work and then relays the queued work it wrote; answers what `work` answered. */
+export async function withRelay<T>(platform: Platform, work: () => Promise<T>): Promise<T> {
   const pieces: NotedWork[] = [];
   try {
     return await noted.run(pieces, work);

@@ -10,7 +10,7 @@
  * queue's worker (consumer.ts, on Powertools' batch processor) runs it under the same claim.
  * Receives are not attempts: the attempt count and next run live on the record.
  */
-import { noteQueued } from './relay';
+import { noteQueued, withRelay } from './relay';
 import { logger } from '../core/logging';
 import type { Platform } from '../platform/ports';
 import type { RecordScope } from '../store/entity';
@@ -85,7 +85,8 @@ export async function runClaimed(platform: Platform, handler: DueHandler, claim:
 /** Runs claimed work in this process; a failure puts it back with backoff. */
 export async function runHere(platform: Platform, handler: DueHandler, claim: DueClaim, known?: unknown): Promise<boolean> {
   try {
-    await handler.run(platform, claim, known);
+    // A unit of work: what the run writes for a queue is relayed when it ends (./relay.ts).
+    await withRelay(platform, () => handler.run(platform, claim, known));
     return true;
   } catch (error) {
     logger.error('Due work failed; it will run again', { kind: handler.kind, ref: claim.record.ref, attempts: claim.record.attempts, error: error as Error });

@@ -11,6 +11,7 @@ import { compileRoutes } from '../../shared/http/route-matcher';
 import { readConfig } from '../../shared/core/config';
 import { testPlatform } from '../support/platform';
 import { functionWithRole, referencedId, resourcesOfType, synthesize, synthTimeout, type Synthesized } from '../infra/synthesize';
+import { config } from '../../shared/core/config';
 
 process.env.CARTWHEEL_TABLE ??= 'unused';
 
@@ -19,7 +20,7 @@ let handlers: Record<string, HttpHandler>;
 
 beforeAll(async () => {
   synth = synthesize();
-  handlers = await loadFamilyHandlers(testPlatform());
+  handlers = await loadFamilyHandlers(testPlatform(), config());
 }, synthTimeout);
 
 const samplePath = (path: string) => path.replace(/\{[^}]+\}/g, 'SAMPLE1');

@@ -212,7 +212,7 @@ describe('email outbox', () => {
             await email.send({ to: 'buyer@example.test', subject, html: '<p>Hi <b>there</b></p>', text: 'Hi there', kind: 'order_confirmation', orderId: 'ORDER1' });
             await new Promise((r) => setTimeout(r, 5));
           }`],
-        { cwd: ROOT, env: { ...process.env, CARTWHEEL_EMAIL: 'outbox', CARTWHEEL_OUTBOX_DIR: join(dataDir, 'outbox'), CARTWHEEL_EMAIL_FROM: 'shop@example.test' }, encoding: 'utf8' },
+        { cwd: ROOT, env: { ...process.env, CARTWHEEL_EMAIL_FROM: 'shop@example.test' }, encoding: 'utf8' },
       );
       expect(send.status, send.stderr).toBe(0);
       const list = await api(`${runtime.url}/_local/outbox`);

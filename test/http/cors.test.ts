@@ -1,16 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { resetConfig } from '../../shared/core/config';
 import { isOriginAllowed } from '../../shared/http/cors';
-
-process.env.CARTWHEEL_TABLE = 'unused';
-process.env.CARTWHEEL_SECRETS = 'local';
-process.env.CARTWHEEL_LOCAL_KEY_FILE = '/dev/null';
-process.env.CARTWHEEL_APPS_DOMAIN = 'apps.example.test';
-resetConfig();
 
 const check = (origin: string, allowList: string[] = []) => {
   const load = vi.fn(async () => allowList);
-  return { load, result: isOriginAllowed({ origin, scheme: 'https', host: 'api.example.test', accountId: 'ACCT1', allowList: load }) };
+  return { load, result: isOriginAllowed({ origin, scheme: 'https', host: 'api.example.test', accountId: 'ACCT1', appsDomain: 'apps.example.test', allowList: load }) };
 };
 
 describe('CORS origin rules (conventions.md 16)', () => {

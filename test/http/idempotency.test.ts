@@ -1,10 +1,6 @@
 /** Idempotency-Key while the first request is still running (conventions.md 19, concurrency). */
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException, DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ensureLocalKey } from '../../infra/local/local-secrets';
 import { testPlatform } from '../support/platform';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -14,9 +10,6 @@ import { canonicalJson, runIdempotent } from '../../shared/http/idempotency';
 
 process.env.CARTWHEEL_TABLE = 'cartwheel';
 process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
-process.env.CARTWHEEL_SECRETS = 'local';
-process.env.CARTWHEEL_LOCAL_KEY_FILE = join(mkdtempSync(join(tmpdir(), 'cartwheel-key-')), 'local.key');
-ensureLocalKey(process.env.CARTWHEEL_LOCAL_KEY_FILE);
 resetConfig();
 const ddb = mockClient(DynamoDBClient);
 

@@ -3,6 +3,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { respond, stateOf, tlsRequired, type ApiEvent } from '../../shared/http/middleware';
+import { systemClock } from '../../shared/platform/adapters/system-clock';
 
 const event = (proto: string, sourceIp: string): APIGatewayProxyEventV2 =>
   ({
@@ -17,7 +18,7 @@ const event = (proto: string, sourceIp: string): APIGatewayProxyEventV2 =>
 
 /** A raw-body surface (like hosted functions): transport only, no token, no JSON parsing. */
 const rawSurface = middy<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>()
-  .use(respond())
+  .use(respond(systemClock))
   .use(tlsRequired())
   .handler(async (request) => ({ statusCode: 200, body: `${request.body} via ${stateOf(request).transport!.scheme}` }));
 

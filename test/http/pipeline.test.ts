@@ -5,11 +5,14 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { routeKey, routesOf } from '../../shared/app/routes';
 import { forgetToken } from '../../shared/modules/identity/authenticate';
-import { hashToken, newToken } from '../../shared/modules/identity/tokens';
-import { resetConfig } from '../../shared/core/config';
-import { apiHandler, defineFamily, type FamilyActionTable } from '../../shared/http/pipeline';
+import { hashToken, newToken } from '../../shared/core/access/tokens';
+import { config, resetConfig } from '../../shared/core/config';
+import { apiGate } from '../../shared/app/gate';
+import { defineFamily, type FamilyActionTable } from '../../shared/app/families';
+import { apiHandler } from '../../shared/http/pipeline';
 import { testPlatform } from '../support/platform';
 import { InvalidStateError } from '../../shared/http/errors';
+import { systemClock } from '../../shared/platform/adapters/system-clock';
 
 process.env.CARTWHEEL_TABLE = 'cartwheel';
 process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
@@ -49,7 +52,7 @@ describe('apiHandler', () => {
   });
 
   it('turns an unexpected fault into a detail-free 500 unspecified_error', async () => {
-    const handler = apiHandler(defineFamily('auths', allActions(async () => { throw new Error('database password is hunter2'); })), testPlatform());
+    const handler = apiHandler(defineFamily('auths', allActions(async () => { throw new Error('database password is hunter2'); })), testPlatform(), apiGate(systemClock, config()));
     const result = await handler(event('GET /api/v1/auths', '/api/v1/auths'), {} as Context);
     expect(result.statusCode).toBe(500);
     expect(result.headers!['Content-Type']).toBe('application/json');
@@ -60,7 +63,7 @@ describe('apiHandler', () => {
   });
 
   it('passes domain errors through with their code and status', async () => {
-    const handler = apiHandler(defineFamily('auths', allActions(async () => { throw new InvalidStateError('Nope.', { reason: 'test' }); })), testPlatform());
+    const handler = apiHandler(defineFamily('auths', allActions(async () => { throw new InvalidStateError('Nope.', { reason: 'test' }); })), testPlatform(), apiGate(systemClock, config()));
     const result = await handler(event('GET /api/v1/auths', '/api/v1/auths'), {} as Context);
     expect(result.statusCode).toBe(422);
     expect(JSON.parse(result.body!).error).toMatchObject({ type: 'unprocessable', code: 'invalid_state', meta: { reason: 'test' } });
@@ -68,7 +71,7 @@ describe('apiHandler', () => {
 
   it('checks the route permission before running the action', async () => {
     let ran = false;
-    const handler = apiHandler(defineFamily('auths', allActions(async () => { ran = true; throw new Error(); })), testPlatform());
+    const handler = apiHandler(defineFamily('auths', allActions(async () => { ran = true; throw new Error(); })), testPlatform(), apiGate(systemClock, config()));
     const result = await handler(event('DELETE /api/v1/auths/{auth_id}', '/api/v1/auths/X'), {} as Context);
     expect(result.statusCode).toBe(403);
     expect(ran).toBe(false);

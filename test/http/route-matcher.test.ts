@@ -26,3 +26,31 @@ describe('route matching like API Gateway', () => {
     expect(matcher.allowedMethods('/api/v2/auths')).toEqual([]);
   });
 });
+
+describe('greedy paths and ANY (the surfaces of hosted functions and sign-in pages)', () => {
+  const matcher = compileRoutes([
+    r('ANY', '/func/v1/{function_id}'),
+    r('ANY', '/func/v1/{function_id}/{path+}'),
+    r('GET', '/func/v1/{function_id}/status'),
+    r('POST', '/func/v1/{function_id}/{path+}'),
+  ]);
+
+  it('lets a greedy parameter take one or more segments, decoded', () => {
+    expect(matcher.match('GET', '/func/v1/F1/a/b%20c/d')).toMatchObject({ routeKey: 'ANY /func/v1/{function_id}/{path+}', params: { function_id: 'F1', path: 'a/b c/d' } });
+    expect(matcher.match('GET', '/func/v1/F1')).toMatchObject({ routeKey: 'ANY /func/v1/{function_id}', params: { function_id: 'F1' } });
+  });
+
+  it('matches ANY method, and the request method beats ANY on the same path', () => {
+    expect(matcher.match('PATCH', '/func/v1/F1/x')?.routeKey).toBe('ANY /func/v1/{function_id}/{path+}');
+    expect(matcher.match('POST', '/func/v1/F1/x')?.routeKey).toBe('POST /func/v1/{function_id}/{path+}');
+  });
+
+  it('prefers a literal segment and a single parameter over a greedy one', () => {
+    expect(matcher.match('GET', '/func/v1/F1/status')?.routeKey).toBe('GET /func/v1/{function_id}/status');
+    expect(matcher.match('DELETE', '/func/v1/F1/status')?.routeKey).toBe('ANY /func/v1/{function_id}/{path+}');
+  });
+
+  it('refuses a greedy parameter that does not end the path', () => {
+    expect(() => compileRoutes([r('GET', '/a/{rest+}/b')])).toThrow(/must end the path/);
+  });
+});

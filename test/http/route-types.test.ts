@@ -5,7 +5,7 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { FamilyRouteKey, ParamKeys, RouteKey, RouteParams } from '../../shared/app/routes';
-import { defineFamily, type FamilyActionTable } from '../../shared/http/pipeline';
+import { defineFamily, type FamilyActionTable } from '../../shared/app/families';
 import type { ApiContext, ApiResult } from '../../shared/http/types';
 
 const ok = async (): Promise<ApiResult> => ({ status: 200 });

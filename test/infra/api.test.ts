@@ -1,8 +1,13 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fallbackFamily, families, routeKey, routes } from '../../shared/app/routes';
 import { queues, queueUrlVariable } from '../../shared/app/queues';
 import { schedules } from '../../shared/app/schedules';
 import { type Synthesized, functionWithRole, referencedId, resourcesOfType, synthesize, synthTimeout } from './synthesize';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('HTTP API from shared/app/routes.ts', () => {
   let synth: Synthesized;
@@ -93,7 +98,6 @@ describe('HTTP API from shared/app/routes.ts', () => {
       expect(env).toMatchObject({
         CARTWHEEL_FUNCTIONS_BUCKET: { Ref: expect.stringMatching(/^DataFunctionsBucket/) },
         CARTWHEEL_APPS_BUCKET: { Ref: expect.stringMatching(/^DataAppsBucket/) },
-        CARTWHEEL_EMAIL: 'ses',
         CARTWHEEL_EMAIL_FROM: { Ref: 'EmailFrom' },
         CARTWHEEL_RATE_PER_TOKEN: { Ref: 'RatePerToken' },
         CARTWHEEL_RATE_PER_IP: { Ref: 'RatePerIp' },
@@ -102,7 +106,24 @@ describe('HTTP API from shared/app/routes.ts', () => {
         POWERTOOLS_SERVICE_NAME: 'cartwheel',
       });
       expect(JSON.stringify(env.CARTWHEEL_EDGE_SECRET)).toContain('{{resolve:secretsmanager:');
+      // Which adapter serves email is the platform builder's choice, not a variable (SES in the cloud).
+      expect(env).not.toHaveProperty('CARTWHEEL_EMAIL');
     }
+  });
+
+  it('gives no platform function a variable nothing reads', () => {
+    // What the platform reads: shared/core/config.ts's variables, the logger's service name and Node's options.
+    const configSource = readFileSync(join(root, 'shared/core/config.ts'), 'utf8');
+    const read = new Set([...configSource.matchAll(/\benv\.([A-Z0-9_]+)/g)].map((match) => match[1]!));
+    read.add('POWERTOOLS_SERVICE_NAME').add('NODE_OPTIONS');
+    let checked = 0;
+    for (const id of resourcesOfType(synth.json, 'AWS::Lambda::Function')) {
+      const variables = synth.json.Resources[id]!.Properties!.Environment?.Variables as Record<string, unknown> | undefined;
+      if (!variables?.POWERTOOLS_SERVICE_NAME) continue; // not a platform function (CDK's own helpers)
+      checked++;
+      for (const name of Object.keys(variables)) expect(read.has(name) || name.startsWith('CARTWHEEL_QUEUE_URL_'), `${id}: ${name}`).toBe(true);
+    }
+    expect(checked).toBeGreaterThan(0);
   });
 
   it('derives the table, key and queue variables from the grants', () => {
@@ -110,7 +131,8 @@ describe('HTTP API from shared/app/routes.ts', () => {
       const env = synth.json.Resources[functionWithRole(synth.json, `family:${name}`)]!.Properties!.Environment.Variables;
       expect('CARTWHEEL_TABLE' in env).toBe(family.grants.table !== 'none');
       expect('CARTWHEEL_KMS_KEY_ID' in env).toBe(family.grants.secrets !== 'none');
-      expect('CARTWHEEL_SECRETS' in env).toBe(family.grants.secrets !== 'none');
+      // The key id is the whole secrets configuration: KMS is the cloud platform's, never a switch.
+      expect('CARTWHEEL_SECRETS' in env).toBe(false);
       const queueVariables = Object.keys(env).filter((key) => key.startsWith('CARTWHEEL_QUEUE_URL_'));
       expect(queueVariables.sort()).toEqual(family.grants.sendsTo.map(queueUrlVariable).sort());
     }

@@ -115,7 +115,8 @@ describe('least privilege for each kind of grant', () => {
     for (const name of ['sealer', 'opener']) {
       for (const statement of statementsOf(name)) expect(statement.Resource).toEqual(keyArn);
       const env = synth.json.Resources[functionWithRole(synth.json, `family:${name}`)]!.Properties!.Environment.Variables;
-      expect(env).toMatchObject({ CARTWHEEL_SECRETS: 'kms', CARTWHEEL_KMS_KEY_ID: { Ref: resourcesOfType(synth.json, 'AWS::KMS::Key')[0] } });
+      expect(env).toMatchObject({ CARTWHEEL_KMS_KEY_ID: { Ref: resourcesOfType(synth.json, 'AWS::KMS::Key')[0] } });
+      expect(env.CARTWHEEL_SECRETS).toBeUndefined();
       expect(env.CARTWHEEL_TABLE).toBeUndefined();
     }
   });

@@ -157,6 +157,7 @@ describe('a queue with a consumer', () => {
     expect(actions).not.toContain('sqs:SendMessage');
     const environment = synth.json.Resources[consumerId]!.Properties!.Environment.Variables;
     expect(environment.CARTWHEEL_TABLE).toBeDefined();
-    expect(environment.CARTWHEEL_SECRETS).toBe('kms');
+    expect(environment.CARTWHEEL_KMS_KEY_ID).toBeDefined();
+    expect(environment.CARTWHEEL_SECRETS).toBeUndefined();
   });
 });

@@ -16,6 +16,7 @@ import { createGateway, createGatewayServer, type HttpHandler } from '../../infr
 import { families, type FamilyName } from '../../shared/app/routes';
 import { NOT_FOUND_PAGE } from '../../shared/modules/hosting/serving';
 import { fakeHostingSource } from '../support/hosting-source';
+import { systemClock } from '../../shared/platform/adapters/system-clock';
 
 const ACCOUNT = 'XG5908XMX3MH';
 const OTHER = 'QW12ER34TY56';
@@ -42,7 +43,7 @@ beforeAll(async () => {
   const handlers = Object.fromEntries((Object.keys(families) as FamilyName[]).map((family) => [family, record])) as Record<FamilyName, HttpHandler>;
   const gateway = createGateway({
     handlers,
-    localPages: { outboxDir: mkdtempSync(join(tmpdir(), 'cartwheel-apps-')), isReady: () => true, dynamoCalls: () => ({}), storeMemory: () => ({ readCache: { hits: 0, misses: 0, entries: 0, chars: 0 }, transactionTokens: 0 }) },
+    localPages: { outboxDir: mkdtempSync(join(tmpdir(), 'cartwheel-apps-')), clock: systemClock, isReady: () => true, dynamoCalls: () => ({}), storeMemory: () => ({ readCache: { hits: 0, misses: 0, entries: 0, chars: 0 }, transactionTokens: 0 }) },
     edgeSecret: EDGE_SECRET,
     port: () => port,
     ready: Promise.resolve(),

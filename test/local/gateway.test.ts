@@ -14,6 +14,7 @@ import { MAX_REQUEST_HEADER_BYTES, requestHeaderBytes } from '../../infra/local/
 import { createGateway, createGatewayServer, type HttpHandler } from '../../infra/local/gateway';
 import { families, type FamilyName } from '../../shared/app/routes';
 import { fakeHostingSource } from '../support/hosting-source';
+import { systemClock } from '../../shared/platform/adapters/system-clock';
 
 const ORIGIN = 'http://localhost:3000';
 let server: Server | undefined;
@@ -29,7 +30,7 @@ async function serve(handler: HttpHandler): Promise<{ url: string; gateway: Retu
   const handlers = Object.fromEntries((Object.keys(families) as FamilyName[]).map((family) => [family, handler])) as Record<FamilyName, HttpHandler>;
   const gateway = createGateway({
     handlers,
-    localPages: { outboxDir: mkdtempSync(join(tmpdir(), 'cartwheel-gateway-')), isReady: () => true, dynamoCalls: () => ({}), storeMemory: () => ({ readCache: { hits: 0, misses: 0, entries: 0, chars: 0 }, transactionTokens: 0 }) },
+    localPages: { outboxDir: mkdtempSync(join(tmpdir(), 'cartwheel-gateway-')), clock: systemClock, isReady: () => true, dynamoCalls: () => ({}), storeMemory: () => ({ readCache: { hits: 0, misses: 0, entries: 0, chars: 0 }, transactionTokens: 0 }) },
     edgeSecret: 'secret',
     port: () => (server!.address() as AddressInfo).port,
     ready: Promise.resolve(),

@@ -7,8 +7,8 @@
 import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { LIMITED_BASE_RIGHTS } from '../../shared/modules/identity/permissions';
-import type { Principal } from '../../shared/modules/identity/principal';
+import { LIMITED_BASE_RIGHTS } from '../../shared/core/access/permissions';
+import type { Principal } from '../../shared/core/access/principal';
 import { resetConfig } from '../../shared/core/config';
 import { declareResource, lookupOf, type ResourceDeclaration } from '../../shared/rest/declarations';
 import { expandResources, renderStored } from '../../shared/rest/expand';

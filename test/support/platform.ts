@@ -1,14 +1,16 @@
 /**
  * A `Platform` of fakes for tests: email and queues kept in memory (with the outbox's
- * de-duplication rule), objects in a Map, the process clock, the built-in test gateway, a
- * real local-key sealer on a temporary key file, and outbound HTTP that answers what the test
- * says. Override any port with `testPlatform({ ... })`.
+ * de-duplication rule), objects in a Map, the system clock (or a test's `ManualClock`), the
+ * built-in test gateway on that clock, a real local-key sealer on a temporary key file, and
+ * outbound HTTP that answers what the test says. Override any port with `testPlatform({ ... })`.
  */
+// The app's resource registry, which rendering reads (the app's families, workers and jobs load it too).
+import '../../shared/app/resources';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localSecrets } from '../../infra/local/local-secrets';
-import { processClock } from '../../infra/local/platform';
+import { systemClock } from '../../shared/platform/adapters/system-clock';
 import { testGateway } from '../../shared/modules/payments/test-gateway';
 import { destinationAllowed } from '../../shared/platform/adapters/outbound-http';
 import type { EmailMessage, OutboundRequest, OutboundResponse, Platform } from '../../shared/platform/ports';
@@ -33,12 +35,13 @@ export function testPlatform(overrides: Partial<Platform> & { answer?: (request:
   const stored = new Map<string, Buffer>();
   let counter = 0;
   const { answer, ...ports } = overrides;
+  const clock = ports.clock ?? systemClock;
   return {
     sent,
     queued,
     requests,
     stored,
-    clock: processClock,
+    clock,
     email: {
       send(message) {
         const known = message.dedupKey ? byKey.get(message.dedupKey) : undefined;
@@ -50,7 +53,7 @@ export function testPlatform(overrides: Partial<Platform> & { answer?: (request:
       },
     },
     secrets: localSecrets(keyFile),
-    gateway: testGateway,
+    gateway: testGateway(clock),
     http: {
       send(request) {
         requests.push(request);

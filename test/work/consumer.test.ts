@@ -6,17 +6,18 @@
  */
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { setManualTime, useManualClock, useSystemClock } from '../../shared/core/clock';
 import { parseDueMessage, dueWorkConsumer } from '../../shared/work/consumer';
 import { claimDue, dueEntry, findDue, finishEntry, type DueKind } from '../../shared/work/due-work-store';
 import { runNow, sweepDue, type DueHandler } from '../../shared/work/runner';
 import { writeOne } from '../../shared/store/transact';
 import { Harness, useEmulatedTable } from '../local/fixtures/dynamo-harness';
 import { testPlatform } from '../support/platform';
+import { ManualClock } from '../../infra/local/manual-clock';
 
 const harness = new Harness();
 const T0 = Date.parse('2026-11-23T09:00:00Z');
-useEmulatedTable(harness, { before: () => useManualClock(T0), after: useSystemClock });
+const clock = new ManualClock(T0);
+useEmulatedTable(harness);
 
 const scope = { accountId: 'ACCTQ', mode: 'live' as const };
 // A queued kind of its own, so the platform's kinds are untouched.
@@ -38,7 +39,7 @@ function queuedHandler(outcomes: Array<'ok' | 'fail'>, ran: string[]): DueHandle
 
 describe('queued due work', () => {
   it('is queued by the relay with its claim, and the worker runs it once under that claim', async () => {
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const ran: string[] = [];
     const handler = queuedHandler(['ok'], ran);
     await writeOne(dueEntry(KIND, scope, 'Q1', T0 + 60_000, T0));
@@ -56,10 +57,10 @@ describe('queued due work', () => {
   });
 
   it('drops a message whose claim was passed on, and reschedules a failure on the record instead of failing the message', async () => {
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const ran: string[] = [];
     const handler = queuedHandler(['fail', 'ok'], ran);
-    setManualTime(T0 + 10 * 60_000);
+    clock.set(T0 + 10 * 60_000);
     const now = T0 + 10 * 60_000;
     await writeOne(dueEntry(KIND, scope, 'Q2', now, now));
     const stale = await claimDue(KIND, scope, 'Q2', now, 60_000);
@@ -76,7 +77,7 @@ describe('queued due work', () => {
   });
 
   it('fails only the items it cannot read (poison messages go to the DLQ)', async () => {
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const consume = dueWorkConsumer(platform, [queuedHandler([], [])]);
     const result = await consume(sqsEvent(['{not json', JSON.stringify({ kind: KIND, account_id: 'A', mode: 'prod', ref: 'R', claim_id: 'C' }), JSON.stringify({ kind: 'unknown', account_id: 'A', mode: 'live', ref: 'R', claim_id: 'C' })]));
     expect(result.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual(['m0', 'm1', 'm2']);
@@ -84,11 +85,11 @@ describe('queued due work', () => {
   });
 
   it('runs a wake-up (no claim) only when its work is due and unclaimed', async () => {
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const ran: string[] = [];
     const handler = queuedHandler(['ok', 'ok'], ran);
     const now = T0 + 30 * 60_000;
-    setManualTime(now);
+    clock.set(now);
     const wakeUp = (ref: string) => JSON.stringify({ kind: KIND, account_id: 'ACCTQ', mode: 'live', ref, claim_id: null });
     const consume = dueWorkConsumer(platform, [handler]);
     // Not due yet: nothing runs, and the message is not failed (the sweep or a later wake-up runs it).
@@ -101,7 +102,7 @@ describe('queued due work', () => {
     expect((await consume(sqsEvent([wakeUp('W2')]))).batchItemFailures).toEqual([]);
     expect(ran).toEqual([]);
     // Due and free: it runs once, however often the wake-up arrives.
-    setManualTime(now + 60_000);
+    clock.set(now + 60_000);
     expect((await consume(sqsEvent([wakeUp('W1'), wakeUp('W1')]))).batchItemFailures).toEqual([]);
     expect(ran).toEqual(['W1']);
     expect(await findDue(KIND, scope, 'W1')).toBeUndefined();

@@ -9,20 +9,20 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { outboxEmail } from '../../infra/local/outbox';
-import { processClock } from '../../infra/local/platform';
-import { setManualTime, useManualClock, useSystemClock, nowMs } from '../../shared/core/clock';
 import { claimDue, dueEntry, findDue, finishEntry, listDue } from '../../shared/work/due-work-store';
 import { backoffMs, runNow, sweepDue, type DueHandler } from '../../shared/work/runner';
 import { transact, writeOne } from '../../shared/store/transact';
 import { TransactionRejectedError } from '../../shared/store/errors';
 import { Harness, useEmulatedTable } from '../local/fixtures/dynamo-harness';
 import { testPlatform } from '../support/platform';
+import { ManualClock } from '../../infra/local/manual-clock';
 
 const harness = new Harness();
 const scope = { accountId: 'ACCTDUE', mode: 'test' as const };
 const T0 = Date.parse('2026-11-22T08:00:00Z');
+const clock = new ManualClock(T0);
 
-useEmulatedTable(harness, { before: () => useManualClock(T0), after: useSystemClock });
+useEmulatedTable(harness);
 
 describe('claims', () => {
   it('lets exactly one of many concurrent claimers hold due work', async () => {
@@ -51,8 +51,8 @@ describe('claims', () => {
   });
 
   it('puts failed work back with backoff and counts the attempts', async () => {
-    setManualTime(T0 + 1_000_000);
-    const start = nowMs();
+    clock.set(T0 + 1_000_000);
+    const start = clock.nowMs();
     await writeOne(dueEntry('payment-recovery', scope, 'FLAKY', start, start));
     let runs = 0;
     const flaky: DueHandler = {
@@ -64,7 +64,7 @@ describe('claims', () => {
         await writeOne(finishEntry(claim));
       },
     };
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     expect(await sweepDue(platform, [flaky], start)).toBe(0);
     const afterOne = await findDue('payment-recovery', scope, 'FLAKY');
     expect(afterOne).toMatchObject({ attempts: 1, claim_id: null, last_failure: 'failure 1', next_ms: start + backoffMs(1) });
@@ -79,11 +79,11 @@ describe('claims', () => {
   });
 
   it('runs work once when the relay and the sweep race for it', async () => {
-    const at = nowMs();
+    const at = clock.nowMs();
     await writeOne(dueEntry('confirmation-email', scope, 'RACE', at, at));
     const runs: string[] = [];
     const counting: DueHandler = { kind: 'confirmation-email', leaseMs: 60_000, run: async (_p, claim) => { runs.push(claim.record.ref); await transact([finishEntry(claim)]); } };
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     await Promise.all([runNow(platform, counting, scope, 'RACE'), sweepDue(platform, [counting], at), runNow(platform, counting, scope, 'RACE')]);
     // (The sweep also finishes earlier tests' lapsed work; RACE itself ran once.)
     expect(runs.filter((ref) => ref === 'RACE')).toEqual(['RACE']);
@@ -96,7 +96,7 @@ describe('the local outbox de-duplication key', () => {
 
   it('sends a key once and answers the same message id again', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cartwheel-outbox-'));
-    const email = outboxEmail({ dir, from: 'shop@example.test', clock: processClock });
+    const email = outboxEmail({ dir, from: 'shop@example.test', clock: clock });
     const first = await email.send(message);
     const again = await Promise.all([email.send(message), email.send(message)]);
     expect(again).toEqual([first, first]);
@@ -110,7 +110,7 @@ describe('the local outbox de-duplication key', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cartwheel-outbox-'));
     mkdirSync(join(dir, 'dedup'), { recursive: true });
     writeFileSync(join(dir, 'dedup', createHash('sha256').update(message.dedupKey).digest('hex')), '20261122080000000-DIEDHALFWAY');
-    const email = outboxEmail({ dir, from: 'shop@example.test', clock: processClock });
+    const email = outboxEmail({ dir, from: 'shop@example.test', clock: clock });
     expect(await email.send(message)).toBe('20261122080000000-DIEDHALFWAY');
     expect(readdirSync(dir).filter((name) => name.endsWith('.json'))).toEqual(['20261122080000000-DIEDHALFWAY.json']);
   });

@@ -4,9 +4,9 @@
  * nothing and approves.
  */
 import type { PaymentSettings } from '../../modules/accounts';
-import type { Platform } from '../../platform/ports';
+import type { Platform, NewCard, ChargeResult, SavedCardRef } from '../../platform/ports';
 import type { RecordScope } from '../../store/entity';
-import { type NewCard, type ChargeResult, type SavedCardRef, chargeKey } from '../../modules/payments';
+import { chargeKey } from '../../modules/payments';
 
 /** What to charge. */
 export interface CardCharge {

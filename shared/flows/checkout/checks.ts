@@ -7,8 +7,10 @@ import { logger } from '../../core/logging';
 import { invalid } from '../../rest/input';
 import type { RecordScope } from '../../store/entity';
 import { FIELD_PATHS, type SaleCustomer } from '../../modules/carts';
-import { cardFingerprint, maskedCard, newCard, type MaskedCard, type NewCard, DuplicatePaymentError, type SavedCardRef, type PaymentRecord, type PaymentMethodInput, findRecentDuplicate, recordSavedMethod } from '../../modules/payments';
+import { cardFingerprint, maskedCard, newCard, type MaskedCard, DuplicatePaymentError, type PaymentRecord, type PaymentMethodInput, findRecentDuplicate, recordSavedMethod } from '../../modules/payments';
+import type { NewCard, SavedCardRef } from '../../platform/ports';
 import { findCustomerPaymentMethod, storePaymentMethod } from '../../modules/payment-methods';
+import type { Clock } from '../../platform/ports';
 
 function valueAt(customer: SaleCustomer, path: string): unknown {
   return path.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), customer);
@@ -74,11 +76,12 @@ export async function assertNotDuplicate(scope: RecordScope, fingerprint: string
  * Saves the new card of a completed payment on its customer (§4.2 `save: true`, when
  * `allow_save_cards` is on) and records the method's id on the payment. Runs after the
  * completion committed; a failure here leaves the payment completed without a saved card.
+ * The saved method is dated by `clock`.
  */
-export async function saveCardAfterPayment(scope: RecordScope, method: ParsedPaymentMethod | undefined, payment: PaymentRecord, allowSaveCards: boolean): Promise<PaymentRecord> {
+export async function saveCardAfterPayment(scope: RecordScope, method: ParsedPaymentMethod | undefined, payment: PaymentRecord, allowSaveCards: boolean, clock: Clock): Promise<PaymentRecord> {
   if (!method || !method.save || !allowSaveCards || method.card.kind !== 'new' || !payment.customer_id || !payment.payment_method) return payment;
   try {
-    const saved = await storePaymentMethod(scope, payment.customer_id, method.card, undefined);
+    const saved = await storePaymentMethod(scope, payment.customer_id, method.card, undefined, clock.nowMs());
     await recordSavedMethod(payment, saved.payment_method_id);
     return { ...payment, payment_method: { ...payment.payment_method, payment_method_id: saved.payment_method_id } };
   } catch (error) {

@@ -11,7 +11,8 @@
  *
  * Both are used by the paying request and by recovery (recover-payment.ts).
  */
-import { tokenRecordChanged, type Principal, reachWrite } from '../../modules/identity';
+import { tokenRecordChanged, reachWrite } from '../../modules/identity';
+import { type Principal } from '../../core/access/principal';
 import { customerFromSale, createFromSaleEntry, hasPaymentsEntry } from '../../modules/customers';
 import { claimWritten, doneEntry, type DueClaim, dueEntry } from '../../work/due-work-store';
 import { InUseError } from '../../http/errors';
@@ -24,7 +25,8 @@ import { cartClosedForOrder, closeForOrderEntry, releaseLockEntry, type CartReco
 import { eventEntries } from '../../modules/events';
 import { createOrderEntry, orderFromCart, orderIdOfPayment, type OrderRecord } from '../../modules/orders';
 import { countUseWrite, releaseUseWrite } from '../../modules/promotions';
-import { gatewayErrorCode, type ChargeResult, type FailedChargeOutcome, type PaymentRecord, outcomeEntry } from '../../modules/payments';
+import { gatewayErrorCode, type PaymentRecord, outcomeEntry } from '../../modules/payments';
+import type { ChargeResult, FailedChargeOutcome } from '../../platform/ports';
 import { confirmationDueWrite } from './confirmation';
 import { licenseServicesOfProducts } from '../../modules/catalog';
 import { licenseIdFor, licenseRequestIdFor } from '../../modules/licenses';

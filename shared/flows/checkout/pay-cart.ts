@@ -23,11 +23,12 @@
  * would leave money taken without an order.
  */
 import { readPaymentSettingsCached, type PaymentSettings } from '../../modules/accounts';
-import { type Principal, assertReach } from '../../modules/identity';
+import { assertReach } from '../../modules/identity';
+import { type Principal } from '../../core/access/principal';
 import { dueEntry } from '../../work/due-work-store';
 import { ApiError, InUseError, InvalidStateError } from '../../http/errors';
 import { newId } from '../../core/ids';
-import type { Platform } from '../../platform/ports';
+import type { Clock, Platform, FailedChargeOutcome } from '../../platform/ports';
 import { invalid } from '../../rest/input';
 import type { RecordScope } from '../../store/entity';
 import { TransactionRejectedError } from '../../store/errors';
@@ -35,7 +36,7 @@ import { transact } from '../../store/transact';
 import { forgetCart, recentCart, carts, lockEntry, lockHeld, type CartRecord } from '../../modules/carts';
 import type { OrderRecord } from '../../modules/orders';
 import { InvalidPromotionCodeError, recheckSalePromotion, reserveUseWrite } from '../../modules/promotions';
-import { FeatureNotEnabledError, type FailedChargeOutcome, newPaymentRecord, type PaymentRecord, type CartPaymentInput, initiatedEntry } from '../../modules/payments';
+import { FeatureNotEnabledError, newPaymentRecord, type PaymentRecord, type CartPaymentInput, initiatedEntry } from '../../modules/payments';
 import { chargeCard } from './charge-card';
 import { assertNotDuplicate, checkCustomer, parsePaymentMethod, saveCardAfterPayment } from './checks';
 import { afterCommit, completeCartPayment, failPayment, licenseLinksOf, withGatewayAnswer } from './complete-payment';
@@ -120,7 +121,7 @@ async function startPayment(platform: Platform, input: PayCartInput, scope: Reco
   const { cart, fromCopy } = await readPayableCart(platform, scope, input.cartId, copyAllowed);
   const now = platform.clock.nowMs();
   try {
-    return await checkAndLock(input, scope, cart, now);
+    return await checkAndLock(input, scope, cart, now, platform.clock);
   } catch (error) {
     if (fromCopy && (error instanceof ApiError || error instanceof TransactionRejectedError)) throw new StaleCartCopy();
     if (error instanceof TransactionRejectedError) throw await lockRefusal(scope, cart, error, now);
@@ -128,8 +129,8 @@ async function startPayment(platform: Platform, input: PayCartInput, scope: Reco
   }
 }
 
-/** The contract's checks of `cart`, then the lock transaction (refused: `TransactionRejectedError`). */
-async function checkAndLock(input: PayCartInput, scope: RecordScope, cart: CartRecord, now: number): Promise<StartedPayment> {
+/** The contract's checks of `cart` at `now`, then the lock transaction (refused: `TransactionRejectedError`); the payment is dated by `clock`. */
+async function checkAndLock(input: PayCartInput, scope: RecordScope, cart: CartRecord, now: number, clock: Clock): Promise<StartedPayment> {
   const settings = await readPaymentSettingsCached(scope.accountId);
 
   // 1–6: the checks, in the contract's order.
@@ -182,7 +183,7 @@ async function checkAndLock(input: PayCartInput, scope: RecordScope, cart: CartR
     order_id: null,
     meta,
     fingerprint,
-  });
+  }, clock.nowMs());
   await transact(
     present(
       lockEntry(scope, cart, paymentId, lockUntil, now),
@@ -213,7 +214,7 @@ async function chargeAndComplete(platform: Platform, input: PayCartInput, scope:
 
   // 4b: complete everything at once, or nothing.
   const { order, completed: committed, confirmation, licenses } = await completeCartPayment(scope, cart, answered, promotion?.promotion_id, input.principal, platform.clock.nowMs(), links);
-  const completed = await saveCardAfterPayment(scope, method, committed, settings.allow_save_cards);
+  const completed = await saveCardAfterPayment(scope, method, committed, settings.allow_save_cards, platform.clock);
   // List codes are served here, before the answer; remote requests are queued (licenses.md §4.1).
   if (licenses) await openOrderLicenses(platform, licenses, order).catch(afterCommit('Opening the license requests', paymentId));
   await sendOrderConfirmation(platform, confirmation, { order, cart }).catch(afterCommit('The confirmation email', paymentId));

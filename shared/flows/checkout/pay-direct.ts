@@ -5,7 +5,8 @@
  * the same transaction, charged once by its key, and settled by recovery if the process dies.
  */
 import { readPaymentSettingsCached } from '../../modules/accounts';
-import { assertBindingCapacity, BindingLimitExceededError, bindingWrite, bindingWritten, type Principal } from '../../modules/identity';
+import { assertBindingCapacity, BindingLimitExceededError, bindingWrite, bindingWritten } from '../../modules/identity';
+import { type Principal } from '../../core/access/principal';
 import { customerDeclaration } from '../../modules/customers';
 import { dueEntry } from '../../work/due-work-store';
 import { newId } from '../../core/ids';
@@ -83,7 +84,7 @@ export async function payDirect(platform: Platform, principal: Principal, body: 
     payment_method: method ? { payment_method_id: method.paymentMethodId, type: 'credit_card', data: method.data } : null,
     response_data: { authorization_code: null, avs_match: null, cvv_match: null, message: null },
     gateway_transaction_id: null, error_code: null, ip_address: ipAddress, customer_id: customerId, cart_id: null, order_id: null, meta, fingerprint,
-  });
+  }, platform.clock.nowMs());
   const binding = named('token.binding', bindingWrite(principal, `payments/${paymentId}`));
   try {
     await transact(present(initiatedEntry(initiated), dueEntry('payment-recovery', scope, paymentId, now + RECOVERY_DELAY_MS + 1000, now), binding));
@@ -99,5 +100,5 @@ export async function payDirect(platform: Platform, principal: Principal, body: 
     return { status: 'failed', payment: await failPayment(scope, answered, result.outcome, undefined, answered.modified_ms), outcome: result.outcome };
   }
   const finished = await completeDirectPayment(scope, answered, answered.modified_ms);
-  return { status: 'completed', payment: await saveCardAfterPayment(scope, method, finished, settings.allow_save_cards), order: null };
+  return { status: 'completed', payment: await saveCardAfterPayment(scope, method, finished, settings.allow_save_cards, platform.clock), order: null };
 }

@@ -14,7 +14,7 @@
  * payment attempt that finds the lock lapsed. Every write is conditional on the payment still
  * being `initiated` (and, for a cart, on its lock), so running it twice changes nothing more.
  */
-import type { Platform } from '../../platform/ports';
+import type { Platform, ChargeResult, FailedChargeOutcome } from '../../platform/ports';
 import type { RecordScope } from '../../store/entity';
 import { finishEntry, type DueClaim } from '../../work/due-work-store';
 import type { DueHandler } from '../../work/runner';
@@ -23,7 +23,7 @@ import { logger } from '../../core/logging';
 import { TransactionRejectedError } from '../../store/errors';
 import { writeOne } from '../../store/transact';
 import { carts, lockHeld } from '../../modules/carts';
-import { type ChargeResult, type FailedChargeOutcome, type PaymentRecord, chargeKey, payments } from '../../modules/payments';
+import { type PaymentRecord, chargeKey, payments } from '../../modules/payments';
 import { NOTHING_TO_CHARGE } from './charge-card';
 import { completeCartPayment, completeDirectPayment, failPayment, withGatewayAnswer } from './complete-payment';
 import { sendOrderConfirmation } from './confirmation';

@@ -3,7 +3,10 @@
  * `/customers/me` (commerce.md §6), `POST /carts/{id}/login` and `/logout` (§3.5).
  */
 import { readPaymentSettings, readTaxSettings, readTechnicalSettingsCached } from '../../modules/accounts';
-import { authDeclaration, type RenderedAuth, InsufficientPermissionsError, type Principal, assertReach, IDLE_LIFETIME_MS } from '../../modules/identity';
+import { authDeclaration, type RenderedAuth, assertReach } from '../../modules/identity';
+import { InsufficientPermissionsError } from '../../http/auth-errors';
+import { type Principal } from '../../core/access/principal';
+import { IDLE_LIFETIME_MS } from '../../core/access/token-records';
 import { assertWritable, cartDeclaration, cartPath } from '../../modules/carts';
 import { InvalidInputError, NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
@@ -57,8 +60,8 @@ function signedInDeclaration(auth: RenderedAuth): ResourceDeclaration<CustomerRe
 export const customerLoginAction = withBody(customerLogin, async (context) => {
   const scope = await loginScope(context);
   const render = await renderContext(context, scope.accountId, scope.mode);
-  const customer = await signInCustomer(scope, context.body);
-  const { record, token } = await issueCustomerToken(customer, context.principal);
+  const customer = await signInCustomer(scope, context.body, context.platform.clock);
+  const { record, token } = await issueCustomerToken(customer, context.principal, context.platform.clock);
   return {
     status: 200,
     body: await renderResource(signedInDeclaration({ ...record, full_token: token }), customer, render),
@@ -86,7 +89,7 @@ export async function getMeAction(context: ApiContext): Promise<ApiResult> {
 /** `POST /customers/me`: a partial update of the signed-in customer; `tax_exempt` is read-only for it. */
 export const updateMeAction = withBody(customerSelfUpdate, async (context) => {
   const { scope, customerId, render } = await ownCustomer(context);
-  const saved = await updateCustomer(scope, customerId, (current) => changeCustomer(current, context.body));
+  const saved = await updateCustomer(scope, customerId, (current) => changeCustomer(current, context.body, context.platform.clock));
   return { status: 200, body: await renderResource(customerDeclaration, saved, render) };
 });
 
@@ -121,10 +124,10 @@ async function totalsSettings(scope: RecordScope): Promise<CartTotalsSettings> {
 export const cartLoginAction = withBody(customerLogin, async (context) => {
   const request = await cartRequest(context);
   const read = () => getRecord(cartDeclaration, request.scope, request.cartId);
-  assertWritable(await read());
-  const customer = await signInCustomer(request.scope, context.body);
+  assertWritable(await read(), context.platform.clock.nowMs());
+  const customer = await signInCustomer(request.scope, context.body, context.platform.clock);
   const settings = await totalsSettings(request.scope);
-  const saved = await signInOnCart(request.scope, request.cartId, customer, request.principal, settings);
+  const saved = await signInOnCart(request.scope, request.cartId, customer, request.principal, settings, context.platform.clock);
   return { status: 200, body: await renderResource(cartDeclaration, saved, request.render) };
 });
 
@@ -132,6 +135,6 @@ export const cartLoginAction = withBody(customerLogin, async (context) => {
 export async function cartLogoutAction(context: ApiContext): Promise<ApiResult> {
   const request = await cartRequest(context);
   const settings = await totalsSettings(request.scope);
-  const saved = await signOutOfCart(request.scope, request.cartId, settings);
+  const saved = await signOutOfCart(request.scope, request.cartId, settings, context.platform.clock);
   return { status: 200, body: await renderResource(cartDeclaration, saved, request.render) };
 }

@@ -9,8 +9,11 @@
  * gains the customer as a counted binding, in the same transaction as the sign-in's write.
  */
 import type { PaymentSettings, TaxSettings } from '../../modules/accounts';
-import { tokenWrites, assertBindingCapacity, bindingWritten, lockoutKey, withLockout, type LoginCheck, hashPassword, verifyPassword, type Principal, type TokenRecord, customerScopeEntry, newTokenEntries } from '../../modules/identity';
+import { tokenWrites, assertBindingCapacity, bindingWritten, lockoutKey, withLockout, type LoginCheck, hashPassword, verifyPassword, customerScopeEntry, newTokenEntries } from '../../modules/identity';
+import { type Principal } from '../../core/access/principal';
+import { type TokenRecord } from '../../core/access/token-records';
 import { assertWritable, updateCart, withTotals, type CartRecord, type SaleCustomer } from '../../modules/carts';
+import type { Clock } from '../../platform/ports';
 import { emptyAddress } from '../../rest/addresses';
 import { transact, type TransactEntry } from '../../store/entity';
 import { VersionConflictError } from '../../store/errors';
@@ -49,8 +52,8 @@ async function decoyCheck(password: string): Promise<void> {
  * the customer. 401 invalid_login for an unknown username or a customer without a password
  * (neither counted) and for a wrong password (counted); 401 account_locked while locked.
  */
-export async function signInCustomer(scope: RecordScope, credentials: Credentials): Promise<CustomerRecord> {
-  return withLockout(customerLockoutKey(scope, credentials.username), async (): Promise<LoginCheck<CustomerRecord>> => {
+export async function signInCustomer(scope: RecordScope, credentials: Credentials, clock: Clock): Promise<CustomerRecord> {
+  return withLockout(customerLockoutKey(scope, credentials.username), clock, async (): Promise<LoginCheck<CustomerRecord>> => {
     const customer = await customerByUsername(scope, credentials.username);
     if (!customer?.password_hash) {
       await decoyCheck(credentials.password);
@@ -88,10 +91,10 @@ async function writeWithScope(entries: TransactEntry[], grant?: ScopeGrant): Pro
  * limited token made the call, gives that token customer scope too, all in one transaction:
  * at the caller's 21st binding nothing is issued (422 binding_limit_exceeded).
  */
-export async function issueCustomerToken(customer: CustomerRecord, principal: Principal | undefined): Promise<{ record: TokenRecord; token: string }> {
+export async function issueCustomerToken(customer: CustomerRecord, principal: Principal | undefined, clock: Clock): Promise<{ record: TokenRecord; token: string }> {
   const path = customerPath(customer.customer_id);
   if (principal) assertBindingCapacity(principal, path);
-  const issued = tokenWrites({ accountId: customer.account_id, mode: customer.mode, kind: 'limited', customerId: customer.customer_id });
+  const issued = tokenWrites({ accountId: customer.account_id, mode: customer.mode, kind: 'limited', customerId: customer.customer_id }, clock.nowMs());
   // Uncounted reach over its own customer: `GET /customers/{id}` answers it like `/customers/me`.
   const record: TokenRecord = { ...issued.record, reach: [path] };
   await writeWithScope(newTokenEntries(record), { principal, customerId: customer.customer_id });
@@ -126,15 +129,15 @@ export interface CartTotalsSettings {
  * the carts capability's conditions (`updateCart`: read again after a lost race). 422 once
  * paid, 409 while a payment runs.
  */
-export async function signInOnCart(scope: RecordScope, cartId: string, customer: CustomerRecord, principal: Principal, settings: CartTotalsSettings): Promise<CartRecord> {
+export async function signInOnCart(scope: RecordScope, cartId: string, customer: CustomerRecord, principal: Principal, settings: CartTotalsSettings, clock: Clock): Promise<CartRecord> {
   let scoped: TransactEntry | undefined;
   const saved = await updateCart(scope, cartId, (current) => {
-    assertWritable(current);
+    assertWritable(current, clock.nowMs());
     assertBindingCapacity(principal, customerPath(customer.customer_id));
     const next = withTotals({ ...current, customer: signedInCustomer(customer), customer_tax_exempt: customer.tax_exempt }, settings.payment, settings.tax);
     scoped = customerScopeEntry(principal, customerPath(customer.customer_id), customer.customer_id);
     return { next, extra: scoped ? [scoped] : [] };
-  }, { transaction: true });
+  }, clock, { transaction: true });
   if (scoped) bindingWritten(principal);
   return saved;
 }
@@ -144,10 +147,10 @@ export async function signInOnCart(scope: RecordScope, cartId: string, customer:
  * (and with them the `payment_methods` link) are cleared, the entered details stay, the totals
  * follow. Nothing is written when no customer is signed in. 422 once paid, 409 while a payment runs.
  */
-export async function signOutOfCart(scope: RecordScope, cartId: string, settings: CartTotalsSettings): Promise<CartRecord> {
+export async function signOutOfCart(scope: RecordScope, cartId: string, settings: CartTotalsSettings, clock: Clock): Promise<CartRecord> {
   return updateCart(scope, cartId, (current) => {
-    assertWritable(current);
+    assertWritable(current, clock.nowMs());
     if (current.customer.customer_id === null && current.customer.username === null && !current.customer_tax_exempt) return { next: current, write: false };
     return { next: withTotals({ ...current, customer: { ...current.customer, customer_id: null, username: null }, customer_tax_exempt: false }, settings.payment, settings.tax) };
-  }, { transaction: true });
+  }, clock, { transaction: true });
 }

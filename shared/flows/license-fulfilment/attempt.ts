@@ -6,9 +6,11 @@
  * stores nothing else: the callers (the automatic worker, the manual re-send) record the
  * outcome with their own rules (./record-outcome.ts).
  */
-import { accountSignatureKey, KEPT_RESPONSE_CHARS, networkErrorCode } from '../notifications/delivery/attempt';
+import { accountSignatureKey } from '../notifications/delivery/attempt';
 import { renderContextFor } from '../notifications/fan-out';
-import { jsonBody, signatureHeaders, unixSeconds, xmlBody, type BodyTree } from '../notifications/body';
+import { jsonBody, xmlBody, type BodyTree } from '../notifications/body';
+import { attemptEntry, sendSigned } from '../../outbound/attempt';
+import { transportError } from '../../outbound/errors';
 import type { OutboundResponse, Platform } from '../../platform/ports';
 import { expandResources, renderStored } from '../../rest/expand';
 import { parseExpand } from '../../rest/paths';
@@ -47,16 +49,6 @@ export interface LicenseAttemptOutcome {
 /** The scope of a request. */
 export function requestScope(request: Pick<LicenseRequestRecord, 'account_id' | 'mode'>): RecordScope {
   return { accountId: request.account_id, mode: request.mode };
-}
-
-/** An attempt's log entry: numbered and dated, a success exactly when it has no error. */
-function attemptEntry(
-  options: Pick<LicenseAttemptOptions, 'number' | 'trigger'>,
-  startedMs: number,
-  destination: string,
-  result: Pick<LicenseAttempt, 'status_code' | 'duration_ms' | 'error' | 'response_body'>,
-): LicenseAttempt {
-  return { attempt: options.number, trigger: options.trigger, date_ms: startedMs, destination, success: result.error === null, ...result };
 }
 
 /**
@@ -130,29 +122,9 @@ export async function licenseRequestBody(request: LicenseRequestRecord, service:
   return json as BodyTree;
 }
 
-/** §5.2: the headers of one attempt. */
-async function requestHeaders(platform: Platform, request: LicenseRequestRecord, service: LicenseServiceRecord, body: string, timestamp: number): Promise<Record<string, string>> {
-  const key = await accountSignatureKey(platform, request.account_id);
-  const secrets = await openServiceSecrets(service, platform.secrets);
-  const headers: Record<string, string> = {
-    'Content-Type': service.format === 'xml' ? 'application/xml; charset=utf-8' : 'application/json',
-    'User-Agent': LICENSE_USER_AGENT,
-    ...signatureHeaders({ body, webhookId: request.license_request_id, timestamp, key }),
-  };
-  if (service.http_authorization_username !== null && secrets.http_authorization_password !== null) {
-    headers.Authorization = `Basic ${Buffer.from(`${service.http_authorization_username}:${secrets.http_authorization_password}`, 'utf8').toString('base64')}`;
-  }
-  if (service.custom_header_name !== null && secrets.custom_header_value !== null) headers[service.custom_header_name] = secrets.custom_header_value;
-  return headers;
-}
-
 /** §5.3: the error of a reply (or of its absence), or the sanitised code of a good one. */
 export function judgeReply(response: OutboundResponse, timeoutMs: number): { error: { code: LicenseAttemptErrorCode; message: string } } | { license: string } {
-  if (!response.ok) {
-    if (response.reason === 'timeout') return { error: { code: 'timeout', message: `No complete reply within ${Math.round(timeoutMs / 1000)} seconds` } };
-    if (response.reason === 'refused_address') return { error: { code: 'destination_not_allowed', message: response.message } };
-    return { error: { code: networkErrorCode(response.message), message: response.message } };
-  }
+  if (!response.ok) return { error: transportError(response, timeoutMs) };
   if (response.status >= 300 && response.status <= 399) return { error: { code: 'redirect', message: `The script answered ${response.status} (redirects are not followed)` } };
   if (response.status < 200 || response.status > 299) return { error: { code: 'http_status', message: `The script answered ${response.status}` } };
   const text = response.body.trim();
@@ -169,16 +141,28 @@ async function remoteAttempt(platform: Platform, request: LicenseRequestRecord, 
   const destination = service.url ?? '';
   const tree = await licenseRequestBody(request, service, request.status, started);
   const body = service.format === 'xml' ? xmlBody(tree) : jsonBody(tree);
-  const headers = await requestHeaders(platform, request, service, body, unixSeconds(new Date(started)));
-  const sentAt = performance.now();
-  const response = await platform.http.send({ url: destination, method: 'POST', headers, body, timeoutMs: options.timeoutMs });
-  const elapsed = Math.round(performance.now() - sentAt);
-  const judged = judgeReply(response, options.timeoutMs);
-  const attempt = attemptEntry(options, started, destination, {
-    status_code: response.ok ? response.status : null,
-    duration_ms: response.ok || response.reason !== 'timeout' ? elapsed : Math.max(elapsed, options.timeoutMs),
-    error: 'error' in judged ? judged.error : null,
-    response_body: response.ok ? response.body.slice(0, KEPT_RESPONSE_CHARS) : null,
-  });
+  const key = await accountSignatureKey(platform, request.account_id);
+  const secrets = await openServiceSecrets(service, platform.secrets);
+  const sent = await sendSigned(
+    platform.http,
+    {
+      url: destination,
+      body,
+      contentType: service.format === 'xml' ? 'application/xml; charset=utf-8' : 'application/json',
+      userAgent: LICENSE_USER_AGENT,
+      webhookId: request.license_request_id,
+      key,
+      credentials: {
+        username: service.http_authorization_username,
+        password: secrets.http_authorization_password,
+        authorization: null,
+        headerName: service.custom_header_name,
+        headerValue: secrets.custom_header_value,
+      },
+    },
+    { signedAtMs: started, timeoutMs: options.timeoutMs },
+  );
+  const judged = judgeReply(sent.response, options.timeoutMs);
+  const attempt = attemptEntry(options, started, destination, { ...sent.measured, error: 'error' in judged ? judged.error : null });
   return { attempt, license: 'license' in judged ? judged.license : null, reserved: request.reserved_codes };
 }

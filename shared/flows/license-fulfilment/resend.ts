@@ -13,7 +13,7 @@
  * `completed`/`failed` one.
  */
 import { finishEntry, holdDue, rescheduleEntry, type DueHold } from '../../work/due-work-store';
-import { withFanOutRelay } from '../../work/relay';
+import { withRelay } from '../../work/relay';
 import { InUseError, InvalidStateError } from '../../http/errors';
 import type { Platform } from '../../platform/ports';
 import type { RecordScope } from '../../store/entity';
@@ -54,7 +54,7 @@ export async function resendLicenseRequest(platform: Platform, scope: RecordScop
   if (!hold) throw new InUseError('An attempt of this license request is in progress. Retry when it has finished.', { license_request_id: requestId });
   let recorded = false;
   try {
-    return await withFanOutRelay(platform, async () => {
+    return await withRelay(platform, async () => {
       // Read again under the hold: an automatic attempt may have finished since the first read.
       const request = (await findLicenseRequest(scope, requestId)) ?? seen;
       const outcome = await attemptLicense(platform, request, service, { number: request.attempts_count + 1, trigger: 'manual', timeoutMs: LICENSE_MANUAL_TIMEOUT_MS });

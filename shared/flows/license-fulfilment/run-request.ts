@@ -17,7 +17,6 @@
  */
 import { claimWritten, dueEntry, finishEntry, rescheduleEntry, type DueClaim } from '../../work/due-work-store';
 import { runClaimed, runHere, wakeUpAt, type DueHandler } from '../../work/runner';
-import { withFanOutRelay } from '../../work/relay';
 import { newId } from '../../core/ids';
 import { logger } from '../../core/logging';
 import type { Platform } from '../../platform/ports';
@@ -59,7 +58,7 @@ export function licenseRequestHandler(options: LicenseRequestOptions = {}): DueH
     kind: 'license-request',
     leaseMs: LICENSE_REQUEST_LEASE_MS,
     queue: LICENSE_REQUEST_QUEUE,
-    run: (platform, claim, known) => withFanOutRelay(platform, () => attemptClaimed(platform, handler, claim, known, random)),
+    run: (platform, claim, known) => attemptClaimed(platform, handler, claim, known, random),
   };
   return handler;
 }
@@ -178,7 +177,7 @@ async function openClaimed(platform: Platform, claim: DueClaim, known: unknown):
 export const licenseOpenWork: DueHandler = {
   kind: 'license-open',
   leaseMs: 2 * 60_000,
-  run: (platform, claim, known) => withFanOutRelay(platform, () => openClaimed(platform, claim, known)),
+  run: (platform, claim, known) => openClaimed(platform, claim, known),
 };
 
 /**

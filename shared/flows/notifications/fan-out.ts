@@ -15,7 +15,7 @@
  * When no active subscription matches, no event is created (events.md).
  */
 import { readTechnicalSettingsCached, readPaymentSettingsCached } from '../../modules/accounts';
-import type { Principal } from '../../modules/identity';
+import type { Principal } from '../../core/access/principal';
 import { type OccurrenceRecord, findOccurrences, type EventRecord, newEventEntry, type NewEvent, allEventSubscriptions, type EventSubscriptionRecord } from '../../modules/events';
 import { config } from '../../core/config';
 import { dueEntry, finishEntry, type DueClaim } from '../../work/due-work-store';
@@ -26,7 +26,7 @@ import { formatTimestamp } from '../../rest/dates';
 import { expandResources, renderStored } from '../../rest/expand';
 import { parseExpand } from '../../rest/paths';
 import type { RenderContext } from '../../rest/render-context';
-import { declarationOf } from '../../app/resources';
+import { declarationOf } from '../../rest/declarations';
 import { applyShowHide, parseShowHide } from '../../rest/show-hide';
 import type { RecordScope } from '../../store/entity';
 import { RecordExistsError } from '../../store/errors';

@@ -3,12 +3,12 @@
  * the owner user and a live and a test secret token with every permission. Either all of it
  * exists afterwards or none of it does, so a failed run can simply be repeated.
  */
-import { tokenWrites, checkPasswordRules, hashPassword, FULL_ACCESS } from '../identity';
-import { nowMs } from '../../core/clock';
-import { config } from '../../core/config';
+import { tokenWrites, checkPasswordRules, hashPassword } from '../identity';
+import { FULL_ACCESS } from '../../core/access/permissions';
+import type { PlatformConfig } from '../../core/config';
 import { InvalidInputError } from '../../http/errors';
 import { generatePassword, newId, randomBase62 } from '../../core/ids';
-import type { SecretsPort } from '../../platform/ports';
+import type { Platform } from '../../platform/ports';
 import { insertAccount } from './account-store';
 import { defaultTechnicalSettings } from './settings';
 
@@ -34,8 +34,11 @@ export interface AccountBootstrap {
 const USER_ID = /^[A-Za-z0-9._@-]{3,64}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** Creates an account with its owner and bootstrap tokens, atomically. */
-export async function createAccount(input: CreateAccountInput, secrets: SecretsPort): Promise<AccountBootstrap> {
+/**
+ * Creates an account with its owner and bootstrap tokens, atomically (the signature key sealed
+ * by `secrets`, dated by `clock`); the answer names the deployment's public `urls`.
+ */
+export async function createAccount(input: CreateAccountInput, { secrets, clock }: Pick<Platform, 'secrets' | 'clock'>, urls: PlatformConfig['publicUrls']): Promise<AccountBootstrap> {
   const company = input.company.trim();
   if (!company || company.length > 200) {
     throw new InvalidInputError('The company name must be 1 to 200 characters.', { property: 'company', reason: 'invalid' });
@@ -54,10 +57,10 @@ export async function createAccount(input: CreateAccountInput, secrets: SecretsP
   const password = input.password === undefined ? generatePassword() : checkPasswordRules(input.password, userId, email);
 
   const accountId = newId();
-  const now = nowMs();
+  const now = clock.nowMs();
   const signatureKey = randomBase62(32);
-  const live = tokenWrites({ accountId, mode: 'live', kind: 'secret', permissions: FULL_ACCESS, comments: 'bootstrap' });
-  const test = tokenWrites({ accountId, mode: 'test', kind: 'secret', permissions: FULL_ACCESS, comments: 'bootstrap' });
+  const live = tokenWrites({ accountId, mode: 'live', kind: 'secret', permissions: FULL_ACCESS, comments: 'bootstrap' }, clock.nowMs());
+  const test = tokenWrites({ accountId, mode: 'test', kind: 'secret', permissions: FULL_ACCESS, comments: 'bootstrap' }, clock.nowMs());
   await insertAccount({
     accountId,
     account: { account_id: accountId, company_name: company, created_ms: now, modified_ms: now },
@@ -78,7 +81,6 @@ export async function createAccount(input: CreateAccountInput, secrets: SecretsP
     },
     tokens: [...live.entries, ...test.entries],
   });
-  const urls = config().publicUrls;
   return {
     account_id: accountId,
     api_url: urls.api,

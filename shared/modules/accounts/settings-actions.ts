@@ -16,7 +16,8 @@
  *   `settings:update`; for other callers the property is left out (not null), so a client
  *   can tell "hidden" from "unset". `rotate_signature_key: true` seals a new key.
  */
-import { type Principal, isAllowed } from '../identity';
+import { type Principal } from '../../core/access/principal';
+import { isAllowed } from '../../core/access/permissions';
 import { config } from '../../core/config';
 import { ApiError, NotFoundError } from '../../http/errors';
 import { requirePrincipal, withBodyFor, type ApiContext, type ApiResult } from '../../http/types';
@@ -36,6 +37,7 @@ import {
   type SettingsGroup,
   type TaxValues,
   type TechnicalValues,
+  signatureKeyPurpose,
 } from './settings';
 import { forgetSettings } from './settings-cache';
 import { settingsUpdates, type SettingsInputs } from './settings-schemas';
@@ -46,11 +48,6 @@ const WRITE_ATTEMPTS = 3;
 
 /** Length of a generated signature key (base62). */
 export const SIGNATURE_KEY_LENGTH = 32;
-
-/** The secrets purpose of an account's signature key. */
-export function signatureKeyPurpose(accountId: string): string {
-  return `signature_key:${accountId}`;
-}
 
 /** 422 request_failure: the settings kept changing under this request. */
 export class SettingsWriteConflictError extends ApiError {

@@ -119,6 +119,12 @@ export interface PaymentSettings {
   version?: number;
 }
 
+declare module '../../rest/render-context' {
+  /** Rendering carries the whole payment settings of the account (see RenderedPaymentSettings). */
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface RenderedPaymentSettings extends PaymentSettings {}
+}
+
 /** The payment values that the API reads and writes. */
 export type PaymentValues = Omit<PaymentSettings, 'version'>;
 
@@ -227,4 +233,9 @@ export async function readPaymentSettings(accountId: string): Promise<PaymentSet
 /** Reads an account's tax settings, defaults applied where nothing was saved yet. */
 export async function readTaxSettings(accountId: string): Promise<TaxSettings> {
   return withDefaults(defaultTaxSettings(), await readSettingsItem(accountId, 'tax'));
+}
+
+/** The secrets purpose of an account's signature key. */
+export function signatureKeyPurpose(accountId: string): string {
+  return `signature_key:${accountId}`;
 }

@@ -4,14 +4,17 @@
  * asserts reach first, so a cart the token did not create answers 404 like a missing one.
  */
 import { readPaymentSettingsCached, readTaxSettingsCached } from '../accounts';
-import { type Principal, assertReach } from '../identity';
+import { assertReach } from '../identity';
+import { type Principal } from '../../core/access/principal';
 import { InvalidInputError, NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
-import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import type { Clock } from '../../platform/ports';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
-import { renderContext, type RenderContext } from '../../rest/render-context';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
 import { collectionPartition, findRecord, getRecord, type RecordScope } from '../../store/records';
 import {
   assertWritable,
@@ -39,9 +42,7 @@ interface Prepared {
 }
 
 async function prepare(context: ApiContext): Promise<Prepared> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  return { principal, scope, render: await renderContext(context, scope.accountId, scope.mode) };
+  return actionScope(context);
 }
 
 /**
@@ -49,9 +50,9 @@ async function prepare(context: ApiContext): Promise<Prepared> {
  * seen at once, one made elsewhere within a second, as for payments), which saves a shopper's
  * every cart write two reads.
  */
-async function writeContext({ principal, scope }: Prepared): Promise<CartWriteContext> {
+async function writeContext({ principal, scope }: Prepared, clock: Clock): Promise<CartWriteContext> {
   const [payment, tax] = await Promise.all([readPaymentSettingsCached(scope.accountId), readTaxSettingsCached(scope.accountId)]);
-  return { principal, scope, payment, tax };
+  return { principal, scope, payment, tax, clock };
 }
 
 /** 404 unless the caller reaches the cart (a limited token only the carts it created). */
@@ -84,7 +85,7 @@ function itemView(cart: CartRecord, item: CartItemRecord): CartItemView {
 export const createCartAction = withBody(cartCreate, async (context) => {
   const prepared = await prepare(context);
   const origin = { ipAddress: context.sourceIp || null, ipCountry: viewerCountry(context.headers) };
-  const cart = await createCart(context.body, origin, await writeContext(prepared));
+  const cart = await createCart(context.body, origin, await writeContext(prepared, context.platform.clock));
   const body = await renderResource(cartDeclaration, cart, prepared.render);
   return { status: 201, body, location: prepared.render.url(cartPath(cart.cart_id)) };
 });
@@ -102,8 +103,8 @@ export const updateCartAction = withBody(cartUpdate, async (context) => {
   const prepared = await prepare(context);
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
-  const write = await writeContext(prepared);
-  const saved = await updateCart(prepared.scope, cartId, (current) => changeCart(current, context.body, write), { remember: true });
+  const write = await writeContext(prepared, context.platform.clock);
+  const saved = await updateCart(prepared.scope, cartId, (current) => changeCart(current, context.body, write), context.platform.clock, { remember: true });
   return { status: 200, body: await renderResource(cartDeclaration, saved, prepared.render) };
 });
 
@@ -168,7 +169,7 @@ export const upsertItemAction = withBody(cartItemUpsert, async (context) => {
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
   const entry = upsertEntry(context.body);
-  const write = await writeContext(prepared);
+  const write = await writeContext(prepared, context.platform.clock);
   let created = false;
   let itemId = entry.productId;
   const saved = await updateCart(
@@ -181,6 +182,7 @@ export const upsertItemAction = withBody(cartItemUpsert, async (context) => {
         created = result.created;
         return result.lines;
       }, write),
+    context.platform.clock,
     { remember: true },
   );
   const item = saved.items.find((line) => line.item_id === itemId)!;
@@ -208,15 +210,15 @@ export const updateItemAction = withBody(cartItemUpdate, async (context) => {
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
   const change = itemChange(context.body);
-  const write = await writeContext(prepared);
+  const write = await writeContext(prepared, context.platform.clock);
   let itemId = '';
   const saved = await updateCart(prepared.scope, cartId, (cart) => {
-    assertWritable(cart);
+    assertWritable(cart, context.platform.clock.nowMs());
     const item = findItem(cart, context.params.item_id!);
     if (!item) throw itemNotFound(context.params.item_id!);
     itemId = item.item_id;
     return changeCartLines(cart, [], () => changeItem(cart.items, item.item_id, change), write, 'quantity');
-  }, { remember: true });
+  }, context.platform.clock, { remember: true });
   const kept = saved.items.find((line) => line.item_id === itemId);
   if (!kept) return { status: 204 };
   return { status: 200, body: await renderResource(cartItemDeclaration, itemView(saved, kept), prepared.render) };
@@ -230,13 +232,13 @@ export async function deleteItemAction(context: ApiContext): Promise<ApiResult> 
   const prepared = await prepare(context);
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
-  const write = await writeContext(prepared);
+  const write = await writeContext(prepared, context.platform.clock);
   await updateCart(prepared.scope, cartId, (cart) => {
-    assertWritable(cart);
+    assertWritable(cart, context.platform.clock.nowMs());
     const item = findItem(cart, context.params.item_id!);
     if (!item) throw itemNotFound(context.params.item_id!);
     return changeCartLines(cart, [], () => removeItem(cart.items, item.item_id), write);
-  }, { remember: true });
+  }, context.platform.clock, { remember: true });
   return { status: 204 };
 }
 

@@ -4,7 +4,7 @@
  * for its order. Only this store knows the conditions of those writes.
  */
 import { BindingLimitExceededError } from '../identity';
-import { nowMs } from '../../core/clock';
+import type { Clock } from '../../platform/ports';
 import { byDate, defineEntity, IS_NEW, writeAll, type Change, type Condition, type RecordScope, type Revision } from '../../store/entity';
 import type { TransactEntry, TransactItem } from '../../store/transact';
 import { rememberCart } from './cart-cache';
@@ -89,10 +89,10 @@ function openWithLockAsRead(current: CartRecord): Condition {
   };
 }
 
-/** A cart revision as the store writes it: with a new version, and only over the cart open and locked as read. */
-function cartRevision(current: CartRecord, revision: Revision<CartRecord>): Revision<CartRecord> {
+/** A cart revision as the store writes it: with a new version at `now` or later, and only over the cart open and locked as read. */
+function cartRevision(current: CartRecord, revision: Revision<CartRecord>, now: number): Revision<CartRecord> {
   if (revision.write === false) return revision;
-  const modified = Math.max(nowMs(), current.modified_ms + 1);
+  const modified = Math.max(now, current.modified_ms + 1);
   return { ...revision, next: { ...revision.next, modified_ms: modified }, condition: openWithLockAsRead(current) };
 }
 
@@ -107,19 +107,20 @@ function writing(options: CartWriteOptions) {
 }
 
 /**
- * Stores a cart's revision with a new version (`modified_ms`, moved strictly forward), only if
- * nobody changed the cart since `current` was read, it is still open and its payment lock is as
- * read; else `VersionConflictError` (read again and retry). Answers the cart as saved.
+ * Stores a cart's revision with a new version (`modified_ms`, moved strictly forward from `now`,
+ * the platform clock's epoch ms), only if nobody changed the cart since `current` was read, it is
+ * still open and its payment lock is as read; else `VersionConflictError` (read again and retry).
+ * Answers the cart as saved.
  */
-export function saveCart(current: CartRecord, revision: Revision<CartRecord>, options: CartWriteOptions = {}): Promise<CartRecord> {
-  return carts.revise(current, cartRevision(current, revision), writing(options));
+export function saveCart(current: CartRecord, revision: Revision<CartRecord>, now: number, options: CartWriteOptions = {}): Promise<CartRecord> {
+  return carts.revise(current, cartRevision(current, revision, now), writing(options));
 }
 
 /**
- * Applies `change` to a cart read by id, as `saveCart` stores it, reading and changing again
- * after a lost race. Other modules that change a cart with entries of their own (customer
- * login) use it too.
+ * Applies `change` to a cart read by id, as `saveCart` stores it (each round dated by `clock`),
+ * reading and changing again after a lost race. Other modules that change a cart with entries of
+ * their own (customer login) use it too.
  */
-export function updateCart(scope: RecordScope, cartId: string, change: Change<CartRecord>, options: CartWriteOptions = {}): Promise<CartRecord> {
-  return carts.update(scope, cartId, async (current) => cartRevision(current, await change(current)), writing(options));
+export function updateCart(scope: RecordScope, cartId: string, change: Change<CartRecord>, clock: Pick<Clock, 'nowMs'>, options: CartWriteOptions = {}): Promise<CartRecord> {
+  return carts.update(scope, cartId, async (current) => cartRevision(current, await change(current), clock.nowMs()), writing(options));
 }

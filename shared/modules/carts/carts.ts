@@ -9,10 +9,11 @@
  * its payment lock being as read, so a payment that starts meanwhile is never overwritten.
  */
 import { OtherModeError, RecordNotFoundError } from '../../store/errors';
+import type { Clock } from '../../platform/ports';
 import type { PaymentSettings, TaxSettings } from '../accounts';
-import { assertBindingCapacity, bindingWrite, bindingWritten, type Principal } from '../identity';
+import { assertBindingCapacity, bindingWrite, bindingWritten } from '../identity';
+import { type Principal } from '../../core/access/principal';
 import type { SubscriptionPlan } from '../catalog';
-import { nowMs } from '../../core/clock';
 import { customerDeclaration, type CustomerRecord } from '../customers';
 import { newId } from '../../core/ids';
 import { MAX_MONEY } from '../../rest/fields';
@@ -236,6 +237,8 @@ export interface CartWriteContext {
   principal: Principal;
   payment: PaymentSettings;
   tax: TaxSettings;
+  /** The platform clock: promotion validity, payment locks and the write's `modified_ms`. */
+  clock: Clock;
 }
 
 /** Where the creating request came from (commerce.md §3.1: read-only, set on create). */
@@ -256,8 +259,8 @@ export function viewerCountry(headers: Record<string, string>): string | null {
   return value && isCountryCode(value) ? value.toUpperCase() : null;
 }
 
-/** 422 once paid, 409 while a payment runs (commerce.md §3.5). */
-export function assertWritable(cart: CartRecord, now = nowMs()): void {
+/** 422 once paid, 409 while a payment runs at `now` (epoch ms; commerce.md §3.5). */
+export function assertWritable(cart: CartRecord, now: number): void {
   if (!cart.open || cart.payment_status !== 'unpaid') throw new CartPaidError(cart.cart_id);
   if (cart.payment_lock && cart.payment_lock.until_ms >= now) throw new CartLockedError(cart.cart_id);
 }
@@ -380,11 +383,11 @@ async function applyFields(base: CartRecord, body: CartInput, write: CartWriteCo
     if (code === null) {
       Object.assign(next, { promotion_code: null, promotion_id: null, promotion_terms: null });
     } else {
-      const promotion = await resolvePromotionCode(write.scope, code.trim(), nowMs());
+      const promotion = await resolvePromotionCode(write.scope, code.trim(), write.clock.nowMs());
       Object.assign(next, { promotion_code: promotion.code, promotion_id: promotion.promotion_id, promotion_terms: termsOf(promotion) });
     }
   } else {
-    Object.assign(next, await currentPromotionTerms(base, write.scope));
+    Object.assign(next, await currentPromotionTerms(base, write.scope, write.clock));
   }
   if (body.shipping_method_id !== undefined) next.shipping_method_id = body.shipping_method_id;
   if (body.referrer !== undefined) next.referrer = body.referrer;
@@ -398,9 +401,9 @@ async function applyFields(base: CartRecord, body: CartInput, write: CartWriteCo
  * is still usable; otherwise the cart keeps the terms it was last priced with (the payment
  * refuses the code then, §4.3 check 4), so a cart with a code always shows its discount.
  */
-async function currentPromotionTerms(cart: CartRecord, scope: RecordScope): Promise<Pick<CartRecord, 'promotion_terms'>> {
+async function currentPromotionTerms(cart: CartRecord, scope: RecordScope, clock: Clock): Promise<Pick<CartRecord, 'promotion_terms'>> {
   if (cart.promotion_code === null || cart.promotion_id === null) return {};
-  const promotion = await currentSalePromotion(scope, cart, nowMs());
+  const promotion = await currentSalePromotion(scope, cart, clock.nowMs());
   return promotion ? { promotion_terms: termsOf(promotion) } : {};
 }
 
@@ -561,7 +564,7 @@ export async function createCart(body: CartInput, origin: CartOrigin, write: Car
   const cartId = newId();
   const path = `carts/${cartId}`;
   assertBindingCapacity(principal, path);
-  const now = nowMs();
+  const now = write.clock.nowMs();
   const blank: CartRecord = {
     cart_id: cartId,
     account_id: scope.accountId,
@@ -601,7 +604,7 @@ export async function createCart(body: CartInput, origin: CartOrigin, write: Car
 
 /** A partial update of a cart (`POST /carts/{id}`): the create fields, re-priced (the store's `updateCart` saves it). */
 export async function changeCart(current: CartRecord, body: CartInput, write: CartWriteContext): Promise<Revision<CartRecord>> {
-  assertWritable(current);
+  assertWritable(current, write.clock.nowMs());
   const draft = await applyFields(current, body, write);
   const { entries, plan } = bodyPlan(current.items, body);
   const priced = await priceCart(draft, current, entries, plan, write, overLimitProperty(body));
@@ -622,8 +625,8 @@ export async function changeCartLines(
   write: CartWriteContext,
   overLimit = 'items',
 ): Promise<Revision<CartRecord>> {
-  assertWritable(current);
-  const draft = { ...current, ...(await currentPromotionTerms(current, write.scope)) };
+  assertWritable(current, write.clock.nowMs());
+  const draft = { ...current, ...(await currentPromotionTerms(current, write.scope, write.clock)) };
   if (!write.payment.currencies.includes(draft.currency)) draft.currency = write.payment.default_payment_currency;
   return { next: await priceCart(draft, current, entries, plan, write, overLimit) };
 }

@@ -1,10 +1,11 @@
 /** The `/products` endpoints (commerce.md §2), as actions of the API pipeline. */
-import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { InvalidInputError, NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
-import { renderContext, type RenderContext } from '../../rest/render-context';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
 import { readOffsetCollection } from '../../store/offset-index';
 import { findRecord, getRecord, type RecordScope } from '../../store/records';
 import { requestCurrency } from './pricing';
@@ -16,9 +17,7 @@ import { productImagesChange } from '../images';
 const SORT_FIELDS = ['name', 'product_id', 'date_created', 'date_modified'] as const;
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  const render = await renderContext(context, scope.accountId, scope.mode);
+  const { scope, render } = await actionScope(context);
   requestCurrency(context.query, render.payment);
   return { scope, render };
 }
@@ -39,7 +38,7 @@ async function readProduct(scope: RecordScope, id: string): Promise<ProductRecor
 /** `POST /products`. */
 export const createProductAction = withBody(productCreate, async (context) => {
   const { scope, render } = await prepare(context);
-  const record = await createProduct(scope, context.body, render.payment);
+  const record = await createProduct(scope, context.body, render.payment, context.platform.clock);
   const body = await renderResource(productDeclaration, record, render);
   return { status: 201, body, location: render.url(`products/${encodeURIComponent(record.product_id)}`) };
 });
@@ -62,7 +61,7 @@ export const updateProductAction = withBody(productUpdate, async (context) => {
   const saved = await updateProduct(scope, productId, async (current) => {
     const fields = productFields(body, current, render.payment, scope.mode);
     const images = await productImagesChange(scope, current.product_id, body, current);
-    return productRevision(current, fields, body.deleted === false ? false : current.deleted, images);
+    return productRevision(current, fields, body.deleted === false ? false : current.deleted, context.platform.clock, images);
   }, () => readProduct(scope, productId));
   return { status: 200, body: await renderResource(productDeclaration, saved, render) };
 });
@@ -71,7 +70,7 @@ export const updateProductAction = withBody(productUpdate, async (context) => {
 export async function deleteProductAction(context: ApiContext): Promise<ApiResult> {
   const { scope } = await prepare(context);
   const productId = context.params.product_id!;
-  await updateProduct(scope, productId, async (current) => (current.deleted ? undefined : productRevision(current, current, true)), () => readProduct(scope, productId));
+  await updateProduct(scope, productId, async (current) => (current.deleted ? undefined : productRevision(current, current, true, context.platform.clock)), () => readProduct(scope, productId));
   return { status: 204 };
 }
 

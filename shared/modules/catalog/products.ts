@@ -4,7 +4,7 @@
  * products move to a separate listing so the default list (and its total) excludes them.
  */
 import type { PaymentSettings } from '../accounts';
-import { nowMs } from '../../core/clock';
+import type { Clock } from '../../platform/ports';
 import { newId } from '../../core/ids';
 import { eventWrites } from '../events';
 import { declareResource } from '../../rest/declarations';
@@ -156,13 +156,13 @@ export function productFields(body: ProductInput, current: ProductFields | undef
  * Creates a product: reserve its listing position, then write record and counter together, with
  * its images' and license service's link writes (licenses.md §3: the service must exist in this mode).
  */
-export async function createProduct(scope: RecordScope, body: ProductInput, payment: PaymentSettings): Promise<ProductRecord> {
+export async function createProduct(scope: RecordScope, body: ProductInput, payment: PaymentSettings, clock: Clock): Promise<ProductRecord> {
   const productId = body.product_id ?? newId();
   const fields = productFields(body, undefined, payment, scope.mode);
   const images = await productImagesChange(scope, productId, body, undefined);
   const link = await productLinkEntries(scope, null, fields.license_service_id);
   const seq = await reserveProductSequence(scope);
-  const now = nowMs();
+  const now = clock.nowMs();
   const record: ProductRecord = {
     product_id: productId,
     account_id: scope.accountId,
@@ -186,16 +186,16 @@ export async function createProduct(scope: RecordScope, body: ProductInput, paym
  * `license_service_id` is checked and its services' link counters written in the same
  * transaction (licenses.md §3).
  */
-export async function productRevision(current: ProductRecord, fields: ProductFields, deleted: boolean, images?: ProductImagesChange): Promise<ProductRevision> {
+export async function productRevision(current: ProductRecord, fields: ProductFields, deleted: boolean, clock: Clock, images?: ProductImagesChange): Promise<ProductRevision> {
   const link = await productLinkEntries({ accountId: current.account_id, mode: current.mode }, current.license_service_id, fields.license_service_id);
   const scope: RecordScope = { accountId: current.account_id, mode: current.mode };
-  const next: ProductRecord = { ...current, ...fields, ...images?.fields, deleted, modified_ms: Math.max(nowMs(), current.modified_ms + 1) };
+  const next: ProductRecord = { ...current, ...fields, ...images?.fields, deleted, modified_ms: Math.max(clock.nowMs(), current.modified_ms + 1) };
   // commerce.md §14: every change of a product is an event, recorded with the change.
   const type = deleted && !current.deleted ? 'product:deleted' : 'product:modified';
   return { next, events: eventWrites(scope, [{ type, resource: 'product', id: current.product_id, record: next }], next.modified_ms), extra: [...(images?.entries ?? []), ...link] };
 }
 
 /** Writes `productRevision`'s change over the version of `current` (one round: a lost race is a `VersionConflictError`). */
-export async function saveProduct(current: ProductRecord, fields: ProductFields, deleted: boolean, images?: ProductImagesChange): Promise<ProductRecord> {
-  return reviseProduct(current, await productRevision(current, fields, deleted, images));
+export async function saveProduct(current: ProductRecord, fields: ProductFields, deleted: boolean, clock: Clock, images?: ProductImagesChange): Promise<ProductRecord> {
+  return reviseProduct(current, await productRevision(current, fields, deleted, clock, images));
 }

@@ -1,10 +1,13 @@
 /** The `/customers` endpoints (commerce.md §6.1), as actions of the API pipeline. */
-import { type Principal, assertReach } from '../identity';
+import { assertReach } from '../identity';
+import { type Principal } from '../../core/access/principal';
 import { booleanParameter } from '../../http/request';
 import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import type { Clock } from '../../platform/ports';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
 import { renderElements, renderResource } from '../../rest/render';
-import { renderContext, type RenderContext } from '../../rest/render-context';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
 import type { Revision } from '../../store/entity';
 import { collectionPartition, findRecord, getRecord, type RecordScope } from '../../store/records';
 import { customerCreate, customerUpdate, type CustomerInput } from './customer-schemas';
@@ -20,15 +23,13 @@ import {
 import { updateCustomer } from './customer-store';
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  return { scope, render: await renderContext(context, scope.accountId, scope.mode) };
+  return actionScope(context);
 }
 
 /** `POST /customers`. */
 export const createCustomerAction = withBody(customerCreate, async (context) => {
   const { scope, render } = await prepare(context);
-  const record = await createCustomer(scope, context.body);
+  const record = await createCustomer(scope, context.body, context.platform.clock);
   const body = await renderResource(customerDeclaration, record, render);
   return { status: 201, body, location: body.url as string };
 });
@@ -50,12 +51,12 @@ export const updateCustomerAction = withBody(customerUpdate, async (context) => 
   const { scope, render } = await prepare(context);
   const customerId = context.params.customer_id!;
   const change = changeAllowedTo(requirePrincipal(context), customerId);
-  const saved = await updateCustomer(scope, customerId, (current) => change(current, context.body));
+  const saved = await updateCustomer(scope, customerId, (current) => change(current, context.body, context.platform.clock));
   return { status: 200, body: await renderResource(customerDeclaration, saved, render) };
 });
 
 /** Which update of customer `customerId` the caller may make (404 when a limited token does not reach it). */
-function changeAllowedTo(principal: Principal, customerId: string): (current: CustomerRecord, body: CustomerInput) => Promise<Revision<CustomerRecord>> {
+function changeAllowedTo(principal: Principal, customerId: string): (current: CustomerRecord, body: CustomerInput, clock: Clock) => Promise<Revision<CustomerRecord>> {
   if (principal.kind !== 'limited') return changeCustomer;
   assertReach(principal, `customers/${customerId}`, 'customer');
   return principal.customerId === customerId ? changeOwnCustomer : addLoginAfterSale;

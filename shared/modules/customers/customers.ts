@@ -4,8 +4,9 @@
  * and mode, case-insensitively, through a claim item written in the same transaction.
  */
 import type { Dated } from '../../store/keys';
-import { InsufficientPermissionsError, hashPassword } from '../identity';
-import { nowMs } from '../../core/clock';
+import { hashPassword } from '../identity';
+import { InsufficientPermissionsError } from '../../http/auth-errors';
+import type { Clock } from '../../platform/ports';
 import { InvalidStateError } from '../../http/errors';
 import { newId } from '../../core/ids';
 import { addressJson, mergeAddress, type Address } from '../../rest/addresses';
@@ -125,10 +126,10 @@ function searchText(fields: CustomerFields): string {
 }
 
 /** Creates a customer (client-chosen or generated id). */
-export async function createCustomer(scope: RecordScope, body: CustomerInput): Promise<CustomerRecord> {
+export async function createCustomer(scope: RecordScope, body: CustomerInput, clock: Clock): Promise<CustomerRecord> {
   const customerId = body.customer_id ?? newId();
   const { password, ...fields } = customerFields(body, undefined);
-  const now = nowMs();
+  const now = clock.nowMs();
   const record: CustomerRecord = {
     customer_id: customerId,
     account_id: scope.accountId,
@@ -145,9 +146,9 @@ export async function createCustomer(scope: RecordScope, body: CustomerInput): P
 }
 
 /** The revision a partial update makes of the customer read (`updateCustomer` writes it over that version). */
-export async function changeCustomer(current: CustomerRecord, body: CustomerInput): Promise<Revision<CustomerRecord>> {
+export async function changeCustomer(current: CustomerRecord, body: CustomerInput, clock: Clock): Promise<Revision<CustomerRecord>> {
   const { password, ...fields } = customerFields(body, current);
-  const now = Math.max(nowMs(), current.modified_ms + 1);
+  const now = Math.max(clock.nowMs(), current.modified_ms + 1);
   const next: CustomerRecord = {
     ...current,
     ...fields,
@@ -159,9 +160,9 @@ export async function changeCustomer(current: CustomerRecord, body: CustomerInpu
 }
 
 /** A customer-scope token's update of its own customer: any update but `tax_exempt`, which is read-only for it (commerce.md §0.1). */
-export function changeOwnCustomer(current: CustomerRecord, body: CustomerInput): Promise<Revision<CustomerRecord>> {
+export function changeOwnCustomer(current: CustomerRecord, body: CustomerInput, clock: Clock): Promise<Revision<CustomerRecord>> {
   const { tax_exempt: _readOnly, ...rest } = body;
-  return changeCustomer(current, rest);
+  return changeCustomer(current, rest, clock);
 }
 
 /**
@@ -170,7 +171,7 @@ export function changeOwnCustomer(current: CustomerRecord, body: CustomerInput):
  * required and validated as in any update, while the customer has neither. Every other property
  * of the body is ignored. Once a login exists the token has no right left on the customer: 403.
  */
-export async function addLoginAfterSale(current: CustomerRecord, body: CustomerInput): Promise<Revision<CustomerRecord>> {
+export async function addLoginAfterSale(current: CustomerRecord, body: CustomerInput, clock: Clock): Promise<Revision<CustomerRecord>> {
   if (current.username !== null || current.password_hash !== null) {
     throw new InsufficientPermissionsError('This customer already has a login. Sign in to change it.');
   }
@@ -178,7 +179,7 @@ export async function addLoginAfterSale(current: CustomerRecord, body: CustomerI
     const value = body[property];
     if (value === undefined || value === null || value === '') invalid(property, `The property ${property} is required.`, 'required');
   }
-  return changeCustomer(current, { username: body.username, password: body.password });
+  return changeCustomer(current, { username: body.username, password: body.password }, clock);
 }
 
 /** Deletes a customer without payments, and frees its username. */

@@ -4,10 +4,14 @@
  * holds the record's shape and its REST declaration; `./event-store` the only code that knows
  * its keys and conditions.
  */
+import { attemptsJson, type AttemptLogEntry } from '../../outbound/attempt';
 import { declareResource } from '../../rest/declarations';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/entity';
-import type { NotificationFormat } from '../../flows/notifications/body';
+
+
+/** The formats a notification body is rendered in (events.md §4). */
+export type NotificationFormat = 'json' | 'xml' | 'html';
 
 /** §6.2. */
 export type EventStatus = 'pending' | 'delivered' | 'retry' | 'failed';
@@ -28,18 +32,7 @@ export type AttemptErrorCode =
   | 'subscription_deleted';
 
 /** One delivery attempt (§7.1), as stored. */
-export interface DeliveryAttempt {
-  attempt: number;
-  trigger: 'automatic' | 'manual';
-  date_ms: number;
-  destination: string;
-  success: boolean;
-  status_code: number | null;
-  duration_ms: number;
-  error: { code: AttemptErrorCode; message: string } | null;
-  /** The first 2,048 characters of the reply, or null. */
-  response_body: string | null;
-}
+export type DeliveryAttempt = AttemptLogEntry<AttemptErrorCode>;
 
 /** The request of the last attempt, secrets already replaced by `[redacted]` (`debug=true`). */
 export interface RecordedRequest {
@@ -90,21 +83,6 @@ export const EVENT_RETENTION_MS = 30 * 24 * 3600_000;
 /** The path of an event under the API root. */
 export function eventPath(eventId: string): string {
   return `events/${encodeURIComponent(eventId)}`;
-}
-
-/** An attempt log as the API shows it (§7.1): dates in the zone in effect. License requests show theirs the same way. */
-export function attemptsJson(attempts: ReadonlyArray<Omit<DeliveryAttempt, 'error'> & { error: { code: string; message: string } | null }>, context: Pick<RenderContext, 'date'>) {
-  return attempts.map((attempt) => ({
-    attempt: attempt.attempt,
-    trigger: attempt.trigger,
-    date: context.date(attempt.date_ms),
-    destination: attempt.destination,
-    success: attempt.success,
-    status_code: attempt.status_code,
-    duration_ms: attempt.duration_ms,
-    error: attempt.error,
-    response_body: attempt.response_body,
-  }));
 }
 
 /** The event declaration (REST conventions engine). */

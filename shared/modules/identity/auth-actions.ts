@@ -1,5 +1,4 @@
 /** The `/auths` endpoints (auth.md section 7), as actions of the API pipeline. */
-import { nowMs } from '../../core/clock';
 import { InvalidInputError, NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
 import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
@@ -20,11 +19,11 @@ import {
   type SecretTokenChanges,
 } from './auths';
 import { authUpdate, secretAuthCreate } from './auth-schemas';
-import { InsufficientPermissionsError, TokenTypeMismatchError } from './errors';
-import { deniedGrants, FULL_ACCESS, grantablePermissions, isAllowed, type PermissionEntry } from './permissions';
-import type { Principal } from './principal';
-import { IDLE_LIFETIME_MS, type TokenRecord } from './token-records';
-import type { Mode, TokenKind } from './tokens';
+import { InsufficientPermissionsError, TokenTypeMismatchError } from '../../http/auth-errors';
+import { deniedGrants, FULL_ACCESS, grantablePermissions, isAllowed, type PermissionEntry } from '../../core/access/permissions';
+import type { Principal } from '../../core/access/principal';
+import { IDLE_LIFETIME_MS, type TokenRecord } from '../../core/access/token-records';
+import type { Mode, TokenKind } from '../../core/access/tokens';
 
 const LIST_TYPES = new Set(['secret', 'limited', 'trusted', 'all']);
 const SORT_FIELDS = new Set(['date_created', 'date_last_used', 'expires']);
@@ -45,8 +44,8 @@ function modeParameter(context: ApiContext, principal: Principal): Mode {
 async function resolveExpires(value: string | null | undefined, context: ApiContext, accountId: string): Promise<number | null> {
   if (value === null || value === undefined) return null;
   const zone = zoneInEffect(context.query, (await readTechnicalSettingsCached(accountId))?.timezone ?? 'UTC');
-  const ms = parseDateInput(value, { edge: 'last', zone, now: nowMs(), name: 'expires', kind: 'property' });
-  if (ms <= nowMs()) {
+  const ms = parseDateInput(value, { edge: 'last', zone, now: context.platform.clock.nowMs(), name: 'expires', kind: 'property' });
+  if (ms <= context.platform.clock.nowMs()) {
     throw new InvalidInputError('The property expires must lie in the future.', { property: 'expires', reason: 'out_of_range' });
   }
   return ms;
@@ -84,7 +83,7 @@ export const createSecretAuth = withBody(secretAuthCreate, async (context) => {
     permissions,
     comments: comments ?? null,
     expiresAtMs,
-  });
+  }, context.platform.clock);
   const resource = await renderResource(authDeclaration, { ...record, full_token: token }, render);
   return { status: 201, body: resource, location: render.url(`auths/${record.auth_id}`), sensitive: true };
 });
@@ -114,7 +113,7 @@ export async function createLimitedAuth(context: ApiContext): Promise<ApiResult>
     if (!mayMint) throw new InsufficientPermissionsError('Test limited tokens need a trusted or secret token of the account.');
   }
   const render = await renderContext(context, accountId, test ? 'test' : 'live');
-  const { record, token } = await issueToken({ accountId, mode: test ? 'test' : 'live', kind: 'limited' });
+  const { record, token } = await issueToken({ accountId, mode: test ? 'test' : 'live', kind: 'limited' }, context.platform.clock);
   const resource = await renderResource(authDeclaration, { ...record, full_token: token }, render);
   return {
     status: 201,
@@ -211,7 +210,7 @@ export const updateAuth = withBody(authUpdate, async (context) => {
   if (record.kind !== 'secret') {
     throw new InvalidInputError('Only secret tokens can be changed.', { property: Object.keys(body)[0], reason: 'not_allowed' });
   }
-  const updated = await updateSecretToken(record, changes);
+  const updated = await updateSecretToken(record, changes, context.platform.clock);
   return { status: 200, body: await renderResource(authDeclaration, updated, render) };
 });
 

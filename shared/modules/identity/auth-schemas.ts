@@ -1,7 +1,8 @@
 /** Request bodies of `/auths` (auth.md §4, §8.1), declared once: validation, types and OpenAPI. */
 import { body, dateInput, flag, list, reason, text, z } from '../../rest/fields';
-import { permissionMethods, permissionResources } from './permission-names';
-import type { PermissionEntry } from './permissions';
+import { permissionMethods, permissionResources } from '../../core/access/permission-names';
+import type { PermissionEntry } from '../../core/access/permissions';
+import { parseInput } from '../../rest/validate';
 
 /** Most entries of a permission list, and most methods of one entry. */
 const MAX_PERMISSION_ENTRIES = 200;
@@ -47,3 +48,12 @@ export const authUpdate = body({
 
 /** An auth body as parsed, create or update. */
 export type AuthInput = z.output<typeof authUpdate>;
+
+/**
+ * Validates and normalizes a write-format list that did not come through a declared body
+ * (`permissionList` above): unknown resources or methods fail with 400
+ * invalid_input naming the property, e.g. `permissions[2].resource`.
+ */
+export function parsePermissions(value: unknown, property = 'permissions'): PermissionEntry[] {
+  return parseInput(permissionList, value, property);
+}

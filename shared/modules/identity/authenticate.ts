@@ -15,16 +15,16 @@
  * The stored last-use time (and with it the end of a sliding token's idle window) is
  * refreshed at most once a minute, as auth.md 1.5 allows, in the same write.
  */
-import { nowMs } from '../../core/clock';
-import { config, type RateLimit } from '../../core/config';
+import type { RateLimit } from '../../core/config';
 import { RequestLimitExceededError } from '../../http/errors';
-import { ExpiredTokenError, InvalidTokenError } from './errors';
-import { rightsOfToken } from './permissions';
-import type { Principal } from './principal';
+import type { Clock } from '../../platform/ports';
+import { ExpiredTokenError, InvalidTokenError } from '../../http/auth-errors';
+import { rightsOfToken } from '../../core/access/permissions';
+import type { Principal } from '../../core/access/principal';
 import { bucketBackoff, bucketClauses, MAX_BUCKET_ATTEMPTS, nextStep, slotsFit } from './rate-limit';
-import { IDLE_LIFETIME_MS, type TokenRecord } from './token-records';
+import { IDLE_LIFETIME_MS, type TokenRecord } from '../../core/access/token-records';
 import { recordTokenUse } from './token-store';
-import { hashToken, parseToken } from './tokens';
+import { hashToken, parseToken } from '../../core/access/tokens';
 
 /** How long a cached token record is trusted (real time). */
 const RECORD_FRESH_MS = 1000;
@@ -72,10 +72,11 @@ export function forgetToken(tokenHash: string): void {
 }
 
 /**
- * Authenticates `token` and takes one request from its rate-limit bucket. Throws 401
- * invalid_token (missing, malformed, unknown, revoked, expired) or 429.
+ * Authenticates `token` at the time `clock` tells and takes one request from its rate-limit
+ * bucket (`limit`, the per-token limit). Throws 401 invalid_token (missing, malformed, unknown,
+ * revoked, expired) or 429.
  */
-export async function authenticate(token: string | undefined): Promise<Principal> {
+export async function authenticate(token: string | undefined, clock: Clock, limit: RateLimit): Promise<Principal> {
   if (!token) throw new InvalidTokenError();
   const parsed = parseToken(token);
   // Refresh tokens are never bearer tokens; malformed strings never reach the table.
@@ -89,9 +90,9 @@ export async function authenticate(token: string | undefined): Promise<Principal
     // it refused), so a cold token costs one call, not a read and then a write.
     const stale = entry;
     const pending = renewals.get(tokenHash);
-    entry = pending ? await pending : await singleFlight(tokenHash, () => writeUse(tokenHash, stale, !leaseUsable(stale?.lease), idle));
+    entry = pending ? await pending : await singleFlight(tokenHash, () => writeUse(tokenHash, stale, !leaseUsable(stale?.lease), idle, clock, limit));
   }
-  const now = nowMs();
+  const now = clock.nowMs();
   if (isExpired(entry.record, now)) throw new ExpiredTokenError();
 
   // Take one slot of the lease. Renewals are single-flight per token and process: concurrent
@@ -111,7 +112,7 @@ export async function authenticate(token: string | undefined): Promise<Principal
       continue;
     }
     const current = entry;
-    entry = await singleFlight(tokenHash, () => writeUse(tokenHash, current, !usable, idle));
+    entry = await singleFlight(tokenHash, () => writeUse(tokenHash, current, !usable, idle, clock, limit));
     if (entry.lease && entry.lease.remaining > 0) entry.lease.remaining--;
     break;
   }
@@ -189,13 +190,12 @@ function nextLeaseSize(lease: Lease | undefined, limit: RateLimit): number {
  * One conditional write on the token record: takes a lease (when `takeLease`) and records the
  * use. It fails for a revoked or expired token, and when the bucket cannot give the lease.
  */
-async function writeUse(tokenHash: string, entry: CachedToken | undefined, takeLease: boolean, idle: number | undefined): Promise<CachedToken> {
-  const limit = config().rateLimits.perToken;
+async function writeUse(tokenHash: string, entry: CachedToken | undefined, takeLease: boolean, idle: number | undefined, clock: Clock, limit: RateLimit): Promise<CachedToken> {
   // Unknown bucket: guess it is full (`fresh`); a wrong guess answers the stored TAT.
   let knownTat = entry?.record.rl_tat;
   let slots = takeLease ? nextLeaseSize(entry?.lease, limit) : 0;
   for (let attempt = 0; attempt < MAX_BUCKET_ATTEMPTS; attempt++) {
-    const now = nowMs();
+    const now = clock.nowMs();
     if (slots > 1 && !slotsFit(knownTat, now, limit, slots)) slots = 1;
     const bucket = slots ? bucketClauses(nextStep(knownTat, now, limit, slots), now, limit, slots) : undefined;
     const slide = idle ? { expiresAtMs: now + idle } : undefined;
@@ -217,11 +217,3 @@ async function writeUse(tokenHash: string, entry: CachedToken | undefined, takeL
   throw new RequestLimitExceededError(1);
 }
 
-/** Seconds until the principal's token lapses (X-Token-Expires-In-Seconds), or undefined for never. */
-export function expiresInSeconds(principal: Principal, now = nowMs()): number | undefined {
-  // A sliding window restarts with this very use: exactly its length (1209600, 3600).
-  const idle = IDLE_LIFETIME_MS[principal.kind];
-  if (idle) return idle / 1000;
-  if (principal.expiresAtMs === null) return undefined;
-  return Math.max(0, Math.floor((principal.expiresAtMs - now) / 1000));
-}

@@ -5,17 +5,17 @@
  */
 /** One raw entry of a TransactWriteItems call (kept here while other modules import it from auths). */
 export type { TransactItem } from '../../store/transact';
-import { nowMs } from '../../core/clock';
 import { InvalidInputError, NotFoundError } from '../../http/errors';
 import { newId } from '../../core/ids';
+import type { Clock } from '../../platform/ports';
 import { declareResource } from '../../rest/declarations';
 import type { RenderContext } from '../../rest/render-context';
 import type { TransactEntry } from '../../store/entity';
 import { forgetToken } from './authenticate';
-import { effectivePermissions, rightsOfToken, type PermissionEntry } from './permissions';
-import { IDLE_LIFETIME_MS, type TokenRecord } from './token-records';
+import { effectivePermissions, rightsOfToken, type PermissionEntry } from '../../core/access/permissions';
+import { IDLE_LIFETIME_MS, type TokenRecord } from '../../core/access/token-records';
 import { changeToken, countTokens, deleteToken, findTokenByAuthId, insertToken, listTokens, newTokenEntries } from './token-store';
-import { hashToken, newToken, redactToken, type Mode, type TokenKind, type TokenPrefix } from './tokens';
+import { hashToken, newToken, redactToken, type Mode, type TokenKind, type TokenPrefix } from '../../core/access/tokens';
 
 const PREFIX_OF: Record<Exclude<TokenKind, 'refresh'>, TokenPrefix> = { secret: 'sk', limited: 'lt', trusted: 'tt' };
 
@@ -33,9 +33,8 @@ export interface NewTokenInput {
   customerId?: string;
 }
 
-/** The record of a new token and the entries that store it (record, id pointer, count). */
-export function tokenWrites(input: NewTokenInput): { record: TokenRecord; token: string; entries: TransactEntry[] } {
-  const now = nowMs();
+/** The record of a new token issued at `now` (epoch ms) and the entries that store it (record, id pointer, count). */
+export function tokenWrites(input: NewTokenInput, now: number): { record: TokenRecord; token: string; entries: TransactEntry[] } {
   const token = newToken(PREFIX_OF[input.kind], input.mode);
   const authId = newId();
   const idle = IDLE_LIFETIME_MS[input.kind];
@@ -61,8 +60,8 @@ export function tokenWrites(input: NewTokenInput): { record: TokenRecord; token:
 }
 
 /** Stores a new token and returns its record and the full token string (shown exactly once). */
-export async function issueToken(input: NewTokenInput): Promise<{ record: TokenRecord; token: string }> {
-  const { record, token } = tokenWrites(input);
+export async function issueToken(input: NewTokenInput, clock: Clock): Promise<{ record: TokenRecord; token: string }> {
+  const { record, token } = tokenWrites(input, clock.nowMs());
   await insertToken(record);
   return { record, token };
 }
@@ -89,10 +88,10 @@ export interface SecretTokenChanges {
 }
 
 /** Applies changes to a secret token; they take effect from its next request. */
-export async function updateSecretToken(record: TokenRecord, changes: SecretTokenChanges): Promise<TokenRecord> {
+export async function updateSecretToken(record: TokenRecord, changes: SecretTokenChanges, clock: Clock): Promise<TokenRecord> {
   const sets = ['modified_ms = :now'];
   const removes: string[] = [];
-  const values: Record<string, unknown> = { ':now': nowMs() };
+  const values: Record<string, unknown> = { ':now': clock.nowMs() };
   const names: Record<string, string> = {};
   if (changes.comments !== undefined) {
     if (changes.comments === null) removes.push('comments');

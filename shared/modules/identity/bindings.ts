@@ -6,7 +6,7 @@
 import { ApiError } from '../../http/errors';
 import type { TransactItem } from '../../store/transact';
 import { forgetToken, tokenRecordChanged } from './authenticate';
-import type { Principal } from './principal';
+import type { Principal } from '../../core/access/principal';
 import { bindingEntry } from './token-store';
 
 /** Most direct bindings a limited token may hold. */

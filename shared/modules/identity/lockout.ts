@@ -11,8 +11,8 @@
  * exactly once: a loser re-reads and applies its failure on top (or finds the name locked).
  * Time comes from the platform clock, so the local manual clock drives lockouts.
  */
-import { nowMs } from '../../core/clock';
 import { ApiError } from '../../http/errors';
+import type { Clock } from '../../platform/ports';
 import type { ItemKey } from '../../store/keys';
 import { retryOnConflict } from '../../store/records';
 import { clearFailedLogins, readLockout, recordFailedLogin, type LockoutState } from './lockout-store';
@@ -77,10 +77,10 @@ function assertUnlocked(item: LockoutState | undefined, now: number): void {
  * Counts one failure. Answers whether this failure locked the name; throws 401 account_locked
  * when a concurrent failure locked it first (this one is then not counted).
  */
-async function countFailure(key: ItemKey): Promise<{ locked: boolean }> {
+async function countFailure(key: ItemKey, clock: Clock): Promise<{ locked: boolean }> {
   return retryOnConflict(async () => {
     const current = await readLockout(key);
-    const now = nowMs();
+    const now = clock.nowMs();
     assertUnlocked(current, now);
     const failures = [...countingFailures(current, now), now];
     const locks = failures.length >= LOCKOUT_RULE.maxFailures;
@@ -96,29 +96,29 @@ async function countFailure(key: ItemKey): Promise<{ locked: boolean }> {
 }
 
 /** Forgets the failures of a name after a success, unless a concurrent failure locked it meanwhile. */
-async function resetFailures(key: ItemKey): Promise<void> {
-  await clearFailedLogins(key, nowMs());
+async function resetFailures(key: ItemKey, clock: Clock): Promise<void> {
+  await clearFailedLogins(key, clock.nowMs());
 }
 
 /**
- * Runs one password check under the lockout of `key` and answers the checked value.
+ * Runs one password check under the lockout of `key`, at the time `clock` tells, and answers the checked value.
  * Locked: 401 account_locked without running `check`. `unknown` (no such login name): 401
  * invalid_login, not counted. `failure`: counted, 401 invalid_login (also for the failure that
  * locks; the next attempt gets account_locked). `success`: the count is reset.
  *
  * @example
- * const customer = await withLockout(lockoutKey('ACCT#live', 'customers', name), async () =>
+ * const customer = await withLockout(lockoutKey('ACCT#live', 'customers', name), platform.clock, async () =>
  *   found ? ((await verifyPassword(password, found.hash)) ? { outcome: 'success', value: found } : { outcome: 'failure' }) : { outcome: 'unknown' });
  */
-export async function withLockout<T>(key: ItemKey, check: () => Promise<LoginCheck<T>>): Promise<T> {
+export async function withLockout<T>(key: ItemKey, clock: Clock, check: () => Promise<LoginCheck<T>>): Promise<T> {
   const state = await readLockout(key);
-  assertUnlocked(state, nowMs());
+  assertUnlocked(state, clock.nowMs());
   const result = await check();
   if (result.outcome === 'unknown') throw new InvalidLoginError();
   if (result.outcome === 'failure') {
-    await countFailure(key);
+    await countFailure(key, clock);
     throw new InvalidLoginError();
   }
-  if (state) await resetFailures(key);
+  if (state) await resetFailures(key, clock);
   return result.value;
 }

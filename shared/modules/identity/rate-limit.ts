@@ -14,9 +14,9 @@
  * For tokens the bucket is stored on the token record and updated by the same call that
  * authenticates (authenticate.ts); public endpoints use per-IP bucket items (`takeFromBucket`).
  */
-import { nowMs } from '../../core/clock';
 import type { RateLimit } from '../../core/config';
 import { RequestLimitExceededError } from '../../http/errors';
+import type { Clock } from '../../platform/ports';
 import type { ItemKey } from '../../store/keys';
 import { takeBucketStep } from './rate-limit-store';
 
@@ -79,10 +79,10 @@ export async function bucketBackoff(attempt: number): Promise<void> {
  * Takes one request from the bucket at `key`, creating it on first use; throws 429 with
  * `Retry-After` when it is empty. Used for the per-IP limit of public endpoints.
  */
-export async function takeFromBucket(key: ItemKey, limit: RateLimit): Promise<void> {
+export async function takeFromBucket(key: ItemKey, limit: RateLimit, clock: Clock): Promise<void> {
   let known: number | undefined;
   for (let attempt = 0; attempt < MAX_BUCKET_ATTEMPTS; attempt++) {
-    const now = nowMs();
+    const now = clock.nowMs();
     const result = await takeBucketStep(key, nextStep(known, now, limit), now, limit);
     if (result.taken) return;
     known = result.storedTat;

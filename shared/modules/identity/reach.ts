@@ -5,14 +5,8 @@
  */
 import { NotFoundError } from '../../http/errors';
 import type { TransactItem } from '../../store/transact';
-import type { Principal } from './principal';
+import { reaches, type Principal } from '../../core/access/principal';
 import { reachEntry } from './token-store';
-
-/** Whether the caller reaches the resource at `path` (e.g. `orders/3HE81X8T8P1B`). */
-export function reaches(principal: Principal, path: string): boolean {
-  if (principal.kind !== 'limited') return true;
-  return (principal.record.bindings?.includes(path) ?? false) || (principal.record.reach?.includes(path) ?? false);
-}
 
 /** 404 for a resource outside a limited token's reach: its existence is not revealed. */
 export function assertReach(principal: Principal, path: string, what = 'resource'): void {

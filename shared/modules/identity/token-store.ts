@@ -12,9 +12,9 @@ import { db, table } from '../../store/client';
 import { byDate, defineEntity, EXISTS, IS_NEW, transact, TransactionRejectedError, type TransactEntry } from '../../store/entity';
 import { authIdKey, counterKey, scope, tokenHashOf, tokenKey } from '../../store/keys';
 import { BindingLimitExceededError, isBound, MAX_BINDINGS } from './bindings';
-import type { Principal } from './principal';
-import { TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from './token-records';
-import type { Mode, TokenKind } from './tokens';
+import type { Principal } from '../../core/access/principal';
+import { TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from '../../core/access/token-records';
+import type { Mode, TokenKind } from '../../core/access/tokens';
 
 /** The listing partition of an account's tokens of one mode and kind. */
 function authListPartition(accountId: string, mode: Mode, kind: TokenKind): string {

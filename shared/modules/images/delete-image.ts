@@ -19,7 +19,7 @@
 import { claimWritten, dueEntry, finishEntry, retryLater, type DueClaim } from '../../work/due-work-store';
 import { runClaimed, type DueHandler } from '../../work/runner';
 import { newId } from '../../core/ids';
-import type { Platform } from '../../platform/ports';
+import type { Clock, Platform } from '../../platform/ports';
 import type { RecordScope } from '../../store/entity';
 import { RecordNotFoundError, TransactionRejectedError } from '../../store/errors';
 import { findRecord, retryOnConflict } from '../../store/records';
@@ -56,7 +56,7 @@ function ignoreLostClaim(error: unknown): void {
 }
 
 /** Drops the image from one product and the product from the image's set, in one transaction. */
-async function dropFromProduct(scope: RecordScope, imageId: string, productId: string): Promise<void> {
+async function dropFromProduct(scope: RecordScope, imageId: string, productId: string, clock: Clock): Promise<void> {
   await retryOnConflict(async () => {
     const product = await findRecord(productDeclaration, scope, productId);
     const change = withoutImage(scope, product ?? { product_id: productId }, imageId);
@@ -65,7 +65,7 @@ async function dropFromProduct(scope: RecordScope, imageId: string, productId: s
       await writeOne(change.entries[0]!).catch(ignoreLostClaim);
       return;
     }
-    await saveProduct(product, product, product.deleted, change);
+    await saveProduct(product, product, product.deleted, clock, change);
   });
 }
 
@@ -96,7 +96,7 @@ async function unlinkClaimed(platform: Platform, claim: DueClaim, known?: unknow
       return;
     }
     for (const productId of listing.slice(0, budget)) {
-      await dropFromProduct(scope, imageId, productId);
+      await dropFromProduct(scope, imageId, productId, platform.clock);
       budget--;
     }
   }

@@ -4,12 +4,13 @@
  * the products they may read: every `/images` endpoint answers them 403. The upload is in
  * ./upload-image-action, the one action that needs sharp.
  */
-import { InsufficientPermissionsError } from '../identity';
+import { InsufficientPermissionsError } from '../../http/auth-errors';
 import { booleanParameter } from '../../http/request';
 import { declareQuery, requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
-import { renderContext, type RenderContext } from '../../rest/render-context';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/entity';
 import { deleteImage } from './delete-image';
 import { imageDeclaration, imagePath } from './images';
@@ -17,10 +18,8 @@ import { getImage, IMAGE_SORT_FIELDS, listImages } from './read-images';
 
 /** The caller's scope and render context; limited tokens are refused (403) before anything is read. */
 export async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  if (principal.kind === 'limited') throw new InsufficientPermissionsError('Limited tokens read images only inside products.');
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  return { scope, render: await renderContext(context, scope.accountId, scope.mode) };
+  if (requirePrincipal(context).kind === 'limited') throw new InsufficientPermissionsError('Limited tokens read images only inside products.');
+  return actionScope(context);
 }
 
 /** `GET /images/{image_id}`. */

@@ -3,3 +3,5 @@ export { KEPT_LICENSE_ATTEMPTS, OPERATIONAL_PROPERTIES, REQUEST_EXPAND, isOutsta
 export { findLicense, findLicenseRequest, findLicenseRequests, findLicenses, getLicenseRequest, licensePutEntry, licenseRequestSaveEntry, newLicenseRequestEntry, reserveCodesEntry } from './requests/license-request-store';
 export { hasVisibleText, licenseHtmlToText, sanitizeInstructions, sanitizeLicenseReply } from './sanitize';
 export { findLicenseService, findLicenseServices, licenseServiceDeclaration, openServiceSecrets, productLinkEntries, requestsOutstandingEntry, takeCodes, type LicenseServiceRecord } from './services';
+export { NoLicensesAvailableError } from './errors';
+export { getLicense, licenseRequestListSource, type LicenseRequestFilters } from './requests/license-request-store';

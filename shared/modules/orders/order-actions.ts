@@ -7,9 +7,9 @@ import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list'
 import { sends } from '../../rest/input';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
-import { renderContext, type RenderContext } from '../../rest/render-context';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
 import { collectionPartition, findRecord, getRecord, type RecordScope } from '../../store/records';
-import { nowMs } from '../../core/clock';
 import { orderItemUpdate, orderUpdate } from './order-schemas';
 import { orderDeclaration, orderItemDeclaration, type OrderRecord } from './orders';
 import { customerOrders, updateOrder } from './order-store';
@@ -17,9 +17,7 @@ import { paymentDeclaration, paymentsOfCustomer } from '../payments';
 import { customerDeclaration } from '../customers';
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  return { scope, render: await renderContext(context, scope.accountId, scope.mode) };
+  return actionScope(context);
 }
 
 async function readOrder(context: ApiContext, scope: RecordScope): Promise<OrderRecord> {
@@ -44,7 +42,7 @@ export const updateOrderAction = withBody(orderUpdate, async (context) => {
   if (sends(body, 'affiliate_id')) changes.affiliate_id = body.affiliate_id ?? null;
   const saved = await updateOrder(scope, context.params.order_id!, (current) => {
     if (!Object.keys(changes).length) return { next: current, write: false };
-    return { next: { ...current, ...changes, modified_ms: Math.max(nowMs(), current.modified_ms + 1) } };
+    return { next: { ...current, ...changes, modified_ms: Math.max(context.platform.clock.nowMs(), current.modified_ms + 1) } };
   }, () => readOrder(context, scope));
   return { status: 200, body: await renderResource(orderDeclaration, saved, render) };
 });
@@ -116,7 +114,7 @@ export const updateOrderItemAction = withBody(orderItemUpdate, async (context) =
     const next: OrderRecord = {
       ...current,
       items: current.items.map((item) => (item.item_id === itemId ? { ...item, meta } : item)),
-      modified_ms: Math.max(nowMs(), current.modified_ms + 1),
+      modified_ms: Math.max(context.platform.clock.nowMs(), current.modified_ms + 1),
     };
     return { next };
   }, () => readOrder(context, scope));

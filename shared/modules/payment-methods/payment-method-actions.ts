@@ -6,7 +6,8 @@ import { booleanParameter } from '../../http/request';
 import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
-import { renderContext, type RenderContext } from '../../rest/render-context';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
 import { getRecord, type RecordScope } from '../../store/records';
 import { newCard, FeatureNotEnabledError, gatewayError } from '../payments';
 import {
@@ -21,11 +22,9 @@ import { paymentMethodCreate, paymentMethodUpdate } from './payment-method-schem
 
 /** The scope, the render context and the customer (within the caller's reach; 404 when missing). */
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext; customerId: string }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
   const customerId = context.params.customer_id!;
-  assertReach(principal, `customers/${customerId}`, 'customer');
-  const render = await renderContext(context, scope.accountId, scope.mode);
+  assertReach(requirePrincipal(context), `customers/${customerId}`, 'customer');
+  const { scope, render } = await actionScope(context);
   await getRecord(customerDeclaration, scope, customerId);
   return { scope, render, customerId };
 }
@@ -49,7 +48,7 @@ export async function listPaymentMethodsAction(context: ApiContext): Promise<Api
 export const createPaymentMethodAction = withBody(paymentMethodCreate, async (context) => {
   const { scope, render, customerId } = await prepare(context);
   const isDefault = context.body.is_default ?? undefined;
-  const card = newCard(context.body.data!, 'data');
+  const card = newCard(context.body.data!, 'data', context.platform.clock.nowMs());
   if (scope.mode === 'live') throw new FeatureNotEnabledError('Saving live cards needs a payment gateway integration, which this deployment does not have yet.', null);
   const settings = await readPaymentSettingsCached(scope.accountId);
   const verified = await context.platform.gateway.charge({
@@ -61,7 +60,7 @@ export const createPaymentMethodAction = withBody(paymentMethodCreate, async (co
     ignoreBadAvs: settings.ignore_bad_avs,
   });
   if (verified.outcome !== 'approved') throw gatewayError(verified.outcome);
-  const record = await storePaymentMethod(scope, customerId, card, isDefault);
+  const record = await storePaymentMethod(scope, customerId, card, isDefault, context.platform.clock.nowMs());
   const rendered = await renderResource(paymentMethodDeclaration, record, render);
   return { status: 201, body: rendered, location: rendered.url as string };
 });
@@ -76,7 +75,7 @@ export async function getPaymentMethodAction(context: ApiContext): Promise<ApiRe
 /** `POST /customers/{customer_id}/payment_methods/{payment_method_id}`: partial update. */
 export const updatePaymentMethodAction = withBody(paymentMethodUpdate, async (context) => {
   const { scope, render, customerId } = await prepare(context);
-  const saved = await updatePaymentMethod(scope, customerId, context.params.payment_method_id!, context.body);
+  const saved = await updatePaymentMethod(scope, customerId, context.params.payment_method_id!, context.body, context.platform.clock);
   return { status: 200, body: await renderResource(paymentMethodDeclaration, saved, render) };
 });
 

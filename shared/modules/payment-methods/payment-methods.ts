@@ -4,14 +4,14 @@
  * `data`, never the full number or the CVV; a customer's methods are listed per customer (the
  * store's index), in creation order.
  */
-import { nowMs } from '../../core/clock';
 import { NotFoundError } from '../../http/errors';
 import { newId } from '../../core/ids';
 import { mergeAddress } from '../../rest/addresses';
 import { declareResource } from '../../rest/declarations';
 import { invalid } from '../../rest/input';
 import type { RecordScope } from '../../store/records';
-import { cardExpired, maskedCard, type MaskedCard, type NewCard, type SavedCardRef, savedCardRef } from '../payments';
+import { cardExpired, maskedCard, type MaskedCard, savedCardRef } from '../payments';
+import type { Clock, NewCard, SavedCardRef } from '../../platform/ports';
 import {
   customerPaymentMethods,
   findPaymentMethodRecord,
@@ -103,9 +103,9 @@ async function otherDefaults(scope: RecordScope, customerId: string, exceptId: s
 
 /**
  * Stores a new saved method. When it is the default (asked for, or the customer's first
- * method), the other methods lose `is_default` in the same transaction.
+ * method), the other methods lose `is_default` in the same transaction. `now`: its epoch ms.
  */
-export async function storePaymentMethod(scope: RecordScope, customerId: string, card: NewCard, isDefault: boolean | undefined, now = nowMs()): Promise<PaymentMethodRecord> {
+export async function storePaymentMethod(scope: RecordScope, customerId: string, card: NewCard, isDefault: boolean | undefined, now: number): Promise<PaymentMethodRecord> {
   const existing = await listPaymentMethods(scope, customerId);
   const record = newPaymentMethodRecord(scope, customerId, card, isDefault ?? existing.length === 0, now);
   const clears = record.is_default ? await otherDefaults(scope, customerId, record.payment_method_id) : [];
@@ -127,9 +127,9 @@ function changed<K extends Changeable>(body: PaymentMethodUpdateInput, name: K):
  * The changed method from a parsed `POST /customers/{id}/payment_methods/{id}` body
  * (`paymentMethodUpdate`, which refused a `number` or `cvv`): `is_default`, and in `data` (or
  * at the top level) `exp_month`, `exp_year`, `cardholder_name`, `label`, `billing_address`.
- * A changed expiry that has passed is refused (reason `expired`).
+ * A changed expiry that has passed at `now` (epoch ms) is refused (reason `expired`).
  */
-export function changedPaymentMethod(current: PaymentMethodRecord, body: PaymentMethodUpdateInput, now = nowMs()): PaymentMethodRecord {
+export function changedPaymentMethod(current: PaymentMethodRecord, body: PaymentMethodUpdateInput, now: number): PaymentMethodRecord {
   const card: SavedCardRef = { ...current.card };
   const month = changed(body, 'exp_month');
   if (month) card.expMonth = month.value;
@@ -154,12 +154,12 @@ export function changedPaymentMethod(current: PaymentMethodRecord, body: Payment
  * Applies a parsed update to a customer's saved method (404 when it is not the customer's),
  * over the version read and again after a lost race; `is_default: true` clears the others.
  */
-export async function updatePaymentMethod(scope: RecordScope, customerId: string, paymentMethodId: string, body: PaymentMethodUpdateInput): Promise<PaymentMethodRecord> {
+export async function updatePaymentMethod(scope: RecordScope, customerId: string, paymentMethodId: string, body: PaymentMethodUpdateInput, clock: Pick<Clock, 'nowMs'>): Promise<PaymentMethodRecord> {
   return updatePaymentMethodRecord(
     scope,
     paymentMethodId,
     async (current) => {
-      const next = changedPaymentMethod(current, body);
+      const next = changedPaymentMethod(current, body, clock.nowMs());
       return { next, otherDefaults: next.is_default && !current.is_default ? await otherDefaults(scope, current.customer_id, current.payment_method_id) : [] };
     },
     () => getCustomerPaymentMethod(scope, customerId, paymentMethodId),

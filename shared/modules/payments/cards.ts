@@ -4,25 +4,13 @@
  * The full number and the CVV live only in a `NewCard` for the length of one request.
  */
 import { createHmac } from 'node:crypto';
-import { nowMs } from '../../core/clock';
 import { addressJson, mergeAddress, type Address } from '../../rest/addresses';
 import { invalid } from '../../rest/input';
-import type { SavedCardRef } from './gateway';
+import type { NewCard, SavedCardRef } from '../../platform/ports';
+
+
 import type { CardDataInput } from './payment-schemas';
 
-/** A validated new card from `payment_method.data`. Never stored, never logged. */
-export interface NewCard {
-  kind: 'new';
-  /** 12 to 19 digits, spaces and dashes removed, Luhn-valid. */
-  number: string;
-  expMonth: number;
-  /** Four digits (a two-digit year means 20xx). */
-  expYear: number;
-  /** 3 or 4 digits, as entered. */
-  cvv: string;
-  cardholderName: string | null;
-  billingAddress: Address | null;
-}
 
 /** `payment_method.data` as responses show it (§4.2). */
 export interface MaskedCard {
@@ -94,10 +82,10 @@ export function cardFingerprint(number: string, accountId: string): string {
 /**
  * The new card of a parsed `payment_method.data` (`cardData`, §4.2): the checks the schema
  * leaves, the Luhn check and expiry, throw 400 invalid_input with the property's dot path under
- * `propertyPrefix` (reason `invalid` or `expired`). `now` decides expiry; it defaults to the
- * platform clock.
+ * `propertyPrefix` (reason `invalid` or `expired`, e.g. `payment_method.data`). `now`, the
+ * platform clock's epoch ms, decides expiry.
  */
-export function newCard(data: CardDataInput, propertyPrefix = 'payment_method.data', now: number = nowMs()): NewCard {
+export function newCard(data: CardDataInput, propertyPrefix: string, now: number): NewCard {
   const at = (name: string): string => `${propertyPrefix}.${name}`;
   if (!luhnValid(data.number)) invalid(at('number'), `The property ${at('number')} is not a valid card number.`);
   const { exp_month: expMonth, exp_year: expYear } = data;

@@ -3,7 +3,7 @@
  * take a `meta` so the caller can attach the failed payment as `meta.payment`.
  */
 import { ApiError } from '../../http/errors';
-import type { FailedChargeOutcome } from './gateway';
+import type { FailedChargeOutcome } from '../../platform/ports';
 
 type Meta = Record<string, unknown> | null;
 

@@ -8,7 +8,7 @@ import { db, table } from '../../store/client';
 import { byDate, defineEntity, IS_NEW } from '../../store/entity';
 import { TransactionRejectedError } from '../../store/errors';
 import { writeOne } from '../../store/transact';
-import type { ChargeResult } from './gateway';
+import type { ChargeResult } from '../../platform/ports';
 
 /** A ledger entry: the charge's result, or `voided` when the key was closed before any charge. */
 export interface GatewayChargeRecord {

@@ -1,6 +1,6 @@
 /** Payments: card rules, the gateway port, the built-in test gateway and the payment errors. */
 export { acceptedPaymentMethods, type AcceptedPaymentMethod } from './accepted-methods';
-export { cardBrand, cardExpired, cardFingerprint, luhnValid, maskedCard, newCard, type MaskedCard, type NewCard } from './cards';
+export { cardBrand, cardExpired, cardFingerprint, luhnValid, maskedCard, newCard, type MaskedCard } from './cards';
 export {
   BankNetworkError,
   BankNetworkTimeoutError,
@@ -13,18 +13,10 @@ export {
   PaymentDeclinedError,
   PaymentError,
 } from './errors';
-export type {
-  ChargeOutcome,
-  ChargeRequest,
-  ChargeResponseData,
-  ChargeResult,
-  FailedChargeOutcome,
-  PaymentGateway,
-  SavedCardRef,
-  TestBehaviour,
-} from './gateway';
 export { savedCardRef, TEST_BAD_CVV, TEST_BAD_POSTAL_CODE, testBehaviourOf, testGateway } from './test-gateway';
 export { listCharges, type GatewayChargeRecord } from './gateway-charge-store';
 export { newPaymentRecord, paymentDeclaration, type PaymentRecord } from './payment-records';
 export { cardData, savedCardFields, type CartPaymentInput, type DirectPaymentInput, type PaymentMethodInput } from './payment-schemas';
 export { chargeKey, findRecentDuplicate, initiatedEntry, outcomeEntry, payments, paymentsOfCustomer, recordSavedMethod } from './payment-store';
+export { cartPaymentCreate, directPaymentCreate, paymentUpdate } from './payment-schemas';
+export { paymentsOfCart, updatePayment } from './payment-store';

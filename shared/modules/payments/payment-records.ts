@@ -3,12 +3,11 @@
  * date, and indexed by card fingerprint, currency and total for duplicate detection (§4.5).
  */
 import type { Dated } from '../../store/keys';
-import { nowMs } from '../../core/clock';
 import { declareResource } from '../../rest/declarations';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/records';
 import type { MaskedCard } from './cards';
-import type { ChargeResponseData } from './gateway';
+import type { ChargeResponseData } from '../../platform/ports';
 
 /** Payment statuses (§4.6). */
 export type PaymentStatus = 'initiated' | 'pending' | 'completed' | 'failed' | 'refunded' | 'cancelled';
@@ -122,9 +121,8 @@ export const paymentDeclaration = declareResource<PaymentRecord>({
   },
 });
 
-/** A new payment record in status `initiated`. */
-export function newPaymentRecord(scope: RecordScope, paymentId: string, fields: Omit<PaymentRecord, 'payment_id' | 'account_id' | 'mode' | 'created_ms' | 'modified_ms'>): PaymentRecord {
-  const now = nowMs();
+/** A new payment record in status `initiated`, created at `now` (epoch ms). */
+export function newPaymentRecord(scope: RecordScope, paymentId: string, fields: Omit<PaymentRecord, 'payment_id' | 'account_id' | 'mode' | 'created_ms' | 'modified_ms'>, now: number): PaymentRecord {
   return {
     payment_id: paymentId,
     account_id: scope.accountId,

@@ -3,11 +3,11 @@
  * decline, fail or time out; CVV `000` and postal code `00000` fail the security-code and
  * address checks; every other valid, unexpired card is approved. Nothing leaves the process.
  */
-import { nowMs } from '../../core/clock';
+import type { Clock } from '../../platform/ports';
 import { ID_ALPHABET, randomString } from '../../core/ids';
-import { cardBrand, cardExpired, luhnValid, type NewCard } from './cards';
+import { cardBrand, cardExpired, luhnValid } from './cards';
 import { findCharge, recordOnce } from './gateway-charge-store';
-import type { ChargeOutcome, ChargeRequest, ChargeResponseData, ChargeResult, PaymentGateway, SavedCardRef, TestBehaviour } from './gateway';
+import type { ChargeOutcome, ChargeRequest, ChargeResponseData, ChargeResult, NewCard, PaymentGateway, SavedCardRef, TestBehaviour } from '../../platform/ports';
 
 /** The numbers with a fixed outcome; every other valid number approves. */
 const FIXED_BEHAVIOURS: ReadonlyMap<string, TestBehaviour> = new Map([
@@ -49,35 +49,38 @@ export function savedCardRef(card: NewCard): SavedCardRef {
 }
 
 /**
- * The built-in test gateway. It answers at once, timeouts included. A keyed charge is recorded
- * in its ledger (gateway-charge-store.ts) before it answers, exactly once per key; a timeout or
- * processor error is recorded too (no money moved, and a retry of the key answers the same).
+ * The built-in test gateway, on the platform's `clock` (card expiry, ledger dates). It answers
+ * at once, timeouts included. A keyed charge is recorded in its ledger (gateway-charge-store.ts)
+ * before it answers, exactly once per key; a timeout or processor error is recorded too (no
+ * money moved, and a retry of the key answers the same).
  */
-export const testGateway: PaymentGateway = {
-  async charge(request: ChargeRequest & { key?: string }): Promise<ChargeResult> {
-    const decided = decide(request);
-    if (!request.key) return decided;
-    const standing = await recordOnce(request.key, { state: 'charged', result: decided, amount: request.amount, currency: request.currency, created_ms: nowMs() });
-    return standing.result ?? result('declined', 'The charge was cancelled.');
-  },
-  async lookup(key: string): Promise<ChargeResult | undefined> {
-    return (await findCharge(key))?.result ?? undefined;
-  },
-  async voidKey(key: string): Promise<ChargeResult | undefined> {
-    const standing = await recordOnce(key, { state: 'voided', result: null, amount: null, currency: null, created_ms: nowMs() });
-    return standing.result ?? undefined;
-  },
-};
+export function testGateway(clock: Clock): PaymentGateway {
+  return {
+    async charge(request: ChargeRequest & { key?: string }): Promise<ChargeResult> {
+      const decided = decide(request, clock.nowMs());
+      if (!request.key) return decided;
+      const standing = await recordOnce(request.key, { state: 'charged', result: decided, amount: request.amount, currency: request.currency, created_ms: clock.nowMs() });
+      return standing.result ?? result('declined', 'The charge was cancelled.');
+    },
+    async lookup(key: string): Promise<ChargeResult | undefined> {
+      return (await findCharge(key))?.result ?? undefined;
+    },
+    async voidKey(key: string): Promise<ChargeResult | undefined> {
+      const standing = await recordOnce(key, { state: 'voided', result: null, amount: null, currency: null, created_ms: clock.nowMs() });
+      return standing.result ?? undefined;
+    },
+  };
+}
 
-/** The §4.4 rules in their order: number, then CVV, then postal code. */
-function decide(request: ChargeRequest): ChargeResult {
+/** The §4.4 rules in their order at `now` (epoch ms): number, then CVV, then postal code. */
+function decide(request: ChargeRequest, now: number): ChargeResult {
   const { card } = request;
   const behaviour = card.kind === 'new' ? testBehaviourOf(card.number) : card.testBehaviour;
   if (behaviour === 'decline') return result('declined', 'The card was declined.');
   if (behaviour === 'error') return result('error', 'Processor error.');
   if (behaviour === 'timeout') return result('timeout', 'Processor timeout.');
   // New cards are refused before the charge when expired; a saved card can expire later.
-  if (cardExpired(card, nowMs())) return result('declined', 'The card has expired.');
+  if (cardExpired(card, now)) return result('declined', 'The card has expired.');
 
   // Saved cards carry no CVV, so the security-code rule applies to new cards only.
   let cvvMatch: boolean | null = card.kind === 'new' ? true : null;

@@ -3,12 +3,13 @@
  * tokens hold no `promotions` permission, so the route check refuses them (403); shoppers use
  * codes only through carts.
  */
-import { nowMs } from '../../core/clock';
+import type { Clock } from '../../platform/ports';
 import { booleanParameter } from '../../http/request';
-import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
-import { renderContext, type RenderContext } from '../../rest/render-context';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
 import { readOffsetCollection } from '../../store/offset-index';
 import { getRecord, type RecordScope } from '../../store/records';
 import {
@@ -30,13 +31,11 @@ const SORT_FIELDS = ['name', 'date_created'] as const;
  * `timezone` parameter, validated, else the account default), which `expires` is read in.
  */
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  return { scope, render: await renderContext(context, scope.accountId, scope.mode) };
+  return actionScope(context);
 }
 
-function inputContext(render: RenderContext): PromotionInputContext {
-  return { payment: render.payment, zone: render.zone, now: nowMs() };
+function inputContext(render: RenderContext, clock: Clock): PromotionInputContext {
+  return { payment: render.payment, zone: render.zone, now: clock.nowMs() };
 }
 
 function readPromotion(scope: RecordScope, id: string): Promise<PromotionRecord> {
@@ -46,7 +45,7 @@ function readPromotion(scope: RecordScope, id: string): Promise<PromotionRecord>
 /** `POST /promotions`: 201; 409 in_use for a taken id or code. */
 export const createPromotionAction = withBody(promotionCreate, async (context) => {
   const { scope, render } = await prepare(context);
-  const record = await createPromotion(scope, context.body, inputContext(render));
+  const record = await createPromotion(scope, context.body, inputContext(render, context.platform.clock), context.platform.clock);
   const body = await renderResource(promotionDeclaration, record, render);
   return { status: 201, body, location: render.url(promotionPath(record.promotion_id)) };
 });
@@ -63,7 +62,7 @@ export const updatePromotionAction = withBody(promotionUpdate, async (context) =
   const { scope, render } = await prepare(context);
   const body = context.body;
   const saved = await updatePromotion(scope, context.params.promotion_id!, (current) =>
-    promotionRevision(current, promotionFields(body, current, inputContext(render)), body.deleted === false ? false : current.deleted),
+    promotionRevision(current, promotionFields(body, current, inputContext(render, context.platform.clock)), body.deleted === false ? false : current.deleted, context.platform.clock),
   );
   return { status: 200, body: await renderResource(promotionDeclaration, saved, render) };
 });
@@ -71,7 +70,9 @@ export const updatePromotionAction = withBody(promotionUpdate, async (context) =
 /** `DELETE /promotions/{promotion_id}`: a soft delete (`deleted: true`, `active: false`); orders keep their link. */
 export async function deletePromotionAction(context: ApiContext): Promise<ApiResult> {
   const { scope } = await prepare(context);
-  await updatePromotion(scope, context.params.promotion_id!, (current) => (current.deleted ? { next: current, write: false } : promotionRevision(current, current, true)));
+  await updatePromotion(scope, context.params.promotion_id!, (current) =>
+    current.deleted ? { next: current, write: false } : promotionRevision(current, current, true, context.platform.clock),
+  );
   return { status: 204 };
 }
 

@@ -11,7 +11,7 @@
  * be charged for more often than `max_uses` allows (see checkout/pay-cart.ts).
  */
 import type { PaymentSettings } from '../accounts';
-import { nowMs } from '../../core/clock';
+import type { Clock } from '../../platform/ports';
 import { newId } from '../../core/ids';
 import { parseDateInput } from '../../rest/dates';
 import { declareResource } from '../../rest/declarations';
@@ -183,11 +183,11 @@ export function promotionFields(body: PromotionInput, current: PromotionFields |
 export { codeClaimKey } from './promotion-store';
 
 /** Creates a promotion: reserve its listing position, then write record, counter and code claim together. */
-export async function createPromotion(scope: RecordScope, body: PromotionInput, context: PromotionInputContext): Promise<PromotionRecord> {
+export async function createPromotion(scope: RecordScope, body: PromotionInput, context: PromotionInputContext, clock: Clock): Promise<PromotionRecord> {
   const promotionId = body.promotion_id ?? newId();
   const fields = promotionFields(body, undefined, context);
   const seq = await reservePromotionSequence(scope);
-  const now = nowMs();
+  const now = clock.nowMs();
   const record: PromotionRecord = {
     promotion_id: promotionId,
     account_id: scope.accountId,
@@ -211,14 +211,14 @@ export async function createPromotion(scope: RecordScope, body: PromotionInput, 
  * letter case). It is written conditionally on the version read, so concurrent changes (and the
  * `uses` counters a payment moves) never mix.
  */
-export function promotionRevision(current: PromotionRecord, fields: PromotionFields, deleted: boolean): Revision<PromotionRecord> {
+export function promotionRevision(current: PromotionRecord, fields: PromotionFields, deleted: boolean, clock: Clock): Revision<PromotionRecord> {
   const next: PromotionRecord = {
     ...current,
     ...(Object.fromEntries(FIELD_NAMES.map((name) => [name, fields[name]])) as PromotionFields),
     // A deleted promotion is inactive (§11); a restored one stays inactive until activated.
     active: deleted ? false : fields.active,
     deleted,
-    modified_ms: Math.max(nowMs(), current.modified_ms + 1),
+    modified_ms: Math.max(clock.nowMs(), current.modified_ms + 1),
   };
   // Only these attributes change: the use counters, which payments move without touching
   // `modified_ms`, are never overwritten with the values read here.
@@ -231,8 +231,8 @@ export function promotionRevision(current: PromotionRecord, fields: PromotionFie
 }
 
 /** Writes `promotionRevision`'s change over the version of `current` (one round: a lost race is a `VersionConflictError`). */
-export async function savePromotion(current: PromotionRecord, fields: PromotionFields, deleted: boolean): Promise<PromotionRecord> {
-  return revisePromotion(current, promotionRevision(current, fields, deleted));
+export async function savePromotion(current: PromotionRecord, fields: PromotionFields, deleted: boolean, clock: Clock): Promise<PromotionRecord> {
+  return revisePromotion(current, promotionRevision(current, fields, deleted, clock));
 }
 
 /** Reads a promotion by id, or undefined (strongly consistent). */

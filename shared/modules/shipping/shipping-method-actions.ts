@@ -4,10 +4,11 @@
  * only as quotes on carts (§3.4).
  */
 import { booleanParameter } from '../../http/request';
-import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
-import { renderContext, type RenderContext } from '../../rest/render-context';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
 import { readOffsetCollection } from '../../store/offset-index';
 import { collectionPartition, getRecord, type RecordScope } from '../../store/records';
 import {
@@ -24,9 +25,7 @@ import { shippingMethodCreate, shippingMethodUpdate } from './shipping-method-sc
 const SORT_FIELDS = ['name', 'date_created'] as const;
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  return { scope, render: await renderContext(context, scope.accountId, scope.mode) };
+  return actionScope(context);
 }
 
 function readMethod(scope: RecordScope, id: string): Promise<ShippingMethodRecord> {
@@ -36,7 +35,7 @@ function readMethod(scope: RecordScope, id: string): Promise<ShippingMethodRecor
 /** `POST /shipping_methods`: 201; 409 in_use for a taken id. */
 export const createShippingMethodAction = withBody(shippingMethodCreate, async (context) => {
   const { scope, render } = await prepare(context);
-  const record = await createShippingMethod(scope, context.body, render.payment);
+  const record = await createShippingMethod(scope, context.body, render.payment, context.platform.clock);
   const body = await renderResource(shippingMethodDeclaration, record, render);
   return { status: 201, body, location: render.url(shippingMethodPath(record.shipping_method_id)) };
 });
@@ -53,8 +52,11 @@ export const updateShippingMethodAction = withBody(shippingMethodUpdate, async (
   const { scope, render } = await prepare(context);
   const body = context.body;
   const methodId = context.params.shipping_method_id!;
-  const saved = await updateShippingMethodRecord(scope, methodId, (current) => shippingMethodRevision(current, shippingMethodFields(body, current, render.payment)), () =>
-    readMethod(scope, methodId),
+  const saved = await updateShippingMethodRecord(
+    scope,
+    methodId,
+    (current) => shippingMethodRevision(current, shippingMethodFields(body, current, render.payment), context.platform.clock),
+    () => readMethod(scope, methodId),
   );
   return { status: 200, body: await renderResource(shippingMethodDeclaration, saved, render) };
 });

@@ -5,7 +5,7 @@
  * write, and orders copy the shipping line, so nothing links to a deleted method.
  */
 import type { PaymentSettings } from '../accounts';
-import { nowMs } from '../../core/clock';
+import type { Clock } from '../../platform/ports';
 import { newId } from '../../core/ids';
 import { declareResource } from '../../rest/declarations';
 import { invalid, sends } from '../../rest/input';
@@ -110,11 +110,11 @@ export function shippingMethodFields(body: ShippingMethodInput, current: Shippin
 }
 
 /** Creates a shipping method: reserve its listing position, then write record and counter together. */
-export async function createShippingMethod(scope: RecordScope, body: ShippingMethodInput, payment: PaymentSettings): Promise<ShippingMethodRecord> {
+export async function createShippingMethod(scope: RecordScope, body: ShippingMethodInput, payment: PaymentSettings, clock: Clock): Promise<ShippingMethodRecord> {
   const methodId = body.shipping_method_id ?? newId();
   const fields = shippingMethodFields(body, undefined, payment);
   const seq = await reserveShippingMethodSequence(scope);
-  const now = nowMs();
+  const now = clock.nowMs();
   const record: ShippingMethodRecord = {
     shipping_method_id: methodId,
     account_id: scope.accountId,
@@ -129,8 +129,8 @@ export async function createShippingMethod(scope: RecordScope, body: ShippingMet
 }
 
 /** The revision that writes changed fields of a method (the store writes it over the version read). */
-export function shippingMethodRevision(current: ShippingMethodRecord, fields: ShippingMethodFields): Revision<ShippingMethodRecord> {
-  return { next: { ...current, ...fields, modified_ms: Math.max(nowMs(), current.modified_ms + 1) } };
+export function shippingMethodRevision(current: ShippingMethodRecord, fields: ShippingMethodFields, clock: Clock): Revision<ShippingMethodRecord> {
+  return { next: { ...current, ...fields, modified_ms: Math.max(clock.nowMs(), current.modified_ms + 1) } };
 }
 
 /** Reads a shipping method by id, or undefined (strongly consistent). */

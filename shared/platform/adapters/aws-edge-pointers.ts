@@ -18,7 +18,8 @@ import {
   DescribeKeyValueStoreCommand,
   PutKeyCommand,
 } from '@aws-sdk/client-cloudfront-keyvaluestore';
-import { edgePointerKey, edgePointerValue, type EdgePointers } from '../../modules/hosting';
+import type { EdgePointers } from '../ports';
+import { edgePointerKey, edgePointerValue } from '../edge-pointer-format';
 
 /** Whether a write failed only because its ETag was no longer the store's. */
 function isStaleETag(error: unknown): boolean {

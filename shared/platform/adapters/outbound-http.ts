@@ -9,8 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { nowMs, onClockMoved } from '../../core/clock';
-import type { OutboundHttp, OutboundRequest, OutboundResponse } from '../ports';
+import type { Clock, OutboundHttp, OutboundRequest, OutboundResponse } from '../ports';
 
 /** Largest response body kept (bytes); the rest is dropped. */
 const MAX_RESPONSE_BYTES = 256 * 1024;
@@ -123,10 +122,11 @@ function guardedLookup(policy: AddressPolicy): LookupFunction {
 }
 
 /**
- * Outbound HTTP with the address guard and a timeout (30 s unless the request says otherwise).
- * `resolve` answers the save-time destination check (`allowsDestination`); tests inject one.
+ * Outbound HTTP with the address guard and a timeout (30 s unless the request says otherwise),
+ * by the real time and by the platform's `clock`. `resolve` answers the save-time destination
+ * check (`allowsDestination`); tests inject one.
  */
-export function guardedHttp(policy: AddressPolicy, resolve: HostResolver = systemResolver): OutboundHttp {
+export function guardedHttp(policy: AddressPolicy, clock: Clock, resolve: HostResolver = systemResolver): OutboundHttp {
   const lookup = guardedLookup(policy);
   return {
     allowsDestination: (url) => destinationAllowed(url, policy, resolve),
@@ -148,7 +148,7 @@ export function guardedHttp(policy: AddressPolicy, resolve: HostResolver = syste
         // The time limit covers the whole exchange (a script trickling bytes does not extend it),
         // by the real clock and by the platform's: the local runtime's manual clock moved past
         // the limit also ends the request, so a timeout can be tested without waiting for it.
-        const startedMs = nowMs();
+        const startedMs = clock.nowMs();
         let deadline: NodeJS.Timeout | undefined;
         let stopWatching = (): void => undefined;
         const finish = (answer: OutboundResponse) => {
@@ -173,9 +173,10 @@ export function guardedHttp(policy: AddressPolicy, resolve: HostResolver = syste
         });
         const expire = () => outgoing.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT_CARTWHEEL' }));
         deadline = setTimeout(expire, timeoutMs);
-        stopWatching = onClockMoved(() => {
-          if (nowMs() - startedMs >= timeoutMs) expire();
+        const unwatch = clock.onMoved?.(() => {
+          if (clock.nowMs() - startedMs >= timeoutMs) expire();
         });
+        if (unwatch) stopWatching = unwatch;
         outgoing.on('error', (error: NodeJS.ErrnoException) => {
           if (error.code === 'ETIMEDOUT_CARTWHEEL') finish({ ok: false, reason: 'timeout', message: `No answer within ${timeoutMs} ms` });
           else if (error.code === 'EREFUSEDADDRESS') finish({ ok: false, reason: 'refused_address', message: error.message });

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { useManualClock, useSystemClock, setManualTime } from '../../../shared/core/clock';
 import { recoverPayment } from '../../../shared/flows/checkout/recover-payment';
 import type { CartRecord } from '../../../shared/modules/carts/types';
 import { computeSale } from '../../../shared/modules/pricing';
@@ -24,19 +23,20 @@ import { queryItems } from '../../../shared/store/query';
 import { measureCost } from '../../../shared/store/request-cost';
 import { Harness, TABLE, useEmulatedTable } from '../../local/fixtures/dynamo-harness';
 import { outboxEmail } from '../../../infra/local/outbox';
-import { processClock } from '../../../infra/local/platform';
 import { runQueued, testPlatform } from '../../support/platform';
 import { consumer as notificationsWorker } from '../../../handlers/queues/event-notifications';
 import { EVENT_QUEUE } from '../../../shared/work/relay';
 import { paymentSettings, taxSettings } from '../../modules/pricing/fixtures';
+import { ManualClock } from '../../../infra/local/manual-clock';
 
 const harness = new Harness();
 const scope = { accountId: 'ACCT', mode: 'test' as const };
 const T0 = Date.parse('2026-11-21T12:00:00Z');
+const clock = new ManualClock(T0);
 const outbox = mkdtempSync(join(tmpdir(), 'cartwheel-recovery-outbox-'));
-const platform = testPlatform({ email: outboxEmail({ dir: outbox, from: 'shop@example.test', clock: processClock }) });
+const platform = testPlatform({ clock, email: outboxEmail({ dir: outbox, from: 'shop@example.test', clock: clock }) });
 
-useEmulatedTable(harness, { before: () => useManualClock(T0), after: useSystemClock });
+useEmulatedTable(harness);
 
 /** The notifications queue's worker runs what was queued since the last call (the confirmation emails). */
 let queuedFrom = 0;
@@ -71,7 +71,7 @@ async function crashedCheckout(cartId: string, paymentId: string, approved: bool
       settlement_tax: 0, settlement_total: 19, total_refunded: 0, reference: null, description: null, referrer: null, payment_method: null,
       response_data: { authorization_code: approved ? 'A1B2C3' : null, avs_match: null, cvv_match: null, message: null },
       gateway_transaction_id: approved ? 'test_tx' : null, error_code: null, ip_address: null, customer_id: null, cart_id: cartId, order_id: null, meta: null, fingerprint: null,
-    }),
+    }, platform.clock.nowMs()),
     ...(approved ? { gateway_outcome: 'approved' as const } : {}),
   };
   await db().send(new PutCommand({ TableName: TABLE, Item: { ...cart, ...recordKey({ collection: 'carts', scope: 'mode' }, scope, cartId), gsi1pk: 'x', gsi1sk: 'x', gsi2pk: 'x', gsi2sk: 'x' } }));
@@ -92,7 +92,7 @@ describe('recoverPayment', () => {
   });
 
   it('finishes an approved payment once the lock lapsed: one order, the cart paid, the email sent', async () => {
-    setManualTime(T0 + 61_000);
+    clock.set(T0 + 61_000);
     await crashedCheckout('CARTOK', 'PAYOK', true);
     expect(await recoverPayment(platform, scope, 'PAYOK')).toBe('completed');
     await runNotifications();
@@ -110,7 +110,7 @@ describe('recoverPayment', () => {
   });
 
   it('fails a payment with no recorded outcome and releases the cart for a new attempt', async () => {
-    setManualTime(T0 + 120_000);
+    clock.set(T0 + 120_000);
     await crashedCheckout('CARTLOST', 'PAYLOST', false);
     expect(await recoverPayment(platform, scope, 'PAYLOST')).toBe('failed');
     expect(await readCart('CARTLOST')).toMatchObject({ open: true, payment_lock: null });
@@ -124,7 +124,7 @@ describe('sweepConfirmationEmails', () => {
     const { orderFromCart } = await import('../../../shared/modules/orders/orders');
     const { confirmationDueWrite, sweepConfirmationEmails, CONFIRMATION_GRACE_MS } = await import('../../../shared/flows/checkout/confirmation');
     const start = T0 + 10 * 60_000;
-    setManualTime(start);
+    clock.set(start);
     const cart = await crashedCheckout('CARTMAIL', 'PAYMAIL', true);
     const order = orderFromCart(scope, 'ORDERMAIL', { ...cart, open: false }, 'PAYMAIL', 'CUSTMAIL', start);
     await db().send(new PutCommand({ TableName: TABLE, Item: orders.itemOf(order) }));
@@ -145,7 +145,7 @@ describe('sweepConfirmationEmails', () => {
     const { orderFromCart } = await import('../../../shared/modules/orders/orders');
     const { confirmationDueWrite, sweepConfirmationEmails, CONFIRMATION_GRACE_MS } = await import('../../../shared/flows/checkout/confirmation');
     const start = T0 + 20 * 60_000;
-    setManualTime(start);
+    clock.set(start);
     const sent = () => readdirSync(outbox).filter((name) => name.endsWith('.json')).length;
     for (const [cartId, orderId, named] of [['CARTPAIR', 'ORDERPAIR', true], ['CARTOLD', 'ORDEROLD', false]] as const) {
       const cart = await crashedCheckout(cartId, `PAY${cartId}`, true);
@@ -174,7 +174,7 @@ describe('the due-work sweep settles payments nobody finished (no shopper retry 
     const { writeOne } = await import('../../../shared/store/transact');
     const { chargeKey } = await import('../../../shared/modules/payments/payment-store');
     const start = T0 + 60 * 60_000;
-    setManualTime(start);
+    clock.set(start);
     const cart = await crashedCheckout('CARTSWEPT', 'PAYSWEPT', false);
     // (The fixture's lock lapsed long ago; the recovery is due two minutes from now.)
     await writeOne(dueEntry('payment-recovery', scope, 'PAYSWEPT', start + 120_000, start));
@@ -185,10 +185,10 @@ describe('the due-work sweep settles payments nobody finished (no shopper retry 
     const mails = () => readdirSync(outbox).filter((name) => name.endsWith('.json')).length;
     const before = mails();
     // Not before it is due.
-    setManualTime(start + 30_000);
+    clock.set(start + 30_000);
     await job(platform);
     expect(await ordersOf('CARTSWEPT')).toHaveLength(0);
-    setManualTime(start + 121_000);
+    clock.set(start + 121_000);
     await job(platform);
     await runNotifications();
     const orders = await ordersOf('CARTSWEPT');
@@ -210,7 +210,7 @@ describe('the due-work sweep settles payments nobody finished (no shopper retry 
     const { writeOne } = await import('../../../shared/store/transact');
     const { chargeKey } = await import('../../../shared/modules/payments/payment-store');
     const start = T0 + 2 * 60 * 60_000;
-    setManualTime(start);
+    clock.set(start);
     const cart = await crashedCheckout('CARTVOID', 'PAYVOID', false);
     await writeOne(dueEntry('payment-recovery', scope, 'PAYVOID', start, start));
     expect(cart.payment_lock!.until_ms).toBeLessThan(start);

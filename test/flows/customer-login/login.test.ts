@@ -7,28 +7,29 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { LOCKOUT_RULE, lockoutKey, withLockout, type LoginCheck } from '../../../shared/modules/identity/lockout';
-import { setManualTime, nowMs, useManualClock, useSystemClock } from '../../../shared/core/clock';
 import { customerCreate } from '../../../shared/modules/customers/customer-schemas';
 import { createCustomer } from '../../../shared/modules/customers/customers';
 import { customerLockoutKey, signInCustomer } from '../../../shared/flows/customer-login/login';
 import { db } from '../../../shared/store/client';
 import type { ItemKey } from '../../../shared/store/keys';
 import { Harness, TABLE, useEmulatedTable } from '../../local/fixtures/dynamo-harness';
+import { ManualClock } from '../../../infra/local/manual-clock';
 
 const harness = new Harness();
 const MINUTE = 60_000;
 const START = Date.UTC(2026, 0, 15, 12, 0, 0);
+const clock = new ManualClock(START);
 
-useEmulatedTable(harness, { before: () => useManualClock(START), after: useSystemClock });
+useEmulatedTable(harness);
 
 /** Moves the manual clock forward by `ms`. */
 function advance(ms: number): void {
-  setManualTime(nowMs() + ms);
+  clock.set(clock.nowMs() + ms);
 }
 
 /** A login name whose password is `right`; anything else fails, and `ghost` names no one. */
 function attempt(key: ItemKey, password: string): Promise<string> {
-  return withLockout(key, async (): Promise<LoginCheck<string>> => (password === 'right' ? { outcome: 'success', value: 'signed in' } : { outcome: 'failure' }));
+  return withLockout(key, clock, async (): Promise<LoginCheck<string>> => (password === 'right' ? { outcome: 'success', value: 'signed in' } : { outcome: 'failure' }));
 }
 
 /** The API error code an attempt ends with, or `ok`. */
@@ -123,7 +124,7 @@ describe('login lockout', () => {
   });
 
   it('never counts unknown names', async () => {
-    const unknown = () => withLockout(key, async (): Promise<LoginCheck<string>> => ({ outcome: 'unknown' }));
+    const unknown = () => withLockout(key, clock, async (): Promise<LoginCheck<string>> => ({ outcome: 'unknown' }));
     for (let i = 0; i < 12; i++) await expect(unknown()).rejects.toMatchObject({ status: 401, code: 'invalid_login', message: 'The username or password is incorrect.' });
     expect(await stored(key)).toBeUndefined();
   });
@@ -145,7 +146,7 @@ describe('login lockout', () => {
   it('keeps an expiry on its item so idle state goes away', async () => {
     await outcome(attempt(key, 'wrong'));
     const item = await stored(key);
-    expect(item?.ttl).toBeGreaterThanOrEqual(Math.ceil((nowMs() + LOCKOUT_RULE.windowMs) / 1000));
+    expect(item?.ttl).toBeGreaterThanOrEqual(Math.ceil((clock.nowMs() + LOCKOUT_RULE.windowMs) / 1000));
   });
 });
 
@@ -153,23 +154,23 @@ describe('customer sign-in', () => {
   const scope = { accountId: 'SHOP', mode: 'test' } as const;
 
   it('signs in by username (any case) and password; counts wrong passwords per username', async () => {
-    const created = await createCustomer(scope, customerCreate.parse({ customer_id: 'ADA', username: 'Ada.Lee', password: 'correct horse', email: 'ada@example.test' }));
-    expect((await signInCustomer(scope, { username: 'ada.lee', password: 'correct horse' })).customer_id).toBe(created.customer_id);
+    const created = await createCustomer(scope, customerCreate.parse({ customer_id: 'ADA', username: 'Ada.Lee', password: 'correct horse', email: 'ada@example.test' }), clock);
+    expect((await signInCustomer(scope, { username: 'ada.lee', password: 'correct horse' }, clock)).customer_id).toBe(created.customer_id);
     for (let i = 0; i < 5; i++) {
-      await expect(signInCustomer(scope, { username: i % 2 ? 'ADA.LEE' : 'Ada.Lee', password: 'wrong horse' })).rejects.toMatchObject({ code: 'invalid_login' });
+      await expect(signInCustomer(scope, { username: i % 2 ? 'ADA.LEE' : 'Ada.Lee', password: 'wrong horse' }, clock)).rejects.toMatchObject({ code: 'invalid_login' });
     }
-    await expect(signInCustomer(scope, { username: 'ada.lee', password: 'correct horse' })).rejects.toMatchObject({ code: 'account_locked', meta: { retry_after_seconds: 600 } });
+    await expect(signInCustomer(scope, { username: 'ada.lee', password: 'correct horse' }, clock)).rejects.toMatchObject({ code: 'account_locked', meta: { retry_after_seconds: 600 } });
     // The same username in the other mode is someone else.
-    await expect(signInCustomer({ ...scope, mode: 'live' }, { username: 'ada.lee', password: 'correct horse' })).rejects.toMatchObject({ code: 'invalid_login' });
+    await expect(signInCustomer({ ...scope, mode: 'live' }, { username: 'ada.lee', password: 'correct horse' }, clock)).rejects.toMatchObject({ code: 'invalid_login' });
     advance(LOCKOUT_RULE.lockMs);
-    expect((await signInCustomer(scope, { username: 'ADA.lee', password: 'correct horse' })).customer_id).toBe('ADA');
+    expect((await signInCustomer(scope, { username: 'ADA.lee', password: 'correct horse' }, clock)).customer_id).toBe('ADA');
   });
 
   it('answers unknown usernames and customers without a password like a wrong password, uncounted', async () => {
-    await createCustomer(scope, customerCreate.parse({ customer_id: 'NOPASS', username: 'nopass', email: 'np@example.test' }));
+    await createCustomer(scope, customerCreate.parse({ customer_id: 'NOPASS', username: 'nopass', email: 'np@example.test' }), clock);
     for (const username of ['nobody', 'nopass']) {
       for (let i = 0; i < 6; i++) {
-        await expect(signInCustomer(scope, { username, password: 'whatever1' })).rejects.toMatchObject({
+        await expect(signInCustomer(scope, { username, password: 'whatever1' }, clock)).rejects.toMatchObject({
           status: 401,
           code: 'invalid_login',
           message: 'The username or password is incorrect.',

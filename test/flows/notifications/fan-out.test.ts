@@ -11,7 +11,7 @@ import { productCreate } from '../../../shared/modules/catalog/product-schemas';
 import { claimDue, dueEntry, findDue, listDue } from '../../../shared/work/due-work-store';
 import { dueWorkConsumer } from '../../../shared/work/consumer';
 import { eventFanOutWork, eventIdFor, fanOut, type DeliveryHooks } from '../../../shared/flows/notifications/fan-out';
-import { withFanOutRelay } from '../../../shared/work/relay';
+import { withRelay } from '../../../shared/work/relay';
 import { measureCost } from '../../../shared/store/request-cost';
 import type { SQSEvent } from 'aws-lambda';
 import { findEvent } from '../../../shared/modules/events/event-store';
@@ -21,6 +21,7 @@ import { parseInput } from '../../../shared/rest/validate';
 import { Harness, useEmulatedTable } from '../../local/fixtures/dynamo-harness';
 import { paymentSettings } from '../../modules/pricing/fixtures';
 import { testPlatform } from '../../support/platform';
+import { systemClock } from '../../../shared/platform/adapters/system-clock';
 
 const harness = new Harness();
 useEmulatedTable(harness);
@@ -58,10 +59,10 @@ describe('fan-out', () => {
     const xml = await subscribe({ format: 'xml' });
     await subscribe({ active: false });
     await subscribe({ event_type: 'product:modified' });
-    const product = await createProduct(scope, productCreate.parse({ product_id: 'fan', name: 'Original', type: 'digital', prices: [{ currency: 'USD', price: 3 }] }), paymentSettings());
+    const product = await createProduct(scope, productCreate.parse({ product_id: 'fan', name: 'Original', type: 'digital', prices: [{ currency: 'USD', price: 3 }] }), paymentSettings(), systemClock);
     const claim = await claimFanOut();
     // A change after the occurrence does not reach its notifications.
-    await saveProduct(product, productFields(parseInput(productCreate.partial(), { name: 'Renamed' }), product, paymentSettings(), 'test'), false);
+    await saveProduct(product, productFields(parseInput(productCreate.partial(), { name: 'Renamed' }), product, paymentSettings(), 'test'), false, systemClock);
 
     const made = await fanOut(platform, claim, hooks);
     expect(made.map((event) => event.event_subscription_id).sort()).toEqual([json.event_subscription_id, xml.event_subscription_id].sort());
@@ -89,9 +90,9 @@ describe('fan-out', () => {
     await drain();
     await subscribe({ event_type: 'product:deleted' });
     await subscribe({ event_type: 'product:deleted', format: 'html' });
-    const product = await createProduct(scope, productCreate.parse({ product_id: 'again', name: 'Again', type: 'digital', prices: [{ currency: 'USD', price: 3 }] }), paymentSettings());
+    const product = await createProduct(scope, productCreate.parse({ product_id: 'again', name: 'Again', type: 'digital', prices: [{ currency: 'USD', price: 3 }] }), paymentSettings(), systemClock);
     await fanOut(platform, await claimFanOut(), hooks);
-    await saveProduct(product, product, true);
+    await saveProduct(product, product, true, systemClock);
     const claim = await claimFanOut();
     const first = await fanOut(platform, claim, hooks);
     expect(first).toHaveLength(2);
@@ -104,7 +105,7 @@ describe('fan-out', () => {
   it('makes no event when no active subscription matches', async () => {
     // An account without subscriptions.
     const other = { accountId: 'NOSUBS', mode: 'test' as const };
-    await createProduct(other, productCreate.parse({ product_id: 'alone', name: 'Alone', type: 'physical', prices: [{ currency: 'USD', price: 1 }] }), paymentSettings());
+    await createProduct(other, productCreate.parse({ product_id: 'alone', name: 'Alone', type: 'physical', prices: [{ currency: 'USD', price: 1 }] }), paymentSettings(), systemClock);
     const due = (await listDue('event-fanout', Date.now() + 120_000, 500)).find((record) => record.account_id === 'NOSUBS')!;
     const made = await fanOut(platform, (await claimDue('event-fanout', other, due.ref, Date.now() + 120_000, 60_000))!, hooks);
     expect(made).toEqual([]);
@@ -119,7 +120,7 @@ describe('fan-out from the queue', () => {
   /** Creates a product in `at` inside a request's relay; answers the fan-out message it queued. */
   async function productMessage(at: typeof scope, productId: string): Promise<string> {
     const before = platform.queued.length;
-    await withFanOutRelay(platform, () => createProduct(at, productCreate.parse({ product_id: productId, name: productId, type: 'digital', prices: [{ currency: 'USD', price: 2 }] }), paymentSettings()));
+    await withRelay(platform, () => createProduct(at, productCreate.parse({ product_id: productId, name: productId, type: 'digital', prices: [{ currency: 'USD', price: 2 }] }), paymentSettings(), systemClock));
     const sent = platform.queued.slice(before).filter((entry) => JSON.parse(entry.body).kind === 'event-fanout');
     expect(sent).toHaveLength(1);
     return sent[0]!.body;

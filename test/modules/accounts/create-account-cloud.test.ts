@@ -20,11 +20,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { parseCreateAccountArgs } from '../../../infra/accounts/create-account';
 import { createAccount, type AccountBootstrap } from '../../../shared/modules/accounts/create-account';
 import type { TransactItem } from '../../../shared/modules/identity/auths';
-import { resetConfig } from '../../../shared/core/config';
+import { config, resetConfig } from '../../../shared/core/config';
 import { InUseError } from '../../../shared/http/errors';
 import { resetDb } from '../../../shared/store/client';
 import { TransactionRejectedError } from '../../../shared/store/errors';
 import { kmsSecrets } from '../../../shared/platform/adapters/kms-secrets';
+import { systemClock } from '../../../shared/platform/adapters/system-clock';
 
 const secrets = () => kmsSecrets({ keyId: STACK_OUTPUTS.SecretsKeyId, region: 'eu-west-1' });
 import { describeStacksOutput, runCreateAccountCli, STACK_OUTPUTS } from './fixtures/cloud-cli';
@@ -72,6 +73,8 @@ describe('account:create --target cloud', () => {
   let items: TransactItem[];
   let puts: Array<Record<string, unknown>>;
   let encryptInputs: Array<EncryptCommand['input']>;
+  let envBefore: NodeJS.ProcessEnv;
+  let envAfter: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
     cloudFormation.on(DescribeStacksCommand).resolves(describeStacksOutput(STACK_OUTPUTS));
@@ -79,11 +82,11 @@ describe('account:create --target cloud', () => {
     ddb.on(TransactWriteCommand).resolves({});
     // An operator shell that still has the local runtime's settings: the stack's must win.
     vi.stubEnv('CARTWHEEL_TABLE', 'cartwheel');
-    vi.stubEnv('CARTWHEEL_SECRETS', 'local');
-    vi.stubEnv('CARTWHEEL_LOCAL_KEY_FILE', '/nonexistent/local.key');
     vi.stubEnv('CARTWHEEL_PUBLIC_API_URL', 'http://localhost:4000/api/v1/');
     vi.stubEnv('CARTWHEEL_PUBLIC_APPS_URL', 'http://{account_id}.apps.localhost:4000');
+    envBefore = { ...process.env };
     result = await runCreateAccountCli(ARGS);
+    envAfter = { ...process.env };
     // Read now: the beforeEach of every test resets the mocks.
     stackNames = cloudFormation.commandCalls(DescribeStacksCommand).map((call) => call.args[0].input.StackName);
     items = writtenItems();
@@ -99,6 +102,10 @@ describe('account:create --target cloud', () => {
     expect(result.owner).toMatchObject({ user_id: 'owner', email: 'owner@acme.example' });
     expect(result.owner.password.length).toBeGreaterThanOrEqual(10);
     expect(result.account_id).toMatch(/\S/);
+  });
+
+  it('reads the environment and never writes it (the stack settings are handed to the platform)', () => {
+    expect(envAfter).toEqual(envBefore);
   });
 
   it('returns the URLs of the stack, not the local ones', () => {
@@ -227,12 +234,11 @@ describe('account:create --target cloud, known defects', () => {
   });
 });
 
-describe('createAccount with the environment the cloud path sets', () => {
+describe('createAccount with the configuration the cloud path builds', () => {
   const saved = { ...process.env };
   beforeEach(() => {
     Object.assign(process.env, {
       CARTWHEEL_TABLE: STACK_OUTPUTS.TableName,
-      CARTWHEEL_SECRETS: 'kms',
       CARTWHEEL_KMS_KEY_ID: STACK_OUTPUTS.SecretsKeyId,
       CARTWHEEL_PUBLIC_API_URL: STACK_OUTPUTS.ApiUrl,
       CARTWHEEL_PUBLIC_FUNCTIONS_URL: STACK_OUTPUTS.FunctionsUrl,
@@ -251,7 +257,7 @@ describe('createAccount with the environment the cloud path sets', () => {
 
   it('throws in_use on user_id when the user claim (item 3) fails its condition', async () => {
     ddb.on(TransactWriteCommand).rejects(cancelledAt(3));
-    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example', userId: 'acme-admin' }, secrets()).catch((e: unknown) => e);
+    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example', userId: 'acme-admin' }, { secrets: secrets(), clock: systemClock }, config().publicUrls).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InUseError);
     expect(error).toMatchObject({ code: 'in_use', status: 409, meta: { property: 'user_id', reason: 'conflict' } });
     expect((error as Error).message).toBe('The user id acme-admin is already taken.');
@@ -259,7 +265,7 @@ describe('createAccount with the environment the cloud path sets', () => {
 
   it('throws in_use on email when the email claim (item 4) fails its condition', async () => {
     ddb.on(TransactWriteCommand).rejects(cancelledAt(4));
-    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example' }, secrets()).catch((e: unknown) => e);
+    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example' }, { secrets: secrets(), clock: systemClock }, config().publicUrls).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InUseError);
     expect(error).toMatchObject({ code: 'in_use', meta: { property: 'email', reason: 'conflict' } });
     expect((error as Error).message).toBe('The email address owner@acme.example is already taken.');
@@ -267,7 +273,7 @@ describe('createAccount with the environment the cloud path sets', () => {
 
   it('reports any other cancellation by the refused entry, unmapped (nothing was written; the run can be repeated)', async () => {
     ddb.on(TransactWriteCommand).rejects(cancelledAt(0));
-    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example' }, secrets()).catch((e: unknown) => e);
+    const error = await createAccount({ company: 'Acme Ltd', email: 'owner@acme.example' }, { secrets: secrets(), clock: systemClock }, config().publicUrls).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransactionRejectedError);
     expect((error as TransactionRejectedError).rejected).toEqual(['account.create']);
   });

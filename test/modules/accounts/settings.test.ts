@@ -16,8 +16,8 @@ import {
   maySeeSignatureKey,
   readSettingsState,
   settingsResource,
-  signatureKeyPurpose,
 } from '../../../shared/modules/accounts/settings-actions';
+import { signatureKeyPurpose } from '../../../shared/modules/accounts/settings';
 import {
   defaultGeneralSettings,
   defaultPaymentSettings,
@@ -37,7 +37,7 @@ import {
   applyTechnicalChanges as applyTechnical,
   type GeneralView,
 } from '../../../shared/modules/accounts/settings-validation';
-import { FULL_ACCESS } from '../../../shared/modules/identity/permissions';
+import { FULL_ACCESS } from '../../../shared/core/access/permissions';
 import { resetConfig } from '../../../shared/core/config';
 import { ApiError } from '../../../shared/http/errors';
 import { parseInput } from '../../../shared/rest/validate';
@@ -46,8 +46,6 @@ import { localSecrets } from '../../../infra/local/local-secrets';
 const keyFile = join(mkdtempSync(join(tmpdir(), 'cartwheel-settings-')), 'local.key');
 process.env.CARTWHEEL_TABLE = 'cartwheel';
 process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
-process.env.CARTWHEEL_SECRETS = 'local';
-process.env.CARTWHEEL_LOCAL_KEY_FILE = keyFile;
 process.env.CARTWHEEL_APPS_DOMAIN = 'apps.example.test';
 resetConfig();
 const secrets = localSecrets(keyFile);

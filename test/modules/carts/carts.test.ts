@@ -5,6 +5,7 @@
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../../shared/platform/adapters/system-clock';
 import { authenticate } from '../../../shared/modules/identity/authenticate';
 import { issueToken } from '../../../shared/modules/identity/auths';
 import { BindingLimitExceededError } from '../../../shared/modules/identity/bindings';
@@ -16,7 +17,7 @@ import { cartCreate, cartItemUpsert, cartUpdate } from '../../../shared/modules/
 import { CartLockedError, CartPaidError } from '../../../shared/modules/carts/errors';
 import { changeItem, removeItem, upsertEntry, upsertItem } from '../../../shared/modules/carts/items';
 import type { CartRecord } from '../../../shared/modules/carts/types';
-import { resetConfig } from '../../../shared/core/config';
+import { config, resetConfig } from '../../../shared/core/config';
 import { db, resetDb } from '../../../shared/store/client';
 import { collectionPartition, getRecord, retryOnConflict, VersionConflictError } from '../../../shared/store/records';
 import { queryItems } from '../../../shared/store/query';
@@ -27,12 +28,12 @@ const harness = new Harness();
 
 /** One versioned write of a cart change over the version the cart was read at (what the cart actions retry). */
 async function updateCart(current: CartRecord, body: Parameters<typeof changeCart>[1], context: CartWriteContext): Promise<CartRecord> {
-  return saveCart(current, await changeCart(current, body, context), { remember: true });
+  return saveCart(current, await changeCart(current, body, context), context.clock.nowMs(), { remember: true });
 }
 
 /** One versioned write of a change of a cart's lines (what the item actions retry). */
 async function writeCartLines(current: CartRecord, ...change: Parameters<typeof changeCartLines> extends [CartRecord, ...infer Rest] ? Rest : never): Promise<CartRecord> {
-  return saveCart(current, await changeCartLines(current, ...change), { remember: true });
+  return saveCart(current, await changeCartLines(current, ...change), change[2].clock.nowMs(), { remember: true });
 }
 const scope = { accountId: 'ACCT', mode: 'live' as const };
 const payment = paymentSettings({ currencies: ['USD', 'EUR'], exchange_rates: { EUR: 0.9 } });
@@ -45,13 +46,13 @@ beforeAll(async () => {
   process.env.CARTWHEEL_DYNAMODB_ENDPOINT = emulator.endpoint;
   resetConfig();
   resetDb();
-  const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'secret', permissions: [] });
-  write = { scope, principal: await authenticate(token), payment, tax };
+  const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'secret', permissions: [] }, systemClock);
+  write = { scope, principal: await authenticate(token, systemClock, config().rateLimits.perToken), payment, tax, clock: systemClock };
   for (const body of [
     { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] },
     { product_id: 'mug', name: 'Mug', type: 'physical', prices: [{ currency: 'USD', price: 10 }] },
   ]) {
-    await createProduct(scope, productCreate.parse(body), payment);
+    await createProduct(scope, productCreate.parse(body), payment, systemClock);
   }
 });
 afterAll(async () => {
@@ -98,10 +99,10 @@ describe('stored totals', () => {
   });
 
   it('keep a line whose product has gone, and refuse to add it again', async () => {
-    await createProduct(scope, { product_id: 'retired', name: 'Retired', type: 'digital', prices: [{ currency: 'USD', price: 5 }] }, payment);
+    await createProduct(scope, { product_id: 'retired', name: 'Retired', type: 'digital', prices: [{ currency: 'USD', price: 5 }] }, payment, systemClock);
     const cart = await createCart({ items: [{ product_id: 'retired' }, { product_id: 'ebook' }] }, origin, write);
     const product = await getRecord(productDeclaration, scope, 'retired');
-    await saveProduct(product, product, true);
+    await saveProduct(product, product, true, systemClock);
     const eur = await updateCart(await stored(cart.cart_id), { currency: 'EUR' }, write);
     expect(eur.items.map((item) => [item.item_id, item.unit_price_original])).toEqual([
       ['retired', 4.5],
@@ -125,7 +126,7 @@ describe('the money limit (conventions.md §20: 999,999,999,999, every computed 
       { product_id: 'priciest', name: 'Priciest', type: 'service', prices: [{ currency: 'USD', price: '999999999999' }] },
       { product_id: 'big', name: 'Big', type: 'service', prices: [{ currency: 'USD', price: 600_000_000_000 }] },
     ]) {
-      await createProduct(scope, productCreate.parse(body), payment);
+      await createProduct(scope, productCreate.parse(body), payment, systemClock);
     }
     const partition = collectionPartition(cartDeclaration, scope);
     count = async () =>
@@ -204,10 +205,10 @@ describe('cart states', () => {
 
 describe('binding', () => {
   it('lets the transaction condition refuse the 21st cart when two creations race for the last slot', async () => {
-    const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'limited' });
+    const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'limited' }, systemClock);
     const limited = (principal: Awaited<ReturnType<typeof authenticate>>) => ({ ...write, principal });
-    for (let i = 0; i < 19; i++) await createCart({}, origin, limited(await authenticate(token)));
-    const stale = await authenticate(token);
+    for (let i = 0; i < 19; i++) await createCart({}, origin, limited(await authenticate(token, systemClock, config().rateLimits.perToken)));
+    const stale = await authenticate(token, systemClock, config().rateLimits.perToken);
     expect(stale.record.bindings).toHaveLength(19);
     const partition = collectionPartition(cartDeclaration, scope);
     const count = async () =>
@@ -217,8 +218,8 @@ describe('binding', () => {
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
     expect((results.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(BindingLimitExceededError);
     expect(await count()).toBe(before + 1);
-    expect((await authenticate(token)).record.bindings).toHaveLength(20);
-    await expect(createCart({}, origin, limited(await authenticate(token)))).rejects.toMatchObject({ status: 422, code: 'binding_limit_exceeded' });
+    expect((await authenticate(token, systemClock, config().rateLimits.perToken)).record.bindings).toHaveLength(20);
+    await expect(createCart({}, origin, limited(await authenticate(token, systemClock, config().rateLimits.perToken)))).rejects.toMatchObject({ status: 422, code: 'binding_limit_exceeded' });
     expect(await count()).toBe(before + 1);
   });
 });

@@ -4,7 +4,7 @@
  * update, and what a reader without `event_subscriptions:update` sees (no secret properties).
  */
 import { describe, expect, it } from 'vitest';
-import type { Principal } from '../../../shared/modules/identity/principal';
+import type { Principal } from '../../../shared/core/access/principal';
 import { InvalidInputError } from '../../../shared/http/errors';
 import { parseInput } from '../../../shared/rest/validate';
 import type { RenderContext } from '../../../shared/rest/render-context';

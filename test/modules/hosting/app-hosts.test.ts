@@ -9,11 +9,14 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { routeKey, routesOf } from '../../../shared/app/routes';
 import { forgetToken } from '../../../shared/modules/identity/authenticate';
-import { hashToken, newToken } from '../../../shared/modules/identity/tokens';
-import { resetConfig } from '../../../shared/core/config';
-import { appHostAccount, tokenFitsHost } from '../../../shared/modules/hosting/app-hosts';
-import { apiHandler, defineFamily, type FamilyActionTable } from '../../../shared/http/pipeline';
+import { hashToken, newToken } from '../../../shared/core/access/tokens';
+import { config, resetConfig } from '../../../shared/core/config';
+import { appHostAccount, tokenFitsHost } from '../../../shared/http/app-hosts';
+import { apiGate } from '../../../shared/app/gate';
+import { defineFamily, type FamilyActionTable } from '../../../shared/app/families';
+import { apiHandler } from '../../../shared/http/pipeline';
 import { testPlatform } from '../../support/platform';
+import { systemClock } from '../../../shared/platform/adapters/system-clock';
 
 describe('appHostAccount', () => {
   it('reads the account from <account_id>.<apps domain>, case-insensitively and with or without ports', () => {
@@ -49,7 +52,7 @@ describe('the API on an app host', () => {
   const actions = Object.fromEntries(
     routesOf('auths').map((route) => [routeKey(route), async (context: { baseUrl: string }) => (ran.push(context.baseUrl), { status: 200, body: { url: `${context.baseUrl}auths/me` } })]),
   ) as unknown as FamilyActionTable<'auths'>;
-  const handler = apiHandler(defineFamily('auths', actions), testPlatform());
+  const handler = apiHandler(defineFamily('auths', actions), testPlatform(), apiGate(systemClock, config()));
 
   beforeEach(() => {
     forgetToken(hashToken(token));

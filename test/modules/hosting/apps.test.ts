@@ -6,7 +6,6 @@
  * rollbacks switch pointers only, and a deleted app stops at once and leaves nothing behind.
  */
 import { describe, expect, it } from 'vitest';
-import { nowMs, setManualTime, useManualClock, useSystemClock } from '../../../shared/core/clock';
 import { findDue } from '../../../shared/work/due-work-store';
 import { sweepDue } from '../../../shared/work/runner';
 import { createAlias, deleteAlias, listAliases, updateAlias } from '../../../shared/modules/hosting/apps/aliases';
@@ -23,10 +22,12 @@ import { parseInput } from '../../../shared/rest/validate';
 import { Harness, useEmulatedTable } from '../../local/fixtures/dynamo-harness';
 import { testPlatform, type TestPlatform } from '../../support/platform';
 import { appZip, honestBomb, zipOf } from '../../support/zip-writer';
+import { ManualClock } from '../../../infra/local/manual-clock';
 
 const harness = new Harness();
 const T0 = Date.parse('2026-11-22T08:00:00Z');
-useEmulatedTable(harness, { before: () => useManualClock(T0), after: useSystemClock });
+const clock = new ManualClock(T0);
+useEmulatedTable(harness);
 
 let accounts = 0;
 /** A fresh account id per test, so tests never see each other's apps and aliases. */
@@ -34,12 +35,12 @@ const newAccount = () => `ACCTAPP${String(++accounts).padStart(5, '0')}`;
 const by = { authId: 'AUTH00000001' };
 
 async function newApp(accountId: string, body: Record<string, unknown> = {}, mode: 'live' | 'test' = 'test') {
-  return createApp(testPlatform(), accountId, mode, parseInput(appCreate, { name: 'Shop', alias: 'shop', ...body }));
+  return createApp(testPlatform({ clock }), accountId, mode, parseInput(appCreate, { name: 'Shop', alias: 'shop', ...body }));
 }
 
 /** A platform whose objects also remember the content type they were written with. */
 function recordingPlatform(): TestPlatform & { types: Map<string, string | undefined> } {
-  const platform = testPlatform();
+  const platform = testPlatform({ clock });
   const types = new Map<string, string | undefined>();
   const put = platform.objects.put.bind(platform.objects);
   platform.objects.put = async (bucket, key, body, contentType) => {
@@ -89,27 +90,27 @@ describe('apps', () => {
 
   it('renames the primary alias at once: the old pointer goes, the new one follows the live version', async () => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const app = await newApp(accountId);
     const version = await upload(platform, accountId, app.app_id);
     await deployVersion(platform, accountId, app.app_id, version.version_id, by);
-    const renamed = await updateApp(testPlatform(), accountId, app.app_id, { alias: 'store' });
+    const renamed = await updateApp(testPlatform({ clock }), accountId, app.app_id, { alias: 'store' });
     expect(renamed.alias).toBe('store');
     expect(await findAliasPointer(accountId, 'shop')).toBeUndefined();
     expect(await findAliasPointer(accountId, 'store')).toEqual({ account_id: accountId, alias: 'store', app_id: app.app_id, version_id: version.version_id, test: true });
     // The old name is free again, the new one taken.
     const other = await newApp(accountId, { name: 'Other', alias: 'shop' });
-    expect(await refusal(updateApp(testPlatform(), accountId, other.app_id, { alias: 'store' }))).toMatchObject({ status: 409, code: 'in_use' });
+    expect(await refusal(updateApp(testPlatform({ clock }), accountId, other.app_id, { alias: 'store' }))).toMatchObject({ status: 409, code: 'in_use' });
     expect((await findApp(accountId, other.app_id))!.alias).toBe('shop');
   });
 
   it('rewrites the primary pointer when test changes, and replaces settings and style whole', async () => {
     const accountId = newAccount();
     const app = await newApp(accountId, { settings: { a: 1, b: { c: 2 } }, style: { x: 'y' }, custom_css: 'body{}' });
-    const updated = await updateApp(testPlatform(), accountId, app.app_id, { test: false, settings: { b: 3 } });
+    const updated = await updateApp(testPlatform({ clock }), accountId, app.app_id, { test: false, settings: { b: 3 } });
     expect(updated).toMatchObject({ test: false, settings: { b: 3 }, style: { x: 'y' }, custom_css: 'body{}' });
     expect((await findAliasPointer(accountId, 'shop'))!.test).toBe(false);
-    const cleared = await updateApp(testPlatform(), accountId, app.app_id, { settings: {}, style: {}, custom_css: null, custom_javascript: 'go()' });
+    const cleared = await updateApp(testPlatform({ clock }), accountId, app.app_id, { settings: {}, style: {}, custom_css: null, custom_javascript: 'go()' });
     expect(await findApp(accountId, app.app_id)).toMatchObject({ settings: {}, style: {}, custom_css: null, custom_javascript: 'go()' });
     expect(cleared.modified_ms).toBeGreaterThanOrEqual(app.modified_ms);
   });
@@ -120,19 +121,19 @@ describe('apps', () => {
     const big = { blob: 'x'.repeat(64 * 1024) };
     for (const body of [{ settings: big }, { style: big }, { custom_css: 'x'.repeat(256 * 1024 + 1) }, { custom_javascript: 'é'.repeat(128 * 1024 + 1) }]) {
       const property = Object.keys(body)[0];
-      expect(await refusal(updateApp(testPlatform(), accountId, app.app_id, body)), property).toMatchObject({ status: 422, code: 'account_limit_exceeded', meta: { property } });
+      expect(await refusal(updateApp(testPlatform({ clock }), accountId, app.app_id, body)), property).toMatchObject({ status: 422, code: 'account_limit_exceeded', meta: { property } });
     }
     expect(await refusal(newApp(newAccount(), { settings: big }))).toMatchObject({ status: 422, meta: { property: 'settings' } });
     expect(await findApp(accountId, app.app_id)).toMatchObject({ settings: {}, style: {}, custom_css: null, custom_javascript: null, revision: app.revision });
     // Exactly at the limit is fine; custom code up to 256 KB fits beside the record.
     const css = 'c'.repeat(256 * 1024);
-    await updateApp(testPlatform(), accountId, app.app_id, { custom_css: css, custom_javascript: css, settings: { blob: 'x'.repeat(64 * 1024 - 11) } });
+    await updateApp(testPlatform({ clock }), accountId, app.app_id, { custom_css: css, custom_javascript: css, settings: { blob: 'x'.repeat(64 * 1024 - 11) } });
     expect((await findApp(accountId, app.app_id))!.custom_javascript).toHaveLength(256 * 1024);
   });
 
   it('lists apps by creation, name or deploy date, and searches name and alias', async () => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const b = await newApp(accountId, { name: 'Beta', alias: 'beta' });
     const a = await newApp(accountId, { name: 'alpha', alias: 'checkout' });
     const c = await newApp(accountId, { name: 'Gamma', alias: 'gamma', custom_javascript: 'x()' });
@@ -185,7 +186,7 @@ describe('versions', () => {
 
   it('numbers versions per app in upload order, concurrent uploads included', async () => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const app = await newApp(accountId);
     const other = await newApp(accountId, { alias: 'other' });
     const numbers = await Promise.all([1, 2, 3, 4].map(() => upload(platform, accountId, app.app_id).then((version) => version.number)));
@@ -206,7 +207,7 @@ describe('versions', () => {
     ['not a zip', () => Buffer.from('hello'), 'unreadable'],
   ])('refuses %s (400) and writes nothing', async (_name, make, reason) => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const app = await newApp(accountId);
     expect(await refusal(upload(platform, accountId, app.app_id, make()))).toMatchObject({ status: 400, code: 'invalid_input', meta: { property: 'file', reason } });
     expect(platform.stored.size).toBe(0);
@@ -215,15 +216,16 @@ describe('versions', () => {
   });
 
   it('answers 404 for an upload to an unknown app, before reading the zip', async () => {
-    expect(await refusal(upload(testPlatform(), newAccount(), 'NOSUCHAPP', Buffer.from('junk')))).toMatchObject({ status: 404, code: 'resource_not_found' });
+    expect(await refusal(upload(testPlatform({ clock }), newAccount(), 'NOSUCHAPP', Buffer.from('junk')))).toMatchObject({ status: 404, code: 'resource_not_found' });
   });
 
   it('fails the version at once and removes what it stored when writing files fails', async () => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const app = await newApp(accountId);
     let puts = 0;
     const failing = testPlatform({
+      clock,
       objects: {
         ...platform.objects,
         put: async (bucket, key, body) => {
@@ -242,11 +244,12 @@ describe('versions', () => {
 
   it('leaves a processing version when the process dies mid-way; the sweep fails it and removes its files after the grace period', async () => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const app = await newApp(accountId);
     let puts = 0;
     // The third write never returns: the process "died" with the manifest and one file written.
     const dying = testPlatform({
+      clock,
       objects: {
         ...platform.objects,
         put: (bucket, key, body) => (++puts > 2 ? new Promise<void>(() => undefined) : platform.objects.put(bucket, key, body)),
@@ -257,9 +260,9 @@ describe('versions', () => {
     const [version] = (await listVersions(accountId, app.app_id, { offset: 0, limit: 100, descending: false })).items;
     expect(version!.status).toBe('processing');
     expect(keysOf(platform, '')).toHaveLength(2);
-    await sweepDue(platform, [versionFilesWork], nowMs() + PROCESSING_GRACE_MS - 1000);
+    await sweepDue(platform, [versionFilesWork], clock.nowMs() + PROCESSING_GRACE_MS - 1000);
     expect((await findVersion(accountId, version!.version_id))!.status).toBe('processing');
-    await sweepDue(platform, [versionFilesWork], nowMs() + PROCESSING_GRACE_MS + 1000);
+    await sweepDue(platform, [versionFilesWork], clock.nowMs() + PROCESSING_GRACE_MS + 1000);
     expect(await findVersion(accountId, version!.version_id)).toMatchObject({ status: 'failed', status_message: expect.stringMatching(/did not finish/) });
     expect(keysOf(platform, '')).toEqual([]);
     expect(await findDue('app-version-files', dueScope(accountId), versionFilesRef(app.app_id, version!.version_id))).toBeUndefined();
@@ -267,24 +270,25 @@ describe('versions', () => {
 
   it('refuses to delete a version still processing (422), and to pin a version that is not ready (400)', async () => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const app = await newApp(accountId);
     let puts = 0;
-    const stalled = testPlatform({ objects: { ...platform.objects, put: (bucket, key, body) => (++puts > 1 ? new Promise<void>(() => undefined) : platform.objects.put(bucket, key, body)) } });
+    const stalled = testPlatform({ clock, objects: { ...platform.objects, put: (bucket, key, body) => (++puts > 1 ? new Promise<void>(() => undefined) : platform.objects.put(bucket, key, body)) } });
     void upload(stalled, accountId, app.app_id);
     await expect.poll(() => puts).toBe(2);
     const [processing] = (await listVersions(accountId, app.app_id, { offset: 0, limit: 100, descending: false })).items;
     expect(await refusal(deleteVersion(platform, accountId, app.app_id, processing!.version_id))).toMatchObject({ status: 422, code: 'invalid_state', meta: { reason: 'processing' } });
-    expect(await refusal(createAlias(testPlatform(), accountId, app.app_id, { alias: 'early', version_id: processing!.version_id }))).toMatchObject({ status: 400, meta: { property: 'version_id', reason: 'not_ready' } });
+    expect(await refusal(createAlias(testPlatform({ clock }), accountId, app.app_id, { alias: 'early', version_id: processing!.version_id }))).toMatchObject({ status: 400, meta: { property: 'version_id', reason: 'not_ready' } });
     expect(await refusal(deployVersion(platform, accountId, app.app_id, processing!.version_id, by))).toMatchObject({ status: 422, code: 'invalid_state', meta: { reason: 'processing' } });
   });
 
   it('answers 404 and keeps nothing when the app is deleted while its version uploads', async () => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const app = await newApp(accountId);
     let deleted = false;
     const racing = testPlatform({
+      clock,
       objects: {
         ...platform.objects,
         put: async (bucket, key, body) => {
@@ -305,11 +309,11 @@ describe('versions', () => {
 
   it('deletes a version (its files go) unless it is live or pinned (409)', async () => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const app = await newApp(accountId);
     const [v1, v2, v3] = [await upload(platform, accountId, app.app_id), await upload(platform, accountId, app.app_id), await upload(platform, accountId, app.app_id)];
     await deployVersion(platform, accountId, app.app_id, v1.version_id, by);
-    await createAlias(testPlatform(), accountId, app.app_id, parseInput(aliasCreate, { alias: 'preview', version_id: v2.version_id }));
+    await createAlias(testPlatform({ clock }), accountId, app.app_id, parseInput(aliasCreate, { alias: 'preview', version_id: v2.version_id }));
     expect(await refusal(deleteVersion(platform, accountId, app.app_id, v1.version_id))).toMatchObject({ status: 409, code: 'in_use', meta: { reason: 'live' } });
     expect(await refusal(deleteVersion(platform, accountId, app.app_id, v2.version_id))).toMatchObject({ status: 409, code: 'in_use', meta: { reason: 'pinned' } });
     await deleteVersion(platform, accountId, app.app_id, v3.version_id);
@@ -328,11 +332,11 @@ describe('versions', () => {
 describe('deploy and rollback', () => {
   it('switches the primary and following aliases, never the pinned ones, and records each switch', async () => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const app = await newApp(accountId);
     const [v1, v2] = [await upload(platform, accountId, app.app_id), await upload(platform, accountId, app.app_id)];
-    await createAlias(testPlatform(), accountId, app.app_id, parseInput(aliasCreate, { alias: 'follower', test: false }));
-    await createAlias(testPlatform(), accountId, app.app_id, parseInput(aliasCreate, { alias: 'pinned', version_id: v1.version_id }));
+    await createAlias(testPlatform({ clock }), accountId, app.app_id, parseInput(aliasCreate, { alias: 'follower', test: false }));
+    await createAlias(testPlatform({ clock }), accountId, app.app_id, parseInput(aliasCreate, { alias: 'pinned', version_id: v1.version_id }));
     expect((await findAliasPointer(accountId, 'follower'))!.version_id).toBeNull();
     const first = await deployVersion(platform, accountId, app.app_id, v1.version_id, by);
     expect(first).toMatchObject({ action: 'deploy', version_id: v1.version_id, version_number: 1, previous_version_id: null, previous_version_number: null, auth_id: 'AUTH00000001', user_id: null });
@@ -349,7 +353,7 @@ describe('deploy and rollback', () => {
 
   it('rolls back to the version live before the current one; two rollbacks swap', async () => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const app = await newApp(accountId);
     const [v1, v2] = [await upload(platform, accountId, app.app_id), await upload(platform, accountId, app.app_id)];
     expect(await refusal(rollback(platform, accountId, app.app_id, undefined, by))).toMatchObject({ status: 422, code: 'invalid_state' });
@@ -368,7 +372,7 @@ describe('deploy and rollback', () => {
 
   it('refuses a rollback whose previous version was deleted (422), and rolls back to a named version', async () => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const app = await newApp(accountId);
     const [v1, v2, v3] = [await upload(platform, accountId, app.app_id), await upload(platform, accountId, app.app_id), await upload(platform, accountId, app.app_id)];
     await deployVersion(platform, accountId, app.app_id, v1.version_id, by);
@@ -381,7 +385,7 @@ describe('deploy and rollback', () => {
 
   it('answers 404 for a version of another app and 422 for one not ready', async () => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const app = await newApp(accountId);
     const other = await newApp(accountId, { alias: 'other' });
     const foreign = await upload(platform, accountId, other.app_id);
@@ -394,39 +398,39 @@ describe('deploy and rollback', () => {
 describe('aliases', () => {
   it('creates following and pinned aliases, changes and deletes them, primary first in the list', async () => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const app = await newApp(accountId);
     const [v1, v2] = [await upload(platform, accountId, app.app_id), await upload(platform, accountId, app.app_id)];
     await deployVersion(platform, accountId, app.app_id, v2.version_id, by);
-    const preview = await createAlias(testPlatform(), accountId, app.app_id, parseInput(aliasCreate, { alias: 'preview', version_id: v1.version_id, test: true }));
+    const preview = await createAlias(testPlatform({ clock }), accountId, app.app_id, parseInput(aliasCreate, { alias: 'preview', version_id: v1.version_id, test: true }));
     expect(preview).toMatchObject({ alias: 'preview', primary: false, pinned_version_id: v1.version_id, version_id: v1.version_id, test: true });
-    setManualTime(nowMs() + 1000);
-    await createAlias(testPlatform(), accountId, app.app_id, parseInput(aliasCreate, { alias: 'beta' }));
+    clock.set(clock.nowMs() + 1000);
+    await createAlias(testPlatform({ clock }), accountId, app.app_id, parseInput(aliasCreate, { alias: 'beta' }));
     expect(await findAliasPointer(accountId, 'beta')).toMatchObject({ version_id: v2.version_id, test: true });
     expect((await listAliases(accountId, app.app_id)).map((alias) => [alias.alias, alias.primary])).toEqual([['shop', true], ['preview', false], ['beta', false]]);
     // Unpin: it follows the live version from then on.
-    expect(await updateAlias(testPlatform(), accountId, app.app_id, 'preview', { version_id: null, test: false })).toMatchObject({ pinned_version_id: null, version_id: v2.version_id, test: false });
+    expect(await updateAlias(testPlatform({ clock }), accountId, app.app_id, 'preview', { version_id: null, test: false })).toMatchObject({ pinned_version_id: null, version_id: v2.version_id, test: false });
     expect(await findAliasPointer(accountId, 'preview')).toMatchObject({ version_id: v2.version_id, test: false });
-    await deleteAlias(testPlatform(), accountId, app.app_id, 'beta');
+    await deleteAlias(testPlatform({ clock }), accountId, app.app_id, 'beta');
     expect(await findAliasPointer(accountId, 'beta')).toBeUndefined();
     expect(Object.keys((await findApp(accountId, app.app_id))!.alias_pins).sort()).toEqual(['preview', 'shop']);
   });
 
   it('refuses an 11th alias (422), a taken one (409), the primary (422) and a bad pin (400)', async () => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const app = await newApp(accountId);
     const other = await newApp(accountId, { alias: 'taken' });
     const foreign = await upload(platform, accountId, other.app_id);
-    expect(await refusal(createAlias(testPlatform(), accountId, app.app_id, { alias: 'taken' }))).toMatchObject({ status: 409, code: 'in_use' });
-    expect(await refusal(createAlias(testPlatform(), accountId, app.app_id, { alias: 'shop' }))).toMatchObject({ status: 409, code: 'in_use' });
-    expect(await refusal(createAlias(testPlatform(), accountId, app.app_id, { alias: 'pin', version_id: foreign.version_id }))).toMatchObject({ status: 400, meta: { property: 'version_id', reason: 'not_found' } });
-    for (let index = 1; index < 10; index++) await createAlias(testPlatform(), accountId, app.app_id, { alias: `a${index}` });
-    expect(await refusal(createAlias(testPlatform(), accountId, app.app_id, { alias: 'a10' }))).toMatchObject({ status: 422, code: 'account_limit_exceeded' });
-    expect(await refusal(deleteAlias(testPlatform(), accountId, app.app_id, 'shop'))).toMatchObject({ status: 422, code: 'invalid_state' });
-    expect(await refusal(updateAlias(testPlatform(), accountId, app.app_id, 'shop', { test: false }))).toMatchObject({ status: 422, code: 'invalid_state' });
-    expect(await refusal(deleteAlias(testPlatform(), accountId, app.app_id, 'taken'))).toMatchObject({ status: 404 });
-    expect(await refusal(updateAlias(testPlatform(), accountId, app.app_id, 'nope', { test: false }))).toMatchObject({ status: 404 });
+    expect(await refusal(createAlias(testPlatform({ clock }), accountId, app.app_id, { alias: 'taken' }))).toMatchObject({ status: 409, code: 'in_use' });
+    expect(await refusal(createAlias(testPlatform({ clock }), accountId, app.app_id, { alias: 'shop' }))).toMatchObject({ status: 409, code: 'in_use' });
+    expect(await refusal(createAlias(testPlatform({ clock }), accountId, app.app_id, { alias: 'pin', version_id: foreign.version_id }))).toMatchObject({ status: 400, meta: { property: 'version_id', reason: 'not_found' } });
+    for (let index = 1; index < 10; index++) await createAlias(testPlatform({ clock }), accountId, app.app_id, { alias: `a${index}` });
+    expect(await refusal(createAlias(testPlatform({ clock }), accountId, app.app_id, { alias: 'a10' }))).toMatchObject({ status: 422, code: 'account_limit_exceeded' });
+    expect(await refusal(deleteAlias(testPlatform({ clock }), accountId, app.app_id, 'shop'))).toMatchObject({ status: 422, code: 'invalid_state' });
+    expect(await refusal(updateAlias(testPlatform({ clock }), accountId, app.app_id, 'shop', { test: false }))).toMatchObject({ status: 422, code: 'invalid_state' });
+    expect(await refusal(deleteAlias(testPlatform({ clock }), accountId, app.app_id, 'taken'))).toMatchObject({ status: 404 });
+    expect(await refusal(updateAlias(testPlatform({ clock }), accountId, app.app_id, 'nope', { test: false }))).toMatchObject({ status: 404 });
     expect(await findAliasPointer(accountId, 'shop')).toBeDefined();
   });
 });
@@ -434,13 +438,13 @@ describe('aliases', () => {
 describe('deleting an app', () => {
   it('stops every alias at once and removes its files, versions and deployments', async () => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const app = await newApp(accountId, { custom_css: 'a{}' });
     const keep = await newApp(accountId, { alias: 'keep' });
     const [v1, v2] = [await upload(platform, accountId, app.app_id), await upload(platform, accountId, app.app_id)];
     await upload(platform, accountId, keep.app_id);
     await deployVersion(platform, accountId, app.app_id, v1.version_id, by);
-    await createAlias(testPlatform(), accountId, app.app_id, { alias: 'preview', version_id: v2.version_id });
+    await createAlias(testPlatform({ clock }), accountId, app.app_id, { alias: 'preview', version_id: v2.version_id });
     await deleteApp(platform, accountId, app.app_id);
     expect(await findApp(accountId, app.app_id)).toBeUndefined();
     expect(await findAliasPointer(accountId, 'shop')).toBeUndefined();
@@ -458,10 +462,10 @@ describe('deleting an app', () => {
 
   it('leaves the rest to the sweep when the request runs out of budget or fails', async () => {
     const accountId = newAccount();
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const app = await newApp(accountId);
     await upload(platform, accountId, app.app_id);
-    const broken = testPlatform({ objects: { ...platform.objects, delete: () => Promise.reject(new Error('S3 is down')) } });
+    const broken = testPlatform({ clock, objects: { ...platform.objects, delete: () => Promise.reject(new Error('S3 is down')) } });
     await deleteApp(broken, accountId, app.app_id);
     expect(await findAliasPointer(accountId, 'shop')).toBeUndefined();
     expect(keysOf(platform, `apps/${accountId}/`)).toHaveLength(1);
@@ -473,6 +477,6 @@ describe('deleting an app', () => {
   });
 
   it('answers 404 for an app that does not exist', async () => {
-    expect(await refusal(deleteApp(testPlatform(), newAccount(), 'NOSUCHAPP'))).toMatchObject({ status: 404, code: 'resource_not_found' });
+    expect(await refusal(deleteApp(testPlatform({ clock }), newAccount(), 'NOSUCHAPP'))).toMatchObject({ status: 404, code: 'resource_not_found' });
   });
 });

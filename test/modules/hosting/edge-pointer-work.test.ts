@@ -5,7 +5,6 @@
  * always copies what the table holds when it runs.
  */
 import { describe, expect, it } from 'vitest';
-import { useManualClock, useSystemClock } from '../../../shared/core/clock';
 import { dueEntry, findDue } from '../../../shared/work/due-work-store';
 import { sweepDue } from '../../../shared/work/runner';
 import { createAlias, deleteAlias, updateAlias } from '../../../shared/modules/hosting/apps/aliases';
@@ -15,16 +14,18 @@ import { edgePointerRef, edgePointerWork } from '../../../shared/modules/hosting
 import { createApp, deleteApp, updateApp } from '../../../shared/modules/hosting/apps/manage-apps';
 import { dueScope } from '../../../shared/modules/hosting/apps/remove-app-files';
 import { uploadVersion } from '../../../shared/modules/hosting/apps/upload-version';
-import type { EdgePointers } from '../../../shared/modules/hosting/serving/edge-pointers';
+import type { EdgePointers } from '../../../shared/platform/ports';
 import { parseInput } from '../../../shared/rest/validate';
 import { writeOne } from '../../../shared/store/transact';
 import { Harness, useEmulatedTable } from '../../local/fixtures/dynamo-harness';
 import { testPlatform, type TestPlatform } from '../../support/platform';
 import { appZip } from '../../support/zip-writer';
+import { ManualClock } from '../../../infra/local/manual-clock';
 
 const harness = new Harness();
 const T0 = Date.parse('2026-11-24T08:00:00Z');
-useEmulatedTable(harness, { before: () => useManualClock(T0), after: useSystemClock });
+const clock = new ManualClock(T0);
+useEmulatedTable(harness);
 
 let accounts = 0;
 const newAccount = () => `ACCTEDGE${String(++accounts).padStart(4, '0')}`;
@@ -63,7 +64,7 @@ describe('copying alias pointers to the CDN', () => {
   it('copies a deploy and a rollback of every following alias at once, and leaves no work behind', async () => {
     const accountId = newAccount();
     const fake = fakeEdge();
-    const platform = testPlatform({ edgePointers: fake.edge });
+    const platform = testPlatform({ clock, edgePointers: fake.edge });
     const { app, v1, v2 } = await setUp(platform, accountId);
     // A new app serves nothing: its copy removes any key the alias may have left.
     expect(fake.calls).toEqual([`delete ${accountId}/shop`]);
@@ -90,7 +91,7 @@ describe('copying alias pointers to the CDN', () => {
   it('writes the work in the same transaction as the pointer, so a request that dies after the commit leaves it to the sweep', async () => {
     const accountId = newAccount();
     const fake = fakeEdge();
-    const platform = testPlatform({ edgePointers: fake.edge });
+    const platform = testPlatform({ clock, edgePointers: fake.edge });
     const { app, v1 } = await setUp(platform, accountId);
     // The request's copy fails: the pointer moved, the work is still due with the failure noted.
     fake.fail(new Error('KeyValueStore unavailable'));
@@ -109,7 +110,7 @@ describe('copying alias pointers to the CDN', () => {
   it('deletes the key of a deleted alias, of both names of a renamed primary alias, and of every alias of a deleted app', async () => {
     const accountId = newAccount();
     const fake = fakeEdge();
-    const platform = testPlatform({ edgePointers: fake.edge });
+    const platform = testPlatform({ clock, edgePointers: fake.edge });
     const { app, v1, v2 } = await setUp(platform, accountId);
     await deployVersion(platform, accountId, app.app_id, v1.version_id, by);
     await createAlias(platform, accountId, app.app_id, parseInput(aliasCreate, { alias: 'beta' }));
@@ -137,7 +138,7 @@ describe('copying alias pointers to the CDN', () => {
   it('copies what the table holds when it runs (a rerun or a late run is harmless), and just finishes without a pointer store', async () => {
     const accountId = newAccount();
     const fake = fakeEdge();
-    const platform = testPlatform({ edgePointers: fake.edge });
+    const platform = testPlatform({ clock, edgePointers: fake.edge });
     const { app, v1, v2 } = await setUp(platform, accountId);
     await deployVersion(platform, accountId, app.app_id, v2.version_id, by);
     await deployVersion(platform, accountId, app.app_id, v1.version_id, by);
@@ -148,7 +149,7 @@ describe('copying alias pointers to the CDN', () => {
     expect(fake.keys.get(`${accountId}/shop`)).toBe(`${app.app_id}/${v1.version_id}`);
 
     // Locally there is no pointer store: the work is written and finished all the same.
-    const local = testPlatform();
+    const local = testPlatform({ clock });
     await createAlias(local, accountId, app.app_id, parseInput(aliasCreate, { alias: 'beta' }));
     expect(await due(accountId, 'beta')).toBeUndefined();
   });

@@ -6,13 +6,13 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { authenticate, cachedTokenCount, forgetToken } from '../../../shared/modules/identity/authenticate';
 import { bindingWritten } from '../../../shared/modules/identity/bindings';
-import type { TokenRecord } from '../../../shared/modules/identity/token-records';
-import { hashToken, newToken } from '../../../shared/modules/identity/tokens';
-import { setManualTime, useManualClock, useSystemClock } from '../../../shared/core/clock';
-import { resetConfig } from '../../../shared/core/config';
+import type { TokenRecord } from '../../../shared/core/access/token-records';
+import { hashToken, newToken } from '../../../shared/core/access/tokens';
+import { config, resetConfig } from '../../../shared/core/config';
+import { ManualClock } from '../../../infra/local/manual-clock';
 
 process.env.CARTWHEEL_TABLE = 'cartwheel';
 process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
@@ -32,26 +32,27 @@ function calls() {
   return { gets: ddb.commandCalls(GetCommand).length, updates: ddb.commandCalls(UpdateCommand).length };
 }
 
+let clock: ManualClock;
+
 beforeEach(() => {
   ddb.reset();
-  useManualClock(T0);
+  clock = new ManualClock(T0);
   process.env.CARTWHEEL_RATE_PER_TOKEN = '100/200';
   resetConfig();
 });
-afterEach(() => useSystemClock());
 
 describe('authenticate', () => {
   it('refuses malformed and refresh tokens without touching the table', async () => {
-    await expect(authenticate(undefined)).rejects.toMatchObject({ code: 'invalid_token' });
-    await expect(authenticate('nope')).rejects.toMatchObject({ code: 'invalid_token' });
-    await expect(authenticate(newToken('rt', 'live'))).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(undefined, clock, config().rateLimits.perToken)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate('nope', clock, config().rateLimits.perToken)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(newToken('rt', 'live'), clock, config().rateLimits.perToken)).rejects.toMatchObject({ code: 'invalid_token' });
     expect(calls()).toEqual({ gets: 0, updates: 0 });
   });
 
   it('refuses an unknown token: its use write is refused and one consistent read confirms it is gone', async () => {
     ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'refused', $metadata: {} }));
     ddb.on(GetCommand).resolves({});
-    await expect(authenticate(newToken('sk', 'live'))).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(newToken('sk', 'live'), clock, config().rateLimits.perToken)).rejects.toMatchObject({ code: 'invalid_token' });
     expect(calls()).toEqual({ gets: 1, updates: 1 });
     expect(ddb.commandCalls(GetCommand)[0]!.args[0].input.ConsistentRead).toBe(true);
   });
@@ -60,7 +61,7 @@ describe('authenticate', () => {
     const token = newToken('lt', 'test');
     const stored = record(token, { kind: 'limited', prefix: 'lt', mode: 'test', expires_at_ms: T0 + 1000 });
     ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, rl_tat: input.ExpressionAttributeValues[':rl_next'], last_used_ms: T0 } }));
-    const principal = await authenticate(token);
+    const principal = await authenticate(token, clock, config().rateLimits.perToken);
     expect(principal).toMatchObject({ accountId: 'ACCT1', mode: 'test', kind: 'limited' });
     expect(calls()).toEqual({ gets: 0, updates: 1 });
     // The guess for an unknown bucket is a full one, and the write holds only for a live token.
@@ -79,7 +80,7 @@ describe('authenticate', () => {
       if (attempt++ === 0) throw new ConditionalCheckFailedException({ message: 'refused', $metadata: {}, Item: marshall(busy) });
       return { Attributes: { ...busy, rl_tat: T0 + 50 + input.ExpressionAttributeValues[':rl_add'], last_used_ms: T0 } };
     });
-    await authenticate(token);
+    await authenticate(token, clock, config().rateLimits.perToken);
     expect(calls()).toEqual({ gets: 0, updates: 2 });
     expect(ddb.commandCalls(UpdateCommand)[1]!.args[0].input.UpdateExpression).toContain('rl_tat = rl_tat + :rl_add');
     forgetToken(hashToken(token));
@@ -89,17 +90,17 @@ describe('authenticate', () => {
     const token = newToken('lt', 'test');
     const stored = record(token, { kind: 'limited', prefix: 'lt', mode: 'test', expires_at_ms: T0 + 1000 });
     ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, rl_tat: input.ExpressionAttributeValues[':rl_next'] ?? 0, last_used_ms: T0 } }));
-    await authenticate(token); // a lease of 4 slots: 3 left
-    const first = await authenticate(token); // 2 left
+    await authenticate(token, clock, config().rateLimits.perToken); // a lease of 4 slots: 3 left
+    const first = await authenticate(token, clock, config().rateLimits.perToken); // 2 left
     bindingWritten(first, 'carts/CART1');
     bindingWritten(first, 'carts/CART1');
     const writes = calls().updates;
-    const second = await authenticate(token);
+    const second = await authenticate(token, clock, config().rateLimits.perToken);
     expect(second.record.bindings).toEqual(['carts/CART1']);
     expect(calls()).toEqual({ gets: 0, updates: writes });
     // Another change to the record (no path): forgotten, so the next use writes and takes the stored record.
     bindingWritten(second);
-    const third = await authenticate(token);
+    const third = await authenticate(token, clock, config().rateLimits.perToken);
     expect(third.record.bindings).toBeUndefined();
     expect(calls().updates).toBe(writes + 1);
     forgetToken(hashToken(token));
@@ -107,24 +108,24 @@ describe('authenticate', () => {
 
   it('drops tokens idle for ten seconds when it caches another, so the cache holds seconds of shoppers, not all of them', async () => {
     let now = 1_000_000;
-    const clock = vi.spyOn(performance, 'now').mockImplementation(() => now);
+    const performanceNow = vi.spyOn(performance, 'now').mockImplementation(() => now);
     try {
       ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...record('x'), pk: input.Key.pk, rl_tat: input.ExpressionAttributeValues[':rl_next'] ?? 0, last_used_ms: T0 } }));
       const before = cachedTokenCount();
       const early = [newToken('lt', 'live'), newToken('lt', 'live'), newToken('lt', 'live')];
-      for (const token of early) await authenticate(token);
+      for (const token of early) await authenticate(token, clock, config().rateLimits.perToken);
       expect(cachedTokenCount()).toBe(before + 3);
       now += 9_000;
       const late = newToken('lt', 'live');
-      await authenticate(late);
+      await authenticate(late, clock, config().rateLimits.perToken);
       expect(cachedTokenCount()).toBe(before + 4);
       now += 2_000; // the first three are now 11 s idle, the fourth 2 s
       const latest = newToken('lt', 'live');
-      await authenticate(latest);
+      await authenticate(latest, clock, config().rateLimits.perToken);
       expect(cachedTokenCount()).toBe(2);
       for (const token of [late, latest]) forgetToken(hashToken(token));
     } finally {
-      clock.mockRestore();
+      performanceNow.mockRestore();
     }
   });
 
@@ -132,7 +133,7 @@ describe('authenticate', () => {
     const token = newToken('sk', 'live');
     const stored = record(token);
     ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, rl_tat: input.ExpressionAttributeValues[':rl_next'] ?? 0, last_used_ms: T0 } }));
-    for (let i = 0; i < 40; i++) await authenticate(token);
+    for (let i = 0; i < 40; i++) await authenticate(token, clock, config().rateLimits.perToken);
     const { gets, updates } = calls();
     expect(gets).toBe(0);
     // Leases of 4, 8, 16, 32 slots cover 40 requests.
@@ -144,10 +145,10 @@ describe('authenticate', () => {
     const token = newToken('sk', 'live');
     ddb.on(GetCommand).resolves({ Item: record(token, { expires_at_ms: T0 + 1000 }) });
     ddb.on(UpdateCommand).resolves({ Attributes: record(token, { expires_at_ms: T0 + 1000, last_used_ms: T0 }) });
-    const principal = await authenticate(token);
+    const principal = await authenticate(token, clock, config().rateLimits.perToken);
     expect(principal.expiresAtMs).toBe(T0 + 1000);
-    setManualTime(T0 + 1000);
-    await expect(authenticate(token)).rejects.toMatchObject({ code: 'invalid_token', message: 'The token has expired.' });
+    clock.set(T0 + 1000);
+    await expect(authenticate(token, clock, config().rateLimits.perToken)).rejects.toMatchObject({ code: 'invalid_token', message: 'The token has expired.' });
     forgetToken(hashToken(token));
   });
 
@@ -156,7 +157,7 @@ describe('authenticate', () => {
     const stored = record(token, { kind: 'limited', prefix: 'lt', mode: 'test', expires_at_ms: T0 + 1000 });
     ddb.on(GetCommand).resolves({ Item: stored });
     ddb.on(UpdateCommand).callsFake((input) => ({ Attributes: { ...stored, expires_at_ms: input.ExpressionAttributeValues[':slide'], last_used_ms: T0 } }));
-    const principal = await authenticate(token);
+    const principal = await authenticate(token, clock, config().rateLimits.perToken);
     expect(principal.expiresAtMs).toBe(T0 + 14 * 24 * 3600 * 1000);
     const update = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
     expect(update.UpdateExpression).toContain('expires_at_ms = :slide');
@@ -168,8 +169,8 @@ describe('authenticate', () => {
     const token = newToken('sk', 'live');
     ddb.on(GetCommand).resolvesOnce({ Item: record(token) }).resolves({});
     ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }));
-    await expect(authenticate(token)).rejects.toMatchObject({ code: 'invalid_token' });
-    await expect(authenticate(token)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(token, clock, config().rateLimits.perToken)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(authenticate(token, clock, config().rateLimits.perToken)).rejects.toMatchObject({ code: 'invalid_token' });
     expect(calls().gets).toBe(3);
   });
 
@@ -179,7 +180,7 @@ describe('authenticate', () => {
     const full = record(token, { rl_tat: T0 + 1990 + 1500 });
     ddb.on(GetCommand).resolves({ Item: full });
     ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall(full) }));
-    await expect(authenticate(token)).rejects.toMatchObject({ code: 'request_limit_exceeded', headers: { 'Retry-After': '2' } });
+    await expect(authenticate(token, clock, config().rateLimits.perToken)).rejects.toMatchObject({ code: 'request_limit_exceeded', headers: { 'Retry-After': '2' } });
     forgetToken(hashToken(token));
   });
 });
@@ -190,7 +191,7 @@ describe('per-IP buckets of public endpoints', () => {
     const limit = { rate: 10, burst: 20 };
     const key = { pk: 'ratelimit#ip#10.0.0.1', sk: 'bucket' };
     ddb.on(UpdateCommand).resolves({});
-    await takeFromBucket(key, limit);
+    await takeFromBucket(key, limit, clock);
     const first = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
     expect(first.ConditionExpression).toBe('(attribute_not_exists(rl_tat) OR rl_tat <= :rl_now)');
     expect(first.ExpressionAttributeValues![':rl_next']).toBe(T0 + 100);
@@ -200,13 +201,13 @@ describe('per-IP buckets of public endpoints', () => {
     ddb.on(UpdateCommand)
       .rejectsOnce(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall({ rl_tat: T0 + 500 }) }))
       .resolves({});
-    await takeFromBucket(key, limit);
+    await takeFromBucket(key, limit, clock);
     const second = ddb.commandCalls(UpdateCommand)[1]!.args[0].input;
     expect(second.UpdateExpression).toContain('rl_tat = rl_tat + :rl_add');
 
     ddb.reset();
     ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall({ rl_tat: T0 + 1900 + 3000 }) }));
-    await expect(takeFromBucket(key, limit)).rejects.toMatchObject({ status: 429, headers: { 'Retry-After': '3' } });
+    await expect(takeFromBucket(key, limit, clock)).rejects.toMatchObject({ status: 429, headers: { 'Retry-After': '3' } });
     expect(ddb.commandCalls(UpdateCommand)).toHaveLength(1);
   });
 });

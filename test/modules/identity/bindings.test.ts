@@ -6,12 +6,14 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../../shared/platform/adapters/system-clock';
 import { authenticate, forgetToken } from '../../../shared/modules/identity/authenticate';
 import { issueToken } from '../../../shared/modules/identity/auths';
 import { assertBindingCapacity, bindingWrite, bindingWritten, MAX_BINDINGS } from '../../../shared/modules/identity/bindings';
 import { db } from '../../../shared/store/client';
-import { hashToken } from '../../../shared/modules/identity/tokens';
+import { hashToken } from '../../../shared/core/access/tokens';
 import { Harness, TABLE, useEmulatedTable } from '../../local/fixtures/dynamo-harness';
+import { config } from '../../../shared/core/config';
 
 const harness = new Harness();
 
@@ -19,7 +21,7 @@ useEmulatedTable(harness);
 
 /** Writes a stand-in record and the binding in one transaction, as cart creation will. */
 async function createBound(token: string, id: string): Promise<void> {
-  const principal = await authenticate(token);
+  const principal = await authenticate(token, systemClock, config().rateLimits.perToken);
   assertBindingCapacity(principal, `carts/${id}`);
   const binding = bindingWrite(principal, `carts/${id}`);
   await db().send(
@@ -32,9 +34,9 @@ async function createBound(token: string, id: string): Promise<void> {
 
 describe('bindings', () => {
   it('allows twenty, refuses the 21st before any effect, and counts a resource once', async () => {
-    const { token } = await issueToken({ accountId: 'ACCT', mode: 'live', kind: 'limited' });
+    const { token } = await issueToken({ accountId: 'ACCT', mode: 'live', kind: 'limited' }, systemClock);
     for (let i = 0; i < MAX_BINDINGS; i++) await createBound(token, `C${i}`);
-    const principal = await authenticate(token);
+    const principal = await authenticate(token, systemClock, config().rateLimits.perToken);
     expect(principal.record.bindings).toHaveLength(MAX_BINDINGS);
     expect(() => assertBindingCapacity(principal, 'carts/C21')).toThrowError(expect.objectContaining({ status: 422, code: 'binding_limit_exceeded', meta: { limit: 20 } }));
     // Already bound: no new binding needed, so no refusal either.
@@ -43,9 +45,9 @@ describe('bindings', () => {
   });
 
   it('lets the condition decide when two requests race for the last slot', async () => {
-    const { token } = await issueToken({ accountId: 'ACCT', mode: 'live', kind: 'limited' });
+    const { token } = await issueToken({ accountId: 'ACCT', mode: 'live', kind: 'limited' }, systemClock);
     for (let i = 0; i < MAX_BINDINGS - 1; i++) await createBound(token, `R${i}`);
-    const principal = await authenticate(token);
+    const principal = await authenticate(token, systemClock, config().rateLimits.perToken);
     const writes = ['carts/X', 'carts/Y'].map((path) => bindingWrite(principal, path)!);
     const results = await Promise.allSettled(
       writes.map((write, index) =>
@@ -56,12 +58,12 @@ describe('bindings', () => {
     const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(rejected.reason).toBeInstanceOf(TransactionCanceledException);
     forgetToken(hashToken(token));
-    expect((await authenticate(token)).record.bindings).toHaveLength(MAX_BINDINGS);
+    expect((await authenticate(token, systemClock, config().rateLimits.perToken)).record.bindings).toHaveLength(MAX_BINDINGS);
   });
 
   it('binds only limited tokens', async () => {
-    const { token } = await issueToken({ accountId: 'ACCT', mode: 'live', kind: 'secret', permissions: [] });
-    const principal = await authenticate(token);
+    const { token } = await issueToken({ accountId: 'ACCT', mode: 'live', kind: 'secret', permissions: [] }, systemClock);
+    const principal = await authenticate(token, systemClock, config().rateLimits.perToken);
     expect(bindingWrite(principal, 'carts/Z')).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { deniedGrants, effectivePermissions, isAllowed, parsePermissions } from '../../../shared/modules/identity/permissions';
+import { deniedGrants, effectivePermissions, isAllowed } from '../../../shared/core/access/permissions';
+import { parsePermissions } from '../../../shared/modules/identity/auth-schemas';
 
 describe('permission evaluation (auth.md 8.2)', () => {
   const list = parsePermissions([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bearerToken, hashToken, newToken, parseToken, redactToken } from '../../../shared/modules/identity/tokens';
+import { bearerToken, hashToken, newToken, parseToken, redactToken } from '../../../shared/core/access/tokens';
 
 describe('token strings (auth.md 1.1, 1.2)', () => {
   it('generates <kind>.<mode>.<40 base62>', () => {

@@ -17,7 +17,6 @@ import { PENDING_UPLOAD_GRACE_MS, uploadImage } from '../../../shared/modules/im
 import { createProduct, productDeclaration, productFields, saveProduct, type ProductRecord } from '../../../shared/modules/catalog/products';
 import { productCreate, productUpdate } from '../../../shared/modules/catalog/product-schemas';
 import { parseInput } from '../../../shared/rest/validate';
-import { nowMs, setManualTime, useManualClock, useSystemClock } from '../../../shared/core/clock';
 import { findDue } from '../../../shared/work/due-work-store';
 import { sweepDue } from '../../../shared/work/runner';
 import type { RenderContext } from '../../../shared/rest/render-context';
@@ -27,13 +26,15 @@ import { Harness, useEmulatedTable } from '../../local/fixtures/dynamo-harness';
 import { paymentSettings } from '../pricing/fixtures';
 import { testPlatform, type TestPlatform } from '../../support/platform';
 import { jpeg, svg, transparentPng } from './fixtures';
+import { ManualClock } from '../../../infra/local/manual-clock';
 
 const harness = new Harness();
 const scope = { accountId: 'ACCTIMG', mode: 'test' as const };
 const live = { accountId: 'ACCTIMG', mode: 'live' as const };
 const T0 = Date.parse('2026-11-22T08:00:00Z');
+const clock = new ManualClock(T0);
 
-useEmulatedTable(harness, { before: () => useManualClock(T0), after: useSystemClock });
+useEmulatedTable(harness);
 
 const context = {
   baseUrl: 'http://localhost:4000/api/v1/',
@@ -51,13 +52,13 @@ const keysOf = (image: ImageRecord) => imageObjectKeys(image).map((key) => `apps
 
 async function newProduct(productId: string, imageIds?: string[], at = scope): Promise<ProductRecord> {
   const body = parseInput(productCreate, { product_id: productId, name: productId, type: 'digital', prices: [{ currency: 'USD', price: 1 }], ...(imageIds ? { image_ids: imageIds } : {}) });
-  return createProduct(at, body, paymentSettings());
+  return createProduct(at, body, paymentSettings(), clock);
 }
 
 async function updateImages(productId: string, imageIds: unknown): Promise<ProductRecord> {
   const current = (await findRecord(productDeclaration, scope, productId))!;
   const body = parseInput(productUpdate, { image_ids: imageIds });
-  return saveProduct(current, productFields(body, current, paymentSettings(), scope.mode), current.deleted, await productImagesChange(scope, productId, body, current));
+  return saveProduct(current, productFields(body, current, paymentSettings(), scope.mode), current.deleted, clock, await productImagesChange(scope, productId, body, current));
 }
 
 const productImages = async (productId: string) => ((await findRecord(productDeclaration, scope, productId))?.image_ids ?? []);
@@ -73,7 +74,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ status: number; cod
 
 describe('upload', () => {
   it('stores five files, then a ready, listed record', async () => {
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const image = await uploadImage(platform, { scope, upload: await upload() });
     expect(image).toMatchObject({ state: 'ready', format: 'jpeg', width: 640, height: 480, filename: 'photo.jpg' });
     expect(image.image_id).toMatch(/^[0-9A-HJKMNP-TV-Z]{12}$/);
@@ -86,7 +87,7 @@ describe('upload', () => {
   });
 
   it('stores nothing when it refuses a file', async () => {
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const before = (await listImages(scope, { offset: 0, limit: 100, sortBy: 'date_created', descending: true })).total;
     await expect(uploadImage(platform, { scope, upload: { data: svg, filename: 'x.svg', contentType: 'image/svg+xml' } })).rejects.toMatchObject({ status: 400 });
     await expect(uploadImage(platform, { scope, upload: await upload(await jpeg(100, 100), 'renamed.png') })).rejects.toMatchObject({ meta: { reason: 'type_mismatch' } });
@@ -95,7 +96,7 @@ describe('upload', () => {
   });
 
   it('lists newest first, by file name, and searched by name', async () => {
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const at = { accountId: 'ACCTLIST', mode: 'test' as const };
     const names = ['b.png', 'a.png', 'c.png'];
     for (const name of names) await uploadImage(platform, { scope: at, upload: { data: await transparentPng(20, 20), filename: name, contentType: 'image/png' } });
@@ -108,9 +109,10 @@ describe('upload', () => {
   });
 
   it('leaves nothing visible when the process dies while storing files, and the sweep removes what it left an hour later', async () => {
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     let puts = 0;
     const dying = testPlatform({
+      clock,
       objects: {
         ...platform.objects,
         put: async (bucket, key, body) => {
@@ -129,20 +131,20 @@ describe('upload', () => {
     await expect(getImage(scope, imageId!)).rejects.toMatchObject({ status: 404 });
     expect((await listImages(scope, { offset: 0, limit: 100, sortBy: 'date_created', descending: true })).items.map((i) => i.image_id)).not.toContain(imageId);
     // Not before the grace period...
-    await sweepDue(platform, [imageFilesWork], nowMs() + PENDING_UPLOAD_GRACE_MS - 1000);
+    await sweepDue(platform, [imageFilesWork], clock.nowMs() + PENDING_UPLOAD_GRACE_MS - 1000);
     expect(storedKeys(platform)).toHaveLength(2);
     // ...then the files and the record go.
-    await sweepDue(platform, [imageFilesWork], nowMs() + PENDING_UPLOAD_GRACE_MS + 1000);
+    await sweepDue(platform, [imageFilesWork], clock.nowMs() + PENDING_UPLOAD_GRACE_MS + 1000);
     expect(storedKeys(platform)).toEqual([]);
     expect(await findImage(scope, imageId!)).toBeUndefined();
     expect(await findDue('image-files', scope, imageId!)).toBeUndefined();
   });
 
   it('carries on a crashed upload when it is retried with the same Idempotency-Key, and answers a finished one as it is', async () => {
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const file = await upload();
     const seed = 'token-hash:key-2';
-    const dying = testPlatform({ objects: { ...platform.objects, put: () => Promise.reject(new Error('killed')) } });
+    const dying = testPlatform({ clock, objects: { ...platform.objects, put: () => Promise.reject(new Error('killed')) } });
     await expect(uploadImage(dying, { scope, upload: file, idSeed: seed })).rejects.toThrow('killed');
     const retried = await uploadImage(platform, { scope, upload: file, idSeed: seed });
     expect(retried.state).toBe('ready');
@@ -157,12 +159,12 @@ describe('upload', () => {
   });
 
   it('does not revive an upload the sweep abandoned', async () => {
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const file = await upload();
     const seed = 'token-hash:key-3';
-    const dying = testPlatform({ objects: { ...platform.objects, put: () => Promise.reject(new Error('killed')) } });
+    const dying = testPlatform({ clock, objects: { ...platform.objects, put: () => Promise.reject(new Error('killed')) } });
     await expect(uploadImage(dying, { scope, upload: file, idSeed: seed })).rejects.toThrow('killed');
-    await sweepDue(platform, [imageFilesWork], nowMs() + PENDING_UPLOAD_GRACE_MS + 1000);
+    await sweepDue(platform, [imageFilesWork], clock.nowMs() + PENDING_UPLOAD_GRACE_MS + 1000);
     // The record is gone with its files: a retry starts afresh under the same id.
     const fresh = await uploadImage(platform, { scope, upload: file, idSeed: seed });
     expect(fresh.state).toBe('ready');
@@ -172,7 +174,7 @@ describe('upload', () => {
 
 describe('products listing images', () => {
   it('keeps the images in order with their facts, so rendering reads nothing', async () => {
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const [first, second] = [await uploadImage(platform, { scope, upload: await upload() }), await uploadImage(platform, { scope, upload: await upload(await transparentPng(), 'logo.png') })];
     const product = await newProduct('with-images', [second!.image_id, first!.image_id]);
     const json = productDeclaration.toJson(product, context);
@@ -190,7 +192,7 @@ describe('products listing images', () => {
   });
 
   it('refuses unknown ids, ids of the other mode, duplicates and more than 20 (nothing written)', async () => {
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const image = await uploadImage(platform, { scope, upload: await upload() });
     const liveImage = await uploadImage(platform, { scope: live, upload: await upload() });
     expect(await refusal(newProduct('p-unknown', [image.image_id, 'NOSUCHIMAGE1']))).toMatchObject({ status: 400, code: 'invalid_input', meta: { property: 'image_ids[1]', reason: 'not_found' } });
@@ -203,7 +205,7 @@ describe('products listing images', () => {
   });
 
   it('replaces the list on update, null and [] clear it, and the images’ product sets follow', async () => {
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const [a, b] = [await uploadImage(platform, { scope, upload: await upload() }), await uploadImage(platform, { scope, upload: await upload() })];
     await newProduct('p-update', [a!.image_id]);
     await updateImages('p-update', [b!.image_id, a!.image_id]);
@@ -222,12 +224,12 @@ describe('products listing images', () => {
 
 describe('delete', () => {
   it('drops the image from every product before answering, keeps the files 90 days, then removes them and the record', async () => {
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const [doomed, kept] = [await uploadImage(platform, { scope, upload: await upload() }), await uploadImage(platform, { scope, upload: await upload() })];
     await newProduct('d-one', [kept!.image_id, doomed!.image_id]);
     await newProduct('d-two', [doomed!.image_id]);
     const removed = await findRecord(productDeclaration, scope, 'd-two');
-    await saveProduct(removed!, removed!, true); // a soft-deleted product drops it too
+    await saveProduct(removed!, removed!, true, clock); // a soft-deleted product drops it too
     await deleteImage(platform, scope, doomed!.image_id);
     expect(await productImages('d-one')).toEqual([kept!.image_id]);
     expect(await productImages('d-two')).toEqual([]);
@@ -236,28 +238,28 @@ describe('delete', () => {
     await expect(refusal(newProduct('d-three', [doomed!.image_id]))).resolves.toMatchObject({ meta: { property: 'image_ids[0]', reason: 'not_found' } });
     expect(await findDue('image-unlink', scope, doomed!.image_id)).toBeUndefined();
     const files = await findDue('image-files', scope, doomed!.image_id);
-    expect(files?.next_ms).toBe(nowMs() + DELETED_FILES_KEPT_MS);
+    expect(files?.next_ms).toBe(clock.nowMs() + DELETED_FILES_KEPT_MS);
     // Its record outlives the 30-day keep of due work: 90 days plus that.
     const filesItem = (await db().send(new GetCommand({ TableName: table(), Key: recordKey({ collection: 'due', scope: 'mode' }, scope, files!.due_id) }))).Item!;
-    expect((filesItem.ttl as number) * 1000).toBeGreaterThan(nowMs() + DELETED_FILES_KEPT_MS);
+    expect((filesItem.ttl as number) * 1000).toBeGreaterThan(clock.nowMs() + DELETED_FILES_KEPT_MS);
     // The files stay through the 90 days.
-    await sweepDue(platform, [imageFilesWork], nowMs() + DELETED_FILES_KEPT_MS - 60_000);
+    await sweepDue(platform, [imageFilesWork], clock.nowMs() + DELETED_FILES_KEPT_MS - 60_000);
     expect(storedKeys(platform)).toEqual([...keysOf(doomed!), ...keysOf(kept!)].sort());
-    await sweepDue(platform, [imageFilesWork], nowMs() + DELETED_FILES_KEPT_MS + 60_000);
+    await sweepDue(platform, [imageFilesWork], clock.nowMs() + DELETED_FILES_KEPT_MS + 60_000);
     expect(storedKeys(platform)).toEqual(keysOf(kept!));
     expect(await findImage(scope, doomed!.image_id)).toBeUndefined();
   });
 
   it('answers 400 token_type_mismatch for an image of the other mode', async () => {
-    const platform = testPlatform();
+    const platform = testPlatform({ clock });
     const liveImage = await uploadImage(platform, { scope: live, upload: await upload() });
     await expect(deleteImage(platform, scope, liveImage.image_id)).rejects.toMatchObject({ status: 400, code: 'token_type_mismatch' });
     await expect(getImage(scope, liveImage.image_id)).rejects.toMatchObject({ status: 400, code: 'token_type_mismatch' });
   });
 
   it('leaves a long product list to the sweep, and so an unlinking that failed', async () => {
-    setManualTime(nowMs() + 1000);
-    const platform = testPlatform();
+    clock.set(clock.nowMs() + 1000);
+    const platform = testPlatform({ clock });
     const image = await uploadImage(platform, { scope, upload: await upload() });
     const count = PRODUCTS_PER_REQUEST + 5;
     for (let i = 0; i < count; i++) await newProduct(`many-${i}`, [image.image_id]);
@@ -269,7 +271,7 @@ describe('delete', () => {
     };
     expect(await listed()).toBe(5);
     expect(await findDue('image-unlink', scope, image.image_id)).toMatchObject({ claim_id: null });
-    await sweepDue(platform, [imageUnlinkWork], nowMs());
+    await sweepDue(platform, [imageUnlinkWork], clock.nowMs());
     expect(await listed()).toBe(0);
     expect(await findDue('image-unlink', scope, image.image_id)).toBeUndefined();
     expect(await findDue('image-files', scope, image.image_id)).toBeDefined();
@@ -277,7 +279,7 @@ describe('delete', () => {
     // A deleting request whose unlinking fails (or whose process dies): the sweep finishes it later.
     const second = await uploadImage(platform, { scope, upload: await upload() });
     await newProduct('orphaned-by-crash', [second.image_id]);
-    const crashing = testPlatform({ clock: { nowMs: () => nowMs() } });
+    const crashing = testPlatform({ clock: { nowMs: () => clock.nowMs() } });
     const original = imageUnlinkWork.run;
     imageUnlinkWork.run = () => Promise.reject(new Error('killed'));
     try {
@@ -286,7 +288,7 @@ describe('delete', () => {
       imageUnlinkWork.run = original;
     }
     expect(await productImages('orphaned-by-crash')).toEqual([second.image_id]);
-    await sweepDue(platform, [imageUnlinkWork], nowMs() + 10 * 60_000);
+    await sweepDue(platform, [imageUnlinkWork], clock.nowMs() + 10 * 60_000);
     expect(await productImages('orphaned-by-crash')).toEqual([]);
   });
 });

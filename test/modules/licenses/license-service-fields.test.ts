@@ -4,7 +4,7 @@
  * partial update, and what readers with and without `license_services:update` see.
  */
 import { describe, expect, it } from 'vitest';
-import type { Principal } from '../../../shared/modules/identity/principal';
+import type { Principal } from '../../../shared/core/access/principal';
 import { InvalidInputError } from '../../../shared/http/errors';
 import { parseInput } from '../../../shared/rest/validate';
 import type { RenderContext } from '../../../shared/rest/render-context';

@@ -11,6 +11,7 @@ import { changedPaymentMethod, findCustomerPaymentMethod, listPaymentMethods, st
 import { parseInput } from '../../../shared/rest/validate';
 import { parseCard } from '../payments/fixtures/cards';
 import { Harness, useEmulatedTable } from '../../local/fixtures/dynamo-harness';
+import { systemClock } from '../../../shared/platform/adapters/system-clock';
 
 const harness = new Harness();
 const scope = { accountId: 'ACCT', mode: 'test' as const };
@@ -40,7 +41,7 @@ describe('saved payment methods', () => {
     const current = methods[0]!;
     const next = changedPaymentMethod(current, change({ is_default: true, data: { exp_year: '28' } }), NOW);
     expect(next.data.exp_year).toBe(2028);
-    await updatePaymentMethod(scope, 'C3', current.payment_method_id, change({ is_default: true, data: { exp_year: '28' } }));
+    await updatePaymentMethod(scope, 'C3', current.payment_method_id, change({ is_default: true, data: { exp_year: '28' } }), systemClock);
     expect((await listPaymentMethods(scope, 'C3')).map((m) => m.is_default)).toEqual([true, false]);
   });
 
@@ -61,7 +62,7 @@ describe('saved payment methods', () => {
     const bad = await storePaymentMethod(scope, 'C4', card('4000000000000002'), undefined, NOW);
     const parsed = await parsePaymentMethod(method({ payment_method_id: bad.payment_method_id }), NOW, scope, 'C4');
     expect(parsed).toMatchObject({ paymentMethodId: bad.payment_method_id, fingerprint: `payment_method:${bad.payment_method_id}`, save: false });
-    const result = await testGateway.charge({ amount: 10, currency: 'USD', card: parsed.card, billingPostalCode: null, ignoreBadCvv: false, ignoreBadAvs: false });
+    const result = await testGateway(systemClock).charge({ amount: 10, currency: 'USD', card: parsed.card, billingPostalCode: null, ignoreBadCvv: false, ignoreBadAvs: false });
     expect(result.outcome).toBe('declined');
     await expect(parsePaymentMethod(method({ payment_method_id: bad.payment_method_id }), NOW, scope, 'C5')).rejects.toMatchObject({ status: 400 });
     await expect(parsePaymentMethod(method({ payment_method_id: bad.payment_method_id }), NOW, scope, null)).rejects.toMatchObject({ status: 400 });

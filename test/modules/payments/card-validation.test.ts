@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useManualClock, useSystemClock } from '../../../shared/core/clock';
+import type { Clock } from '../../../shared/platform/ports';
 import { InvalidInputError } from '../../../shared/http/errors';
 import { luhnValid } from '../../../shared/modules/payments';
 import { cardBody, luhnNumber, NOW, parseCard } from './fixtures/cards';
@@ -99,15 +99,12 @@ describe('expiry (§4.2)', () => {
     expect(failure(() => parse({ exp_month: 12, exp_year: 2025 }))).toEqual({ property: 'payment_method.data.exp_year', reason: 'expired' });
   });
 
-  it('reads the platform clock when no `now` is given', () => {
-    try {
-      useManualClock(Date.parse('2031-01-01T00:00:00Z'));
-      expect(failure(() => parseCard(cardBody({ exp_month: 12, exp_year: 2030 })))).toMatchObject({ reason: 'expired' });
-      useManualClock(Date.parse('2030-12-31T23:59:59Z'));
-      expect(parseCard(cardBody({ exp_month: 12, exp_year: 2030 })).expYear).toBe(2030);
-    } finally {
-      useSystemClock();
-    }
+  it('decides by the reading of the platform clock it is handed', () => {
+    let at = Date.parse('2031-01-01T00:00:00Z');
+    const clock: Clock = { nowMs: () => at };
+    expect(failure(() => parseCard(cardBody({ exp_month: 12, exp_year: 2030 }), undefined, clock.nowMs()))).toMatchObject({ reason: 'expired' });
+    at = Date.parse('2030-12-31T23:59:59Z');
+    expect(parseCard(cardBody({ exp_month: 12, exp_year: 2030 }), undefined, clock.nowMs()).expYear).toBe(2030);
   });
 });
 

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, ERROR_TYPES } from '../../../shared/http/errors';
-import {
-  BankNetworkError,
-  BankNetworkTimeoutError,
-  DuplicatePaymentError,
-  FeatureNotEnabledError,
-  gatewayError,
-  gatewayErrorCode,
-  InvalidAvsError,
-  InvalidCvvError,
-  PaymentDeclinedError,
-  PaymentError,
-  type FailedChargeOutcome,
-} from '../../../shared/modules/payments';
+import { BankNetworkError, BankNetworkTimeoutError, DuplicatePaymentError, FeatureNotEnabledError, gatewayError, gatewayErrorCode, InvalidAvsError, InvalidCvvError, PaymentDeclinedError, PaymentError } from '../../../shared/modules/payments';
+import type { FailedChargeOutcome } from '../../../shared/platform/ports';
 
 describe('gatewayError', () => {
   const cases: [FailedChargeOutcome, new (...args: never[]) => PaymentError, number, string, string][] = [

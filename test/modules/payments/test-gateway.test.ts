@@ -1,26 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { useManualClock, useSystemClock } from '../../../shared/core/clock';
-import {
-  savedCardRef,
-  testBehaviourOf,
-  testGateway,
-  type ChargeRequest,
-  type ChargeResult,
-  type NewCard,
-  type SavedCardRef,
-} from '../../../shared/modules/payments';
+import { describe, expect, it } from 'vitest';
+import { savedCardRef, testBehaviourOf, testGateway } from '../../../shared/modules/payments';
+import type { ChargeRequest, ChargeResult, NewCard, SavedCardRef } from '../../../shared/platform/ports';
 import { cardBody, luhnNumber, NOW, parseCard } from './fixtures/cards';
 
-// Cards are parsed at a fixed instant; the gateway reads the platform clock, pinned to it too.
-afterEach(() => useSystemClock());
+// Cards are parsed at a fixed instant; the gateway reads the platform clock it is built on, pinned to it too.
+const gateway = testGateway({ nowMs: () => NOW });
 
 function card(number: string, overrides: Record<string, unknown> = {}): NewCard {
   return parseCard(cardBody({ number, ...overrides }), undefined, NOW);
 }
 
 function charge(chargedCard: NewCard | SavedCardRef, options: Partial<ChargeRequest> = {}): Promise<ChargeResult> {
-  useManualClock(NOW);
-  return testGateway.charge({
+  return gateway.charge({
     amount: 41.8,
     currency: 'USD',
     card: chargedCard,
@@ -178,8 +169,7 @@ describe('saved cards', () => {
   it('decline once expired', async () => {
     const saved = savedCardRef(card('4242424242424242', { exp_month: 6, exp_year: 2026 }));
     expect((await charge(saved)).outcome).toBe('approved');
-    useManualClock(Date.UTC(2026, 6, 1));
-    const result = await testGateway.charge({ amount: 5, currency: 'USD', card: saved, billingPostalCode: null, ignoreBadCvv: false, ignoreBadAvs: false });
+    const result = await testGateway({ nowMs: () => Date.UTC(2026, 6, 1) }).charge({ amount: 5, currency: 'USD', card: saved, billingPostalCode: null, ignoreBadCvv: false, ignoreBadAvs: false });
     expect(result.outcome).toBe('declined');
     expect(result.responseData.message).toBe('The card has expired.');
   });

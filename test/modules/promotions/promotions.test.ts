@@ -6,6 +6,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../../shared/platform/adapters/system-clock';
 import { authenticate } from '../../../shared/modules/identity/authenticate';
 import { issueToken } from '../../../shared/modules/identity/auths';
 import { createProduct } from '../../../shared/modules/catalog/products';
@@ -28,7 +29,7 @@ import {
   type PromotionInputContext,
   type PromotionRecord,
 } from '../../../shared/modules/promotions/promotions';
-import { resetConfig } from '../../../shared/core/config';
+import { config, resetConfig } from '../../../shared/core/config';
 import { parseInput } from '../../../shared/rest/validate';
 import { db, resetDb } from '../../../shared/store/client';
 import { transact, TransactionRejectedError } from '../../../shared/store/entity';
@@ -40,12 +41,12 @@ const harness = new Harness();
 
 /** One versioned write of a cart change over the version the cart was read at (what the cart actions retry). */
 async function updateCart(current: CartRecord, body: Parameters<typeof changeCart>[1], context: CartWriteContext): Promise<CartRecord> {
-  return saveCart(current, await changeCart(current, body, context), { remember: true });
+  return saveCart(current, await changeCart(current, body, context), context.clock.nowMs(), { remember: true });
 }
 
 /** One versioned write of a change of a cart's lines (what the item actions retry). */
 async function writeCartLines(current: CartRecord, ...change: Parameters<typeof changeCartLines> extends [CartRecord, ...infer Rest] ? Rest : never): Promise<CartRecord> {
-  return saveCart(current, await changeCartLines(current, ...change), { remember: true });
+  return saveCart(current, await changeCartLines(current, ...change), change[2].clock.nowMs(), { remember: true });
 }
 const scope = { accountId: 'ACCT', mode: 'test' as const };
 const live = { accountId: 'ACCT', mode: 'live' as const };
@@ -60,13 +61,13 @@ beforeAll(async () => {
   process.env.CARTWHEEL_DYNAMODB_ENDPOINT = emulator.endpoint;
   resetConfig();
   resetDb();
-  const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'secret', permissions: [] });
-  write = { scope, principal: await authenticate(token), payment, tax };
+  const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'secret', permissions: [] }, systemClock);
+  write = { scope, principal: await authenticate(token, systemClock, config().rateLimits.perToken), payment, tax, clock: systemClock };
   for (const body of [
     { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] },
     { product_id: 'poster', name: 'Poster', type: 'digital', prices: [{ currency: 'USD', price: 10 }] },
   ]) {
-    await createProduct(scope, productCreate.parse(body), payment);
+    await createProduct(scope, productCreate.parse(body), payment, systemClock);
   }
 });
 afterAll(async () => {
@@ -82,7 +83,7 @@ let serial = 0;
 async function promotion(extra: Record<string, unknown> = {}, at: RecordScope = scope): Promise<PromotionRecord> {
   serial += 1;
   const body = promotionCreate.parse({ promotion_id: `promo-${serial}`, name: `Promo ${serial}`, code: `CODE${serial}`, discount_type: 'percent', discount_percent: 0.1, ...extra });
-  return createPromotion(at, body, input);
+  return createPromotion(at, body, input, systemClock);
 }
 
 function stored(cartId: string): Promise<CartRecord> {
@@ -92,7 +93,7 @@ function stored(cartId: string): Promise<CartRecord> {
 async function edit(record: PromotionRecord, body: Record<string, unknown>): Promise<PromotionRecord> {
   return retryOnConflict(async () => {
     const current = (await findPromotion(scope, record.promotion_id))!;
-    return savePromotion(current, promotionFields(promotionUpdate.parse(body), current, input), current.deleted);
+    return savePromotion(current, promotionFields(promotionUpdate.parse(body), current, input), current.deleted, systemClock);
   });
 }
 
@@ -129,10 +130,10 @@ describe('codes', () => {
 
   it('stay claimed while soft-deleted, so a restore always works', async () => {
     const record = await promotion({ code: 'GONE' });
-    const deleted = await savePromotion(record, record, true);
+    const deleted = await savePromotion(record, record, true, systemClock);
     expect(deleted).toMatchObject({ deleted: true, active: false });
     await expect(promotion({ code: 'gone' })).rejects.toMatchObject({ status: 409 });
-    const restored = await savePromotion(deleted, deleted, false);
+    const restored = await savePromotion(deleted, deleted, false, systemClock);
     expect(restored).toMatchObject({ deleted: false, active: false });
   });
 });
@@ -153,7 +154,7 @@ describe('usability checks', () => {
     await transact([countUseWrite(scope, used.promotion_id)]);
     await expect(resolvePromotionCode(scope, used.code, now)).rejects.toMatchObject({ meta: { reason: 'max_uses_reached' } });
     const deleted = await promotion();
-    await savePromotion(deleted, deleted, true);
+    await savePromotion(deleted, deleted, true, systemClock);
     await expect(resolvePromotionCode(scope, deleted.code, now)).rejects.toMatchObject({ meta: { reason: 'inactive' } });
   });
 
@@ -284,7 +285,7 @@ describe('use reservation', () => {
     await reserve(record);
     await transact([countUseWrite(scope, record.promotion_id)]);
     // `record` still holds uses 0: the save must not write it back.
-    const saved = await savePromotion(record, promotionFields(promotionUpdate.parse({ name: 'Renamed' }), record, input), false);
+    const saved = await savePromotion(record, promotionFields(promotionUpdate.parse({ name: 'Renamed' }), record, input), false, systemClock);
     expect(saved.name).toBe('Renamed');
     expect(await findPromotion(scope, record.promotion_id)).toMatchObject({ name: 'Renamed', uses: 1, claimed_uses: 1 });
   });

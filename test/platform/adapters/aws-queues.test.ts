@@ -7,7 +7,7 @@
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { noteQueued, withFanOutRelay } from '../../../shared/work/relay';
+import { noteQueued, withRelay } from '../../../shared/work/relay';
 import { sqsQueues } from '../../../shared/platform/adapters/aws-clients';
 import { testPlatform } from '../../support/platform';
 
@@ -55,7 +55,7 @@ describe('the request relay', () => {
       },
     };
     const message = (ref: string) => ({ kind: 'event-fanout' as const, account_id: 'A', mode: 'test' as const, ref, claim_id: 'C' });
-    const answer = await withFanOutRelay(platform, async () => {
+    const answer = await withRelay(platform, async () => {
       noteQueued('event-notifications', message('r1'));
       noteQueued('event-notifications', message('r2'));
       noteQueued('license-requests', message('r3'));
@@ -72,7 +72,7 @@ describe('the request relay', () => {
     platform.queues = { send: () => Promise.reject(new Error('down')), sendBatch: (_queue, bodies) => Promise.resolve([...bodies]) };
     const message = (ref: string) => ({ kind: 'event-fanout' as const, account_id: 'A', mode: 'test' as const, ref, claim_id: 'C' });
     await expect(
-      withFanOutRelay(platform, async () => {
+      withRelay(platform, async () => {
         noteQueued('event-notifications', message('r1'));
         noteQueued('event-notifications', message('r2'));
         noteQueued('license-requests', message('r3'));

@@ -6,8 +6,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nowMs, setManualTime, useManualClock, useSystemClock } from '../../../shared/core/clock';
 import { addressAllowed, destinationAllowed, guardedHttp, type HostResolver } from '../../../shared/platform/adapters/outbound-http';
+import { ManualClock } from '../../../infra/local/manual-clock';
+import { systemClock } from '../../../shared/platform/adapters/system-clock';
 
 let server: Server;
 let port: number;
@@ -127,50 +128,46 @@ describe('destinationAllowed (save-time check, injected resolver)', () => {
   });
 
   it('is what the guarded port answers, with its own policy', async () => {
-    expect(await guardedHttp(cloud, resolve).allowsDestination('http://localhost/x')).toBe(false);
-    expect(await guardedHttp(local, resolve).allowsDestination('http://localhost/x')).toBe(true);
+    expect(await guardedHttp(cloud, systemClock, resolve).allowsDestination('http://localhost/x')).toBe(false);
+    expect(await guardedHttp(local, systemClock, resolve).allowsDestination('http://localhost/x')).toBe(true);
   });
 });
 
 describe('guardedHttp', () => {
   it('delivers to an allowed address and answers status, headers and body', async () => {
-    const answer = await guardedHttp({ allowLoopback: true }).send({ url: `http://127.0.0.1:${port}/hook`, method: 'POST', headers: { 'x-custom': 'v1' }, body: 'hello' });
+    const answer = await guardedHttp({ allowLoopback: true }, systemClock).send({ url: `http://127.0.0.1:${port}/hook`, method: 'POST', headers: { 'x-custom': 'v1' }, body: 'hello' });
     expect(answer).toMatchObject({ ok: true, status: 201, body: 'got hello', headers: { 'x-echo': 'v1' } });
   });
 
   it('refuses loopback in the cloud, by literal address and by a name that resolves to it', async () => {
-    const http = guardedHttp({ allowLoopback: false });
+    const http = guardedHttp({ allowLoopback: false }, systemClock);
     expect(await http.send({ url: `http://127.0.0.1:${port}/hook`, method: 'POST' })).toMatchObject({ ok: false, reason: 'refused_address' });
     expect(await http.send({ url: `http://localhost:${port}/hook`, method: 'POST' })).toMatchObject({ ok: false, reason: 'refused_address' });
     expect(await http.send({ url: 'http://169.254.169.254/latest/meta-data/', method: 'GET' })).toMatchObject({ ok: false, reason: 'refused_address' });
   });
 
   it('refuses other schemes and reports a timeout as such', async () => {
-    const http = guardedHttp({ allowLoopback: true });
+    const http = guardedHttp({ allowLoopback: true }, systemClock);
     expect(await http.send({ url: 'file:///etc/passwd', method: 'GET' })).toMatchObject({ ok: false, reason: 'refused_address' });
     expect(await http.send({ url: `http://127.0.0.1:${port}/slow`, method: 'GET', timeoutMs: 200 })).toMatchObject({ ok: false, reason: 'timeout' });
   });
 
   it('limits the whole exchange, not the silence between bytes', async () => {
     const started = Date.now();
-    expect(await guardedHttp({ allowLoopback: true }).send({ url: `http://127.0.0.1:${port}/trickle`, method: 'GET', timeoutMs: 300 })).toMatchObject({ ok: false, reason: 'timeout' });
+    expect(await guardedHttp({ allowLoopback: true }, systemClock).send({ url: `http://127.0.0.1:${port}/trickle`, method: 'GET', timeoutMs: 300 })).toMatchObject({ ok: false, reason: 'timeout' });
     expect(Date.now() - started).toBeLessThan(1_500);
   });
 
   it('ends a request when the manual clock passes its time limit (the local runtime drives timeouts)', async () => {
-    useManualClock(Date.now());
-    try {
-      const pending = guardedHttp({ allowLoopback: true }).send({ url: `http://127.0.0.1:${port}/hang`, method: 'POST', body: 'x', timeoutMs: 30_000 });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      setManualTime(nowMs() + 29_000);
-      let settled = false;
-      void pending.then(() => (settled = true));
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(settled).toBe(false);
-      setManualTime(nowMs() + 1_000);
-      expect(await pending).toMatchObject({ ok: false, reason: 'timeout' });
-    } finally {
-      useSystemClock();
-    }
+    const clock = new ManualClock(Date.now());
+    const pending = guardedHttp({ allowLoopback: true }, clock).send({ url: `http://127.0.0.1:${port}/hang`, method: 'POST', body: 'x', timeoutMs: 30_000 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    clock.set(clock.nowMs() + 29_000);
+    let settled = false;
+    void pending.then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(settled).toBe(false);
+    clock.set(clock.nowMs() + 1_000);
+    expect(await pending).toMatchObject({ ok: false, reason: 'timeout' });
   });
 });

@@ -1,23 +1,11 @@
 /**
- * HTML handling for customer emails: escaping interpolated text and turning license service
- * instructions into plain text for the text part. License HTML itself is sanitised by
- * `shared/modules/licenses/sanitize.ts`. Everything here is pure and works on untrusted input: merchants
- * write instructions, customers write their own names.
+ * Text for customer emails: license service instructions as plain text for the text part, and
+ * plain text tidied for an email body (escaping is `escapeHtml` of `shared/core/html.ts`). License
+ * HTML itself is sanitised by `shared/modules/licenses/sanitize.ts`. Everything here is pure and
+ * works on untrusted input: merchants write instructions, customers write their own names.
  */
+import { escapeHtml } from '../../../core/html';
 import { licenseHtmlToText, sanitizeInstructions } from '../../../modules/licenses';
-
-const ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** Escapes text for HTML element content and quoted attribute values: `<b>"Ana" & co` → `&lt;b&gt;&quot;Ana&quot; &amp; co`. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
 
 /** A link as the sanitiser writes it: `href` is its only attribute, always double-quoted. */
 const LINK = /<a href="([^"]*)">([\s\S]*?)<\/a>/g;
@@ -38,10 +26,10 @@ function linkText(_match: string, hrefHtml: string, labelHtml: string): string {
  * `label (address)`, and the rest read like license HTML (`licenseHtmlToText`: `<br>` to a line
  * break, tags removed, references decoded).
  *
- * @example htmlToText('<p>Open <b>Help &gt; Register</b>.</p><p>Code:<br>AB-1</p>')
+ * @example instructionsToText('<p>Open <b>Help &gt; Register</b>.</p><p>Code:<br>AB-1</p>')
  *   // 'Open Help > Register.\n\nCode:\nAB-1'
  */
-export function htmlToText(html: string): string {
+export function instructionsToText(html: string): string {
   const layout = sanitizeInstructions(html)
     .replace(/[ \t\n\r\f]+/g, ' ')
     .replace(/<\/?(?:p|ul|ol)>/g, '<br><br>')

@@ -12,4 +12,4 @@ export {
   type ConfirmationOrder,
   type RenderedEmail,
 } from './order-confirmation';
-export { escapeHtml, htmlToText, tidyText } from './html';
+export { instructionsToText, tidyText } from './html';

@@ -8,7 +8,8 @@
  */
 import { formatCountry, formatDateTime, formatMoney, resolveLocale } from '../../../rest/formatted';
 import { licenseHtmlToText, sanitizeLicenseReply } from '../../../modules/licenses';
-import { escapeHtml, htmlToText, tidyText } from './html';
+import { escapeHtml } from '../../../core/html';
+import { instructionsToText, tidyText } from './html';
 
 /** A license as the email shows it: the expanded license object of commerce.md §5.4, or its parts. */
 export interface ConfirmationLicense {
@@ -224,7 +225,7 @@ function licenseView(item: ConfirmationItem): LicenseView | null {
   const license = item.license;
   if (license === null && !item.license_pending) return null;
   const label = oneLine(license?.label ?? '') || DEFAULT_LICENSE_LABEL;
-  const instructions = license?.instructions ? htmlToText(license.instructions) || null : null;
+  const instructions = license?.instructions ? instructionsToText(license.instructions) || null : null;
   const html = license?.html ? sanitizeLicenseReply(license.html) : null;
   let lines = license?.text ? tidyText(license.text).split('\n') : null;
   if (lines === null && license?.html) lines = tidyText(licenseHtmlToText(license.html)).split('\n');

@@ -7,6 +7,7 @@
  * subscription's zone (conventions.md §10, §11, §13). Nothing here changes values.
  */
 import { XMLBuilder } from 'fast-xml-parser';
+import { escapeHtmlText } from '../../../core/html';
 import type { BodyTree, JsonObject, JsonValue, NotificationFormat, NotificationTree, RenderedBody } from './types';
 
 /** The `Content-Type` of each body format (events.md §4.1, §4.2, §4.3). */
@@ -143,21 +144,8 @@ export function xmlBody(tree: BodyTree): string {
 // ---------------------------------------------------------------------------------------------
 // HTML (§4.3)
 
-const htmlEntities: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/**
- * Controls HTML reports as parse errors (C0 other than tab, LF, FF, CR; DEL and C1) and lone
- * surrogates, shown as U+FFFD: the page is for people, and these have no visible form.
- */
-const notHtmlChar = /[\u0000-\u0008\u000B\u000E-\u001F\u007F-\u009F]|\p{Surrogate}/gu;
-
-/** Text or attribute value made safe for HTML: `&<>"'` escaped, so markup in data never becomes markup. */
-export function escapeHtml(value: string): string {
-  return value.replace(notHtmlChar, '\uFFFD').replace(/[&<>"']/g, (char) => htmlEntities[char] ?? char);
-}
-
 function htmlCell(value: string | number | boolean | null): string {
-  return value === null ? 'null' : escapeHtml(scalarText(value));
+  return value === null ? 'null' : escapeHtmlText(scalarText(value));
 }
 
 /** The rows of a two-column table for an object (by property) or an array (by position), nested tables inline. */
@@ -166,7 +154,7 @@ function htmlRows(value: JsonObject | JsonValue[], indent: number): string[] {
   const entries: Array<[string, JsonValue]> = Array.isArray(value) ? value.map((entry, index) => [String(index), entry]) : Object.entries(value);
   const lines: string[] = [];
   for (const [label, entry] of entries) {
-    const head = `${pad}<tr><th>${escapeHtml(label)}</th><td>`;
+    const head = `${pad}<tr><th>${escapeHtmlText(label)}</th><td>`;
     if (entry !== null && typeof entry === 'object') {
       const inner = htmlRows(entry, indent + 2);
       if (inner.length === 0) lines.push(`${head}<table></table></td></tr>`);
@@ -193,9 +181,9 @@ export function htmlBody(tree: NotificationTree): string {
   const { environment_variables: environmentVariables, data, ...envelope } = sent;
   return [
     '<!DOCTYPE html>',
-    `<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(`${sent.type} ${sent.event_id}`)}</title></head>`,
+    `<html lang="en"><head><meta charset="utf-8"><title>${escapeHtmlText(`${sent.type} ${sent.event_id}`)}</title></head>`,
     '<body>',
-    `<h1>${escapeHtml(sent.type)}</h1>`,
+    `<h1>${escapeHtmlText(sent.type)}</h1>`,
     ...htmlTable(envelope),
     '<h2>environment_variables</h2>',
     ...htmlTable(environmentVariables ?? {}),

@@ -25,7 +25,7 @@ export interface NotificationTree extends BodyTree {
 }
 
 /** The three body formats of a subscription (events.md §2.1 `format`). */
-export type NotificationFormat = 'json' | 'xml' | 'html';
+export type { NotificationFormat } from '../../../modules/events';
 
 /** A rendered body and the `Content-Type` it is sent with. */
 export interface RenderedBody {

@@ -8,7 +8,10 @@
 import { readGeneralSettings, readTechnicalSettings, signatureKeyPurpose } from '../../../modules/accounts';
 import type { OutboundResponse, Platform } from '../../../platform/ports';
 import type { AttemptErrorCode, DeliveryAttempt, EventRecord, RecordedRequest, OpenedEventSubscription } from '../../../modules/events';
-import { signatureHeaders, signingKey, unixSeconds } from '../body';
+import { attemptEntry, sendSigned } from '../../../outbound/attempt';
+import { transportError } from '../../../outbound/errors';
+import { htmlToText } from '../../../core/html';
+import { signingKey } from '../body';
 
 /** The User-Agent of every delivery (§5). */
 export const USER_AGENT = 'Cartwheel-Notifications/1.0';
@@ -18,12 +21,6 @@ export const AUTOMATIC_TIMEOUT_MS = 30_000;
 
 /** Time limit of a manual retry (§7.3), so the API call ends within the platform's 30 s. */
 export const MANUAL_TIMEOUT_MS = 25_000;
-
-/** How much of a reply the attempt log keeps (§6). */
-export const KEPT_RESPONSE_CHARS = 2048;
-
-/** What replaces a secret in a recorded request. */
-export const REDACTED = '[redacted]';
 
 /** One attempt's outcome: the log entry and the request as recorded (null when none was made). */
 export interface AttemptOutcome {
@@ -66,40 +63,6 @@ export function subscriptionDeletedAttempt(event: EventRecord, number: number, t
   });
 }
 
-/** An attempt's log entry: numbered and dated, a success exactly when it has no error. */
-function attemptEntry(
-  options: Pick<AttemptOptions, 'number' | 'trigger'>,
-  startedMs: number,
-  destination: string,
-  result: Pick<DeliveryAttempt, 'status_code' | 'duration_ms' | 'error' | 'response_body'>,
-): DeliveryAttempt {
-  return { attempt: options.number, trigger: options.trigger, date_ms: startedMs, destination, success: result.error === null, ...result };
-}
-
-/** §5: the headers of one attempt, and the same with secrets redacted for the record. */
-function requestHeaders(event: EventRecord, subscription: OpenedEventSubscription, key: string, timestamp: number) {
-  const sent: Record<string, string> = {
-    'Content-Type': event.content_type,
-    'User-Agent': USER_AGENT,
-    'X-Event-Type': event.type,
-    ...signatureHeaders({ body: event.body, webhookId: event.event_id, timestamp, key }),
-  };
-  const recorded: Record<string, string> = { ...sent };
-  const { http_authorization_password: password, http_authorization: raw, custom_header_value: customValue } = subscription.secrets;
-  if (subscription.http_authorization_username !== null && password !== null) {
-    sent.Authorization = `Basic ${Buffer.from(`${subscription.http_authorization_username}:${password}`, 'utf8').toString('base64')}`;
-    recorded.Authorization = REDACTED;
-  } else if (raw !== null) {
-    sent.Authorization = raw;
-    recorded.Authorization = REDACTED;
-  }
-  if (subscription.custom_header_name !== null && customValue !== null) {
-    sent[subscription.custom_header_name] = customValue;
-    recorded[subscription.custom_header_name] = REDACTED;
-  }
-  return { sent, recorded };
-}
-
 /** The §7.1 error of a reply or of its absence; null for a 2xx. */
 function errorOf(response: OutboundResponse, timeoutMs: number): { code: AttemptErrorCode; message: string } | null {
   if (response.ok) {
@@ -108,53 +71,31 @@ function errorOf(response: OutboundResponse, timeoutMs: number): { code: Attempt
     if (response.status === 410) return { code: 'gone', message: 'Destination answered 410 Gone' };
     return { code: 'http_status', message: `Destination answered ${response.status}` };
   }
-  if (response.reason === 'timeout') return { code: 'timeout', message: `No complete reply within ${Math.round(timeoutMs / 1000)} seconds` };
-  if (response.reason === 'refused_address') return { code: 'destination_not_allowed', message: response.message };
-  return { code: networkErrorCode(response.message), message: response.message };
-}
-
-/** Tells DNS, TLS and connection failures apart by what Node says (`getaddrinfo ENOTFOUND`, `CERT_...`). */
-export function networkErrorCode(message: string): 'dns_error' | 'tls_error' | 'connection_error' {
-  if (/ENOTFOUND|EAI_AGAIN|EAI_NONAME|getaddrinfo|ENODATA|ESERVFAIL/i.test(message)) return 'dns_error';
-  if (/TLS|SSL|certificate|CERT_|self[- ]signed|handshake|EPROTO/i.test(message)) return 'tls_error';
-  return 'connection_error';
+  return transportError(response, timeoutMs);
 }
 
 async function httpAttempt(platform: Platform, event: EventRecord, subscription: OpenedEventSubscription, options: AttemptOptions): Promise<AttemptOutcome> {
   const started = platform.clock.nowMs();
   const key = signingKey(await accountSignatureKey(platform, event.account_id), subscription.secrets.signature_key);
-  const headers = requestHeaders(event, subscription, key, unixSeconds(new Date(started)));
-  const request: RecordedRequest = { method: 'POST', url: subscription.destination, headers: headers.recorded, body: event.body };
-  const sentAt = performance.now();
-  const response = await platform.http.send({ url: subscription.destination, method: 'POST', headers: headers.sent, body: event.body, timeoutMs: options.timeoutMs });
-  const elapsed = Math.round(performance.now() - sentAt);
-  const error = errorOf(response, options.timeoutMs);
+  const { http_authorization_password: password, http_authorization: authorization, custom_header_value: headerValue } = subscription.secrets;
+  const sent = await sendSigned(
+    platform.http,
+    {
+      url: subscription.destination,
+      body: event.body,
+      contentType: event.content_type,
+      userAgent: USER_AGENT,
+      headers: { 'X-Event-Type': event.type },
+      webhookId: event.event_id,
+      key,
+      credentials: { username: subscription.http_authorization_username, password, authorization, headerName: subscription.custom_header_name, headerValue },
+    },
+    { signedAtMs: started, timeoutMs: options.timeoutMs },
+  );
   return {
-    attempt: attemptEntry(options, started, subscription.destination, {
-      status_code: response.ok ? response.status : null,
-      duration_ms: response.ok || response.reason !== 'timeout' ? elapsed : Math.max(elapsed, options.timeoutMs),
-      error,
-      response_body: response.ok ? response.body.slice(0, KEPT_RESPONSE_CHARS) : null,
-    }),
-    request,
+    attempt: attemptEntry(options, started, subscription.destination, { ...sent.measured, error: errorOf(sent.response, options.timeoutMs) }),
+    request: { method: 'POST', url: subscription.destination, headers: sent.recordedHeaders, body: event.body },
   };
-}
-
-/** A plain-text alternative of an HTML notification: its text, one block per line. */
-function htmlToText(html: string): string {
-  return html
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, '')
-    .replace(/<\/(p|div|h\d|li|tr|table|dl|dt|dd|section)>|<br\s*\/?>/gi, '\n')
-    .replace(/<\/t[dh]>/gi, '\t')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
 }
 
 /** §8: the bodies of a notification email by format. */

@@ -6,11 +6,11 @@
  * subscription by its purpose, and opened only for readers holding `event_subscriptions:update`
  * and for delivery (`activeSubscriptionsFor`).
  */
-import { isAllowed, type Principal } from '../../identity';
-import { nowMs } from '../../../core/clock';
+import { type Principal } from '../../../core/access/principal';
 import { InvalidInputError } from '../../../http/errors';
 import { newId } from '../../../core/ids';
-import type { OutboundHttp, SecretsPort } from '../../../platform/ports';
+import { sealedFields } from '../../../outbound/sealed-fields';
+import type { Clock, OutboundHttp, SecretsPort } from '../../../platform/ports';
 import { declareResource } from '../../../rest/declarations';
 import { invalid, sends } from '../../../rest/input';
 import { parsePathList } from '../../../rest/paths';
@@ -38,7 +38,8 @@ export interface SubscriptionSecrets {
 /** The names of the secret properties. */
 export const SECRET_PROPERTIES = ['http_authorization_password', 'http_authorization', 'custom_header_value', 'signature_key'] as const satisfies ReadonlyArray<keyof SubscriptionSecrets>;
 
-const NO_SECRETS: SubscriptionSecrets = { http_authorization_password: null, http_authorization: null, custom_header_value: null, signature_key: null };
+/** How they are sealed (bound to the subscription) and who sees them (holders of `event_subscriptions:update`). */
+const sealed = sealedFields({ purpose: 'event_subscription', permission: 'event_subscriptions', names: SECRET_PROPERTIES });
 
 /** The properties of a subscription that are not secret (stored in clear). */
 export interface SubscriptionSettings {
@@ -125,26 +126,12 @@ export const eventSubscriptionDeclaration = declareResource<EventSubscriptionVie
 
 /** Whether `principal` may see the secret properties (events.md §2.1: holders of `event_subscriptions:update`). */
 export function maySeeSecrets(principal: Pick<Principal, 'kind' | 'isOwner' | 'permissions'> | undefined): boolean {
-  if (!principal || principal.kind === 'limited') return false;
-  return principal.isOwner || isAllowed(principal.permissions, 'event_subscriptions', 'update');
-}
-
-/** The sealing purpose of a subscription's secrets: a sealed value opens only for the subscription it was made for. */
-function secretsPurpose(scope: RecordScope, subscriptionId: string): string {
-  return `event_subscription:${scope.accountId}:${scope.mode}:${subscriptionId}`;
-}
-
-/** Seals the secrets of a subscription, or null when none is set. */
-async function sealSecrets(secrets: SubscriptionSecrets, scope: RecordScope, subscriptionId: string, port: SecretsPort): Promise<string | null> {
-  if (SECRET_PROPERTIES.every((name) => secrets[name] === null)) return null;
-  return port.seal(JSON.stringify(secrets), secretsPurpose(scope, subscriptionId));
+  return sealed.maySee(principal);
 }
 
 /** The secrets of a stored subscription, opened (all null when none is set). */
 export async function openSecrets(record: EventSubscriptionRecord, port: SecretsPort): Promise<SubscriptionSecrets> {
-  if (!record.secrets_sealed) return { ...NO_SECRETS };
-  const opened = JSON.parse(await port.open(record.secrets_sealed, secretsPurpose({ accountId: record.account_id, mode: record.mode }, record.event_subscription_id))) as Partial<SubscriptionSecrets>;
-  return { ...NO_SECRETS, ...opened };
+  return sealed.open(record.secrets_sealed, { accountId: record.account_id, mode: record.mode }, record.event_subscription_id, port);
 }
 
 /** A record with its secrets opened. */
@@ -248,10 +235,11 @@ export async function checkDestination(settings: SubscriptionSettings, http: Out
   });
 }
 
-/** The ports a subscription write needs: sealing and the outbound address policy. */
+/** The ports a subscription write needs: sealing, the outbound address policy and the clock. */
 export interface SubscriptionPorts {
   secrets: SecretsPort;
   http: OutboundHttp;
+  clock: Clock;
 }
 
 /** Creates a subscription: validate, check the destination, seal, reserve its listing position, write record and counter together. */
@@ -259,9 +247,9 @@ export async function createEventSubscription(scope: RecordScope, body: EventSub
   const { settings, secrets } = eventSubscriptionFields(body, undefined);
   await checkDestination(settings, ports.http);
   const subscriptionId = newId();
-  const secretsSealed = await sealSecrets(secrets, scope, subscriptionId, ports.secrets);
+  const secretsSealed = await sealed.seal(secrets, scope, subscriptionId, ports.secrets);
   const seq = await reserveEventSubscriptionSequence(scope);
-  const now = nowMs();
+  const now = ports.clock.nowMs();
   const record: EventSubscriptionRecord = {
     event_subscription_id: subscriptionId,
     account_id: scope.accountId,
@@ -292,9 +280,8 @@ export async function updateEventSubscription(scope: RecordScope, subscriptionId
     const before = await currentFields(current, ports.secrets);
     const { settings, secrets } = eventSubscriptionFields(body, before);
     await checkDestination(settings, ports.http);
-    const unchanged = SECRET_PROPERTIES.every((name) => secrets[name] === before.secrets[name]);
-    const secretsSealed = unchanged ? current.secrets_sealed : await sealSecrets(secrets, scope, current.event_subscription_id, ports.secrets);
-    const next: EventSubscriptionRecord = { ...current, ...settings, secrets_sealed: secretsSealed, modified_ms: Math.max(nowMs(), current.modified_ms + 1) };
+    const secretsSealed = sealed.same(secrets, before.secrets) ? current.secrets_sealed : await sealed.seal(secrets, scope, current.event_subscription_id, ports.secrets);
+    const next: EventSubscriptionRecord = { ...current, ...settings, secrets_sealed: secretsSealed, modified_ms: Math.max(ports.clock.nowMs(), current.modified_ms + 1) };
     return { next, answer: { ...next, secrets } };
   })) as OpenedEventSubscription;
 }

@@ -5,7 +5,6 @@
  * included. Every change writes the alias's pointer and the app's `alias_pins` (conditional on
  * the app's revision) in one transaction, so a deploy never misses an alias created meanwhile.
  */
-import { nowMs } from '../../../core/clock';
 import { InvalidInputError } from '../../../http/errors';
 import type { Platform } from '../../../platform/ports';
 import { sends } from '../../../rest/input';
@@ -64,7 +63,7 @@ export async function createAlias(platform: Platform, accountId: string, appId: 
     if (Object.keys(app.alias_pins).length >= MAX_ALIASES_PER_APP) throw new TooManyAliasesError();
     const pinned = body.version_id ?? null;
     const checks = await pinCheck(app, pinned);
-    const now = nowMs();
+    const now = platform.clock.nowMs();
     const record: AliasRecord = {
       account_id: accountId,
       alias: body.alias,
@@ -97,7 +96,7 @@ export async function updateAlias(platform: Platform, accountId: string, appId: 
       pinned_version_id: pinned,
       version_id: pinned ?? app.live_version_id,
       test: body.test ?? current.test,
-      modified_ms: Math.max(nowMs(), current.modified_ms),
+      modified_ms: Math.max(platform.clock.nowMs(), current.modified_ms),
     };
     const copies = edgePointerEntries(platform, accountId, [alias]);
     await transact([replacePointerEntry(next), changeAppEntry(app, { set: { [`alias_pins.${alias}`]: pinned } }, 'app.alias-changed'), ...checks, ...copies]);

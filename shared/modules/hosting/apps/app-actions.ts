@@ -7,7 +7,8 @@ import { booleanParameter } from '../../../http/request';
 import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter, type OffsetPage } from '../../../rest/offset-list';
 import { renderElements, renderResource } from '../../../rest/render';
-import { renderContext, type RenderContext } from '../../../rest/render-context';
+import { actionScope } from '../../../rest/action-scope';
+import type { RenderContext } from '../../../rest/render-context';
 import { createAlias, deleteAlias, listAliases, readAlias, updateAlias } from './aliases';
 import { aliasCreate, aliasUpdate, appCreate, appUpdate, APP_SORT_FIELDS, deployBody, DEPLOYMENT_SORT_FIELDS, rollbackBody, VERSION_SORT_FIELDS } from './app-schemas';
 import { aliasDeclaration, aliasPath, appDeclaration, appPath, deploymentDeclaration, deploymentPath, versionDeclaration } from './apps';
@@ -18,8 +19,8 @@ import { deleteVersion, listVersions, readVersion } from './versions';
 
 /** The caller's account and render context. */
 export async function prepare(context: ApiContext): Promise<{ accountId: string; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  return { accountId: principal.accountId, render: await renderContext(context, principal.accountId, principal.mode) };
+  const { scope, render } = await actionScope(context);
+  return { accountId: scope.accountId, render };
 }
 
 /** Paging of a list and its direction (`desc`, default oldest first). */

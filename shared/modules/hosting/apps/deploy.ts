@@ -9,7 +9,7 @@
  * deployment (kept on the app), i.e. the version live just before the current one, so two
  * rollbacks in a row switch back and forth between the same two versions.
  */
-import type { Principal } from '../../identity';
+import type { Principal } from '../../../core/access/principal';
 import { newId } from '../../../core/ids';
 import type { Platform } from '../../../platform/ports';
 import { RecordNotFoundError, VersionConflictError } from '../../../store/errors';

@@ -18,7 +18,7 @@ import { newId } from '../../../core/ids';
 import type { Platform } from '../../../platform/ports';
 import { TransactionRejectedError } from '../../../store/errors';
 import { writeOne, type TransactEntry } from '../../../store/transact';
-import { edgePointerKey, edgePointerValue } from '../serving/edge-pointers';
+import { edgePointerKey, edgePointerValue } from '../../../platform/edge-pointer-format';
 import { findAliasRecord } from './apps-store';
 import { dueScope } from './remove-app-files';
 

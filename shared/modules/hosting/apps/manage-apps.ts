@@ -6,8 +6,7 @@
  * removes every pointer of its aliases, so every address stops at once; its stored files go
  * afterwards, as due work (./remove-app-files).
  */
-import type { Mode } from '../../identity';
-import { nowMs } from '../../../core/clock';
+import type { Mode } from '../../../core/access/tokens';
 import { claimWritten, dueEntry } from '../../../work/due-work-store';
 import { runClaimed } from '../../../work/runner';
 import { newId } from '../../../core/ids';
@@ -64,7 +63,7 @@ export function primaryPointer(app: AppRecord, createdMs: number, modifiedMs: nu
 export async function createApp(platform: Platform, accountId: string, mode: Mode, body: AppInput & { name: string; alias: string }): Promise<AppRecord> {
   checkSizes(body);
   const seq = await reserveAppPosition(accountId);
-  const now = nowMs();
+  const now = platform.clock.nowMs();
   const app: AppRecord = {
     app_id: newId(),
     account_id: accountId,
@@ -103,7 +102,7 @@ export async function updateApp(platform: Platform, accountId: string, appId: st
   checkSizes(body);
   const { app, copies } = await retryOnConflict(async () => {
     const current = await getApp(accountId, appId);
-    const now = Math.max(nowMs(), current.modified_ms);
+    const now = Math.max(platform.clock.nowMs(), current.modified_ms);
     const next: AppRecord = { ...current, modified_ms: now };
     if (body.name !== undefined) next.name = body.name;
     if (body.test !== undefined) next.test = body.test;

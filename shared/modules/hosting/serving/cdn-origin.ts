@@ -12,9 +12,8 @@
  * is a 404, so one account's host never serves another's files.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { config } from '../../../core/config';
 import { transportOf } from '../../../http/transport';
-import { appHostAccount } from '../app-hosts';
+import { appHostAccount } from '../../../http/app-hosts';
 import { notFound } from './pages';
 import { serveAppRequest, serveVersionMiss } from './serve';
 import type { AppResponse, HostingSource } from './types';
@@ -25,11 +24,11 @@ export const INDEX_APPENDED_HEADER = 'x-cartwheel-index';
 /** A rewritten path: `/apps/<account_id>/<app_id>/<version_id>/<path>`. */
 const VERSION_PATH = /^\/apps\/([^/]+)\/([^/]+)\/([^/]+)\/(.*)$/;
 
-/** Answers a CDN origin request (function URL event) for the app host it names. */
-export async function serveCdnOrigin(source: HostingSource, event: APIGatewayProxyEventV2, nowMs: number): Promise<APIGatewayProxyStructuredResultV2> {
+/** Answers a CDN origin request (function URL event) for the app host it names under `appsDomain`. */
+export async function serveCdnOrigin(source: HostingSource, event: APIGatewayProxyEventV2, nowMs: number, appsDomain: string): Promise<APIGatewayProxyStructuredResultV2> {
   const method = event.requestContext.http.method;
   const headers = event.headers ?? {};
-  const accountId = appHostAccount(transportOf(event).host, config().appsDomain);
+  const accountId = appHostAccount(transportOf(event).host, appsDomain);
   if (!accountId) return toFunctionUrlResult(notFound(method));
   const rewritten = VERSION_PATH.exec(event.rawPath);
   if (rewritten) {

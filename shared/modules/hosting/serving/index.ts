@@ -13,4 +13,4 @@ export { hostingSource, type SourceCacheLimits } from './source';
 export type { AccountFacts, AliasPointer, AppRecord, AppRequest, AppResponse, HostingSource, VersionManifest } from './types';
 export { publicAccountSettingsAction } from './public-settings-actions';
 export { INDEX_APPENDED_HEADER, serveCdnOrigin, toFunctionUrlResult } from './cdn-origin';
-export { edgePointerKey, edgePointerValue, type EdgePointers } from './edge-pointers';
+export { edgePointerKey, edgePointerValue } from '../../../platform/edge-pointer-format';

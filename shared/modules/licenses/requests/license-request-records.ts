@@ -5,7 +5,7 @@
  * `./license-request-store` is the only code that knows their keys and conditions.
  */
 import { derivedId } from '../../../core/ids';
-import { attemptsJson, type DeliveryAttempt } from '../../events';
+import { attemptsJson, type AttemptLogEntry } from '../../../outbound/attempt';
 import { declareResource } from '../../../rest/declarations';
 import type { RecordScope } from '../../../store/entity';
 
@@ -27,7 +27,7 @@ export type LicenseAttemptErrorCode =
   | 'service_deleted';
 
 /** One attempt (§11.1: the attempt object of events.md §7.1; `status_code` null for list services). */
-export type LicenseAttempt = Omit<DeliveryAttempt, 'error'> & { error: { code: LicenseAttemptErrorCode; message: string } | null };
+export type LicenseAttempt = AttemptLogEntry<LicenseAttemptErrorCode>;
 
 /** §11.1 `last_failure_meta`, as stored. */
 export interface LicenseFailure {

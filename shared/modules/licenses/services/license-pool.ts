@@ -25,7 +25,7 @@
  * Writes never fire low_licenses (takes do, licenses.md §8); a publication that leaves the
  * count above the threshold re-arms it.
  */
-import { nowMs } from '../../../core/clock';
+import type { Clock } from '../../../platform/ports';
 import { RecordNotFoundError, VersionConflictError } from '../../../store/errors';
 import { newId } from '../../../core/ids';
 import { logger } from '../../../core/logging';
@@ -93,15 +93,15 @@ export function rearms(count: number, settings: Pick<ServiceSettings, 'notify_at
  * Applies a codes change to `current` together with the request's other `changes` (settings,
  * secrets, `modified_ms`), as one publication (steps above). Answers the service as published.
  * `VersionConflictError` when the settings changed since `current` was read (nothing published);
- * 409 `in_use` when another writer kept the lease; 422 beyond 10,000 codes.
+ * 409 `in_use` when another writer kept the lease; 422 beyond 10,000 codes. Leases are dated by `clock`.
  */
-export async function changeCodes(current: LicenseServiceRecord, change: CodesChange, changes: Partial<LicenseServiceRecord>, options: PoolOptions = {}): Promise<LicenseServiceRecord> {
+export async function changeCodes(current: LicenseServiceRecord, change: CodesChange, changes: Partial<LicenseServiceRecord>, clock: Clock, options: PoolOptions = {}): Promise<LicenseServiceRecord> {
   const scope: RecordScope = { accountId: current.account_id, mode: current.mode };
   const serviceId = current.license_service_id;
   const leaseMs = options.leaseMs ?? POOL_LEASE_MS;
   const token = newId();
-  let leased = await takeLease(scope, serviceId, token, leaseMs, options.waitMs ?? POOL_WAIT_MS);
-  let leaseUntil = nowMs() + leaseMs;
+  let leased = await takeLease(scope, serviceId, token, leaseMs, options.waitMs ?? POOL_WAIT_MS, clock);
+  let leaseUntil = clock.nowMs() + leaseMs;
   const release = () => releasePoolLease(scope, serviceId, token).catch((error: unknown) => logger.warn('Releasing a license pool lease failed; it lapses by itself', { serviceId, error: error as Error }));
   if (leased.modified_ms !== current.modified_ms) {
     await release();
@@ -145,8 +145,8 @@ export async function changeCodes(current: LicenseServiceRecord, change: CodesCh
     if (!(await reservePoolRange(scope, serviceId, token, start, codes.length))) throw new LicenseCodesBusyError(serviceId);
     try {
       await writeCodes(scope, serviceId, start, codes, async () => {
-        if (nowMs() < leaseUntil - leaseMs / 2) return;
-        leaseUntil = nowMs() + leaseMs;
+        if (clock.nowMs() < leaseUntil - leaseMs / 2) return;
+        leaseUntil = clock.nowMs() + leaseMs;
         if (!(await renewPoolLease(scope, serviceId, token, leaseUntil))) throw new LicenseCodesBusyError(serviceId);
       });
     } catch (error) {
@@ -208,11 +208,11 @@ function poolFields(leased: LicenseServiceRecord, replaces: boolean, start: numb
 }
 
 /** Takes the pool lease, waiting (with growing pauses) up to `waitMs` for another writer's; 409 in_use after that. */
-async function takeLease(scope: RecordScope, serviceId: string, token: string, leaseMs: number, waitMs: number): Promise<LicenseServiceRecord> {
+async function takeLease(scope: RecordScope, serviceId: string, token: string, leaseMs: number, waitMs: number, clock: Clock): Promise<LicenseServiceRecord> {
   // Real time, not the platform clock: this is how long the request waits, which a manual clock must not stretch.
   const deadline = Date.now() + waitMs;
   for (let round = 0; ; round++) {
-    const now = nowMs();
+    const now = clock.nowMs();
     const leased = await acquirePoolLease(scope, serviceId, token, now, now + leaseMs).catch(async (error: unknown) => {
       if (!(await findLicenseServiceRecord(scope, serviceId))) throw new RecordNotFoundError('license service', serviceId, 'license_service_id');
       throw error;

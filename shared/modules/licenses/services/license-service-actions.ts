@@ -4,13 +4,14 @@
  * are shown only to holders of `license_services:update`; an answer that shows a secret or a
  * code is marked sensitive, so an idempotent replay copy of it is stored sealed.
  */
-import type { Principal } from '../../identity';
+import type { Principal } from '../../../core/access/principal';
 import { InvalidInputError } from '../../../http/errors';
 import { booleanParameter } from '../../../http/request';
-import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../../http/types';
+import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../../rest/offset-list';
 import { renderElements, renderResource } from '../../../rest/render';
-import { renderContext, type RenderContext } from '../../../rest/render-context';
+import { actionScope } from '../../../rest/action-scope';
+import type { RenderContext } from '../../../rest/render-context';
 import { readOffsetCollection } from '../../../store/offset-index';
 import type { RecordScope } from '../../../store/records';
 import type { LicenseServiceRecord } from './license-service-record';
@@ -33,9 +34,7 @@ import {
 const SORT_FIELDS = ['date_created', 'name'] as const;
 
 async function prepare(context: ApiContext): Promise<{ principal: Principal; scope: RecordScope; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  return { principal, scope, render: await renderContext(context, scope.accountId, scope.mode) };
+  return actionScope(context);
 }
 
 /** What `principal` may see of a service that was just written with its privileged parts at hand. */

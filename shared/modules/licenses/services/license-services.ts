@@ -7,12 +7,12 @@
  * (who also see the `licenses` array) and for the outbound request. A list's codes are written
  * by ./license-pool.ts and handed out by ./take-codes.ts.
  */
-import { isAllowed, type Principal } from '../../identity';
-import { nowMs } from '../../../core/clock';
+import { type Principal } from '../../../core/access/principal';
 import { InvalidInputError } from '../../../http/errors';
 import { newId } from '../../../core/ids';
 import { logger } from '../../../core/logging';
-import type { OutboundHttp, SecretsPort } from '../../../platform/ports';
+import { sealedFields } from '../../../outbound/sealed-fields';
+import type { Clock, OutboundHttp, SecretsPort } from '../../../platform/ports';
 import { declareResource } from '../../../rest/declarations';
 import { invalid, sends } from '../../../rest/input';
 import type { RenderContext } from '../../../rest/render-context';
@@ -47,7 +47,8 @@ export const MAX_LINKED_IDS = 20;
 /** The secret properties, in their order of output. */
 export const SECRET_PROPERTIES = ['http_authorization_password', 'custom_header_value'] as const satisfies ReadonlyArray<keyof ServiceSecrets>;
 
-const NO_SECRETS: ServiceSecrets = { http_authorization_password: null, custom_header_value: null };
+/** How they are sealed (bound to the service) and who sees them (holders of `license_services:update`). */
+const sealed = sealedFields({ purpose: 'license_service', permission: 'license_services', names: SECRET_PROPERTIES });
 
 /** What only holders of `license_services:update` see: the secrets, and a list's codes (null for remote services). */
 export interface PrivilegedParts {
@@ -113,26 +114,12 @@ export const licenseServiceDeclaration = declareResource<LicenseServiceView>({
 
 /** Whether `principal` may see the secrets and codes (licenses.md §2.1: holders of `license_services:update`). */
 export function maySeeSecrets(principal: Pick<Principal, 'kind' | 'isOwner' | 'permissions'> | undefined): boolean {
-  if (!principal || principal.kind === 'limited') return false;
-  return principal.isOwner || isAllowed(principal.permissions, 'license_services', 'update');
-}
-
-/** The sealing purpose of a service's secrets: a sealed value opens only for the service it was made for. */
-function secretsPurpose(scope: RecordScope, serviceId: string): string {
-  return `license_service:${scope.accountId}:${scope.mode}:${serviceId}`;
-}
-
-/** Seals the secrets of a service, or null when none is set. */
-async function sealSecrets(secrets: ServiceSecrets, scope: RecordScope, serviceId: string, port: SecretsPort): Promise<string | null> {
-  if (SECRET_PROPERTIES.every((name) => secrets[name] === null)) return null;
-  return port.seal(JSON.stringify(secrets), secretsPurpose(scope, serviceId));
+  return sealed.maySee(principal);
 }
 
 /** The secrets of a stored service, opened (all null when none is set): what the outbound request sends. */
 export async function openServiceSecrets(record: LicenseServiceRecord, secrets: SecretsPort): Promise<ServiceSecrets> {
-  if (!record.secrets_sealed) return { ...NO_SECRETS };
-  const opened = JSON.parse(await secrets.open(record.secrets_sealed, secretsPurpose({ accountId: record.account_id, mode: record.mode }, record.license_service_id))) as Partial<ServiceSecrets>;
-  return { ...NO_SECRETS, ...opened };
+  return sealed.open(record.secrets_sealed, { accountId: record.account_id, mode: record.mode }, record.license_service_id, secrets);
 }
 
 /** Every published code of a list service in list order (null for a remote service). */
@@ -214,7 +201,7 @@ export function licenseServiceFields(body: LicenseServiceInput, current: Omit<Li
     notify_at_count: list ? pick(config, 'notify_at_count', was?.notify_at_count, null) : null,
   };
   const secrets: ServiceSecrets = list
-    ? { ...NO_SECRETS }
+    ? sealed.none()
     : {
         http_authorization_password: pick(config, 'http_authorization_password', current?.secrets.http_authorization_password, null),
         custom_header_value: pick(config, 'custom_header_value', current?.secrets.custom_header_value, null),
@@ -258,6 +245,7 @@ export async function checkServiceUrl(settings: ServiceSettings, http: OutboundH
 export interface LicenseServicePorts {
   secrets: SecretsPort;
   http: OutboundHttp;
+  clock: Clock;
 }
 
 /** A service as just written, with the parts a privileged reader sees at hand (no second open). */
@@ -276,10 +264,10 @@ export async function createLicenseService(scope: RecordScope, body: LicenseServ
   await checkServiceUrl(settings, ports.http);
   const initial = codes ? initialCodes(codes) : [];
   const serviceId = newId();
-  const secretsSealed = await sealSecrets(secrets, scope, serviceId, ports.secrets);
+  const secretsSealed = await sealed.seal(secrets, scope, serviceId, ports.secrets);
   if (initial.length) await writeInitialCodes(scope, serviceId, initial);
   const seq = await reserveLicenseServiceSequence(scope);
-  const now = nowMs();
+  const now = ports.clock.nowMs();
   const record: LicenseServiceRecord = {
     license_service_id: serviceId,
     account_id: scope.accountId,
@@ -338,10 +326,9 @@ async function licenseServiceChange(
   const { settings, secrets, codes } = licenseServiceFields(body, before);
   await checkServiceUrl(settings, ports.http);
   const scope = { accountId: current.account_id, mode: current.mode };
-  const unchanged = SECRET_PROPERTIES.every((name) => secrets[name] === before.secrets[name]);
-  const secretsSealed = unchanged ? current.secrets_sealed : await sealSecrets(secrets, scope, current.license_service_id, ports.secrets);
-  const changes: Partial<LicenseServiceRecord> = { ...settings, secrets_sealed: secretsSealed, modified_ms: Math.max(nowMs(), current.modified_ms + 1) };
-  if (codes) return { change: { published: await changeCodes(current, codes, changes, options) }, secrets };
+  const secretsSealed = sealed.same(secrets, before.secrets) ? current.secrets_sealed : await sealed.seal(secrets, scope, current.license_service_id, ports.secrets);
+  const changes: Partial<LicenseServiceRecord> = { ...settings, secrets_sealed: secretsSealed, modified_ms: Math.max(ports.clock.nowMs(), current.modified_ms + 1) };
+  if (codes) return { change: { published: await changeCodes(current, codes, changes, ports.clock, options) }, secrets };
   const rearm = current.low_licenses_notified && rearms(current.license_count, settings);
   if (rearm) changes.low_licenses_notified = false;
   return { change: { next: { ...current, ...changes }, set: changes, ...(rearm ? { countRead: current.license_count } : {}) }, secrets };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, htmlToText, tidyText } from '../../../../shared/flows/checkout/emails/html';
+import { escapeHtml } from '../../../../shared/core/html';
+import { instructionsToText, tidyText } from '../../../../shared/flows/checkout/emails/html';
 
 describe('escapeHtml', () => {
   it('escapes the five HTML-significant characters', () => {
@@ -13,43 +14,43 @@ describe('escapeHtml', () => {
   });
 });
 
-describe('htmlToText', () => {
+describe('instructionsToText', () => {
   it('turns <br> into line breaks, strips tags and decodes references', () => {
-    expect(htmlToText('Serial: <b>PE-4471-AZQ</b><br>Valid for 2 PCs')).toBe('Serial: PE-4471-AZQ\nValid for 2 PCs');
-    expect(htmlToText('A &amp; B &lt;C&gt; &#169; &#xA9;')).toBe('A & B <C> © ©');
+    expect(instructionsToText('Serial: <b>PE-4471-AZQ</b><br>Valid for 2 PCs')).toBe('Serial: PE-4471-AZQ\nValid for 2 PCs');
+    expect(instructionsToText('A &amp; B &lt;C&gt; &#169; &#xA9;')).toBe('A & B <C> © ©');
   });
 
   it('keeps unknown or invalid references literally', () => {
-    expect(htmlToText('&nosuch; R&D &#0;')).toBe('&nosuch; R&D &#0;');
+    expect(instructionsToText('&nosuch; R&D &#0;')).toBe('&nosuch; R&D &#0;');
   });
 
   it('separates paragraphs and lists lines', () => {
-    expect(htmlToText('<p>Open <b>Help &gt; Register</b>.</p><p>Then:</p><ul><li>one</li><li>two</li></ul>')).toBe(
+    expect(instructionsToText('<p>Open <b>Help &gt; Register</b>.</p><p>Then:</p><ul><li>one</li><li>two</li></ul>')).toBe(
       'Open Help > Register.\n\nThen:\n\n- one\n- two',
     );
   });
 
   it('writes web and mail links with their address, and drops other targets', () => {
-    expect(htmlToText('See <a href="https://ex.test/help">the help</a>.')).toBe('See the help (https://ex.test/help).');
-    expect(htmlToText('<a href="mailto:help@ex.test">help@ex.test</a>')).toBe('help@ex.test');
-    expect(htmlToText('<a href="javascript:x()">click</a>')).toBe('click');
+    expect(instructionsToText('See <a href="https://ex.test/help">the help</a>.')).toBe('See the help (https://ex.test/help).');
+    expect(instructionsToText('<a href="mailto:help@ex.test">help@ex.test</a>')).toBe('help@ex.test');
+    expect(instructionsToText('<a href="javascript:x()">click</a>')).toBe('click');
   });
 
   it('drops script and style content and comments', () => {
-    expect(htmlToText('a<script>alert(1)</script>b<style>p{}</style>c<!-- x -->d')).toBe('abcd');
+    expect(instructionsToText('a<script>alert(1)</script>b<style>p{}</style>c<!-- x -->d')).toBe('abcd');
   });
 
   it('collapses source whitespace as a browser would', () => {
-    expect(htmlToText('  A\n   B\t C  ')).toBe('A B C');
+    expect(instructionsToText('  A\n   B\t C  ')).toBe('A B C');
   });
 
   it('reads only the instructions tag set of licenses.md §2.1: other tags go, their text stays', () => {
-    expect(htmlToText('<div>A</div><h1>B</h1><table><tr><td>C</td></tr></table>')).toBe('ABC');
+    expect(instructionsToText('<div>A</div><h1>B</h1><table><tr><td>C</td></tr></table>')).toBe('ABC');
   });
 
   it('completes on hostile input', () => {
-    expect(htmlToText('<a <a <a '.repeat(20_000))).toBe('');
-    expect(htmlToText('<a x y z '.repeat(20_000))).toBe('');
+    expect(instructionsToText('<a <a <a '.repeat(20_000))).toBe('');
+    expect(instructionsToText('<a x y z '.repeat(20_000))).toBe('');
   });
 });
 

@@ -1,6 +1,7 @@
 /** The HTML body follows events.md §4.3 and escapes every piece of text. */
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, htmlBody } from '../../../../shared/flows/notifications/body/body';
+import { escapeHtml } from '../../../../shared/flows/notifications/body';
+import { htmlBody } from '../../../../shared/flows/notifications/body/body';
 import type { JsonObject, JsonValue, NotificationTree } from '../../../../shared/flows/notifications/body/types';
 import { exampleTree, htmlExampleTree } from './example';
 

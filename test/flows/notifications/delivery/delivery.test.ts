@@ -10,11 +10,11 @@ import type { AddressInfo } from 'node:net';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../../../shared/modules/accounts/create-account';
-import { nowMs, setManualTime, useManualClock, useSystemClock } from '../../../../shared/core/clock';
 import { dueWorkConsumer } from '../../../../shared/work/consumer';
 import { findDue, holdDue } from '../../../../shared/work/due-work-store';
 import { sweepDue } from '../../../../shared/work/runner';
-import { accountSignatureKey, attemptDelivery, networkErrorCode } from '../../../../shared/flows/notifications/delivery/attempt';
+import { accountSignatureKey, attemptDelivery } from '../../../../shared/flows/notifications/delivery/attempt';
+import { networkErrorCode } from '../../../../shared/outbound/errors';
 import { eventDeliveryHandler, scheduleEventDelivery } from '../../../../shared/flows/notifications/delivery/deliver-event';
 import { endEventsOfDeletedSubscription } from '../../../../shared/flows/notifications/delivery/end-deleted';
 import { retryEvent } from '../../../../shared/flows/notifications/delivery/retry-event';
@@ -30,10 +30,13 @@ import type { RecordScope } from '../../../../shared/store/entity';
 import { transact } from '../../../../shared/store/transact';
 import { Harness, useEmulatedTable } from '../../../local/fixtures/dynamo-harness';
 import { testPlatform } from '../../../support/platform';
+import { ManualClock } from '../../../../infra/local/manual-clock';
+import { config } from '../../../../shared/core/config';
 
 const harness = new Harness();
 const T0 = Date.parse('2026-11-21T10:15:00Z');
-useEmulatedTable(harness, { before: () => useManualClock(T0), after: useSystemClock });
+const clock = new ManualClock(T0);
+useEmulatedTable(harness);
 
 /** A receiver that answers what `reply` says and records what it got. */
 interface Received {
@@ -65,12 +68,12 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const platform = testPlatform({ http: guardedHttp({ allowLoopback: true }) });
+const platform = testPlatform({ clock, http: guardedHttp({ allowLoopback: true }, clock) });
 let scope: RecordScope;
 let accountKey: string;
 
 beforeAll(async () => {
-  const account = await createAccount({ company: 'Delivery Shop', email: 'owner@example.test' }, platform.secrets);
+  const account = await createAccount({ company: 'Delivery Shop', email: 'owner@example.test' }, platform, config().publicUrls);
   scope = { accountId: account.account_id, mode: 'test' };
   accountKey = await accountSignatureKey(platform, scope.accountId);
 });
@@ -82,7 +85,7 @@ async function subscribe(body: Record<string, unknown>) {
 let counter = 0;
 /** An event as the fan-out makes it, with its first attempt due now (unless `due` is false); answers the record. */
 async function newEvent(subscriptionId: string, due = true): Promise<EventRecord> {
-  const now = nowMs();
+  const now = clock.nowMs();
   const eventId = `EV${String(++counter).padStart(6, '0')}`;
   const data = { object: 'order', order_id: `ORD${counter}` };
   const event: NewEvent = {
@@ -138,15 +141,15 @@ describe('one attempt (§5)', () => {
     const event = await newEvent(subscription.event_subscription_id, false);
     received.length = 0;
     const { attempt, request } = await attemptDelivery(platform, event, subscription, { number: 1, trigger: 'automatic', timeoutMs: 5000 });
-    expect(attempt).toMatchObject({ attempt: 1, trigger: 'automatic', success: true, status_code: 200, error: null, response_body: 'ok', destination: `${base}/hooks?tenant=eu`, date_ms: nowMs() });
+    expect(attempt).toMatchObject({ attempt: 1, trigger: 'automatic', success: true, status_code: 200, error: null, response_body: 'ok', destination: `${base}/hooks?tenant=eu`, date_ms: clock.nowMs() });
     const [got] = received;
     expect(got!.path).toBe('/hooks?tenant=eu');
     expect(got!.body.toString('utf8')).toBe(event.body);
     expect(got!.headers).toMatchObject({
       'content-type': 'application/json', 'user-agent': 'Cartwheel-Notifications/1.0', 'x-event-type': 'order:created', 'webhook-id': event.event_id,
-      'webhook-timestamp': String(Math.floor(nowMs() / 1000)), authorization: `Basic ${Buffer.from('shop:s3cret').toString('base64')}`, 'x-erp-tenant': 'eu-1',
+      'webhook-timestamp': String(Math.floor(clock.nowMs() / 1000)), authorization: `Basic ${Buffer.from('shop:s3cret').toString('base64')}`, 'x-erp-tenant': 'eu-1',
     });
-    expect(verifyDelivery(got!.body, got!.headers, accountKey, Math.floor(nowMs() / 1000))).toBe(true);
+    expect(verifyDelivery(got!.body, got!.headers, accountKey, Math.floor(clock.nowMs() / 1000))).toBe(true);
     expect(request).toMatchObject({ method: 'POST', url: `${base}/hooks?tenant=eu`, body: event.body });
     expect(request!.headers).toMatchObject({ Authorization: '[redacted]', 'X-Erp-Tenant': '[redacted]', 'X-Service-Signature': got!.headers['x-service-signature'] });
     expect(JSON.stringify(request)).not.toContain('s3cret');
@@ -161,8 +164,8 @@ describe('one attempt (§5)', () => {
     const { attempt } = await attemptDelivery(platform, event, subscription, { number: 1, trigger: 'manual', timeoutMs: 5000 });
     expect(attempt).toMatchObject({ success: true, status_code: 204, trigger: 'manual' });
     expect(received[0]!.headers.authorization).toBe('Bearer raw-token');
-    expect(verifyDelivery(received[0]!.body, received[0]!.headers, 'subscription-key-0123456789', Math.floor(nowMs() / 1000))).toBe(true);
-    expect(verifyDelivery(received[0]!.body, received[0]!.headers, accountKey, Math.floor(nowMs() / 1000))).toBe(false);
+    expect(verifyDelivery(received[0]!.body, received[0]!.headers, 'subscription-key-0123456789', Math.floor(clock.nowMs() / 1000))).toBe(true);
+    expect(verifyDelivery(received[0]!.body, received[0]!.headers, accountKey, Math.floor(clock.nowMs() / 1000))).toBe(false);
   });
 
   it('maps 301, 410, 500 and a timeout to the §7.1 errors, keeping 2,048 characters of the reply', async () => {
@@ -192,7 +195,7 @@ describe('one attempt (§5)', () => {
 
 describe('automatic delivery (§6)', () => {
   it('fails three times then delivers: four attempts of one event_id, retry then delivered, each next time per the schedule', async () => {
-    setManualTime(T0 + 3_600_000);
+    clock.set(T0 + 3_600_000);
     reply = (index) => (index < 3 ? { status: 500, body: 'db offline' } : { status: 200 });
     const subscription = await subscribe({});
     const event = await newEvent(subscription.event_subscription_id);
@@ -200,7 +203,7 @@ describe('automatic delivery (§6)', () => {
     expect(await scheduleEventDelivery(event).relay(platform)).toBe(true);
     expect(await drainQueue()).toBe(1);
     let current = (await findEvent(scope, event.event_id))!;
-    expect(current).toMatchObject({ status: 'retry', attempts_count: 1, automatic_attempts: 1, next_attempt_ms: nowMs() + RETRY_DELAYS_MS[0]! });
+    expect(current).toMatchObject({ status: 'retry', attempts_count: 1, automatic_attempts: 1, next_attempt_ms: clock.nowMs() + RETRY_DELAYS_MS[0]! });
     for (let failed = 1; failed <= 3; failed++) {
       const due = current.next_attempt_ms!;
       expect((await findDue('event-delivery', scope, event.event_id))?.next_ms).toBe(due);
@@ -212,7 +215,7 @@ describe('automatic delivery (§6)', () => {
       expect(platform.queued).toHaveLength(0);
       expect((await worker({ Records: [{ messageId: 'early', body: wakeUp[0]!.body }] } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
       expect(received).toHaveLength(failed);
-      setManualTime(due);
+      clock.set(due);
       expect((await worker({ Records: [{ messageId: 'w', body: wakeUp[0]!.body }] } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
       collectWakeUps();
       expect(received).toHaveLength(failed + 1);
@@ -222,7 +225,7 @@ describe('automatic delivery (§6)', () => {
       current = (await findEvent(scope, event.event_id))!;
       if (failed < 3) expect(current).toMatchObject({ status: 'retry', attempts_count: failed + 1, next_attempt_ms: due + RETRY_DELAYS_MS[failed]! });
     }
-    expect(current).toMatchObject({ status: 'delivered', attempts_count: 4, automatic_attempts: 4, next_attempt_ms: null, delivered_ms: nowMs() });
+    expect(current).toMatchObject({ status: 'delivered', attempts_count: 4, automatic_attempts: 4, next_attempt_ms: null, delivered_ms: clock.nowMs() });
     expect(current.attempts.map((attempt) => [attempt.attempt, attempt.success, attempt.status_code])).toEqual([[1, false, 500], [2, false, 500], [3, false, 500], [4, true, 200]]);
     expect(current.attempts[0]!.response_body).toBe('db offline');
     expect(new Set(received.map((request) => request.headers['webhook-id']))).toEqual(new Set([event.event_id]));
@@ -230,7 +233,7 @@ describe('automatic delivery (§6)', () => {
   });
 
   it('gives up after eleven automatic attempts: failed, nothing left due', async () => {
-    setManualTime(T0 + 10 * 3_600_000);
+    clock.set(T0 + 10 * 3_600_000);
     reply = () => ({ status: 503 });
     const subscription = await subscribe({});
     const event = await newEvent(subscription.event_subscription_id);
@@ -240,7 +243,7 @@ describe('automatic delivery (§6)', () => {
       const { next_attempt_ms: due } = (await findEvent(scope, event.event_id))!;
       // Waits of up to 15 minutes sent a wake-up; longer ones are the sweep's (it runs either way here).
       expect(wakeUps.splice(0).length).toBe(attempt <= 4 ? 1 : 0);
-      setManualTime(due!);
+      clock.set(due!);
       await sweepDue(platform, [work], due!);
       expect(await drainQueue()).toBe(1);
     }
@@ -269,7 +272,7 @@ describe('automatic delivery (§6)', () => {
     await drainQueue();
     await deleteEventSubscription(scope, subscription.event_subscription_id);
     const { next_attempt_ms: due } = (await findEvent(scope, event.event_id))!;
-    setManualTime(due!);
+    clock.set(due!);
     received.length = 0;
     await sweepDue(platform, [work], due!);
     await drainQueue();
@@ -283,7 +286,7 @@ describe('automatic delivery (§6)', () => {
 
 describe('deleting a subscription (§2.2)', () => {
   it('fails its pending and retry events at delete time, leaves delivered ones, other subscriptions and an attempt in flight alone', async () => {
-    setManualTime(T0 + 40 * 24 * 3_600_000);
+    clock.set(T0 + 40 * 24 * 3_600_000);
     const subscription = await subscribe({});
     const other = await subscribe({});
     const id = subscription.event_subscription_id;
@@ -298,7 +301,7 @@ describe('deleting a subscription (§2.2)', () => {
     await drainQueue();
     const pending = await newEvent(id);
     const inFlight = await newEvent(id);
-    expect(await holdDue('event-delivery', scope, inFlight.event_id, nowMs(), 60_000)).toBeDefined();
+    expect(await holdDue('event-delivery', scope, inFlight.event_id, clock.nowMs(), 60_000)).toBeDefined();
     expect((await findEvent(scope, retrying.event_id))!.status).toBe('retry');
 
     await deleteEventSubscription(scope, id);
@@ -315,8 +318,8 @@ describe('deleting a subscription (§2.2)', () => {
     expect(await findEvent(scope, otherRetrying.event_id)).toMatchObject({ status: 'retry', attempts_count: 1 });
     // The held one is left to its holder; once the hold lapses the worker fails it the same way.
     expect(await findEvent(scope, inFlight.event_id)).toMatchObject({ status: 'pending', attempts_count: 0 });
-    setManualTime(nowMs() + 61_000);
-    await sweepDue(platform, [work], nowMs());
+    clock.set(clock.nowMs() + 61_000);
+    await sweepDue(platform, [work], clock.nowMs());
     await drainQueue();
     expect(await findEvent(scope, inFlight.event_id)).toMatchObject({ status: 'failed', attempts: [{ error: { code: 'subscription_deleted' } }] });
     // A second pass finds nothing open.
@@ -356,7 +359,7 @@ describe('manual retry (§7.3)', () => {
     platform.queued.splice(0);
     // A delivered event has no record: a retry makes one for itself, so a second concurrent retry waits its turn.
     const other = await newEvent(subscription.event_subscription_id);
-    expect(await holdDue('event-delivery', scope, other.event_id, nowMs(), 60_000)).toBeDefined();
+    expect(await holdDue('event-delivery', scope, other.event_id, clock.nowMs(), 60_000)).toBeDefined();
     await expect(retryEvent(platform, scope, other.event_id)).rejects.toMatchObject({ status: 409, code: 'in_use' });
     await deleteEventSubscription(scope, subscription.event_subscription_id);
     await expect(retryEvent(platform, scope, event.event_id)).rejects.toMatchObject({ status: 422, code: 'invalid_state' });

@@ -4,41 +4,25 @@
  * to holders of `event_subscriptions:update`; an answer that shows one is marked sensitive, so
  * an idempotent replay copy of it is stored sealed.
  */
-import type { Principal } from '../../identity';
-import { booleanParameter } from '../../../http/request';
-import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../../http/types';
-import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../../rest/offset-list';
-import { renderElements, renderResource } from '../../../rest/render';
-import { renderContext, type RenderContext } from '../../../rest/render-context';
-import { readOffsetCollection } from '../../../store/offset-index';
-import type { RecordScope } from '../../../store/records';
-import { logger } from '../../../core/logging';
-import { endEventsOfDeletedSubscription } from '../../../flows/notifications/delivery/end-deleted';
-import { sendSampleDelivery } from '../../../flows/notifications/delivery/sample-delivery';
-import type { JsonObject } from '../../../flows/notifications/body';
-import { eventSubscriptionCreate, eventSubscriptionTest, eventSubscriptionUpdate } from './event-subscription-schemas';
-import { eventSubscriptionPartition } from './event-subscription-store';
-import {
-  createEventSubscription,
-  deleteEventSubscription,
-  eventSubscriptionDeclaration,
-  eventSubscriptionPath,
-  maySeeSecrets,
-  readEventSubscription,
-  SECRET_PROPERTIES,
-  subscriptionView,
-  updateEventSubscription,
-  type EventSubscriptionRecord,
-  type EventSubscriptionView,
-  type OpenedEventSubscription,
-} from './event-subscriptions';
+import type { Principal } from '../../core/access/principal';
+import { booleanParameter } from '../../http/request';
+import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
+import { renderElements, renderResource } from '../../rest/render';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
+import { readOffsetCollection } from '../../store/offset-index';
+import type { RecordScope } from '../../store/records';
+import { logger } from '../../core/logging';
+import { endEventsOfDeletedSubscription } from './delivery/end-deleted';
+import { sendSampleDelivery } from './delivery/sample-delivery';
+import type { JsonObject } from './body';
+import { eventSubscriptionCreate, eventSubscriptionTest, eventSubscriptionUpdate, eventSubscriptionPartition, createEventSubscription, deleteEventSubscription, eventSubscriptionDeclaration, eventSubscriptionPath, maySeeSecrets, readEventSubscription, SECRET_PROPERTIES, subscriptionView, updateEventSubscription, type EventSubscriptionRecord, type EventSubscriptionView, type OpenedEventSubscription } from '../../modules/events';
 
 const SORT_FIELDS = ['date_created'] as const;
 
 async function prepare(context: ApiContext): Promise<{ principal: Principal; scope: RecordScope; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  return { principal, scope, render: await renderContext(context, scope.accountId, scope.mode) };
+  return actionScope(context);
 }
 
 /** What `principal` may see of a record that was just written with its secrets at hand (no second open). */

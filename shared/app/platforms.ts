@@ -4,17 +4,15 @@
  * load (`cloudPlatform()`); every SDK client inside is made on first use, so a function pays
  * only for the ports it touches.
  */
-import { testGateway } from '../../modules/payments';
-import { config } from '../../core/config';
-import { sesEmail } from './ses-email';
-import { kmsSecrets } from './kms-secrets';
-import { s3Objects, sqsQueues } from './aws-clients';
-import { kvsEdgePointers } from './aws-edge-pointers';
-import { guardedHttp } from './outbound-http';
-import type { Clock, Platform } from '../ports';
-
-/** The system clock. */
-export const systemClock: Clock = { nowMs: () => Date.now() };
+import { testGateway } from '../modules/payments';
+import { config } from '../core/config';
+import { sesEmail } from '../platform/adapters/ses-email';
+import { kmsSecrets } from '../platform/adapters/kms-secrets';
+import { s3Objects, sqsQueues } from '../platform/adapters/aws-clients';
+import { kvsEdgePointers } from '../platform/adapters/aws-edge-pointers';
+import { guardedHttp } from '../platform/adapters/outbound-http';
+import { systemClock } from '../platform/adapters/system-clock';
+import type { Platform } from '../platform/ports';
 
 let built: Platform | undefined;
 
@@ -26,8 +24,8 @@ export function cloudPlatform(): Platform {
     clock: systemClock,
     email: sesEmail({ from: settings.emailFrom, region: settings.region }),
     secrets: kmsSecrets({ keyId: settings.kmsKeyId, region: settings.region }),
-    gateway: testGateway,
-    http: guardedHttp({ allowLoopback: false }),
+    gateway: testGateway(systemClock),
+    http: guardedHttp({ allowLoopback: false }, systemClock),
     queues: sqsQueues({ region: settings.region, urls: settings.queueUrls }),
     objects: s3Objects({ region: settings.region, buckets: { functions: settings.functionsBucket, apps: settings.appsBucket } }),
     // Only functions granted `edgePointers` (shared/app/routes.ts) know the store.

@@ -1,32 +1,26 @@
 /** The payment endpoints (commerce.md §4), as actions of the API pipeline. */
-import { readPaymentSettingsCached } from '../accounts';
-import { assertReach } from '../identity';
+import { readPaymentSettingsCached } from '../../modules/accounts';
+import { assertReach } from '../../modules/identity';
 import { InvalidInputError, InvalidStateError } from '../../http/errors';
 import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
 import { renderElements, renderResource } from '../../rest/render';
-import { renderContext, type RenderContext } from '../../rest/render-context';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
 import { batchGetItems, collectionPartition, findRecord, getRecord, recordKey, type RecordScope } from '../../store/records';
 import { parseExpand, withLegacyOptions } from '../../rest/paths';
-import { orderDeclaration, orderIdOfPayment } from '../orders';
-import { viewerCountry, allowedCustomerCountries, formOptions, carts } from '../carts';
-import { payCart, type PaymentOutcome } from '../../flows/checkout/pay-cart';
-import { acceptedPaymentMethods } from './accepted-methods';
-import { gatewayError } from './errors';
-import { payDirect } from '../../flows/checkout/pay-direct';
-import { nowMs } from '../../core/clock';
+import { orderDeclaration, orderIdOfPayment } from '../../modules/orders';
+import { viewerCountry, allowedCustomerCountries, formOptions, carts } from '../../modules/carts';
+import { payCart, type PaymentOutcome } from './pay-cart';
+import { acceptedPaymentMethods, gatewayError, paymentDeclaration, type PaymentRecord, cartPaymentCreate, directPaymentCreate, paymentUpdate, paymentsOfCart, updatePayment } from '../../modules/payments';
+import { payDirect } from './pay-direct';
 import { sends } from '../../rest/input';
-import { paymentDeclaration, type PaymentRecord } from './payment-records';
-import { cartPaymentCreate, directPaymentCreate, paymentUpdate } from './payment-schemas';
-import { paymentsOfCart, updatePayment } from './payment-store';
 
 const STATUSES = ['initiated', 'pending', 'completed', 'failed', 'refunded', 'cancelled'];
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  return { scope, render: await renderContext(context, scope.accountId, scope.mode) };
+  return actionScope(context);
 }
 
 /**
@@ -105,7 +99,7 @@ export const updatePaymentAction = withBody(paymentUpdate, async (context) => {
   if (sends(body, 'meta')) changes.meta = body.meta;
   const saved = await updatePayment(scope, paymentId, (current) => {
     if (!Object.keys(changes).length) return { next: current, write: false };
-    return { next: { ...current, ...changes, modified_ms: Math.max(nowMs(), current.modified_ms + 1) } };
+    return { next: { ...current, ...changes, modified_ms: Math.max(context.platform.clock.nowMs(), current.modified_ms + 1) } };
   });
   return { status: 200, body: await renderResource(paymentDeclaration, saved, render) };
 });

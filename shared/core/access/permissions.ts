@@ -1,6 +1,4 @@
 /** The permission model: write format, evaluation and read format (auth.md section 8). */
-import { parseInput } from '../../rest/validate';
-import { permissionList } from './auth-schemas';
 import {
   grantableMethods,
   permissionMethods,
@@ -38,15 +36,6 @@ export function rightsOfToken(record: { kind: string; is_owner?: boolean; permis
   if (record.is_owner) return FULL_ACCESS;
   if (record.kind === 'limited') return LIMITED_BASE_RIGHTS;
   return record.permissions ?? [];
-}
-
-/**
- * Validates and normalizes a write-format list that did not come through a declared body
- * (`permissionList` of `./auth-schemas`): unknown resources or methods fail with 400
- * invalid_input naming the property, e.g. `permissions[2].resource`.
- */
-export function parsePermissions(value: unknown, property = 'permissions'): PermissionEntry[] {
-  return parseInput(permissionList, value, property);
 }
 
 /** Whether a write-format list allows `(resource, method)`: deny wins, no entry means no right. */

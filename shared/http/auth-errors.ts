@@ -1,5 +1,5 @@
 /** Errors of authentication and authorization (auth.md section 11). */
-import { ApiError } from '../../http/errors';
+import { ApiError } from './errors';
 
 /** 401 invalid_token: missing, malformed, unknown, expired or revoked token. */
 export class InvalidTokenError extends ApiError {

@@ -18,15 +18,3 @@ export function edgePointerKey(accountId: string, alias: string): string {
 export function edgePointerValue(appId: string, versionId: string): string {
   return `${appId}/${versionId}`;
 }
-
-/**
- * What the apps module calls after each pointer write (the port a `Platform` would carry as
- * `edgePointers?`: a KeyValueStore adapter in the cloud, absent locally where the gateway reads
- * the table directly). Writes are idempotent; a failed copy is retried from the table.
- */
-export interface EdgePointers {
-  /** The alias now serves `versionId` of `appId`. */
-  put(accountId: string, alias: string, target: { appId: string; versionId: string }): Promise<void>;
-  /** The alias serves nothing. */
-  delete(accountId: string, alias: string): Promise<void>;
-}

@@ -1,6 +1,6 @@
 /** Token strings: format, generation, hashing and redaction (auth.md section 1). */
 import { createHash } from 'node:crypto';
-import { randomBase62 } from '../../core/ids';
+import { randomBase62 } from '../ids';
 
 /** Token kinds by prefix: secret, limited, trusted (and OAuth refresh, never a bearer). */
 export const TOKEN_KINDS = { sk: 'secret', lt: 'limited', tt: 'trusted', rt: 'refresh' } as const;

@@ -3,25 +3,22 @@
  * actions of the API pipeline. A request always shows its full order with customer and items;
  * a license is read with `orders:read`, or by a limited token whose payment reached it.
  */
-import { assertReach } from '../../identity';
-import { RemoteServerError, RemoteServerTimeoutError } from '../../events';
-import { InvalidInputError } from '../../../http/errors';
-import { declareQuery, requirePrincipal, type ApiContext, type ApiResult } from '../../../http/types';
-import { cursorList, cursorQuery, readCursorPage } from '../../../rest/cursor-list';
-import { renderElements, renderResource } from '../../../rest/render';
-import { renderContext, type RenderContext } from '../../../rest/render-context';
-import type { RecordScope } from '../../../store/entity';
-import { NoLicensesAvailableError } from '../errors';
-import { licenseDeclaration, licenseRequestDeclaration, REQUEST_EXPAND, type LicenseRequestRecord, type LicenseRequestStatus } from './license-request-records';
-import { getLicense, getLicenseRequest, licenseRequestListSource, type LicenseRequestFilters } from './license-request-store';
-import { resendLicenseRequest } from '../../../flows/license-fulfilment/resend';
+import { assertReach } from '../../modules/identity';
+import { RemoteServerError, RemoteServerTimeoutError } from '../../modules/events';
+import { InvalidInputError } from '../../http/errors';
+import { declareQuery, requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
+import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
+import { renderElements, renderResource } from '../../rest/render';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
+import type { RecordScope } from '../../store/entity';
+import { NoLicensesAvailableError, licenseDeclaration, licenseRequestDeclaration, REQUEST_EXPAND, type LicenseRequestRecord, type LicenseRequestStatus, getLicense, getLicenseRequest, licenseRequestListSource, type LicenseRequestFilters } from '../../modules/licenses';
+import { resendLicenseRequest } from './resend';
 
 const STATUSES: readonly LicenseRequestStatus[] = ['queued', 'retry', 'completed', 'failed'];
 
 async function prepare(context: ApiContext, withOrder: boolean): Promise<{ scope: RecordScope; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  const render = await renderContext(context, scope.accountId, scope.mode);
+  const { scope, render } = await actionScope(context);
   if (!withOrder) return { scope, render };
   // §11.1: `order` is always the full order with its customer; the caller's own expand comes after.
   const asked = context.query.expand?.trim();

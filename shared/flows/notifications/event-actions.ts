@@ -5,22 +5,19 @@
  */
 import { InvalidInputError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
-import { declareQuery, requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
+import { declareQuery, type ApiContext, type ApiResult } from '../../http/types';
 import { cursorList, cursorQuery, readCursorPage } from '../../rest/cursor-list';
 import { renderElements, renderResource } from '../../rest/render';
-import { renderContext, type RenderContext } from '../../rest/render-context';
+import { actionScope } from '../../rest/action-scope';
+import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/entity';
-import { retryEvent } from '../../flows/notifications/delivery/retry-event';
-import { RemoteServerError, RemoteServerTimeoutError } from './errors';
-import { eventDeclaration, type EventRecord, type EventStatus } from './event-records';
-import { eventListSource, getEvent, type EventFilters } from './event-store';
+import { retryEvent } from './delivery/retry-event';
+import { RemoteServerError, RemoteServerTimeoutError, eventDeclaration, type EventRecord, type EventStatus, eventListSource, getEvent, type EventFilters } from '../../modules/events';
 
 const STATUSES: readonly EventStatus[] = ['pending', 'delivered', 'retry', 'failed'];
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  const principal = requirePrincipal(context);
-  const scope = { accountId: principal.accountId, mode: principal.mode };
-  return { scope, render: await renderContext(context, scope.accountId, scope.mode) };
+  return actionScope(context);
 }
 
 /** The event as the API shows it, with `debug` when asked for (§7.1). */

@@ -1,0 +1,21 @@
+/**
+ * The platform's surfaces (shared/http/surfaces.ts), in the order requests are matched: image
+ * files on every host, the API on every host (and for every path the platform host has no other
+ * surface for: its 404s and 405s), and hosted apps (by path on the platform host, and every
+ * other path of an app host).
+ */
+import type { SurfaceDefinition } from '../http/surfaces';
+
+export const surfaces = [
+  { name: 'images', pathPrefix: '/images/', hosts: 'any' },
+  { name: 'api', pathPrefix: '/api/v1/', bare: true, hosts: 'any', defaultOn: 'platform' },
+  { name: 'apps', pathPrefix: '/apps/', hosts: 'platform', defaultOn: 'app-hosts' },
+] as const satisfies readonly SurfaceDefinition[];
+
+/** A surface's name. */
+export type SurfaceName = (typeof surfaces)[number]['name'];
+
+/** The surface named `name`. */
+export function surfaceNamed(name: SurfaceName): (typeof surfaces)[number] {
+  return surfaces.find((surface) => surface.name === name)!;
+}

@@ -1,0 +1,80 @@
+/**
+ * The hosting module as the app composes it (data only, listed in shared/app/modules.ts): the
+ * route families it owns, its routes and the resources it declares.
+ */
+import { defineModule } from '../../http/manifest';
+import { allow } from '../../http/routes';
+import { aliasDeclaration, appDeclaration, deploymentDeclaration, versionDeclaration } from './apps/apps';
+import { MAX_VERSION_UPLOAD_BODY_BYTES } from './apps/limits';
+
+export const hostingModule = defineModule({
+  name: 'hosting',
+  families: {
+    apps: {
+      entry: 'handlers/http/apps.ts',
+      // A version upload holds a zip of up to 50 MB and inflates one file of up to 200 MB at a time.
+      memoryMb: 1536,
+      description: 'Hosted apps: /apps, their versions, deployments and aliases',
+      // Version files and manifests are written at upload; the files of failed or deleted versions are removed.
+      // Every change that moves an alias pointer copies it to the CDN's KeyValueStore right after its commit.
+      grants: {
+        table: 'readWrite',
+        secrets: 'none',
+        email: false,
+        sendsTo: [],
+        objects: [
+          { bucket: 'apps', prefix: 'apps/', read: true, put: true, delete: true },
+          { bucket: 'apps', prefix: 'app-manifests/', read: true, put: true, delete: true },
+        ],
+        edgePointers: true,
+      },
+    },
+    hosting: {
+      entry: 'handlers/http/app-serving.ts',
+      memoryMb: 512,
+      description: 'Hosted apps behind the CDN (platform-owned files, bucket misses) and public account settings',
+      // Reads pointers, apps and settings; the public route's per-IP rate limit writes its bucket.
+      grants: {
+        table: 'readWrite',
+        secrets: 'none',
+        email: false,
+        sendsTo: [],
+        objects: [
+          { bucket: 'apps', prefix: 'apps/', read: true },
+          { bucket: 'apps', prefix: 'app-manifests/', read: true },
+        ],
+      },
+      cdnOrigin: true,
+    },
+  },
+  routes: [
+    { method: 'GET', path: '/api/v1/apps', family: 'apps', access: allow('apps', 'read') },
+    { method: 'POST', path: '/api/v1/apps', family: 'apps', access: allow('apps', 'create') },
+    { method: 'GET', path: '/api/v1/apps/{app_id}', family: 'apps', access: allow('apps', 'read') },
+    { method: 'POST', path: '/api/v1/apps/{app_id}', family: 'apps', access: allow('apps', 'update') },
+    { method: 'DELETE', path: '/api/v1/apps/{app_id}', family: 'apps', access: allow('apps', 'delete') },
+    { method: 'GET', path: '/api/v1/apps/{app_id}/versions', family: 'apps', access: allow('apps', 'read') },
+    {
+      method: 'POST',
+      path: '/api/v1/apps/{app_id}/versions',
+      family: 'apps',
+      access: allow('apps', 'update'),
+      upload: { maxBytes: MAX_VERSION_UPLOAD_BODY_BYTES, fields: { label: 'Free text such as 1.4.2, at most 50 characters', comments: 'At most 1,000 characters' } },
+      created: true,
+    },
+    { method: 'GET', path: '/api/v1/apps/{app_id}/versions/{version_id}', family: 'apps', access: allow('apps', 'read') },
+    { method: 'DELETE', path: '/api/v1/apps/{app_id}/versions/{version_id}', family: 'apps', access: allow('apps', 'update') },
+    { method: 'POST', path: '/api/v1/apps/{app_id}/deploy', family: 'apps', access: allow('apps', 'update'), created: true },
+    { method: 'POST', path: '/api/v1/apps/{app_id}/rollback', family: 'apps', access: allow('apps', 'update'), created: true },
+    { method: 'GET', path: '/api/v1/apps/{app_id}/deployments', family: 'apps', access: allow('apps', 'read') },
+    { method: 'GET', path: '/api/v1/apps/{app_id}/deployments/{deployment_id}', family: 'apps', access: allow('apps', 'read') },
+    { method: 'GET', path: '/api/v1/apps/{app_id}/aliases', family: 'apps', access: allow('apps', 'read') },
+    { method: 'POST', path: '/api/v1/apps/{app_id}/aliases', family: 'apps', access: allow('apps', 'update'), created: true },
+    { method: 'GET', path: '/api/v1/apps/{app_id}/aliases/{alias}', family: 'apps', access: allow('apps', 'read') },
+    { method: 'POST', path: '/api/v1/apps/{app_id}/aliases/{alias}', family: 'apps', access: allow('apps', 'update') },
+    { method: 'DELETE', path: '/api/v1/apps/{app_id}/aliases/{alias}', family: 'apps', access: allow('apps', 'update') },
+    { method: 'GET', path: '/api/v1/app_installations/public_settings/{account_id}/{mode}/account.js', family: 'hosting', access: { kind: 'public' } },
+    { method: 'GET', path: '/api/v1/app_installations/public_settings/{account_id}/{mode}/account.json', family: 'hosting', access: { kind: 'public' } },
+  ],
+  declarations: [appDeclaration, versionDeclaration, deploymentDeclaration, aliasDeclaration],
+});

@@ -1,0 +1,61 @@
+/**
+ * Sealed fields (events.md §2.1, licenses.md §2.1): the secret properties of a record that
+ * sends outbound requests (an event subscription's credentials and key, a license service's
+ * credentials), sealed together with the platform's secrets port into one stored value, bound
+ * to the record by the sealing purpose, and shown only to holders of the resource's `update`
+ * permission. One implementation, made per resource by `sealedFields`.
+ */
+import { isAllowed } from '../core/access/permissions';
+import type { PermissionResource } from '../core/access/permission-names';
+import type { Principal } from '../core/access/principal';
+import type { SecretsPort } from '../platform/ports';
+import type { RecordScope } from '../store/records';
+
+/** The secret properties by name, null when not set. */
+export type SecretValues<Name extends string> = Record<Name, string | null>;
+
+/** The sealing, opening and visibility rules of one resource's secret properties. */
+export interface SealedFields<Name extends string> {
+  /** The names of the secret properties. */
+  readonly names: readonly Name[];
+  /** Every secret property null: what a record with none set opens to. */
+  none(): SecretValues<Name>;
+  /** Seals the values for the record `id` of `scope`, or null when none is set. */
+  seal(values: SecretValues<Name>, scope: RecordScope, id: string, port: SecretsPort): Promise<string | null>;
+  /** Opens a sealed value of the record `id` of `scope` (all null when `sealed` is null); a value sealed for another record fails. */
+  open(sealed: string | null, scope: RecordScope, id: string, port: SecretsPort): Promise<SecretValues<Name>>;
+  /** Whether two sets of values are the same (an update that keeps them keeps the sealed value). */
+  same(a: SecretValues<Name>, b: SecretValues<Name>): boolean;
+  /** Whether `principal` may see the values: the owner or a holder of `<permission>:update`, never a limited token. */
+  maySee(principal: Pick<Principal, 'kind' | 'isOwner' | 'permissions'> | undefined): boolean;
+}
+
+/**
+ * The sealed fields of a resource: `purpose` names it in the sealing purpose
+ * (`<purpose>:<account>:<mode>:<id>`), `permission` is the resource whose `update` shows them.
+ *
+ * @example const sealed = sealedFields({ purpose: 'license_service', permission: 'license_services', names: ['http_authorization_password', 'custom_header_value'] });
+ */
+export function sealedFields<const Name extends string>(options: { purpose: string; permission: PermissionResource; names: readonly Name[] }): SealedFields<Name> {
+  const { purpose, permission, names } = options;
+  const none = () => Object.fromEntries(names.map((name) => [name, null])) as SecretValues<Name>;
+  const sealingPurpose = (scope: RecordScope, id: string) => `${purpose}:${scope.accountId}:${scope.mode}:${id}`;
+  return {
+    names,
+    none,
+    async seal(values, scope, id, port) {
+      if (names.every((name) => values[name] === null)) return null;
+      return port.seal(JSON.stringify(values), sealingPurpose(scope, id));
+    },
+    async open(sealed, scope, id, port) {
+      if (!sealed) return none();
+      const opened = JSON.parse(await port.open(sealed, sealingPurpose(scope, id))) as Partial<SecretValues<Name>>;
+      return { ...none(), ...opened };
+    },
+    same: (a, b) => names.every((name) => a[name] === b[name]),
+    maySee(principal) {
+      if (!principal || principal.kind === 'limited') return false;
+      return principal.isOwner || isAllowed(principal.permissions, permission, 'update');
+    },
+  };
+}
