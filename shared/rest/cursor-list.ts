@@ -1,14 +1,13 @@
 /**
- * Cursor lists (conventions.md §12): order by `date_created` (gsi1) or `date_modified`
- * (gsi2) with the id as tie-breaker, `after_item` / `before_item`, `date_start` / `date_end`
+ * Cursor lists (conventions.md §12): order by `date_created` or `date_modified` (the store's
+ * date listings, store/date-listing.ts) with the id as tie-breaker, `after_item` / `before_item`, `date_start` / `date_end`
  * on the ordering field, `desc`, `limit`, and optional filters. Each page is one Query from
  * the cursor item's position, plus one tiny Query to learn whether the other direction has
  * items; nothing walks the items before the cursor.
  */
 import { InvalidInputError } from '../http/errors';
 import { booleanParameter } from '../http/request';
-import { table } from '../store/client';
-import { queryItems } from '../store/query';
+import { datePosition, readDateListing } from '../store/date-listing';
 import { edgeFor, parseDateInput } from './dates';
 import { limitParameter, pageUrlBuilder } from './offset-list';
 import type { ResourceDeclaration } from './declarations';
@@ -52,21 +51,19 @@ export function cursorQuery(query: Record<string, string>, context: Pick<RenderC
   };
 }
 
-/** Where a collection's items are listed, and how to read an item's id and sort key. */
+/** Where a collection's items are listed, and how to read an item's id and the item itself. */
 export interface CursorSource {
   partition: string;
   idOf(item: Record<string, unknown>): string;
-  /** Reads one item by id within the collection (undefined when absent). */
+  /** Reads one item by id within the collection through its store (undefined when absent), so the store knows its position. */
   find(id: string): Promise<Record<string, unknown> | undefined>;
   /** Optional DynamoDB filter over items (e.g. a search), applied after the key condition. */
   filter?: { expression: string; values: Record<string, unknown>; names?: Record<string, string> };
 }
 
-const INDEX = { date_created: { name: 'gsi1', pk: 'gsi1pk', sk: 'gsi1sk' }, date_modified: { name: 'gsi2', pk: 'gsi2pk', sk: 'gsi2sk' } } as const;
-
 /** One page of a cursor list: the items in display order and the neighbours' existence. */
 export async function readCursorPage(source: CursorSource, request: CursorQuery) {
-  const index = INDEX[request.dateType];
+  const order = request.dateType;
   let cursorItem: Record<string, unknown> | undefined;
   const cursorId = request.after ?? request.before;
   if (cursorId) {
@@ -93,23 +90,19 @@ export async function readCursorPage(source: CursorSource, request: CursorQuery)
       if (!ascending && edge < to) to = edge;
     }
     if (from > to) return [];
-    const items = await queryItems(
-      {
-        TableName: table(),
-        IndexName: index.name,
-        KeyConditionExpression: '#ipk = :pk AND #isk BETWEEN :low AND :high',
-        ExpressionAttributeNames: { '#ipk': index.pk, '#isk': index.sk, ...source.filter?.names },
-        ExpressionAttributeValues: { ':pk': source.partition, ':low': from, ':high': to, ...source.filter?.values },
-        ...(source.filter ? { FilterExpression: source.filter.expression } : {}),
-        ScanIndexForward: ascending,
-        Limit: source.filter ? 200 : limit + 1,
-      },
-      limit + 1,
-    );
+    const items = await readDateListing({
+      partition: source.partition,
+      order,
+      from,
+      to,
+      ascending,
+      max: limit + 1,
+      ...(source.filter ? { filter: source.filter } : {}),
+    });
     // BETWEEN is inclusive: the edge item itself is not "beyond" it.
-    return items.filter((item) => item[index.sk] !== edge).slice(0, limit);
+    return items.filter((item) => datePosition(item, order) !== edge).slice(0, limit);
   };
-  const sortKey = (item: Record<string, unknown> | undefined) => item?.[index.sk] as string | undefined;
+  const sortKey = (item: Record<string, unknown> | undefined) => (item ? datePosition(item, order) : undefined);
 
   // Reading forward follows the display order; `before_item` reads backwards from the cursor.
   const forward = request.before ? request.descending : !request.descending;

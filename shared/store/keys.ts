@@ -31,6 +31,11 @@ export function tokenKey(tokenHash: string): ItemKey {
   return { pk: `token#${tokenHash}`, sk: 'token' };
 }
 
+/** The token hash a token record's key holds (`tokenKey`'s inverse). */
+export function tokenHashOf(key: ItemKey): string {
+  return key.pk.slice('token#'.length);
+}
+
 /** Pointer from an auth id to its token record (auths are account-wide). */
 export function authIdKey(accountId: string, authId: string): ItemKey {
   return { pk: `${accountId}#auth#${authId}`, sk: 'auth' };
@@ -61,12 +66,8 @@ export function listSortKey(epochMs: number, id: string): string {
   return `${new Date(epochMs).toISOString()}#${id}`;
 }
 
-/** What every record of a date-listed collection carries: times and its keys in gsi1 (date_created) and gsi2 (date_modified). */
-export interface DateListed {
+/** What every record of a date-listed collection carries: the times it is listed by (its store keeps it in gsi1 by date_created and gsi2 by date_modified). */
+export interface Dated {
   created_ms: number;
   modified_ms: number;
-  gsi1pk: string;
-  gsi1sk: string;
-  gsi2pk: string;
-  gsi2sk: string;
 }

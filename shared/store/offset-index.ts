@@ -14,6 +14,7 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactItem } from './transact';
 import { db, table } from './client';
 import { queryItems } from './query';
+import { recordsOf } from './storage';
 
 /** Sequence numbers per bucket. */
 export const BUCKET_SIZE = 100;
@@ -120,14 +121,16 @@ async function queryRange(partition: string, edge: string | undefined, wanted: n
   return items;
 }
 
-/** Every item of a listing partition in creation order (for filters and other sort orders). */
+/** Every record of a listing partition in creation order (for filters and other sort orders), without storage attributes. */
 export async function readWholeListing(partition: string): Promise<Record<string, unknown>[]> {
-  return queryItems({
-    TableName: table(),
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :pk',
-    ExpressionAttributeValues: { ':pk': partition },
-  });
+  return recordsOf(
+    await queryItems({
+      TableName: table(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': partition },
+    }),
+  );
 }
 
 /** How `readOffsetCollection` reads a page. */
@@ -154,7 +157,7 @@ export interface OffsetCollectionRead<T> {
 export async function readOffsetCollection<T>(read: OffsetCollectionRead<T>): Promise<{ items: T[]; total: number }> {
   if (read.counted && !read.filter && !read.sortKey) {
     const result = await readOffsetPage(read.partition, read.offset, read.limit, read.descending);
-    return { items: result.items as unknown as T[], total: result.total };
+    return { items: recordsOf<T>(result.items), total: result.total };
   }
   let all = (await readWholeListing(read.partition)) as unknown as T[];
   if (read.filter) all = all.filter(read.filter);

@@ -1,13 +1,22 @@
 /**
- * Generic reads of declared resources by id (what the REST engine needs for any resource),
- * and the retry loop of versioned saves. Keys and errors come from the entity helper
+ * Generic reads of declared resources by id (what the REST engine needs for any resource).
+ * Keys and errors come from the entity helper
  * (entity.ts), so a declared resource and its store always agree on where a record lives.
  */
+import { batchGetItems as batchGetStoredItems, type BatchGetOptions } from './batch';
 import { defineEntity, type Entity, type EntityDefinition, type RecordScope } from './entity';
-import { ConflictRetriesExhaustedError, VersionConflictError } from './errors';
+import type { ItemKey } from './keys';
+import { recordOf } from './storage';
 
-export { batchGetItems } from './batch';
-export { collectionPartition, recordKey, type RecordScope } from './entity';
+/**
+ * Reads records of any declared resources by key in as few BatchGetItem calls as DynamoDB
+ * allows (one per 100 keys, side by side); answers them by their key's `pk`, without storage attributes.
+ */
+export async function batchGetItems(keys: ItemKey[], options: BatchGetOptions = {}): Promise<Map<string, Record<string, unknown>>> {
+  const found = await batchGetStoredItems(keys, options);
+  return new Map([...found].map(([pk, item]) => [pk, recordOf<Record<string, unknown>>(item)]));
+}
+export { collectionPartition, recordKey, retryOnConflict, type RecordScope } from './entity';
 export { VersionConflictError } from './errors';
 
 /** Where the records of a declared resource live (a REST declaration has these fields among others). */
@@ -43,21 +52,4 @@ export async function findRecord<Stored>(declaration: StoredAt<Stored>, scope: R
  */
 export async function getRecord<Stored>(declaration: StoredAt<Stored>, scope: RecordScope, id: string): Promise<Stored> {
   return entityOf<Stored>(declaration).get(scope, id);
-}
-
-/**
- * Runs read-modify-write `attempt` again while it loses against concurrent writers, so every
- * sent property is applied (conventions.md §15). After `attempts` losses (12: enough for a
- * dozen writers racing on one record): 422 request_failure.
- */
-export async function retryOnConflict<T>(attempt: () => Promise<T>, attempts = 12): Promise<T> {
-  for (let round = 1; ; round++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!(error instanceof VersionConflictError)) throw error;
-      if (round >= attempts) throw new ConflictRetriesExhaustedError();
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * round));
-    }
-  }
 }

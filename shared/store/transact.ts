@@ -17,6 +17,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import { TransactionRejectedError } from './errors';
+import { recordOf } from './storage';
 
 /** One raw entry of a TransactWriteItems call. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -101,10 +102,10 @@ export async function writeOne(entry: TransactEntry): Promise<void> {
   await writeReturning(entry);
 }
 
-/** Runs one Update entry and answers the item as written (no second read to learn it). */
+/** Runs one Update entry and answers the record as written, without storage attributes (no second read to learn it). */
 export async function updateReturning<T>(entry: TransactEntry): Promise<T> {
   if (!entry.item.Update) throw new Error(`Entry ${entry.name} is not an update`);
-  return (await writeReturning(entry, true)) as T;
+  return recordOf<T>((await writeReturning(entry, true))!);
 }
 
 async function writeReturning(entry: TransactEntry, returnNew = false): Promise<Record<string, unknown> | undefined> {

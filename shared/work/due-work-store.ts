@@ -29,8 +29,6 @@ export type DueKind =
 
 /** A due-work record. */
 export interface DueWorkRecord {
-  pk: string;
-  sk: string;
   /** `<kind>:<ref>`, unique per account and mode. */
   due_id: string;
   kind: DueKind;
@@ -52,21 +50,25 @@ export interface DueWorkRecord {
   /** Why the last run did not finish, for operators. */
   last_failure: string | null;
   created_ms: number;
-  gsi3pk: string;
-  gsi3sk: string;
-  ttl: number;
 }
 
-const dueWork = defineEntity<DueWorkRecord>({ name: 'due work', collection: 'due', scope: 'mode', idField: 'due_id',
-  indexes: { gsi3: 'work due at a time, across accounts' } });
-
 const dueId = (kind: DueKind, ref: string) => `${kind}:${ref}`;
-const keyOf = (kind: DueKind, scope: RecordScope, ref: string) => dueWork.key(scope, dueId(kind, ref));
 const sortKey = (atMs: number, scope: RecordScope, ref: string) => `${new Date(atMs).toISOString()}#${scope.accountId}#${scope.mode}#${ref}`;
-const scopeOf = (record: DueWorkRecord): RecordScope => ({ accountId: record.account_id, mode: record.mode });
+const scopeOf = (record: Pick<DueWorkRecord, 'account_id' | 'mode'>): RecordScope => ({ accountId: record.account_id, mode: record.mode });
 
 /** Kept 30 days past its due time at most, whatever happens (a record nobody can finish is not kept forever). */
 const KEEP_SECONDS = 30 * 24 * 3600;
+
+/**
+ * Due work: found by kind and due time across accounts (gsi3 `due#<kind>`, sorted by
+ * `<due ISO>#<account>#<mode>#<ref>`; claims and retries move it), removed by the table's TTL
+ * at the latest 30 days past its due time when written.
+ */
+const dueWork = defineEntity<DueWorkRecord>({ name: 'due work', collection: 'due', scope: 'mode', idField: 'due_id',
+  indexes: { gsi3: 'work due at a time, across accounts' },
+  indexKeys: (record) => ({ gsi3: { pk: `due#${record.kind}`, sk: sortKey(record.next_ms, scopeOf(record), record.ref) } }),
+  // Work due months ahead (image files kept 90 days) must outlive its due time.
+  expiresAt: (record) => Math.ceil(Math.max(record.created_ms, record.next_ms) / 1000) + KEEP_SECONDS });
 
 /**
  * The transaction entry that makes `kind` work on `ref` due at `dueMs` (written with the change
@@ -76,7 +78,6 @@ const KEEP_SECONDS = 30 * 24 * 3600;
  */
 export function dueEntry(kind: DueKind, scope: RecordScope, ref: string, dueMs: number, now: number, claimId: string | null = null, related?: Record<string, string>): TransactEntry {
   const record: DueWorkRecord = {
-    ...keyOf(kind, scope, ref),
     due_id: dueId(kind, ref),
     kind,
     ref,
@@ -88,17 +89,14 @@ export function dueEntry(kind: DueKind, scope: RecordScope, ref: string, dueMs: 
     ...(related ? { related } : {}),
     last_failure: null,
     created_ms: now,
-    gsi3pk: `due#${kind}`,
-    gsi3sk: sortKey(dueMs, scope, ref),
-    // Work due months ahead (image files kept 90 days) must outlive its due time.
-    ttl: Math.ceil(Math.max(now, dueMs) / 1000) + KEEP_SECONDS,
   };
   return dueWork.putEntry(record, { name: `due.${kind}` });
 }
 
 /** The claim held by whoever wrote `entry` with a claim id (see `dueEntry`). */
 export function claimWritten(entry: TransactEntry): DueClaim {
-  const record = entry.item.Put?.Item as DueWorkRecord | undefined;
+  const item = entry.item.Put?.Item;
+  const record = item && dueWork.recordOf(item);
   if (!record?.claim_id) throw new Error(`${entry.name} was not written claimed`);
   return { record, claimId: record.claim_id };
 }

@@ -11,11 +11,11 @@ import { transact, writeOne } from '../../shared/store/transact';
 import { Harness, useEmulatedTable } from '../local/fixtures/dynamo-harness';
 
 const harness = new Harness();
-interface Widget { pk: string; sk: string; widget_id: string; n: number; modified_ms: number }
+interface Widget { account_id: string; mode: 'live' | 'test'; widget_id: string; n: number; modified_ms: number }
 const widgets = defineEntity<Widget>({ name: 'widget', collection: 'widgets', scope: 'mode', idField: 'widget_id' });
 const test = { accountId: 'ACCTW', mode: 'test' as const };
 const live = { accountId: 'ACCTW', mode: 'live' as const };
-const widget = (scope: typeof test, id: string, n = 0): Widget => ({ ...widgets.key(scope, id), widget_id: id, n, modified_ms: 1 });
+const widget = (scope: typeof test, id: string, n = 0): Widget => ({ account_id: scope.accountId, mode: scope.mode, widget_id: id, n, modified_ms: 1 });
 
 useEmulatedTable(harness);
 

@@ -2,7 +2,9 @@
  * Only shared/store/ and the `*-store.ts` files build DynamoDB commands (issue 7, deliverable
  * 1; architecture.md "Inside a capability"): every other file under shared/ asks a store for
  * reads and named transaction entries, so keys, conditions and the meaning of a refused write
- * stay in one place per entity.
+ * stay in one place per entity. Nor does any other file of shared/, handlers/ or infra/ name an
+ * index key (`gsi1pk`, an index `gsi2`) or a `TableName`: index keys are built by the entities
+ * that own them, and records reach the modules without storage attributes.
  */
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -33,6 +35,22 @@ function buildsCommands(file: string): boolean {
 
 const mayBuildCommands = (file: string) => file.startsWith('shared/store/') || file.endsWith('-store.ts');
 
+/** Names only the store may use: index keys and index names (`gsi1pk`, `'gsi2'`), and a command's `TableName`. */
+const STORAGE_NAME = /\bgsi\d|\bTableName\b/;
+
+/**
+ * Files outside the store that name them for another reason than storing records: the local
+ * DynamoDB emulator speaks the wire protocol (its requests name their table), and the CDK
+ * stack's outputs have a key that happens to be called `TableName` (renaming it would change
+ * the deployed stack's outputs).
+ */
+const SPEAKS_DYNAMODB = (file: string) => file.startsWith('infra/local/dynamo/') || file === 'infra/cloud/outputs.ts';
+
+/** Whether a source file names an index key, an index or a `TableName`. */
+function namesStorage(file: string): boolean {
+  return STORAGE_NAME.test(readFileSync(join(root, file), 'utf8'));
+}
+
 describe('store boundary', () => {
   const files = sourceFiles(join(root, 'shared'));
 
@@ -49,6 +67,20 @@ describe('store boundary', () => {
   it('lists only files that exist and still build commands (a converted file leaves the list)', () => {
     const stale = NOT_YET_CONVERTED.filter((file) => !files.includes(file) || !buildsCommands(file));
     expect(stale).toEqual([]);
+  });
+
+  it('lets no file outside shared/store/ and the *-store.ts files name an index key or a TableName', () => {
+    const sources = ['shared', 'handlers', 'infra'].flatMap((dir) => sourceFiles(join(root, dir)));
+    expect(sources).toContain('infra/local/dynamo/emulator.ts');
+    const offenders = sources.filter((file) => !mayBuildCommands(file) && !SPEAKS_DYNAMODB(file) && namesStorage(file));
+    expect(offenders).toEqual([]);
+  });
+
+  it('recognises a file that names index keys or a TableName', () => {
+    expect(namesStorage('shared/store/date-listing.ts')).toBe(true);
+    expect(namesStorage('shared/modules/customers/customer-store.ts')).toBe(true);
+    expect(namesStorage('shared/rest/cursor-list.ts')).toBe(false);
+    expect(namesStorage('infra/cloud/outputs.ts')).toBe(true);
   });
 
   it('recognises a file that builds commands', () => {

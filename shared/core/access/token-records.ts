@@ -14,10 +14,10 @@ export const IDLE_LIFETIME_MS: Partial<Record<TokenKind, number>> = {
 /** How long after expiry DynamoDB TTL may remove a token record. */
 export const TOKEN_TTL_GRACE_SECONDS = 30 * 24 * 3600;
 
-/** A token record as stored in the table. */
+/** A token record (one item per token; its store keys it by `token_hash`). */
 export interface TokenRecord {
-  pk: string;
-  sk: string;
+  /** The SHA-256 of the token string: the record's key (the store keeps it there, not as an attribute). */
+  token_hash: string;
   auth_id: string;
   account_id: string;
   mode: Mode;
@@ -41,14 +41,4 @@ export interface TokenRecord {
   modified_ms: number;
   /** Rate-limit bucket: the GCRA theoretical arrival time, epoch ms. */
   rl_tat?: number;
-  ttl?: number;
-  gsi1pk: string;
-  gsi1sk: string;
-  gsi2pk: string;
-  gsi2sk: string;
-}
-
-/** The listing partition of an account's tokens of one mode and kind (`all` for every kind). */
-export function authListPartition(accountId: string, mode: Mode, kind: TokenKind | 'all'): string {
-  return `${accountId}#${mode}#auths#${kind}`;
 }

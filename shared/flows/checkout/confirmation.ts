@@ -21,7 +21,7 @@ import { TransactionRejectedError } from '../../store/errors';
 import { carts, type CartRecord } from '../../modules/carts';
 import { confirmationStateEntry, orders, type OrderItemRecord, type OrderRecord } from '../../modules/orders';
 import { readGeneralSettingsCached, readTechnicalSettingsCached } from '../../modules/accounts';
-import { batchGetItems } from '../../store/batch';
+import { batchGetItems } from '../../store/records';
 import type { Platform } from '../../platform/ports';
 import { renderOrderConfirmation, type ConfirmationLicense, type ConfirmationOrder } from './emails';
 import { findLicenses, type LicenseRecord, findLicenseServices, type LicenseServiceRecord } from '../../modules/licenses';

@@ -8,12 +8,12 @@ import { cursorQuery, type CursorSource, renderCursorList } from '../../rest/cur
 import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import type { RenderContext } from '../../rest/render-context';
-import { batchGetItems, collectionPartition, findRecord, getRecord, recordKey, retryOnConflict, type RecordScope } from '../../store/records';
+import { batchGetItems, collectionPartition, findRecord, getRecord, recordKey, type RecordScope } from '../../store/records';
 import { parseExpand, withLegacyOptions } from '../../rest/paths';
 import { orderDeclaration, orderIdOfPayment } from '../../modules/orders';
 import { viewerCountry, allowedCustomerCountries, formOptions, carts } from '../../modules/carts';
 import { payCart, type PaymentOutcome } from './pay-cart';
-import { acceptedPaymentMethods, gatewayError, paymentDeclaration, type PaymentRecord, cartPaymentCreate, directPaymentCreate, paymentUpdate, paymentsOfCart, savePaymentRecord } from '../../modules/payments';
+import { acceptedPaymentMethods, gatewayError, paymentDeclaration, type PaymentRecord, cartPaymentCreate, directPaymentCreate, paymentUpdate, paymentsOfCart, updatePayment } from '../../modules/payments';
 import { payDirect } from './pay-direct';
 import { sends } from '../../rest/input';
 
@@ -97,13 +97,9 @@ export const updatePaymentAction = withBody(paymentUpdate, async (context) => {
   if (body.reference !== undefined) changes.reference = body.reference;
   if (body.description !== undefined) changes.description = body.description;
   if (sends(body, 'meta')) changes.meta = body.meta;
-  const saved = await retryOnConflict(async () => {
-    const current = await getRecord(paymentDeclaration, scope, paymentId);
-    if (!Object.keys(changes).length) return current;
-    const next: PaymentRecord = { ...current, ...changes, modified_ms: Math.max(context.platform.clock.nowMs(), current.modified_ms + 1) };
-    next.gsi2sk = `${new Date(next.modified_ms).toISOString()}#${paymentId}`;
-    await savePaymentRecord(current, next);
-    return next;
+  const saved = await updatePayment(scope, paymentId, (current) => {
+    if (!Object.keys(changes).length) return { next: current, write: false };
+    return { next: { ...current, ...changes, modified_ms: Math.max(context.platform.clock.nowMs(), current.modified_ms + 1) } };
   });
   return { status: 200, body: await renderResource(paymentDeclaration, saved, render) };
 });

@@ -14,8 +14,8 @@ import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../
 import type { ResourceDeclaration } from '../../rest/declarations';
 import { renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
-import { getRecord, retryOnConflict, type RecordScope } from '../../store/records';
-import { customerLogin, customerSelfUpdate, customerDeclaration, updateCustomer, type CustomerRecord } from '../../modules/customers';
+import { getRecord, type RecordScope } from '../../store/records';
+import { changeCustomer, customerLogin, customerSelfUpdate, customerDeclaration, updateCustomer, type CustomerRecord } from '../../modules/customers';
 import { issueCustomerToken, signInCustomer, signInOnCart, signOutOfCart, type CartTotalsSettings } from './login';
 
 /** What the issued limited token's `X-Token-Expires-In-Seconds` says (auth.md 1.5). */
@@ -89,7 +89,7 @@ export async function getMeAction(context: ApiContext): Promise<ApiResult> {
 /** `POST /customers/me`: a partial update of the signed-in customer; `tax_exempt` is read-only for it. */
 export const updateMeAction = withBody(customerSelfUpdate, async (context) => {
   const { scope, customerId, render } = await ownCustomer(context);
-  const saved = await retryOnConflict(async () => updateCustomer(await getRecord(customerDeclaration, scope, customerId), context.body, context.platform.clock));
+  const saved = await updateCustomer(scope, customerId, (current) => changeCustomer(current, context.body, context.platform.clock));
   return { status: 200, body: await renderResource(customerDeclaration, saved, render) };
 });
 
@@ -127,7 +127,7 @@ export const cartLoginAction = withBody(customerLogin, async (context) => {
   assertWritable(await read(), context.platform.clock.nowMs());
   const customer = await signInCustomer(request.scope, context.body, context.platform.clock);
   const settings = await totalsSettings(request.scope);
-  const saved = await retryOnConflict(async () => signInOnCart(await read(), customer, request.principal, settings, context.platform.clock));
+  const saved = await signInOnCart(request.scope, request.cartId, customer, request.principal, settings, context.platform.clock);
   return { status: 200, body: await renderResource(cartDeclaration, saved, request.render) };
 });
 
@@ -135,6 +135,6 @@ export const cartLoginAction = withBody(customerLogin, async (context) => {
 export async function cartLogoutAction(context: ApiContext): Promise<ApiResult> {
   const request = await cartRequest(context);
   const settings = await totalsSettings(request.scope);
-  const saved = await retryOnConflict(async () => signOutOfCart(await getRecord(cartDeclaration, request.scope, request.cartId), settings, context.platform.clock));
+  const saved = await signOutOfCart(request.scope, request.cartId, settings, context.platform.clock);
   return { status: 200, body: await renderResource(cartDeclaration, saved, request.render) };
 }

@@ -12,7 +12,7 @@ import type { PaymentSettings, TaxSettings } from '../../modules/accounts';
 import { tokenWrites, assertBindingCapacity, bindingWritten, lockoutKey, withLockout, type LoginCheck, hashPassword, verifyPassword, customerScopeEntry, newTokenEntries } from '../../modules/identity';
 import { type Principal } from '../../core/access/principal';
 import { type TokenRecord } from '../../core/access/token-records';
-import { assertWritable, cartSaveEntry, withTotals, type CartRecord, type SaleCustomer } from '../../modules/carts';
+import { assertWritable, updateCart, withTotals, type CartRecord, type SaleCustomer } from '../../modules/carts';
 import type { Clock } from '../../platform/ports';
 import { emptyAddress } from '../../rest/addresses';
 import { transact, type TransactEntry } from '../../store/entity';
@@ -123,26 +123,23 @@ export interface CartTotalsSettings {
 }
 
 /**
- * Stores a changed cart under the carts capability's write conditions (`cartSaveEntry`); with
- * `grant`, the caller's customer scope in the same transaction. A lost race is a
- * `VersionConflictError`, so the caller's `retryOnConflict` reads the cart again.
- */
-async function saveCart(current: CartRecord, next: CartRecord, clock: Clock, grant?: ScopeGrant): Promise<CartRecord> {
-  const { saved, entry } = cartSaveEntry(current, next, clock.nowMs());
-  await writeWithScope([entry], grant);
-  return saved;
-}
-
-/**
  * Signs a checked customer in on a cart (`POST /carts/{id}/login`): links it, its details and
  * `tax_exempt` replace the entered ones, `username` is set, the totals follow; a limited
- * caller gains customer scope in the same transaction. 422 once paid, 409 while a payment runs.
+ * caller gains customer scope in the same transaction. The cart is read by id and written under
+ * the carts capability's conditions (`updateCart`: read again after a lost race). 422 once
+ * paid, 409 while a payment runs.
  */
-export async function signInOnCart(current: CartRecord, customer: CustomerRecord, principal: Principal, settings: CartTotalsSettings, clock: Clock): Promise<CartRecord> {
-  assertWritable(current, clock.nowMs());
-  assertBindingCapacity(principal, customerPath(customer.customer_id));
-  const next = withTotals({ ...current, customer: signedInCustomer(customer), customer_tax_exempt: customer.tax_exempt }, settings.payment, settings.tax);
-  return saveCart(current, next, clock, { principal, customerId: customer.customer_id });
+export async function signInOnCart(scope: RecordScope, cartId: string, customer: CustomerRecord, principal: Principal, settings: CartTotalsSettings, clock: Clock): Promise<CartRecord> {
+  let scoped: TransactEntry | undefined;
+  const saved = await updateCart(scope, cartId, (current) => {
+    assertWritable(current, clock.nowMs());
+    assertBindingCapacity(principal, customerPath(customer.customer_id));
+    const next = withTotals({ ...current, customer: signedInCustomer(customer), customer_tax_exempt: customer.tax_exempt }, settings.payment, settings.tax);
+    scoped = customerScopeEntry(principal, customerPath(customer.customer_id), customer.customer_id);
+    return { next, extra: scoped ? [scoped] : [] };
+  }, clock, { transaction: true });
+  if (scoped) bindingWritten(principal);
+  return saved;
 }
 
 /**
@@ -150,9 +147,10 @@ export async function signInOnCart(current: CartRecord, customer: CustomerRecord
  * (and with them the `payment_methods` link) are cleared, the entered details stay, the totals
  * follow. Nothing is written when no customer is signed in. 422 once paid, 409 while a payment runs.
  */
-export async function signOutOfCart(current: CartRecord, settings: CartTotalsSettings, clock: Clock): Promise<CartRecord> {
-  assertWritable(current, clock.nowMs());
-  if (current.customer.customer_id === null && current.customer.username === null && !current.customer_tax_exempt) return current;
-  const next = withTotals({ ...current, customer: { ...current.customer, customer_id: null, username: null }, customer_tax_exempt: false }, settings.payment, settings.tax);
-  return saveCart(current, next, clock);
+export async function signOutOfCart(scope: RecordScope, cartId: string, settings: CartTotalsSettings, clock: Clock): Promise<CartRecord> {
+  return updateCart(scope, cartId, (current) => {
+    assertWritable(current, clock.nowMs());
+    if (current.customer.customer_id === null && current.customer.username === null && !current.customer_tax_exempt) return { next: current, write: false };
+    return { next: withTotals({ ...current, customer: { ...current.customer, customer_id: null, username: null }, customer_tax_exempt: false }, settings.payment, settings.tax) };
+  }, clock, { transaction: true });
 }

@@ -12,7 +12,7 @@
  * taken stay reserved on the request and are used then). A process that dies after it leaves
  * the email release (or follow-up) claimed in the same way, for the sweep.
  */
-import { licenseHtmlToText, requestsOutstandingEntry, type LicenseServiceRecord, isOutstanding, KEPT_LICENSE_ATTEMPTS, licenseIdFor, type LicenseRecord, type LicenseRequestRecord, type LicenseRequestStatus, findLicense, licensePutEntry, licenseRecord, licenseRequestSaveEntry } from '../../modules/licenses';
+import { licenseHtmlToText, requestsOutstandingEntry, type LicenseServiceRecord, isOutstanding, KEPT_LICENSE_ATTEMPTS, licenseIdFor, type LicenseRecord, type LicenseRequestRecord, type LicenseRequestStatus, findLicense, licensePutEntry, licenseRequestSaveEntry } from '../../modules/licenses';
 import { eventEntries, type EventSpec } from '../../modules/events';
 import { findOrder, licenseItemEntry, type OrderRecord } from '../../modules/orders';
 import { claimWritten, dueEntry, type DueClaim } from '../../work/due-work-store';
@@ -87,7 +87,7 @@ function nextState(request: LicenseRequestRecord, input: OutcomeInput, nowMs: nu
 async function licenseOf(request: LicenseRequestRecord, service: LicenseServiceRecord | undefined, html: string, nowMs: number): Promise<LicenseRecord> {
   const licenseId = licenseIdFor(request.license_request_id);
   const existing = request.license !== null ? await findLicense(requestScope(request), licenseId) : undefined;
-  return licenseRecord({
+  return {
     license_id: licenseId,
     account_id: request.account_id,
     mode: request.mode,
@@ -101,7 +101,7 @@ async function licenseOf(request: LicenseRequestRecord, service: LicenseServiceR
     text: licenseHtmlToText(html),
     created_ms: existing?.created_ms ?? nowMs,
     modified_ms: nowMs,
-  });
+  };
 }
 
 /** What the order gains from this outcome, with the emails and events it releases. */

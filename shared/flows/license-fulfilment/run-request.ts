@@ -23,7 +23,7 @@ import type { Platform } from '../../platform/ports';
 import { TransactionRejectedError } from '../../store/errors';
 import { transact, writeOne, type TransactEntry } from '../../store/transact';
 import { findOrder, type OrderRecord } from '../../modules/orders';
-import { findLicenseService, findLicenseServices, requestsOutstandingEntry, type LicenseServiceRecord, licenseRequestIdFor, isOutstanding, type LicenseRequestRecord, findLicenseRequest, findLicenseRequests, licenseRequestRecord, newLicenseRequestEntry } from '../../modules/licenses';
+import { findLicenseService, findLicenseServices, requestsOutstandingEntry, type LicenseServiceRecord, licenseRequestIdFor, isOutstanding, type LicenseRequestRecord, findLicenseRequest, findLicenseRequests, newLicenseRequestEntry } from '../../modules/licenses';
 import { attemptLicense, LICENSE_TIMEOUT_MS } from './attempt';
 import { recordOutcome, type RecordedOutcome } from './record-outcome';
 import { runReleasedEmails } from './emails';
@@ -104,7 +104,7 @@ async function attemptClaimed(platform: Platform, handler: DueHandler, claim: Du
 /** A new `queued` request for an order item (§4.1). */
 function newRequest(order: OrderRecord, itemId: string, nowMs: number): LicenseRequestRecord {
   const item = order.items.find((candidate) => candidate.item_id === itemId)!;
-  return licenseRequestRecord({
+  return {
     license_request_id: licenseRequestIdFor(order.order_id, item.item_id),
     account_id: order.account_id,
     mode: order.mode,
@@ -124,7 +124,7 @@ function newRequest(order: OrderRecord, itemId: string, nowMs: number): LicenseR
     last_failure: null,
     created_ms: nowMs,
     modified_ms: nowMs,
-  });
+  };
 }
 
 /** Creates the order's missing requests under the opening's claim; answers each new request with its claimed due record. */

@@ -12,7 +12,7 @@ import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import type { RenderContext } from '../../rest/render-context';
 import { readOffsetCollection } from '../../store/offset-index';
-import { retryOnConflict, type RecordScope } from '../../store/records';
+import type { RecordScope } from '../../store/records';
 import { logger } from '../../core/logging';
 import { endEventsOfDeletedSubscription } from './delivery/end-deleted';
 import { sendSampleDelivery } from './delivery/sample-delivery';
@@ -56,10 +56,7 @@ export async function getEventSubscriptionAction(context: ApiContext): Promise<A
 /** `POST /event_subscriptions/{event_subscription_id}`: partial update, validated as the subscription will be. */
 export const updateEventSubscriptionAction = withBody(eventSubscriptionUpdate, async (context) => {
   const { principal, scope, render } = await prepare(context);
-  const saved = await retryOnConflict(async () => {
-    const current = await readEventSubscription(scope, context.params.event_subscription_id!);
-    return updateEventSubscription(current, context.body, context.platform);
-  });
+  const saved = await updateEventSubscription(scope, context.params.event_subscription_id!, context.body, context.platform);
   const view = visible(saved, principal);
   return { status: 200, body: await renderResource(eventSubscriptionDeclaration, view, render), sensitive: showsSecret(view) };
 });
@@ -68,7 +65,7 @@ export const updateEventSubscriptionAction = withBody(eventSubscriptionUpdate, a
 export async function deleteEventSubscriptionAction(context: ApiContext): Promise<ApiResult> {
   const { scope } = await prepare(context);
   const subscriptionId = context.params.event_subscription_id!;
-  await retryOnConflict(async () => deleteEventSubscription(await readEventSubscription(scope, subscriptionId)));
+  await deleteEventSubscription(scope, subscriptionId);
   // §2.2: its pending and retry events end now (best effort; the worker ends any left at their next attempt).
   await endEventsOfDeletedSubscription(context.platform, scope, subscriptionId).catch((error: unknown) =>
     logger.error('Ending the events of a deleted subscription failed; the worker ends them at their next attempt', { subscriptionId, error: error as Error }),

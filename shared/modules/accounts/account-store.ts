@@ -6,30 +6,40 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { InUseError } from '../../http/errors';
 import { db, table } from '../../store/client';
-import { defineEntity, IS_NEW, transact, TransactionRejectedError, writeAll, type TransactEntry } from '../../store/entity';
-import { accountKey, listSortKey, settingsKey, userEmailKey, userKey } from '../../store/keys';
+import { byDate, defineEntity, IS_NEW, transact, TransactionRejectedError, writeAll, type TransactEntry } from '../../store/entity';
+import { accountKey, settingsKey, userEmailKey, userKey } from '../../store/keys';
+import { recordOf } from '../../store/storage';
 
-const users = defineEntity<Record<string, unknown>>({
+/** A user as the store writes it: platform-wide by lower-case user id, listed in its account by creation. */
+type UserRecord = Record<string, unknown> & { user_id: string; account_id: string; created_ms: number };
+
+const users = defineEntity<UserRecord>({
   name: 'user',
   collection: 'users',
   scope: 'account',
   idField: 'user_id',
   indexes: { gsi1: 'users of an account by creation' },
+  keyOf: (user) => userKey(user.user_id),
+  // Users are account-wide: the mode does not enter their partition.
+  indexKeys: (user, partition) => ({ gsi1: byDate(partition, user.created_ms, user.user_id.toLowerCase()) }),
 });
 
-/** The raw stored item of a settings group (with its key attributes), or undefined. */
+/** The stored settings of a group (without its key), or undefined. */
 export async function readSettingsItem(accountId: string, group: string, options: { consistent?: boolean } = {}): Promise<Record<string, unknown> | undefined> {
   const result = await db().send(new GetCommand({ TableName: table(), Key: settingsKey(accountId, group), ConsistentRead: options.consistent ?? false }));
-  return result.Item;
+  return result.Item && recordOf<Record<string, unknown>>(result.Item);
 }
 
-/** A changed settings item and the item as it was read (undefined: it must still not exist). */
+/** A changed settings item of an account's group and the item as it was read (undefined: it must still not exist). */
 export interface SettingsItemWrite {
+  accountId: string;
+  group: string;
   item: Record<string, unknown>;
   before: Record<string, unknown> | undefined;
 }
 
 function settingsEntry(write: SettingsItemWrite): TransactEntry {
+  const key = settingsKey(write.accountId, write.group);
   const version = write.before?.version as number | undefined;
   // Items written before versions existed are replaced only while they still have none.
   const condition = !write.before
@@ -37,7 +47,7 @@ function settingsEntry(write: SettingsItemWrite): TransactEntry {
     : version === undefined
       ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(version)' }
       : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': version } };
-  return { name: `settings.${String(write.item.sk)}`, item: { Put: { TableName: table(), Item: write.item, ...condition } } };
+  return { name: `settings.${key.sk}`, item: { Put: { TableName: table(), Item: { ...write.item, ...key }, ...condition } } };
 }
 
 /**
@@ -61,8 +71,8 @@ export interface NewAccount {
   account: Record<string, unknown>;
   technicalSettings: Record<string, unknown>;
   generalSettings: Record<string, unknown>;
-  /** The owner user (with `user_id`; its listing keys are added here). */
-  owner: Record<string, unknown> & { user_id: string; email: string; created_ms: number };
+  /** The owner user (its key and listing keys are the store's). */
+  owner: UserRecord & { email: string };
   /** The owner's token entries (token store). */
   tokens: TransactEntry[];
 }
@@ -78,20 +88,11 @@ export async function insertAccount(account: NewAccount): Promise<void> {
     { name: 'account.create', item: { Put: { TableName: table(), Item: { ...accountKey(accountId), ...account.account }, ConditionExpression: IS_NEW.expression } } },
     { name: 'settings.technical', item: { Put: { TableName: table(), Item: { ...settingsKey(accountId, 'technical'), ...account.technicalSettings } } } },
     { name: 'settings.general', item: { Put: { TableName: table(), Item: { ...settingsKey(accountId, 'general'), ...account.generalSettings } } } },
-    users.putEntry(
-      {
-        ...userKey(owner.user_id),
-        ...owner,
-        // Users are account-wide: the mode does not enter their partition.
-        gsi1pk: users.partition({ accountId, mode: 'live' }),
-        gsi1sk: listSortKey(owner.created_ms, owner.user_id.toLowerCase()),
-      },
-      {
-        name: 'user.create',
-        ifNew: true,
-        onConditionFailed: () => new InUseError(`The user id ${owner.user_id} is already taken.`, { property: 'user_id', reason: 'conflict' }),
-      },
-    ),
+    users.putEntry(owner, {
+      name: 'user.create',
+      ifNew: true,
+      onConditionFailed: () => new InUseError(`The user id ${owner.user_id} is already taken.`, { property: 'user_id', reason: 'conflict' }),
+    }),
     {
       name: 'user.claim-email',
       item: { Put: { TableName: table(), Item: { ...userEmailKey(owner.email), user_id: owner.user_id, account_id: accountId }, ConditionExpression: IS_NEW.expression } },

@@ -24,7 +24,6 @@ import { requirePrincipal, withBodyFor, type ApiContext, type ApiResult } from '
 import { randomBase62 } from '../../core/ids';
 import type { SecretsPort } from '../../platform/ports';
 import { saveSettingsItems } from './account-store';
-import { settingsKey } from '../../store/keys';
 import {
   defaultGeneralSettings,
   defaultPaymentSettings,
@@ -148,8 +147,10 @@ export async function readSettingsState(accountId: string, group: SettingsGroup)
   return stateOf(accountId, group, await loadItems(accountId, group));
 }
 
-/** One conditional put of a settings item. */
+/** One conditional put of a settings item (of `group` of the account `accountId`). */
 interface ItemWrite {
+  accountId: string;
+  group: SettingsGroup;
   item: Record<string, unknown>;
   /** The item as it was read (undefined: it must still not exist). */
   before: StoredItem;
@@ -162,8 +163,10 @@ function sameValues(a: object, b: object): boolean {
 /** The put of a changed group item, conditioned on the version that was read. */
 function itemWrite(accountId: string, group: SettingsGroup, before: StoredItem, values: object, extra: object = {}): ItemWrite {
   return {
+    accountId,
+    group,
     before,
-    item: { ...before, ...settingsKey(accountId, group), ...values, ...extra, version: (versionOf(before) ?? 0) + 1 },
+    item: { ...before, ...values, ...extra, version: (versionOf(before) ?? 0) + 1 },
   };
 }
 

@@ -15,19 +15,20 @@ import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import type { RenderContext } from '../../rest/render-context';
-import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
+import { collectionPartition, findRecord, getRecord, type RecordScope } from '../../store/records';
 import {
   assertWritable,
   cartDeclaration,
   cartItemDeclaration,
   cartPath,
+  changeCart,
+  changeCartLines,
   createCart,
-  updateCart,
   viewerCountry,
-  writeCartLines,
   type CartItemView,
   type CartWriteContext,
 } from './carts';
+import { updateCart } from './cart-store';
 import { cartCreate, cartItemUpdate, cartItemUpsert, cartUpdate } from './cart-schemas';
 import { changeItem, itemChange, removeItem, upsertEntry, upsertItem } from './items';
 import type { CartItemRecord, CartRecord } from './types';
@@ -103,7 +104,7 @@ export const updateCartAction = withBody(cartUpdate, async (context) => {
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
   const write = await writeContext(prepared, context.platform.clock);
-  const saved = await retryOnConflict(async () => updateCart(await readCart(prepared, cartId), context.body, write));
+  const saved = await updateCart(prepared.scope, cartId, (current) => changeCart(current, context.body, write), context.platform.clock, { remember: true });
   return { status: 200, body: await renderResource(cartDeclaration, saved, prepared.render) };
 });
 
@@ -167,15 +168,19 @@ export const upsertItemAction = withBody(cartItemUpsert, async (context) => {
   const write = await writeContext(prepared, context.platform.clock);
   let created = false;
   let itemId = entry.productId;
-  const saved = await retryOnConflict(async () => {
-    const cart = await readCart(prepared, cartId);
-    return writeCartLines(cart, [entry], (resolve) => {
-      itemId = resolve(entry.productId);
-      const result = upsertItem(cart.items, { ...entry, productId: itemId });
-      created = result.created;
-      return result.lines;
-    }, write);
-  });
+  const saved = await updateCart(
+    prepared.scope,
+    cartId,
+    (cart) =>
+      changeCartLines(cart, [entry], (resolve) => {
+        itemId = resolve(entry.productId);
+        const result = upsertItem(cart.items, { ...entry, productId: itemId });
+        created = result.created;
+        return result.lines;
+      }, write),
+    context.platform.clock,
+    { remember: true },
+  );
   const item = saved.items.find((line) => line.item_id === itemId)!;
   const body = await renderResource(cartItemDeclaration, itemView(saved, item), prepared.render);
   return created ? { status: 201, body, location: body.url as string } : { status: 200, body };
@@ -202,17 +207,17 @@ export const updateItemAction = withBody(cartItemUpdate, async (context) => {
   assertCartReach(prepared, cartId);
   const change = itemChange(context.body);
   const write = await writeContext(prepared, context.platform.clock);
-  const result = await retryOnConflict(async () => {
-    const cart = await readCart(prepared, cartId);
+  let itemId = '';
+  const saved = await updateCart(prepared.scope, cartId, (cart) => {
     assertWritable(cart, context.platform.clock.nowMs());
     const item = findItem(cart, context.params.item_id!);
     if (!item) throw itemNotFound(context.params.item_id!);
-    const saved = await writeCartLines(cart, [], () => changeItem(cart.items, item.item_id, change), write, 'quantity');
-    const kept = saved.items.find((line) => line.item_id === item.item_id);
-    return kept ? itemView(saved, kept) : undefined;
-  });
-  if (!result) return { status: 204 };
-  return { status: 200, body: await renderResource(cartItemDeclaration, result, prepared.render) };
+    itemId = item.item_id;
+    return changeCartLines(cart, [], () => changeItem(cart.items, item.item_id, change), write, 'quantity');
+  }, context.platform.clock, { remember: true });
+  const kept = saved.items.find((line) => line.item_id === itemId);
+  if (!kept) return { status: 204 };
+  return { status: 200, body: await renderResource(cartItemDeclaration, itemView(saved, kept), prepared.render) };
 });
 
 /**
@@ -224,13 +229,12 @@ export async function deleteItemAction(context: ApiContext): Promise<ApiResult> 
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
   const write = await writeContext(prepared, context.platform.clock);
-  await retryOnConflict(async () => {
-    const cart = await readCart(prepared, cartId);
+  await updateCart(prepared.scope, cartId, (cart) => {
     assertWritable(cart, context.platform.clock.nowMs());
     const item = findItem(cart, context.params.item_id!);
     if (!item) throw itemNotFound(context.params.item_id!);
-    await writeCartLines(cart, [], () => removeItem(cart.items, item.item_id), write);
-  });
+    return changeCartLines(cart, [], () => removeItem(cart.items, item.item_id), write);
+  }, context.platform.clock, { remember: true });
   return { status: 204 };
 }
 

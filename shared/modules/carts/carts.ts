@@ -1,8 +1,8 @@
 /**
  * Carts (commerce.md §3): declarations, validation of writes, pricing and storage.
  *
- * A cart is one record (`<account>#<mode>#carts#<id>`, sk `record`) listed through gsi1 by
- * creation and gsi2 by modification. Every write reads the products of its lines and the
+ * A cart is one record (its store keys it by account, mode and id) listed by creation and by
+ * modification. Every write reads the products of its lines and the
  * current settings, prices the cart with `computeSale` and stores the result in `totals`, so
  * the stored totals are always what the client was last shown and what a payment charges.
  * Writes are conditional on the version read (`modified_ms`), on the cart being open and on
@@ -23,12 +23,12 @@ import { declareResource, type FormattedShape } from '../../rest/declarations';
 import { isCountryCode } from '../../rest/formatted';
 import { invalid, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
-import { listSortKey } from '../../store/keys';
-import { collectionPartition, getRecord, recordKey, type RecordScope } from '../../store/records';
+import type { Revision } from '../../store/entity';
+import { getRecord, type RecordScope } from '../../store/records';
 import { computeSale, taxLocationOf, taxTreatmentOf, type SaleLineInput, type SaleLineTotals } from '../pricing';
 import { activeShippingMethods, quoteMethods, selectQuote, shippingCountryOf } from '../shipping';
 import { currentSalePromotion, hasEligibleLine, InvalidPromotionCodeError, promotionDiscounts, resolvePromotionCode, termsOf } from '../promotions';
-import { insertCart, saveCartRecord } from './cart-store';
+import { insertCart } from './cart-store';
 import type { CartInput } from './cart-schemas';
 import { CartLockedError, CartPaidError, BodyTokenTypeMismatchError } from './errors';
 import {
@@ -565,9 +565,7 @@ export async function createCart(body: CartInput, origin: CartOrigin, write: Car
   const path = `carts/${cartId}`;
   assertBindingCapacity(principal, path);
   const now = write.clock.nowMs();
-  const partition = collectionPartition(cartDeclaration, scope);
   const blank: CartRecord = {
-    ...recordKey(cartDeclaration, scope, cartId),
     cart_id: cartId,
     account_id: scope.accountId,
     mode: scope.mode,
@@ -592,10 +590,6 @@ export async function createCart(body: CartInput, origin: CartOrigin, write: Car
     payment_lock: null,
     created_ms: now,
     modified_ms: now,
-    gsi1pk: partition,
-    gsi1sk: listSortKey(now, cartId),
-    gsi2pk: partition,
-    gsi2sk: listSortKey(now, cartId),
   };
   const draft = await applyFields(blank, body, write);
   const { entries, plan } = bodyPlan([], body);
@@ -608,15 +602,15 @@ export async function createCart(body: CartInput, origin: CartOrigin, write: Car
   return cart;
 }
 
-/** A partial update of a cart (`POST /carts/{id}`): the create fields, re-priced and saved. */
-export async function updateCart(current: CartRecord, body: CartInput, write: CartWriteContext): Promise<CartRecord> {
+/** A partial update of a cart (`POST /carts/{id}`): the create fields, re-priced (the store's `updateCart` saves it). */
+export async function changeCart(current: CartRecord, body: CartInput, write: CartWriteContext): Promise<Revision<CartRecord>> {
   assertWritable(current, write.clock.nowMs());
   const draft = await applyFields(current, body, write);
   const { entries, plan } = bodyPlan(current.items, body);
   const priced = await priceCart(draft, current, entries, plan, write, overLimitProperty(body));
   assertCodeApplies(priced, body);
   assertShippingQuoted(priced, body);
-  return saveCartRecord(current, priced, write.clock.nowMs());
+  return { next: priced };
 }
 
 /**
@@ -624,15 +618,15 @@ export async function updateCart(current: CartRecord, body: CartInput, write: Ca
  * `plan` gets the product-id resolver and returns the new lines. Amounts over the money limit
  * blame `overLimit` (default `items`) unless a sent entry's line is over itself.
  */
-export async function writeCartLines(
+export async function changeCartLines(
   current: CartRecord,
   entries: readonly ItemEntry[],
   plan: LinePlan,
   write: CartWriteContext,
   overLimit = 'items',
-): Promise<CartRecord> {
+): Promise<Revision<CartRecord>> {
   assertWritable(current, write.clock.nowMs());
   const draft = { ...current, ...(await currentPromotionTerms(current, write.scope, write.clock)) };
   if (!write.payment.currencies.includes(draft.currency)) draft.currency = write.payment.default_payment_currency;
-  return saveCartRecord(current, await priceCart(draft, current, entries, plan, write, overLimit), write.clock.nowMs());
+  return { next: await priceCart(draft, current, entries, plan, write, overLimit) };
 }

@@ -2,7 +2,7 @@
  * The stored shape of a cart, shared by the carts capability (which writes it) and the
  * payments capability (which charges its stored totals and closes it when paid).
  */
-import type { DateListed } from '../../store/keys';
+import type { Dated } from '../../store/keys';
 import type { SubscriptionPlan } from '../catalog';
 import type { Address } from '../../rest/addresses';
 import type { SaleTotals } from '../pricing';
@@ -40,9 +40,7 @@ export interface CartItemRecord {
 }
 
 /** A stored cart. */
-export interface CartRecord extends DateListed {
-  pk: string;
-  sk: string;
+export interface CartRecord extends Dated {
   cart_id: string;
   account_id: string;
   mode: 'live' | 'test';

@@ -7,10 +7,11 @@ import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import type { RenderContext } from '../../rest/render-context';
 import { readOffsetCollection } from '../../store/offset-index';
-import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
+import { findRecord, getRecord, type RecordScope } from '../../store/records';
 import { requestCurrency } from './pricing';
 import { productCreate, productUpdate } from './product-schemas';
-import { createProduct, productDeclaration, productFields, saveProduct, type ProductRecord } from './products';
+import { productListing, updateProduct } from './product-store';
+import { createProduct, productDeclaration, productFields, productRevision, type ProductRecord } from './products';
 import { productImagesChange } from '../images';
 
 const SORT_FIELDS = ['name', 'product_id', 'date_created', 'date_modified'] as const;
@@ -56,22 +57,20 @@ export async function getProductAction(context: ApiContext): Promise<ApiResult> 
 export const updateProductAction = withBody(productUpdate, async (context) => {
   const { scope, render } = await prepare(context);
   const body = context.body;
-  const saved = await retryOnConflict(async () => {
-    const current = await readProduct(scope, context.params.product_id!);
+  const productId = context.params.product_id!;
+  const saved = await updateProduct(scope, productId, async (current) => {
     const fields = productFields(body, current, render.payment, scope.mode);
     const images = await productImagesChange(scope, current.product_id, body, current);
-    return saveProduct(current, fields, body.deleted === false ? false : current.deleted, context.platform.clock, images);
-  });
+    return productRevision(current, fields, body.deleted === false ? false : current.deleted, context.platform.clock, images);
+  }, () => readProduct(scope, productId));
   return { status: 200, body: await renderResource(productDeclaration, saved, render) };
 });
 
 /** `DELETE /products/{product_id}`: a soft delete (orders keep their lines). */
 export async function deleteProductAction(context: ApiContext): Promise<ApiResult> {
   const { scope } = await prepare(context);
-  await retryOnConflict(async () => {
-    const current = await readProduct(scope, context.params.product_id!);
-    if (!current.deleted) await saveProduct(current, current, true, context.platform.clock);
-  });
+  const productId = context.params.product_id!;
+  await updateProduct(scope, productId, async (current) => (current.deleted ? undefined : productRevision(current, current, true, context.platform.clock)), () => readProduct(scope, productId));
   return { status: 204 };
 }
 
@@ -92,11 +91,9 @@ export async function listProductsAction(context: ApiContext): Promise<ApiResult
     throw new InvalidInputError('The parameter type must be digital, physical or service.', { parameter: 'type', reason: 'invalid' });
   }
   const search = query.q?.trim().toLowerCase() || undefined;
-  const partition = collectionPartition(productDeclaration, scope);
-
   const filtered = search !== undefined || active !== undefined || hidden !== undefined || type !== undefined;
   const { items, total } = await readOffsetCollection<ProductRecord>({
-    partition: deleted ? `${partition}#deleted` : partition,
+    partition: productListing(scope, deleted),
     offset: page.offset,
     limit: page.limit,
     descending,

@@ -3,28 +3,25 @@
  * order through the bucketed offset index) and the writes that keep its listing counters
  * and events in step with the record.
  */
-import { defineEntity, namedEntries, type RecordScope, type TransactEntry, type TransactItem } from '../../store/entity';
-import { bucketCounterWrite, listingKeys, reserveSequence } from '../../store/offset-index';
+import { bySequence, defineEntity, namedEntries, type RecordScope, type Revision, type TransactEntry, type TransactItem } from '../../store/entity';
+import { bucketCounterWrite, reserveSequence } from '../../store/offset-index';
 import type { ProductRecord } from './products';
 
+/** Where deleted products are listed: apart, uncounted. */
+const deletedListing = (partition: string) => `${partition}#deleted`;
+
 const products = defineEntity<ProductRecord>({ name: 'product', collection: 'products', scope: 'mode', idField: 'product_id',
-  indexes: { gsi1: 'products by creation sequence (offset list); deleted ones under <partition>#deleted' } });
+  indexes: { gsi1: 'products by creation sequence (offset list); deleted ones under <partition>#deleted' },
+  indexKeys: (product, partition) => ({ gsi1: bySequence(product.deleted ? deletedListing(partition) : partition, product.seq) }) });
 
-/** The key of a product record. */
-export function productKey(scope: RecordScope, productId: string): { pk: string; sk: string } {
-  return products.key(scope, productId);
+/** The listing partition of the products of a scope, or of its deleted ones (not counted). */
+export function productListing(scope: RecordScope, deleted = false): string {
+  return deleted ? deletedListing(products.partition(scope)) : products.partition(scope);
 }
 
-/** The listing partition of the products of a scope (deleted ones sit under `<partition>#deleted`). */
-export function productListing(scope: RecordScope): string {
-  return products.partition(scope);
-}
-
-/** Reserves the next listing position of a new product, and the listing keys it gives the record. */
-export async function reserveProductPosition(scope: RecordScope): Promise<{ seq: number; gsi1pk: string; gsi1sk: string }> {
-  const partition = products.partition(scope);
-  const seq = await reserveSequence(partition);
-  return { seq, ...listingKeys(partition, seq) };
+/** Reserves the listing position (sequence) of a new product. */
+export async function reserveProductSequence(scope: RecordScope): Promise<number> {
+  return reserveSequence(products.partition(scope));
 }
 
 /**
@@ -35,17 +32,47 @@ export async function insertProduct(scope: RecordScope, record: ProductRecord, e
   await products.create(record, { sequence: record.seq, scope, extra: [...namedEntries('product.events', events), ...extra] });
 }
 
-/**
- * Replaces `current` by `next` if nobody changed it meanwhile (a lost race throws
- * `VersionConflictError`), counting it out of or back into the listing when `deleted` changes.
- */
-export async function saveProductRecord(current: ProductRecord, next: ProductRecord, events: readonly TransactItem[], extra: readonly TransactEntry[] = []): Promise<void> {
+/** What a change of a product writes: the product after it, its events, and entries of others (its images, license links). */
+export interface ProductRevision {
+  next: ProductRecord;
+  events: readonly TransactItem[];
+  extra?: readonly TransactEntry[];
+}
+
+/** A product revision as the store writes it: counted out of or back into the listing when `deleted` changes. */
+function storedRevision(current: ProductRecord, { next, events, extra = [] }: ProductRevision): Revision<ProductRecord> {
   const scope = { accountId: current.account_id, mode: current.mode };
   const counter =
     next.deleted !== current.deleted
       ? [{ name: 'product.bucket-counter', item: bucketCounterWrite(products.partition(scope), current.seq, next.deleted ? -1 : 1) }]
       : [];
-  await products.save(current, next, [...counter, ...namedEntries('product.events', events), ...extra]);
+  return { next, extra: [...counter, ...namedEntries('product.events', events), ...extra] };
+}
+
+/** Writes `revision` if nobody changed the product since `current` was read (a lost race throws `VersionConflictError`). */
+export async function reviseProduct(current: ProductRecord, revision: ProductRevision): Promise<ProductRecord> {
+  return products.revise(current, storedRevision(current, revision));
+}
+
+/**
+ * Applies `change` to the product `read` answers (default: by id) over the version read, again
+ * after a lost race; `undefined` from `change` writes nothing. Answers the product as it is now.
+ */
+export async function updateProduct(
+  scope: RecordScope,
+  productId: string,
+  change: (current: ProductRecord) => Promise<ProductRevision | undefined>,
+  read?: () => Promise<ProductRecord>,
+): Promise<ProductRecord> {
+  return products.update(
+    scope,
+    productId,
+    async (current) => {
+      const revision = await change(current);
+      return revision ? storedRevision(current, revision) : { next: current, write: false };
+    },
+    read ? { read } : {},
+  );
 }
 
 /**

@@ -12,7 +12,7 @@ import { currencyEntries, invalid, sends } from '../../rest/input';
 import { productLinkEntries } from '../licenses';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/records';
-import { insertProduct, productKey, productListing, reserveProductPosition, saveProductRecord } from './product-store';
+import { insertProduct, reserveProductSequence, reviseProduct, type ProductRevision } from './product-store';
 import { imageFormattedShape, imageJson, type ImageFacts, productImagesChange, type ProductImagesChange } from '../images';
 import { unitPrice, type PriceEntry } from './pricing';
 import { PRODUCT_TYPES, type ProductInput } from './product-schemas';
@@ -28,8 +28,6 @@ export interface SubscriptionPlan {
 
 /** A stored product. */
 export interface ProductRecord {
-  pk: string;
-  sk: string;
   product_id: string;
   account_id: string;
   mode: 'live' | 'test';
@@ -50,9 +48,8 @@ export interface ProductRecord {
   meta: unknown;
   created_ms: number;
   modified_ms: number;
+  /** Its place in the creation-order listing. */
   seq: number;
-  gsi1pk: string;
-  gsi1sk: string;
 }
 
 /** The writable properties of a product, validated. */
@@ -157,10 +154,9 @@ export async function createProduct(scope: RecordScope, body: ProductInput, paym
   const fields = productFields(body, undefined, payment, scope.mode);
   const images = await productImagesChange(scope, productId, body, undefined);
   const link = await productLinkEntries(scope, null, fields.license_service_id);
-  const position = await reserveProductPosition(scope);
+  const seq = await reserveProductSequence(scope);
   const now = clock.nowMs();
   const record: ProductRecord = {
-    ...productKey(scope, productId),
     product_id: productId,
     account_id: scope.accountId,
     mode: scope.mode,
@@ -170,27 +166,29 @@ export async function createProduct(scope: RecordScope, body: ProductInput, paym
     deleted: false,
     created_ms: now,
     modified_ms: now,
-    ...position,
+    seq,
   };
   await insertProduct(scope, record, eventWrites(scope, [{ type: 'product:created', resource: 'product', id: productId, record }], now), [...(images?.entries ?? []), ...link]);
   return record;
 }
 
 /**
- * Writes changed fields of a product (and its images, with their writes, when `images` is
- * given), and moves it in or out of the listing when `deleted` changes; the write is
- * conditional on the version read, so concurrent changes never mix. A changed
+ * The revision that writes changed fields of a product (and its images, with their writes,
+ * when `images` is given), moving it in or out of the listing when `deleted` changes; the store
+ * writes it conditionally on the version read, so concurrent changes never mix. A changed
  * `license_service_id` is checked and its services' link counters written in the same
  * transaction (licenses.md §3).
  */
-export async function saveProduct(current: ProductRecord, fields: ProductFields, deleted: boolean, clock: Clock, images?: ProductImagesChange): Promise<ProductRecord> {
+export async function productRevision(current: ProductRecord, fields: ProductFields, deleted: boolean, clock: Clock, images?: ProductImagesChange): Promise<ProductRevision> {
   const link = await productLinkEntries({ accountId: current.account_id, mode: current.mode }, current.license_service_id, fields.license_service_id);
   const scope: RecordScope = { accountId: current.account_id, mode: current.mode };
-  const partition = productListing(scope);
-  const listing = deleted ? `${partition}#deleted` : partition;
-  const next: ProductRecord = { ...current, ...fields, ...images?.fields, deleted, modified_ms: Math.max(clock.nowMs(), current.modified_ms + 1), gsi1pk: listing };
+  const next: ProductRecord = { ...current, ...fields, ...images?.fields, deleted, modified_ms: Math.max(clock.nowMs(), current.modified_ms + 1) };
   // commerce.md §14: every change of a product is an event, recorded with the change.
   const type = deleted && !current.deleted ? 'product:deleted' : 'product:modified';
-  await saveProductRecord(current, next, eventWrites(scope, [{ type, resource: 'product', id: current.product_id, record: next }], next.modified_ms), [...(images?.entries ?? []), ...link]);
-  return next;
+  return { next, events: eventWrites(scope, [{ type, resource: 'product', id: current.product_id, record: next }], next.modified_ms), extra: [...(images?.entries ?? []), ...link] };
+}
+
+/** Writes `productRevision`'s change over the version of `current` (one round: a lost race is a `VersionConflictError`). */
+export async function saveProduct(current: ProductRecord, fields: ProductFields, deleted: boolean, clock: Clock, images?: ProductImagesChange): Promise<ProductRecord> {
+  return reviseProduct(current, await productRevision(current, fields, deleted, clock, images));
 }

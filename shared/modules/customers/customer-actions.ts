@@ -8,17 +8,19 @@ import { cursorQuery, type CursorSource, renderCursorList } from '../../rest/cur
 import { renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import type { RenderContext } from '../../rest/render-context';
-import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
+import type { Revision } from '../../store/entity';
+import { collectionPartition, findRecord, getRecord, type RecordScope } from '../../store/records';
 import { customerCreate, customerUpdate, type CustomerInput } from './customer-schemas';
 import {
   addLoginAfterSale,
+  changeCustomer,
+  changeOwnCustomer,
   createCustomer,
   customerDeclaration,
   deleteCustomer,
-  updateCustomer,
-  updateOwnCustomer,
   type CustomerRecord,
 } from './customers';
+import { updateCustomer } from './customer-store';
 
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
   return actionScope(context);
@@ -48,22 +50,22 @@ export async function getCustomerAction(context: ApiContext): Promise<ApiResult>
 export const updateCustomerAction = withBody(customerUpdate, async (context) => {
   const { scope, render } = await prepare(context);
   const customerId = context.params.customer_id!;
-  const update = updateAllowedTo(requirePrincipal(context), customerId);
-  const saved = await retryOnConflict(async () => update(await getRecord(customerDeclaration, scope, customerId), context.body, context.platform.clock));
+  const change = changeAllowedTo(requirePrincipal(context), customerId);
+  const saved = await updateCustomer(scope, customerId, (current) => change(current, context.body, context.platform.clock));
   return { status: 200, body: await renderResource(customerDeclaration, saved, render) };
 });
 
 /** Which update of customer `customerId` the caller may make (404 when a limited token does not reach it). */
-function updateAllowedTo(principal: Principal, customerId: string): (current: CustomerRecord, body: CustomerInput, clock: Clock) => Promise<CustomerRecord> {
-  if (principal.kind !== 'limited') return updateCustomer;
+function changeAllowedTo(principal: Principal, customerId: string): (current: CustomerRecord, body: CustomerInput, clock: Clock) => Promise<Revision<CustomerRecord>> {
+  if (principal.kind !== 'limited') return changeCustomer;
   assertReach(principal, `customers/${customerId}`, 'customer');
-  return principal.customerId === customerId ? updateOwnCustomer : addLoginAfterSale;
+  return principal.customerId === customerId ? changeOwnCustomer : addLoginAfterSale;
 }
 
 /** `DELETE /customers/{customer_id}`. */
 export async function deleteCustomerAction(context: ApiContext): Promise<ApiResult> {
   const { scope } = await prepare(context);
-  await retryOnConflict(async () => deleteCustomer(await getRecord(customerDeclaration, scope, context.params.customer_id!)));
+  await deleteCustomer(scope, context.params.customer_id!);
   return { status: 204 };
 }
 

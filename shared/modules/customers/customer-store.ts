@@ -1,29 +1,23 @@
 /**
  * Where customers live: the customer entity (cursor-listed by date_created and date_modified)
  * and the username claims that keep a username unique per account and mode. A taken id or
- * username is a 409 in_use naming the property; a lost version race is a
- * `VersionConflictError` the caller's `retryOnConflict` reads again after. Checkout takes its
- * customer writes from here as named transaction entries.
+ * username is a 409 in_use naming the property; a lost version race reads and changes again
+ * (the entity's versioned update). Checkout takes its customer writes from here as named
+ * transaction entries.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { InUseError } from '../../http/errors';
 import { db, table } from '../../store/client';
-import { defineEntity, EXISTS, IS_NEW, writeAll, type RecordScope, type TransactEntry } from '../../store/entity';
+import { byDate, defineEntity, EXISTS, IS_NEW, writeAll, type Change, type RecordScope, type TransactEntry } from '../../store/entity';
 import { VersionConflictError } from '../../store/errors';
 import type { CustomerRecord } from './customers';
 
 const customers = defineEntity<CustomerRecord>({ name: 'customer', collection: 'customers', scope: 'mode', idField: 'customer_id',
-  indexes: { gsi1: 'customers by date_created (cursor list)', gsi2: 'customers by date_modified (cursor list, date_type=date_modified)' } });
-
-/** The key of a customer record. */
-export function customerKey(scope: RecordScope, customerId: string): { pk: string; sk: string } {
-  return customers.key(scope, customerId);
-}
-
-/** The listing partition of the customers of a scope (gsi1pk and gsi2pk). */
-export function customerListing(scope: RecordScope): string {
-  return customers.partition(scope);
-}
+  indexes: { gsi1: 'customers by date_created (cursor list)', gsi2: 'customers by date_modified (cursor list, date_type=date_modified)' },
+  indexKeys: (customer, partition) => ({
+    gsi1: byDate(partition, customer.created_ms, customer.customer_id),
+    gsi2: byDate(partition, customer.modified_ms, customer.customer_id),
+  }) });
 
 /** The claim that makes a username unique per account and mode (it holds `customer_id`). */
 export function usernameClaimKey(scope: RecordScope, username: string): { pk: string; sk: string } {
@@ -59,26 +53,27 @@ export async function insertCustomer(scope: RecordScope, record: CustomerRecord)
   ]);
 }
 
-/** Replaces `current` by `next` if nobody changed it meanwhile, moving the username claim when the username changes. */
-export async function saveCustomerRecord(current: CustomerRecord, next: CustomerRecord): Promise<void> {
-  const scope = { accountId: current.account_id, mode: current.mode };
-  await writeAll([
-    customers.putEntry(next, { name: 'customer.save', ifVersion: current.modified_ms, onConditionFailed: lostRace }),
-    ...usernameClaimEntries(scope, current.customer_id, current.username, next.username),
-  ]);
+/**
+ * Applies `change` to a customer over the version read (again after a lost race), moving the
+ * username claim when the username changes; answers the customer as written.
+ */
+export async function updateCustomer(scope: RecordScope, customerId: string, change: Change<CustomerRecord>): Promise<CustomerRecord> {
+  return customers.update(scope, customerId, change, { extra: (current, next) => usernameClaimEntries(scope, customerId, current.username, next.username) });
 }
 
-/** Deletes a customer unless it has payments meanwhile (then `VersionConflictError`: read again), and frees its username. */
-export async function removeCustomer(current: CustomerRecord): Promise<void> {
-  const scope = { accountId: current.account_id, mode: current.mode };
-  await writeAll([
-    customers.deleteEntry(scope, current.customer_id, {
-      name: 'customer.delete',
+/**
+ * Deletes a customer once `check` allows it (it throws otherwise), unless it has payments
+ * meanwhile (then it is read and checked again), and frees its username.
+ */
+export async function removeCustomer(scope: RecordScope, customerId: string, check: (current: CustomerRecord) => void): Promise<void> {
+  await customers.remove(scope, customerId, (current) => {
+    check(current);
+    return {
       condition: { expression: 'has_payments = :false', values: { ':false': false } },
       onConditionFailed: lostRace,
-    }),
-    ...usernameClaimEntries(scope, current.customer_id, current.username, null),
-  ]);
+      extra: usernameClaimEntries(scope, customerId, current.username, null),
+    };
+  });
 }
 
 /** The id of the customer a username is claimed by (case-insensitively), or undefined. */

@@ -1,9 +1,9 @@
 /**
  * Customers (commerce.md §6.1): declaration, validation and storage. Customers are a cursor
- * collection (gsi1 by date_created, gsi2 by date_modified). A username is unique per account
+ * collection (by date_created and by date_modified). A username is unique per account
  * and mode, case-insensitively, through a claim item written in the same transaction.
  */
-import { type DateListed, listSortKey } from '../../store/keys';
+import type { Dated } from '../../store/keys';
 import { hashPassword } from '../identity';
 import { InsufficientPermissionsError } from '../../http/auth-errors';
 import type { Clock } from '../../platform/ports';
@@ -12,16 +12,13 @@ import { newId } from '../../core/ids';
 import { addressJson, mergeAddress, type Address } from '../../rest/addresses';
 import { declareResource } from '../../rest/declarations';
 import { invalid, sends } from '../../rest/input';
+import type { Revision } from '../../store/entity';
 import type { RecordScope } from '../../store/records';
-import { customerKey, customerListing, insertCustomer, removeCustomer, saveCustomerRecord } from './customer-store';
+import { insertCustomer, removeCustomer } from './customer-store';
 import type { CustomerInput } from './customer-schemas';
 
-export { usernameClaimKey } from './customer-store';
-
 /** A stored customer. */
-export interface CustomerRecord extends DateListed {
-  pk: string;
-  sk: string;
+export interface CustomerRecord extends Dated {
   customer_id: string;
   account_id: string;
   mode: 'live' | 'test';
@@ -133,9 +130,7 @@ export async function createCustomer(scope: RecordScope, body: CustomerInput, cl
   const customerId = body.customer_id ?? newId();
   const { password, ...fields } = customerFields(body, undefined);
   const now = clock.nowMs();
-  const partition = customerListing(scope);
   const record: CustomerRecord = {
-    ...customerKey(scope, customerId),
     customer_id: customerId,
     account_id: scope.accountId,
     mode: scope.mode,
@@ -145,17 +140,13 @@ export async function createCustomer(scope: RecordScope, body: CustomerInput, cl
     search_text: searchText(fields),
     created_ms: now,
     modified_ms: now,
-    gsi1pk: partition,
-    gsi1sk: listSortKey(now, customerId),
-    gsi2pk: partition,
-    gsi2sk: listSortKey(now, customerId),
   };
   await insertCustomer(scope, record);
   return record;
 }
 
-/** Applies a partial update (conditional on the version read). */
-export async function updateCustomer(current: CustomerRecord, body: CustomerInput, clock: Clock): Promise<CustomerRecord> {
+/** The revision a partial update makes of the customer read (`updateCustomer` writes it over that version). */
+export async function changeCustomer(current: CustomerRecord, body: CustomerInput, clock: Clock): Promise<Revision<CustomerRecord>> {
   const { password, ...fields } = customerFields(body, current);
   const now = Math.max(clock.nowMs(), current.modified_ms + 1);
   const next: CustomerRecord = {
@@ -164,16 +155,14 @@ export async function updateCustomer(current: CustomerRecord, body: CustomerInpu
     password_hash: password === undefined ? current.password_hash : await hashPassword(password),
     search_text: searchText(fields),
     modified_ms: now,
-    gsi2sk: listSortKey(now, current.customer_id),
   };
-  await saveCustomerRecord(current, next);
-  return next;
+  return { next };
 }
 
 /** A customer-scope token's update of its own customer: any update but `tax_exempt`, which is read-only for it (commerce.md §0.1). */
-export function updateOwnCustomer(current: CustomerRecord, body: CustomerInput, clock: Clock): Promise<CustomerRecord> {
+export function changeOwnCustomer(current: CustomerRecord, body: CustomerInput, clock: Clock): Promise<Revision<CustomerRecord>> {
   const { tax_exempt: _readOnly, ...rest } = body;
-  return updateCustomer(current, rest, clock);
+  return changeCustomer(current, rest, clock);
 }
 
 /**
@@ -182,7 +171,7 @@ export function updateOwnCustomer(current: CustomerRecord, body: CustomerInput, 
  * required and validated as in any update, while the customer has neither. Every other property
  * of the body is ignored. Once a login exists the token has no right left on the customer: 403.
  */
-export async function addLoginAfterSale(current: CustomerRecord, body: CustomerInput, clock: Clock): Promise<CustomerRecord> {
+export async function addLoginAfterSale(current: CustomerRecord, body: CustomerInput, clock: Clock): Promise<Revision<CustomerRecord>> {
   if (current.username !== null || current.password_hash !== null) {
     throw new InsufficientPermissionsError('This customer already has a login. Sign in to change it.');
   }
@@ -190,13 +179,14 @@ export async function addLoginAfterSale(current: CustomerRecord, body: CustomerI
     const value = body[property];
     if (value === undefined || value === null || value === '') invalid(property, `The property ${property} is required.`, 'required');
   }
-  return updateCustomer(current, { username: body.username, password: body.password }, clock);
+  return changeCustomer(current, { username: body.username, password: body.password }, clock);
 }
 
 /** Deletes a customer without payments, and frees its username. */
-export async function deleteCustomer(current: CustomerRecord): Promise<void> {
-  if (current.has_payments) throw new InvalidStateError('A customer with payments cannot be deleted.', { reason: 'has_payments' });
-  await removeCustomer(current);
+export async function deleteCustomer(scope: RecordScope, customerId: string): Promise<void> {
+  await removeCustomer(scope, customerId, (current) => {
+    if (current.has_payments) throw new InvalidStateError('A customer with payments cannot be deleted.', { reason: 'has_payments' });
+  });
 }
 
 /** A new customer made from a paid sale's customer (guests are never matched by email, §5.1). */
@@ -206,10 +196,8 @@ export function customerFromSale(
   sale: { name: string | null; email: string | null; company_name: string | null; phone: string | null; tax_number: string | null; billing_address: Address; shipping_address: Address },
   now: number,
 ): CustomerRecord {
-  const partition = customerListing(scope);
   const fields = { name: sale.name, email: sale.email, username: null } as CustomerFields;
   return {
-    ...customerKey(scope, customerId),
     customer_id: customerId,
     account_id: scope.accountId,
     mode: scope.mode,
@@ -229,9 +217,5 @@ export function customerFromSale(
     search_text: searchText(fields),
     created_ms: now,
     modified_ms: now,
-    gsi1pk: partition,
-    gsi1sk: listSortKey(now, customerId),
-    gsi2pk: partition,
-    gsi2sk: listSortKey(now, customerId),
   };
 }

@@ -1,4 +1,4 @@
 /** The customers module's one door: what other modules, flows and the app may use of it. */
 export { customerLogin, customerSelfUpdate, type Credentials } from './customer-schemas';
-export { createFromSaleEntry, customerIdOfUsername, findCustomerRecord, hasPaymentsEntry } from './customer-store';
-export { customerDeclaration, customerFromSale, updateCustomer, type CustomerRecord } from './customers';
+export { createFromSaleEntry, customerIdOfUsername, findCustomerRecord, hasPaymentsEntry, updateCustomer } from './customer-store';
+export { changeCustomer, customerDeclaration, customerFromSale, type CustomerRecord } from './customers';

@@ -44,8 +44,6 @@ export interface RecordedRequest {
 
 /** A stored event. */
 export interface EventRecord {
-  pk: string;
-  sk: string;
   event_id: string;
   account_id: string;
   mode: RecordScope['mode'];
@@ -71,15 +69,9 @@ export interface EventRecord {
   next_attempt_ms: number | null;
   delivered_ms: number | null;
   last_request: RecordedRequest | null;
+  /** Listed by date_created and, moved by every save, by date_modified (`date_type=date_modified`); removed 30 days after creation (§6.2, the store's TTL). */
   created_ms: number;
   modified_ms: number;
-  gsi1pk: string;
-  gsi1sk: string;
-  /** Listed by date_modified (`date_type=date_modified`); moved by every save. */
-  gsi2pk: string;
-  gsi2sk: string;
-  /** Removed 30 days after creation (§6.2), by the table's TTL. */
-  ttl: number;
 }
 
 /** How many attempts an event keeps in its log. */

@@ -3,7 +3,7 @@ export { eventTypeEntry } from './catalog';
 export { eventEntries, eventWrites, type EventSpec } from './emit';
 export { RemoteServerError, RemoteServerTimeoutError } from './errors';
 export { KEPT_ATTEMPTS, eventDeclaration, type AttemptErrorCode, type DeliveryAttempt, type EventRecord, type EventStatus, type NotificationFormat, type RecordedRequest } from './event-records';
-export { eventPartition, eventSaveEntry, findEvent, getEvent, newEventEntry, type NewEvent } from './event-store';
+export { eventSaveEntry, findEvent, getEvent, newEventEntry, openEventIdsOf, type NewEvent } from './event-store';
 export { findOccurrences, type OccurrenceRecord } from './occurrence-store';
 export { allEventSubscriptions } from './subscriptions/event-subscription-store';
 export { eventSubscriptionDeclaration } from './subscriptions/event-subscriptions';

@@ -5,13 +5,10 @@
  * own. The notifications made from it for each matching subscription are the `event` resource
  * (shared/flows/notifications/body); an occurrence's id is their `fingerprint`.
  */
-import { defineEntity, IS_NEW, type RecordScope, type TransactEntry } from '../../store/entity';
-import { listSortKey } from '../../store/keys';
+import { byDate, defineEntity, IS_NEW, type RecordScope, type TransactEntry } from '../../store/entity';
 
 /** A stored occurrence: what happened, to which resource. */
 export interface OccurrenceRecord {
-  pk: string;
-  sk: string;
   event_id: string;
   account_id: string;
   mode: RecordScope['mode'];
@@ -26,18 +23,15 @@ export interface OccurrenceRecord {
   status: 'created';
   created_ms: number;
   modified_ms: number;
-  gsi1pk: string;
-  gsi1sk: string;
 }
 
 const occurrences = defineEntity<OccurrenceRecord>({ name: 'occurrence', collection: 'occurrences', scope: 'mode', idField: 'event_id',
-  indexes: { gsi1: 'occurrences by date_created (operators, tests)' } });
+  indexes: { gsi1: 'occurrences by date_created (operators, tests)' },
+  indexKeys: (occurrence, partition) => ({ gsi1: byDate(partition, occurrence.created_ms, occurrence.event_id) }) });
 
 /** The entry that records one event `eventId` about `resource` `dataId`, created at `now` (its id must be new). */
 export function newEventEntry(scope: RecordScope, eventId: string, event: { type: string; resource: string; id: string; record: unknown }, now: number): TransactEntry {
-  const partition = occurrences.partition(scope);
   const record: OccurrenceRecord = {
-    ...occurrences.key(scope, eventId),
     event_id: eventId,
     account_id: scope.accountId,
     mode: scope.mode,
@@ -48,8 +42,6 @@ export function newEventEntry(scope: RecordScope, eventId: string, event: { type
     status: 'created',
     created_ms: now,
     modified_ms: now,
-    gsi1pk: partition,
-    gsi1sk: listSortKey(now, eventId),
   };
   return occurrences.putEntry(record, { name: `event.${event.type}`, condition: IS_NEW });
 }

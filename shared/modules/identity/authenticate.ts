@@ -22,7 +22,7 @@ import { ExpiredTokenError, InvalidTokenError } from '../../http/auth-errors';
 import { rightsOfToken } from '../../core/access/permissions';
 import type { Principal } from '../../core/access/principal';
 import { bucketBackoff, bucketClauses, MAX_BUCKET_ATTEMPTS, nextStep, slotsFit } from './rate-limit';
-import { IDLE_LIFETIME_MS, TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from '../../core/access/token-records';
+import { IDLE_LIFETIME_MS, type TokenRecord } from '../../core/access/token-records';
 import { recordTokenUse } from './token-store';
 import { hashToken, parseToken } from '../../core/access/tokens';
 
@@ -198,7 +198,7 @@ async function writeUse(tokenHash: string, entry: CachedToken | undefined, takeL
     const now = clock.nowMs();
     if (slots > 1 && !slotsFit(knownTat, now, limit, slots)) slots = 1;
     const bucket = slots ? bucketClauses(nextStep(knownTat, now, limit, slots), now, limit, slots) : undefined;
-    const slide = idle ? { expiresAtMs: now + idle, ttl: Math.ceil((now + idle) / 1000) + TOKEN_TTL_GRACE_SECONDS } : undefined;
+    const slide = idle ? { expiresAtMs: now + idle } : undefined;
     const result = await recordTokenUse(tokenHash, { now, ...(slide ? { slide } : {}), ...(bucket ? { bucket } : {}) });
     if ('used' in result) {
       const lease = slots ? { remaining: slots, size: slots, takenAt: performance.now() } : entry?.lease;

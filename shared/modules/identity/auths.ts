@@ -11,10 +11,9 @@ import type { Clock } from '../../platform/ports';
 import { declareResource } from '../../rest/declarations';
 import type { RenderContext } from '../../rest/render-context';
 import type { TransactEntry } from '../../store/entity';
-import { listSortKey, tokenKey } from '../../store/keys';
 import { forgetToken } from './authenticate';
 import { effectivePermissions, rightsOfToken, type PermissionEntry } from '../../core/access/permissions';
-import { authListPartition, IDLE_LIFETIME_MS, TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from '../../core/access/token-records';
+import { IDLE_LIFETIME_MS, type TokenRecord } from '../../core/access/token-records';
 import { changeToken, countTokens, deleteToken, findTokenByAuthId, insertToken, listTokens, newTokenEntries } from './token-store';
 import { hashToken, newToken, redactToken, type Mode, type TokenKind, type TokenPrefix } from '../../core/access/tokens';
 
@@ -40,9 +39,8 @@ export function tokenWrites(input: NewTokenInput, now: number): { record: TokenR
   const authId = newId();
   const idle = IDLE_LIFETIME_MS[input.kind];
   const expiresAtMs = idle ? now + idle : (input.expiresAtMs ?? undefined);
-  const sortKey = listSortKey(now, authId);
   const record: TokenRecord = {
-    ...tokenKey(hashToken(token)),
+    token_hash: hashToken(token),
     auth_id: authId,
     account_id: input.accountId,
     mode: input.mode,
@@ -57,11 +55,6 @@ export function tokenWrites(input: NewTokenInput, now: number): { record: TokenR
     expires_at_ms: expiresAtMs,
     created_ms: now,
     modified_ms: now,
-    ttl: expiresAtMs === undefined ? undefined : Math.ceil(expiresAtMs / 1000) + TOKEN_TTL_GRACE_SECONDS,
-    gsi1pk: authListPartition(input.accountId, input.mode, input.kind),
-    gsi1sk: sortKey,
-    gsi2pk: authListPartition(input.accountId, input.mode, input.kind),
-    gsi2sk: sortKey,
   };
   return { record, token, entries: newTokenEntries(record) };
 }
@@ -83,7 +76,7 @@ export async function getAuthRecord(accountId: string, authId: string): Promise<
 
 /** Revokes a token at once: its record, its id pointer and its count go in one transaction. */
 export async function revokeAuth(record: TokenRecord): Promise<void> {
-  forgetToken(record.pk.slice('token#'.length));
+  forgetToken(record.token_hash);
   await deleteToken(record);
 }
 
@@ -107,22 +100,13 @@ export async function updateSecretToken(record: TokenRecord, changes: SecretToke
       values[':comments'] = changes.comments;
     }
   }
-  if (changes.expiresAtMs !== undefined) {
-    names['#ttl'] = 'ttl';
-    if (changes.expiresAtMs === null) removes.push('expires_at_ms', '#ttl');
-    else {
-      sets.push('expires_at_ms = :expires', '#ttl = :ttl');
-      values[':expires'] = changes.expiresAtMs;
-      values[':ttl'] = Math.ceil(changes.expiresAtMs / 1000) + TOKEN_TTL_GRACE_SECONDS;
-    }
-  }
   if (changes.permissions !== undefined) {
     sets.push('#permissions = :permissions');
     names['#permissions'] = 'permissions';
     values[':permissions'] = changes.permissions;
   }
-  const stored = await changeToken(record, { sets, removes, values, names });
-  forgetToken(record.pk.slice('token#'.length));
+  const stored = await changeToken(record, { sets, removes, values, names, ...(changes.expiresAtMs !== undefined ? { expiresAtMs: changes.expiresAtMs } : {}) });
+  forgetToken(record.token_hash);
   return stored;
 }
 

@@ -6,7 +6,7 @@
  * Unknown login names are never counted.
  *
  * The state of one login name is one small item (`<partition>#login-lockout#<realm>#<name>`)
- * holding the recent failure instants and the lock end, with a `ttl` so idle items go away.
+ * holding the recent failure instants and the lock end, kept only a while (the store's TTL) so idle items go away.
  * Every change is a put conditional on the version read, so concurrent failures each count
  * exactly once: a loser re-reads and applies its failure on top (or finds the name locked).
  * Time comes from the platform clock, so the local manual clock drives lockouts.
@@ -15,7 +15,9 @@ import { ApiError } from '../../http/errors';
 import type { Clock } from '../../platform/ports';
 import type { ItemKey } from '../../store/keys';
 import { retryOnConflict } from '../../store/records';
-import { clearFailedLogins, readLockout, recordFailedLogin, type LockoutItem } from './lockout-store';
+import { clearFailedLogins, readLockout, recordFailedLogin, type LockoutState } from './lockout-store';
+
+export { lockoutKey } from './lockout-store';
 
 /** The lockout rule of auth.md 5.3. */
 export const LOCKOUT_RULE = Object.freeze({
@@ -27,8 +29,6 @@ export const LOCKOUT_RULE = Object.freeze({
   lockMs: 10 * 60 * 1000,
 });
 
-/** How long after it stops mattering DynamoDB TTL may remove a lockout item. */
-const TTL_GRACE_SECONDS = 3600;
 /** Concurrent failures on one name retry their conditional write this often before giving up. */
 const WRITE_ATTEMPTS = 20;
 
@@ -52,32 +52,23 @@ export class AccountLockedError extends ApiError {
   }
 }
 
-/**
- * The key of a login name's lockout item: `realm` names what signs in (`customers`, `users`),
- * `partition` where its names are unique (`<account>#<mode>` for customers). Names are
- * compared case-insensitively.
- */
-export function lockoutKey(partition: string, realm: string, loginName: string): ItemKey {
-  return { pk: `${partition}#login-lockout#${realm}#${loginName.toLowerCase()}`, sk: 'lockout' };
-}
-
 /** What a password check found. */
 export type LoginCheck<T> = { outcome: 'success'; value: T } | { outcome: 'failure' } | { outcome: 'unknown' };
 
 /** The lock end when `item` is locked at `now`. */
-function lockedUntil(item: LockoutItem | undefined, now: number): number | undefined {
+function lockedUntil(item: LockoutState | undefined, now: number): number | undefined {
   return item?.locked_until_ms !== undefined && item.locked_until_ms > now ? item.locked_until_ms : undefined;
 }
 
 /** The failures that still count at `now`: none once a lock has ended, else those inside the window. */
-function countingFailures(item: LockoutItem | undefined, now: number): number[] {
+function countingFailures(item: LockoutState | undefined, now: number): number[] {
   if (!item) return [];
   if (item.locked_until_ms !== undefined && item.locked_until_ms <= now) return [];
   return item.failures_ms.filter((at) => at > now - LOCKOUT_RULE.windowMs);
 }
 
 /** Throws 401 account_locked when the name is locked now. */
-function assertUnlocked(item: LockoutItem | undefined, now: number): void {
+function assertUnlocked(item: LockoutState | undefined, now: number): void {
   const until = lockedUntil(item, now);
   if (until !== undefined) throw new AccountLockedError((until - now) / 1000);
 }
@@ -93,15 +84,13 @@ async function countFailure(key: ItemKey, clock: Clock): Promise<{ locked: boole
     assertUnlocked(current, now);
     const failures = [...countingFailures(current, now), now];
     const locks = failures.length >= LOCKOUT_RULE.maxFailures;
-    const next: LockoutItem = {
-      ...key,
+    const next: LockoutState = {
       // A lock starts the count afresh: attempts during it are not counted, and its end resets.
       failures_ms: locks ? [] : failures,
       ...(locks ? { locked_until_ms: now + LOCKOUT_RULE.lockMs } : {}),
       version: (current?.version ?? 0) + 1,
-      ttl: Math.ceil((locks ? now + LOCKOUT_RULE.lockMs : now + LOCKOUT_RULE.windowMs) / 1000) + TTL_GRACE_SECONDS,
     };
-    await recordFailedLogin(current, next);
+    await recordFailedLogin(key, current, next, locks ? now + LOCKOUT_RULE.lockMs : now + LOCKOUT_RULE.windowMs);
     return { locked: locks };
   }, WRITE_ATTEMPTS);
 }

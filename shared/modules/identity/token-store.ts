@@ -9,15 +9,40 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { NotFoundError } from '../../http/errors';
 import { db, table } from '../../store/client';
-import { defineEntity, EXISTS, IS_NEW, transact, TransactionRejectedError, type TransactEntry } from '../../store/entity';
-import { authIdKey, counterKey, scope, tokenKey, type ItemKey } from '../../store/keys';
+import { byDate, defineEntity, EXISTS, IS_NEW, transact, TransactionRejectedError, type TransactEntry } from '../../store/entity';
+import { authIdKey, counterKey, scope, tokenHashOf, tokenKey } from '../../store/keys';
 import { BindingLimitExceededError, isBound, MAX_BINDINGS } from './bindings';
 import type { Principal } from '../../core/access/principal';
-import { authListPartition, type TokenRecord } from '../../core/access/token-records';
+import { TOKEN_TTL_GRACE_SECONDS, type TokenRecord } from '../../core/access/token-records';
 import type { Mode, TokenKind } from '../../core/access/tokens';
 
+/** The listing partition of an account's tokens of one mode and kind. */
+function authListPartition(accountId: string, mode: Mode, kind: TokenKind): string {
+  return `${accountId}#${mode}#auths#${kind}`;
+}
+
+/** When DynamoDB may remove a token that ends at `expiresAtMs` (epoch seconds, a grace period after). */
+function tokenTtl(expiresAtMs: number): number {
+  return Math.ceil(expiresAtMs / 1000) + TOKEN_TTL_GRACE_SECONDS;
+}
+
+/**
+ * Tokens: keyed by the token's hash, listed per account, mode and kind by date_created (gsi1)
+ * and date_modified (gsi2, where a token stays at its creation: its changes are updates that
+ * leave the listing alone), removed by the table's TTL a while after they end.
+ */
 const tokens = defineEntity<TokenRecord>({ name: 'auth', collection: 'auths', scope: 'account', idField: 'auth_id',
-  indexes: { gsi1: 'tokens by date_created within <account>#<mode>#auths#<kind> (offset list by date)', gsi2: 'tokens by date_modified' } });
+  indexes: { gsi1: 'tokens by date_created within <account>#<mode>#auths#<kind> (offset list by date)', gsi2: 'tokens by date_modified' },
+  keyOf: (token) => tokenKey(token.token_hash),
+  fromKey: (key) => ({ token_hash: tokenHashOf(key) }),
+  indexKeys: (token) => {
+    const listing = authListPartition(token.account_id, token.mode, token.kind);
+    return { gsi1: byDate(listing, token.created_ms, token.auth_id), gsi2: byDate(listing, token.modified_ms, token.auth_id) };
+  },
+  expiresAt: (token) => (token.expires_at_ms === undefined ? undefined : tokenTtl(token.expires_at_ms)) });
+
+/** The record a token item holds, or undefined. */
+const tokenOf = (item: Record<string, unknown> | undefined): TokenRecord | undefined => item && tokens.recordOf(item);
 
 function counterEntry(accountId: string, mode: Mode, kind: TokenKind, delta: number): TransactEntry {
   return {
@@ -39,7 +64,7 @@ export function newTokenEntries(record: TokenRecord): TransactEntry[] {
     tokens.putEntry(record, { name: 'auth.create', ifNew: true }),
     {
       name: 'auth.pointer',
-      item: { Put: { TableName: table(), Item: { ...authIdKey(record.account_id, record.auth_id), token_pk: record.pk }, ConditionExpression: IS_NEW.expression } },
+      item: { Put: { TableName: table(), Item: { ...authIdKey(record.account_id, record.auth_id), token_pk: tokenKey(record.token_hash).pk }, ConditionExpression: IS_NEW.expression } },
     },
     counterEntry(record.account_id, record.mode, record.kind, 1),
   ];
@@ -56,20 +81,20 @@ export async function findTokenByAuthId(accountId: string, authId: string): Prom
   const tokenPk = pointer.Item?.token_pk as string | undefined;
   if (!tokenPk) return undefined;
   const result = await db().send(new GetCommand({ TableName: table(), Key: { pk: tokenPk, sk: 'token' }, ConsistentRead: true }));
-  return result.Item as TokenRecord | undefined;
+  return tokenOf(result.Item);
 }
 
 /** A token record by the hash of its token string, or undefined (strongly consistent). */
 export async function readTokenRecord(tokenHash: string): Promise<TokenRecord | undefined> {
   const result = await db().send(new GetCommand({ TableName: table(), Key: tokenKey(tokenHash), ConsistentRead: true }));
-  return result.Item as TokenRecord | undefined;
+  return tokenOf(result.Item);
 }
 
 /** Deletes a token, its pointer and its count; 404 when it is already gone (revoked concurrently). */
 export async function deleteToken(record: TokenRecord): Promise<void> {
   try {
     await transact([
-      { name: 'auth.delete', item: { Delete: { TableName: table(), Key: { pk: record.pk, sk: record.sk }, ConditionExpression: EXISTS.expression } } },
+      { name: 'auth.delete', item: { Delete: { TableName: table(), Key: tokenKey(record.token_hash), ConditionExpression: EXISTS.expression } } },
       { name: 'auth.pointer-delete', item: { Delete: { TableName: table(), Key: authIdKey(record.account_id, record.auth_id) } } },
       counterEntry(record.account_id, record.mode, record.kind, -1),
     ]);
@@ -80,29 +105,46 @@ export async function deleteToken(record: TokenRecord): Promise<void> {
   }
 }
 
-/** A change of a stored token: attributes to set and to remove (plain names, or `#`-placeholders in `names`). */
+/**
+ * A change of a stored token: attributes to set and to remove (plain names, or `#`-placeholders
+ * in `names`), and a new end (`expiresAtMs`, null for never), whose expiry the store sets with it.
+ */
 export interface TokenChange {
   sets: string[];
   removes: string[];
   values: Record<string, unknown>;
   names: Record<string, string>;
+  expiresAtMs?: number | null;
 }
 
 /** Applies `change` to an existing token and answers the stored result; 404 when the token is gone. */
 export async function changeToken(record: TokenRecord, change: TokenChange): Promise<TokenRecord> {
+  const sets = [...change.sets];
+  const removes = [...change.removes];
+  const values = { ...change.values };
+  const names = { ...change.names };
+  if (change.expiresAtMs !== undefined) {
+    names['#ttl'] = 'ttl';
+    if (change.expiresAtMs === null) removes.push('expires_at_ms', '#ttl');
+    else {
+      sets.push('expires_at_ms = :expires', '#ttl = :ttl');
+      values[':expires'] = change.expiresAtMs;
+      values[':ttl'] = tokenTtl(change.expiresAtMs);
+    }
+  }
   try {
     const result = await db().send(
       new UpdateCommand({
         TableName: table(),
-        Key: { pk: record.pk, sk: record.sk },
-        UpdateExpression: `SET ${change.sets.join(', ')}${change.removes.length ? ` REMOVE ${change.removes.join(', ')}` : ''}`,
+        Key: tokenKey(record.token_hash),
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
         ConditionExpression: EXISTS.expression,
-        ExpressionAttributeValues: change.values,
-        ...(Object.keys(change.names).length ? { ExpressionAttributeNames: change.names } : {}),
+        ExpressionAttributeValues: values,
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return result.Attributes as TokenRecord;
+    return tokenOf(result.Attributes)!;
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') throw new NotFoundError('The auth does not exist.');
     throw error;
@@ -132,8 +174,8 @@ export async function listTokens(accountId: string, mode: Mode, kind: TokenKind,
 /** One use of a token: when it happens, the new end of a sliding idle window, the rate-limit step it takes. */
 export interface TokenUse {
   now: number;
-  /** Sliding tokens: the window restarts at this use (and the TTL follows). */
-  slide?: { expiresAtMs: number; ttl: number };
+  /** Sliding tokens: the window restarts at this use, to end at `expiresAtMs` (and the expiry follows). */
+  slide?: { expiresAtMs: number };
   /** The bucket clauses of the lease it takes (rate-limit-store.ts `bucketClauses`). */
   bucket?: { set: string; condition: string; values: Record<string, unknown> };
 }
@@ -152,7 +194,7 @@ export async function recordTokenUse(tokenHash: string, use: TokenUse): Promise<
   if (use.slide) {
     sets.push('expires_at_ms = :slide', '#ttl = :ttl');
     values[':slide'] = use.slide.expiresAtMs;
-    values[':ttl'] = use.slide.ttl;
+    values[':ttl'] = tokenTtl(use.slide.expiresAtMs);
     names['#ttl'] = 'ttl';
     // A sliding token always has an end; one without it was never valid.
     expiryCondition = 'expires_at_ms > :now';
@@ -170,24 +212,24 @@ export async function recordTokenUse(tokenHash: string, use: TokenUse): Promise<
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return { used: result.Attributes as TokenRecord };
+    return { used: tokenOf(result.Attributes)! };
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    return { refused: error.Item ? (unmarshall(error.Item) as TokenRecord) : await readTokenRecord(tokenHash) };
+    return { refused: error.Item ? tokenOf(unmarshall(error.Item)) : await readTokenRecord(tokenHash) };
   }
 }
 
 /**
- * The entry that binds `path` to the token at `key` (auth.md 3.3): it holds only while the
+ * The entry that binds `path` to the token `record` (auth.md 3.3): it holds only while the
  * token exists and has fewer than `MAX_BINDINGS` bindings, so the 21st fails with no effect.
  */
-export function bindingEntry(key: ItemKey, path: string): TransactEntry {
+export function bindingEntry(record: Pick<TokenRecord, 'token_hash'>, path: string): TransactEntry {
   return {
     name: 'auth.bind',
     item: {
       Update: {
         TableName: table(),
-        Key: { pk: key.pk, sk: key.sk },
+        Key: tokenKey(record.token_hash),
         UpdateExpression: 'SET bindings = list_append(if_not_exists(bindings, :none), :one)',
         ConditionExpression: `${EXISTS.expression} AND (attribute_not_exists(bindings) OR size(bindings) < :max)`,
         ExpressionAttributeValues: { ':none': [], ':one': [path], ':max': MAX_BINDINGS },
@@ -197,14 +239,14 @@ export function bindingEntry(key: ItemKey, path: string): TransactEntry {
   };
 }
 
-/** The entry that gives the token at `key` uncounted reach over `paths` (after a paid sale). */
-export function reachEntry(key: ItemKey, paths: string[]): TransactEntry {
+/** The entry that gives the token `record` uncounted reach over `paths` (after a paid sale). */
+export function reachEntry(record: Pick<TokenRecord, 'token_hash'>, paths: string[]): TransactEntry {
   return {
     name: 'auth.reach',
     item: {
       Update: {
         TableName: table(),
-        Key: { pk: key.pk, sk: key.sk },
+        Key: tokenKey(record.token_hash),
         UpdateExpression: 'SET reach = list_append(if_not_exists(reach, :none), :paths)',
         ConditionExpression: EXISTS.expression,
         ExpressionAttributeValues: { ':none': [], ':paths': paths },
@@ -242,7 +284,7 @@ export function customerScopeEntry(principal: Principal | undefined, path: strin
     item: {
       Update: {
         TableName: table(),
-        Key: { pk: principal.record.pk, sk: principal.record.sk },
+        Key: tokenKey(principal.record.token_hash),
         UpdateExpression: 'SET customer_id = :customer_id',
         ConditionExpression: EXISTS.expression,
         ExpressionAttributeValues: { ':customer_id': customerId },

@@ -4,20 +4,16 @@
  * its life (pending → ready → deleted → gone) and keep its set of listing products in step
  * with the products' own writes.
  */
-import { defineEntity, type RecordScope, type TransactEntry } from '../../store/entity';
+import { bySequence, defineEntity, type RecordScope, type TransactEntry } from '../../store/entity';
 import { table } from '../../store/client';
 import { bucketCounterWrite, listingKeys, readOffsetCollection, reserveSequence } from '../../store/offset-index';
 import type { ImageRecord, ImageState } from './images';
 
 const images = defineEntity<ImageRecord>({ name: 'image', collection: 'images', scope: 'mode', idField: 'image_id',
-  indexes: { gsi1: 'images by creation sequence (offset list); pending and deleted ones are not listed' } });
+  indexes: { gsi1: 'images by creation sequence (offset list); pending and deleted ones are not listed' },
+  indexKeys: (image, partition) => ({ gsi1: image.state === 'ready' ? bySequence(partition, image.seq) : undefined }) });
 
 const STATE = { '#state': 'state' };
-
-/** The key of an image record. */
-export function imageKey(scope: RecordScope, imageId: string): { pk: string; sk: string } {
-  return images.key(scope, imageId);
-}
 
 /** Reserves the listing position of a new image (its creation sequence). */
 export async function reserveImagePosition(scope: RecordScope): Promise<number> {

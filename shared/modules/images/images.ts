@@ -61,18 +61,14 @@ export type ImageState = 'pending' | 'ready' | 'deleted' | 'abandoned';
 
 /** A stored image. */
 export interface ImageRecord extends ImageFacts {
-  pk: string;
-  sk: string;
   account_id: string;
   mode: 'live' | 'test';
   state: ImageState;
   /** Products that list it (a string set, absent when none): kept in the products' own write transactions. */
   product_ids?: Set<string>;
   modified_ms: number;
+  /** Its place in the creation-order listing, which holds it while it is ready (pending and deleted images are not listed). */
   seq: number;
-  /** Listing keys, set when the image becomes ready (pending and deleted images are not listed). */
-  gsi1pk?: string;
-  gsi1sk?: string;
 }
 
 /** The object key of one file of an image in the apps bucket. */

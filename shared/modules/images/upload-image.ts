@@ -21,7 +21,7 @@ import type { Platform } from '../../platform/ports';
 import type { RecordScope } from '../../store/entity';
 import { transact } from '../../store/transact';
 import { ImageKeyReusedError } from './errors';
-import { findImage, imageKey, pendingImageEntry, readyImageEntries, reserveImagePosition } from './image-store';
+import { findImage, pendingImageEntry, readyImageEntries, reserveImagePosition } from './image-store';
 import { processImage, type ImageUpload, type ProcessedImage } from './image-processing';
 import { IMAGE_FORMATS, IMAGE_SIZES, imageObjectKey, type ImageRecord } from './images';
 
@@ -70,7 +70,6 @@ async function writePending(platform: Pick<Platform, 'clock'>, scope: RecordScop
   const seq = await reserveImagePosition(scope);
   const now = platform.clock.nowMs();
   const record: ImageRecord = {
-    ...imageKey(scope, imageId),
     image_id: imageId,
     account_id: scope.accountId,
     mode: scope.mode,

@@ -9,10 +9,10 @@ import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import type { RenderContext } from '../../rest/render-context';
-import { collectionPartition, findRecord, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
+import { collectionPartition, findRecord, getRecord, type RecordScope } from '../../store/records';
 import { orderItemUpdate, orderUpdate } from './order-schemas';
 import { orderDeclaration, orderItemDeclaration, type OrderRecord } from './orders';
-import { customerOrders, saveOrderRecord } from './order-store';
+import { customerOrders, updateOrder } from './order-store';
 import { paymentDeclaration, paymentsOfCustomer } from '../payments';
 import { customerDeclaration } from '../customers';
 
@@ -40,14 +40,10 @@ export const updateOrderAction = withBody(orderUpdate, async (context) => {
   if (sends(body, 'meta')) changes.meta = body.meta;
   if (sends(body, 'referrer')) changes.referrer = body.referrer ?? null;
   if (sends(body, 'affiliate_id')) changes.affiliate_id = body.affiliate_id ?? null;
-  const saved = await retryOnConflict(async () => {
-    const current = await readOrder(context, scope);
-    if (!Object.keys(changes).length) return current;
-    const next = { ...current, ...changes, modified_ms: Math.max(context.platform.clock.nowMs(), current.modified_ms + 1) };
-    next.gsi2sk = `${new Date(next.modified_ms).toISOString()}#${current.order_id}`;
-    await saveOrderRecord(current, next);
-    return next;
-  });
+  const saved = await updateOrder(scope, context.params.order_id!, (current) => {
+    if (!Object.keys(changes).length) return { next: current, write: false };
+    return { next: { ...current, ...changes, modified_ms: Math.max(context.platform.clock.nowMs(), current.modified_ms + 1) } };
+  }, () => readOrder(context, scope));
   return { status: 200, body: await renderResource(orderDeclaration, saved, render) };
 });
 
@@ -108,19 +104,16 @@ export const updateOrderItemAction = withBody(orderItemUpdate, async (context) =
   const body = context.body;
   const itemId = context.params.item_id!;
   const meta = sends(body, 'meta') ? body.meta : undefined;
-  const saved = await retryOnConflict(async () => {
-    const current = await readOrder(context, scope);
+  const saved = await updateOrder(scope, context.params.order_id!, (current) => {
     if (!current.items.some((item) => item.item_id === itemId)) throw new NotFoundError('The order item does not exist.', { parameter: 'item_id' });
-    if (meta === undefined) return current;
+    if (meta === undefined) return { next: current, write: false };
     const next: OrderRecord = {
       ...current,
       items: current.items.map((item) => (item.item_id === itemId ? { ...item, meta } : item)),
       modified_ms: Math.max(context.platform.clock.nowMs(), current.modified_ms + 1),
     };
-    next.gsi2sk = `${new Date(next.modified_ms).toISOString()}#${current.order_id}`;
-    await saveOrderRecord(current, next);
-    return next;
-  });
+    return { next };
+  }, () => readOrder(context, scope));
   const item = saved.items.find((candidate) => candidate.item_id === itemId)!;
   return { status: 200, body: await renderResource(orderItemDeclaration, { order: saved, item }, render) };
 });
@@ -156,7 +149,7 @@ async function readCustomer(context: ApiContext, scope: RecordScope): Promise<st
   return customerId;
 }
 
-/** `GET /customers/{customer_id}/orders`: offset list in creation order (gsi3 per customer). */
+/** `GET /customers/{customer_id}/orders`: offset list in creation order (the store's listing per customer). */
 export async function listCustomerOrdersAction(context: ApiContext): Promise<ApiResult> {
   const { scope, render } = await prepare(context);
   const customerId = await readCustomer(context, scope);

@@ -1,14 +1,23 @@
-/** The orders entity: its creation, versioned saves, the writes other capabilities make, and a customer's orders (gsi3). */
-import { defineEntity, writeOne, type RecordScope } from '../../store/entity';
-import { VersionConflictError } from '../../store/errors';
+/** The orders entity: its creation, versioned updates, the writes other capabilities make, and a customer's orders (gsi3). */
+import { byDate, defineEntity, type Change, type RecordScope } from '../../store/entity';
 import type { TransactEntry } from '../../store/transact';
 import { table } from '../../store/client';
 import { listSortKey } from '../../store/keys';
-import { customerOrdersPartition, type OrderRecord } from './orders';
+import type { OrderRecord } from './orders';
+
+/** The listing partition of one customer's orders (gsi3). */
+function customerOrdersPartition(scope: RecordScope, customerId: string): string {
+  return `${scope.accountId}#${scope.mode}#customer-orders#${customerId}`;
+}
 
 /** Orders (mode-scoped): by date_created (gsi1), date_modified (gsi2), per customer (gsi3). */
 export const orders = defineEntity<OrderRecord>({ name: 'order', collection: 'orders', scope: 'mode', idField: 'order_id',
-  indexes: { gsi1: 'orders by date_created', gsi2: 'orders by date_modified', gsi3: "a customer's orders" } });
+  indexes: { gsi1: 'orders by date_created', gsi2: 'orders by date_modified', gsi3: "a customer's orders" },
+  indexKeys: (order, partition) => ({
+    gsi1: byDate(partition, order.created_ms, order.order_id),
+    gsi2: byDate(partition, order.modified_ms, order.order_id),
+    gsi3: byDate(customerOrdersPartition({ accountId: order.account_id, mode: order.mode }, order.customer_id), order.created_ms, order.order_id),
+  }) });
 
 /** Creates a new order (its id must be new). */
 export function createOrderEntry(order: OrderRecord): TransactEntry {
@@ -96,9 +105,9 @@ export function findOrder(scope: RecordScope, orderId: string): Promise<OrderRec
   return orders.find(scope, orderId);
 }
 
-/** Replaces `current` by `next` if nobody changed it meanwhile (a lost race: `VersionConflictError`, read again). */
-export async function saveOrderRecord(current: OrderRecord, next: OrderRecord): Promise<void> {
-  await writeOne(orders.putEntry(next, { name: 'order.save', ifVersion: current.modified_ms, onConditionFailed: () => new VersionConflictError('order changed') }));
+/** Applies `change` to an order over the version `read` answers (default: by id), again after a lost race; answers it as written. */
+export function updateOrder(scope: RecordScope, orderId: string, change: Change<OrderRecord>, read?: () => Promise<OrderRecord>): Promise<OrderRecord> {
+  return orders.update(scope, orderId, change, read ? { read } : {});
 }
 
 /** A customer's orders in creation order (gsi3). */

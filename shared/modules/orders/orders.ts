@@ -2,11 +2,11 @@
  * Orders (commerce.md §5): made once, when a sale's payment completes, from the sale's stored
  * amounts; items copy the sale lines and their meta (§5.2). Cursor-listed by date.
  */
-import { type DateListed, listSortKey } from '../../store/keys';
+import type { Dated } from '../../store/keys';
 import { declareResource, type FormattedShape } from '../../rest/declarations';
 import type { RenderContext } from '../../rest/render-context';
 import { derivedId } from '../../core/ids';
-import { collectionPartition, recordKey, type RecordScope } from '../../store/records';
+import type { RecordScope } from '../../store/records';
 import { formOptions, type CartRecord } from '../carts';
 import type { LineAmounts, SaleTotals, ShippingLineTotals } from '../pricing';
 import { licensePath } from '../licenses';
@@ -30,9 +30,7 @@ export interface OrderItemRecord extends LineAmounts {
 }
 
 /** A stored order. */
-export interface OrderRecord extends DateListed {
-  pk: string;
-  sk: string;
+export interface OrderRecord extends Dated {
   order_id: string;
   account_id: string;
   mode: 'live' | 'test';
@@ -59,14 +57,6 @@ export interface OrderRecord extends DateListed {
   licenses_outstanding?: number;
   /** License requests that ended `failed` and were not completed since. */
   licenses_failed?: number;
-  /** The customer's orders (`/customers/{id}/orders`). */
-  gsi3pk: string;
-  gsi3sk: string;
-}
-
-/** The listing partition of one customer's orders (gsi3). */
-export function customerOrdersPartition(scope: RecordScope, customerId: string): string {
-  return `${scope.accountId}#${scope.mode}#customer-orders#${customerId}`;
 }
 
 const LINE_MONEY = ['price', 'price_original', 'subtotal', 'subtotal_original', 'discount', 'tax', 'tax_original', 'total', 'total_original'] as const;
@@ -213,8 +203,6 @@ export function orderFromCart(
 ): OrderRecord {
   const { items, shipping_item, ...totals } = cart.totals;
   const metaOf = new Map(cart.items.map((item) => [item.item_id, item]));
-  const partition = collectionPartition(orderDeclaration, scope);
-  const sortKey = listSortKey(now, orderId);
   const orderItems: OrderItemRecord[] = items.map((line) => {
     const source = metaOf.get(line.item_id);
     const licenseServiceId = licenseServices.get(line.product_id) ?? null;
@@ -231,7 +219,6 @@ export function orderFromCart(
   });
   const licensed = orderItems.filter((item) => item.license_service_id).length;
   return {
-    ...recordKey(orderDeclaration, scope, orderId),
     order_id: orderId,
     account_id: scope.accountId,
     mode: scope.mode,
@@ -255,11 +242,5 @@ export function orderFromCart(
     ...(licensed ? { licenses_outstanding: licensed, licenses_failed: 0 } : {}),
     created_ms: now,
     modified_ms: now,
-    gsi1pk: partition,
-    gsi1sk: sortKey,
-    gsi2pk: partition,
-    gsi2sk: sortKey,
-    gsi3pk: customerOrdersPartition(scope, customerId),
-    gsi3sk: sortKey,
   };
 }

@@ -8,10 +8,9 @@ import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import type { RenderContext } from '../../rest/render-context';
-import { getRecord, retryOnConflict, type RecordScope } from '../../store/records';
+import { getRecord, type RecordScope } from '../../store/records';
 import { newCard, FeatureNotEnabledError, gatewayError } from '../payments';
 import {
-  changedPaymentMethod,
   deletePaymentMethod,
   getCustomerPaymentMethod,
   listPaymentMethods,
@@ -76,12 +75,7 @@ export async function getPaymentMethodAction(context: ApiContext): Promise<ApiRe
 /** `POST /customers/{customer_id}/payment_methods/{payment_method_id}`: partial update. */
 export const updatePaymentMethodAction = withBody(paymentMethodUpdate, async (context) => {
   const { scope, render, customerId } = await prepare(context);
-  const saved = await retryOnConflict(async () => {
-    const current = await getCustomerPaymentMethod(scope, customerId, context.params.payment_method_id!);
-    const next = changedPaymentMethod(current, context.body, context.platform.clock.nowMs());
-    await updatePaymentMethod(scope, current, next);
-    return next;
-  });
+  const saved = await updatePaymentMethod(scope, customerId, context.params.payment_method_id!, context.body, context.platform.clock);
   return { status: 200, body: await renderResource(paymentMethodDeclaration, saved, render) };
 });
 

@@ -1,20 +1,22 @@
 /**
  * Where saved payment methods live: the payment-method entity (mode-scoped) and a customer's
  * methods through gsi3, in creation order. Making a method the default clears the others'
- * `is_default` in the same transaction; a lost race on a change is a `VersionConflictError`
- * the caller's `retryOnConflict` reads again after.
+ * `is_default` in the same transaction; a lost race on a change reads and changes again (the
+ * entity's versioned update).
  */
-import { defineEntity, EXISTS, IS_NEW, TransactionRejectedError, writeAll, writeOne, type RecordScope, type TransactEntry } from '../../store/entity';
-import { VersionConflictError } from '../../store/errors';
+import { byDate, defineEntity, EXISTS, IS_NEW, TransactionRejectedError, writeAll, writeOne, type RecordScope, type TransactEntry } from '../../store/entity';
 import type { PaymentMethodRecord } from './payment-methods';
 
-const paymentMethods = defineEntity<PaymentMethodRecord>({ name: 'payment method', collection: 'payment_methods', scope: 'mode', idField: 'payment_method_id',
-  indexes: { gsi3: "a customer's saved methods" } });
-
 /** The gsi3 partition listing one customer's saved methods. */
-export function customerPaymentMethodsPartition(scope: RecordScope, customerId: string): string {
+function customerPaymentMethodsPartition(scope: RecordScope, customerId: string): string {
   return `${scope.accountId}#${scope.mode}#customer-payment-methods#${customerId}`;
 }
+
+const paymentMethods = defineEntity<PaymentMethodRecord>({ name: 'payment method', collection: 'payment_methods', scope: 'mode', idField: 'payment_method_id',
+  indexes: { gsi3: "a customer's saved methods" },
+  indexKeys: (method) => ({
+    gsi3: byDate(customerPaymentMethodsPartition({ accountId: method.account_id, mode: method.mode }, method.customer_id), method.created_ms, method.payment_method_id),
+  }) });
 
 /** A customer's saved methods, oldest first. */
 export async function customerPaymentMethods(scope: RecordScope, customerId: string): Promise<PaymentMethodRecord[]> {
@@ -25,8 +27,6 @@ export async function customerPaymentMethods(scope: RecordScope, customerId: str
 export async function findPaymentMethodRecord(scope: RecordScope, paymentMethodId: string): Promise<PaymentMethodRecord | undefined> {
   return paymentMethods.find(scope, paymentMethodId);
 }
-
-const lostRace = () => new VersionConflictError('payment method changed');
 
 /** Entries clearing `is_default` on `others` (each must still exist). */
 function clearDefaultEntries(scope: RecordScope, others: readonly PaymentMethodRecord[]): TransactEntry[] {
@@ -40,21 +40,32 @@ export async function insertPaymentMethod(scope: RecordScope, record: PaymentMet
   await writeAll([paymentMethods.putEntry(record, { name: 'payment method.create', condition: IS_NEW }), ...clearDefaultEntries(scope, otherDefaults)]);
 }
 
+/** What a change of a saved method decides: the method after it, and the other methods that lose `is_default` with it. */
+export interface PaymentMethodChange {
+  next: PaymentMethodRecord;
+  otherDefaults: readonly PaymentMethodRecord[];
+}
+
 /**
- * Replaces `current` by `next` if nobody changed it meanwhile, clearing `is_default` on
- * `otherDefaults` in the same transaction; any refusal is a `VersionConflictError` (read again).
+ * Applies `change` to the saved method `read` answers, over the version read, clearing
+ * `is_default` on the change's `otherDefaults` in the same transaction. Any refusal (a cleared
+ * method deleted meanwhile, or only concurrent transactions) reads and changes again.
  */
-export async function savePaymentMethodRecord(scope: RecordScope, current: PaymentMethodRecord, next: PaymentMethodRecord, otherDefaults: readonly PaymentMethodRecord[]): Promise<void> {
-  try {
-    await writeAll([
-      paymentMethods.putEntry(next, { name: 'payment method.save', ifVersion: current.modified_ms, onConditionFailed: lostRace }),
-      ...clearDefaultEntries(scope, otherDefaults),
-    ]);
-  } catch (error) {
-    // A cleared method deleted meanwhile, or only concurrent transactions: read again and retry too.
-    if (error instanceof TransactionRejectedError) throw lostRace();
-    throw error;
-  }
+export function updatePaymentMethodRecord(
+  scope: RecordScope,
+  paymentMethodId: string,
+  change: (current: PaymentMethodRecord) => Promise<PaymentMethodChange>,
+  read: () => Promise<PaymentMethodRecord>,
+): Promise<PaymentMethodRecord> {
+  return paymentMethods.update(
+    scope,
+    paymentMethodId,
+    async (current) => {
+      const { next, otherDefaults } = await change(current);
+      return { next, extra: clearDefaultEntries(scope, otherDefaults) };
+    },
+    { read, refusalIsConflict: true },
+  );
 }
 
 /** Deletes a saved method; one already deleted meanwhile is the outcome asked for, so that is no error. */

@@ -1,32 +1,28 @@
 /**
  * Saved payment methods (commerce.md §6.1, §4.2): a customer's saved cards. Each is its own
  * record (`<account>#<mode>#payment_methods#<id>`) holding the `SavedCardRef` and the masked
- * `data`, never the full number or the CVV; a customer's methods are listed through gsi3
- * (`<account>#<mode>#customer-payment-methods#<customer_id>`), in creation order.
+ * `data`, never the full number or the CVV; a customer's methods are listed per customer (the
+ * store's index), in creation order.
  */
 import { NotFoundError } from '../../http/errors';
 import { newId } from '../../core/ids';
 import { mergeAddress } from '../../rest/addresses';
 import { declareResource } from '../../rest/declarations';
 import { invalid } from '../../rest/input';
-import { listSortKey } from '../../store/keys';
-import { recordKey, type RecordScope } from '../../store/records';
+import type { RecordScope } from '../../store/records';
 import { cardExpired, maskedCard, type MaskedCard, savedCardRef } from '../payments';
-import type { NewCard, SavedCardRef } from '../../platform/ports';
+import type { Clock, NewCard, SavedCardRef } from '../../platform/ports';
 import {
-  customerPaymentMethodsPartition,
   customerPaymentMethods,
   findPaymentMethodRecord,
   insertPaymentMethod,
   removePaymentMethod,
-  savePaymentMethodRecord,
+  updatePaymentMethodRecord,
 } from './payment-method-store';
 import type { PaymentMethodUpdateInput } from './payment-method-schemas';
 
 /** A stored saved payment method. */
 export interface PaymentMethodRecord {
-  pk: string;
-  sk: string;
   payment_method_id: string;
   customer_id: string;
   account_id: string;
@@ -39,8 +35,6 @@ export interface PaymentMethodRecord {
   data: MaskedCard;
   created_ms: number;
   modified_ms: number;
-  gsi3pk: string;
-  gsi3sk: string;
 }
 
 /** The saved payment method declaration (REST conventions engine). */
@@ -70,7 +64,6 @@ export const paymentMethodDeclaration = declareResource<PaymentMethodRecord>({
 export function newPaymentMethodRecord(scope: RecordScope, customerId: string, card: NewCard, isDefault: boolean, now: number, id = newId()): PaymentMethodRecord {
   const ref = savedCardRef(card);
   return {
-    ...recordKey(paymentMethodDeclaration, scope, id),
     payment_method_id: id,
     customer_id: customerId,
     account_id: scope.accountId,
@@ -81,8 +74,6 @@ export function newPaymentMethodRecord(scope: RecordScope, customerId: string, c
     data: maskedCard(ref),
     created_ms: now,
     modified_ms: now,
-    gsi3pk: customerPaymentMethodsPartition(scope, customerId),
-    gsi3sk: listSortKey(now, id),
   };
 }
 
@@ -160,12 +151,19 @@ export function changedPaymentMethod(current: PaymentMethodRecord, body: Payment
 }
 
 /**
- * Writes a changed method (conditional on the version read; a lost race is a
- * `VersionConflictError`); `is_default: true` clears the others.
+ * Applies a parsed update to a customer's saved method (404 when it is not the customer's),
+ * over the version read and again after a lost race; `is_default: true` clears the others.
  */
-export async function updatePaymentMethod(scope: RecordScope, current: PaymentMethodRecord, next: PaymentMethodRecord): Promise<void> {
-  const clears = next.is_default && !current.is_default ? await otherDefaults(scope, current.customer_id, current.payment_method_id) : [];
-  await savePaymentMethodRecord(scope, current, next, clears);
+export async function updatePaymentMethod(scope: RecordScope, customerId: string, paymentMethodId: string, body: PaymentMethodUpdateInput, clock: Pick<Clock, 'nowMs'>): Promise<PaymentMethodRecord> {
+  return updatePaymentMethodRecord(
+    scope,
+    paymentMethodId,
+    async (current) => {
+      const next = changedPaymentMethod(current, body, clock.nowMs());
+      return { next, otherDefaults: next.is_default && !current.is_default ? await otherDefaults(scope, current.customer_id, current.payment_method_id) : [] };
+    },
+    () => getCustomerPaymentMethod(scope, customerId, paymentMethodId),
+  );
 }
 
 /** Deletes a saved method (one deleted concurrently is no error: the outcome asked for). */

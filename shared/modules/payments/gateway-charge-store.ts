@@ -5,37 +5,35 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, table } from '../../store/client';
-import { defineEntity, IS_NEW } from '../../store/entity';
+import { byDate, defineEntity, IS_NEW } from '../../store/entity';
 import { TransactionRejectedError } from '../../store/errors';
 import { writeOne } from '../../store/transact';
 import type { ChargeResult } from '../../platform/ports';
 
 /** A ledger entry: the charge's result, or `voided` when the key was closed before any charge. */
 export interface GatewayChargeRecord {
-  pk: string;
-  sk: string;
   key: string;
   state: 'charged' | 'voided';
   result: ChargeResult | null;
   amount: number | null;
   currency: string | null;
   created_ms: number;
-  gsi3pk: string;
-  gsi3sk: string;
 }
 
 /** The ledger across accounts (gsi3), newest last; only the local runtime's page lists it. */
 export const LEDGER_PARTITION = 'test-gateway#charges';
 
-const charges = defineEntity<GatewayChargeRecord>({ name: 'gateway charge', collection: 'gateway-charges', scope: 'account', idField: 'key',
-  indexes: { gsi3: 'the test gateway ledger, for the local runtime page' } });
-
 const keyOf = (chargeKey: string) => ({ pk: `test-gateway#${chargeKey}`, sk: 'charge' });
+
+const charges = defineEntity<GatewayChargeRecord>({ name: 'gateway charge', collection: 'gateway-charges', scope: 'account', idField: 'key',
+  indexes: { gsi3: 'the test gateway ledger, for the local runtime page' },
+  keyOf: (charge) => keyOf(charge.key),
+  indexKeys: (charge) => ({ gsi3: byDate(LEDGER_PARTITION, charge.created_ms, charge.key) }) });
 
 /** The ledger entry of `chargeKey`, if any. */
 export async function findCharge(chargeKey: string): Promise<GatewayChargeRecord | undefined> {
   const found = await db().send(new GetCommand({ TableName: table(), Key: keyOf(chargeKey), ConsistentRead: true }));
-  return found.Item as GatewayChargeRecord | undefined;
+  return found.Item && charges.recordOf(found.Item);
 }
 
 /**
@@ -43,13 +41,7 @@ export async function findCharge(chargeKey: string): Promise<GatewayChargeRecord
  * (the new one, or the earlier charge or void).
  */
 export async function recordOnce(chargeKey: string, entry: Pick<GatewayChargeRecord, 'state' | 'result' | 'amount' | 'currency' | 'created_ms'>): Promise<GatewayChargeRecord> {
-  const record: GatewayChargeRecord = {
-    ...keyOf(chargeKey),
-    key: chargeKey,
-    ...entry,
-    gsi3pk: LEDGER_PARTITION,
-    gsi3sk: `${new Date(entry.created_ms).toISOString()}#${chargeKey}`,
-  };
+  const record: GatewayChargeRecord = { key: chargeKey, ...entry };
   try {
     await writeOne(charges.putEntry(record, { condition: IS_NEW, name: 'gateway-charge.record' }));
     return record;

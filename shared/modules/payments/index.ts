@@ -19,4 +19,4 @@ export { newPaymentRecord, paymentDeclaration, type PaymentRecord } from './paym
 export { cardData, savedCardFields, type CartPaymentInput, type DirectPaymentInput, type PaymentMethodInput } from './payment-schemas';
 export { chargeKey, findRecentDuplicate, initiatedEntry, outcomeEntry, payments, paymentsOfCustomer, recordSavedMethod } from './payment-store';
 export { cartPaymentCreate, directPaymentCreate, paymentUpdate } from './payment-schemas';
-export { paymentsOfCart, savePaymentRecord } from './payment-store';
+export { paymentsOfCart, updatePayment } from './payment-store';

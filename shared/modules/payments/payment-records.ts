@@ -2,10 +2,10 @@
  * Payments as stored and shown (commerce.md §4.1): one record per attempt, cursor-listed by
  * date, and indexed by card fingerprint, currency and total for duplicate detection (§4.5).
  */
-import { type DateListed, listSortKey } from '../../store/keys';
+import type { Dated } from '../../store/keys';
 import { declareResource } from '../../rest/declarations';
 import type { RenderContext } from '../../rest/render-context';
-import { collectionPartition, recordKey, type RecordScope } from '../../store/records';
+import type { RecordScope } from '../../store/records';
 import type { MaskedCard } from './cards';
 import type { ChargeResponseData } from '../../platform/ports';
 
@@ -13,9 +13,7 @@ import type { ChargeResponseData } from '../../platform/ports';
 export type PaymentStatus = 'initiated' | 'pending' | 'completed' | 'failed' | 'refunded' | 'cancelled';
 
 /** A stored payment. */
-export interface PaymentRecord extends DateListed {
-  pk: string;
-  sk: string;
+export interface PaymentRecord extends Dated {
   payment_id: string;
   account_id: string;
   mode: 'live' | 'test';
@@ -47,8 +45,6 @@ export interface PaymentRecord extends DateListed {
   gateway_outcome?: 'approved';
   /** Card fingerprint (never the number), for duplicate detection. */
   fingerprint: string | null;
-  gsi3pk?: string;
-  gsi3sk?: string;
 }
 
 const SUCCESS: ReadonlySet<PaymentStatus> = new Set(['completed', 'pending', 'refunded']);
@@ -125,27 +121,14 @@ export const paymentDeclaration = declareResource<PaymentRecord>({
   },
 });
 
-/** The duplicate-detection partition: same account, mode, card, currency and total (§4.5). */
-export function duplicatePartition(scope: RecordScope, fingerprint: string, currency: string, total: number): string {
-  return `${scope.accountId}#${scope.mode}#payment-fingerprint#${fingerprint}#${currency}#${total}`;
-}
-
 /** A new payment record in status `initiated`, created at `now` (epoch ms). */
-export function newPaymentRecord(scope: RecordScope, paymentId: string, fields: Omit<PaymentRecord, 'pk' | 'sk' | 'payment_id' | 'account_id' | 'mode' | 'created_ms' | 'modified_ms' | 'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'gsi3pk' | 'gsi3sk'>, now: number): PaymentRecord {
-  const partition = collectionPartition(paymentDeclaration, scope);
-  const sortKey = listSortKey(now, paymentId);
+export function newPaymentRecord(scope: RecordScope, paymentId: string, fields: Omit<PaymentRecord, 'payment_id' | 'account_id' | 'mode' | 'created_ms' | 'modified_ms'>, now: number): PaymentRecord {
   return {
-    ...recordKey(paymentDeclaration, scope, paymentId),
     payment_id: paymentId,
     account_id: scope.accountId,
     mode: scope.mode,
     ...fields,
     created_ms: now,
     modified_ms: now,
-    gsi1pk: partition,
-    gsi1sk: sortKey,
-    gsi2pk: partition,
-    gsi2sk: sortKey,
-    ...(fields.fingerprint ? { gsi3pk: duplicatePartition(scope, fields.fingerprint, fields.currency, fields.total), gsi3sk: sortKey } : {}),
   };
 }

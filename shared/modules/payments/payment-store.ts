@@ -3,14 +3,28 @@
  * only from `initiated`), the saved-method note, versioned saves of the client's fields, the
  * payments of a cart or a customer (gsi1, filtered) and the duplicate-detection lookup (gsi3).
  */
-import { defineEntity, type RecordScope } from '../../store/entity';
-import { VersionConflictError } from '../../store/errors';
+import { byDate, defineEntity, type Change, type RecordScope } from '../../store/entity';
 import { writeOne, type TransactEntry } from '../../store/transact';
-import { duplicatePartition, type PaymentRecord } from './payment-records';
+import type { PaymentRecord } from './payment-records';
 
-/** Payments (mode-scoped). */
+/** The duplicate-detection partition: same account, mode, card, currency and total (§4.5). */
+function duplicatePartition(scope: RecordScope, fingerprint: string, currency: string, total: number): string {
+  return `${scope.accountId}#${scope.mode}#payment-fingerprint#${fingerprint}#${currency}#${total}`;
+}
+
+/**
+ * Payments (mode-scoped): by date_created (gsi1), date_modified (gsi2; an outcome leaves a
+ * payment where it was, `outcomeEntry`) and, with a card fingerprint, for duplicate detection (gsi3).
+ */
 export const payments = defineEntity<PaymentRecord>({ name: 'payment', collection: 'payments', scope: 'mode', idField: 'payment_id',
-  indexes: { gsi1: 'payments by date_created; payments of a cart or an order (filtered)', gsi2: 'payments by date_modified', gsi3: 'duplicate detection by card fingerprint, currency and total' } });
+  indexes: { gsi1: 'payments by date_created; payments of a cart or an order (filtered)', gsi2: 'payments by date_modified', gsi3: 'duplicate detection by card fingerprint, currency and total' },
+  indexKeys: (payment, partition) => ({
+    gsi1: byDate(partition, payment.created_ms, payment.payment_id),
+    gsi2: byDate(partition, payment.modified_ms, payment.payment_id),
+    gsi3: payment.fingerprint
+      ? byDate(duplicatePartition({ accountId: payment.account_id, mode: payment.mode }, payment.fingerprint, payment.currency, payment.total), payment.created_ms, payment.payment_id)
+      : undefined,
+  }) });
 
 /** The gateway idempotency key of a payment: one charge per payment, ever. */
 export function chargeKey(scope: RecordScope, paymentId: string): string {
@@ -22,10 +36,15 @@ export function initiatedEntry(payment: PaymentRecord): TransactEntry {
   return payments.putEntry(payment, { ifNew: true, name: 'payment.initiate' });
 }
 
-/** Stores the payment's outcome (completed or failed), only if it is still `initiated`: an outcome is written once. */
+/**
+ * Stores the payment's outcome (completed or failed), only if it is still `initiated`: an outcome
+ * is written once. It does not move the payment in the date_modified listing: the payment stays
+ * at its initiation (only a client's change moves it, `updatePayment`).
+ */
 export function outcomeEntry(payment: PaymentRecord): TransactEntry {
   return payments.putEntry(payment, {
     name: 'payment.outcome',
+    listedAs: { ...payment, modified_ms: payment.created_ms },
     condition: { expression: '#status = :initiated', names: { '#status': 'status' }, values: { ':initiated': 'initiated' } },
   });
 }
@@ -56,9 +75,9 @@ export async function findRecentDuplicate(scope: RecordScope, fingerprint: strin
   return found[0];
 }
 
-/** Replaces `current` by `next` if nobody changed it meanwhile (a lost race: `VersionConflictError`, read again). */
-export async function savePaymentRecord(current: PaymentRecord, next: PaymentRecord): Promise<void> {
-  await writeOne(payments.putEntry(next, { name: 'payment.save', ifVersion: current.modified_ms, onConditionFailed: () => new VersionConflictError('payment changed') }));
+/** Applies `change` to a payment over the version read, again after a lost race; answers it as written. */
+export function updatePayment(scope: RecordScope, paymentId: string, change: Change<PaymentRecord>): Promise<PaymentRecord> {
+  return payments.update(scope, paymentId, change);
 }
 
 /** The payments of the scope whose `property` is `value`, in creation order (gsi1, filtered). */

@@ -11,16 +11,17 @@ import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import type { RenderContext } from '../../rest/render-context';
 import { readOffsetCollection } from '../../store/offset-index';
-import { collectionPartition, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
+import { getRecord, type RecordScope } from '../../store/records';
 import {
   createPromotion,
   promotionDeclaration,
   promotionFields,
   promotionPath,
-  savePromotion,
+  promotionRevision,
   type PromotionInputContext,
   type PromotionRecord,
 } from './promotions';
+import { promotionListing, updatePromotion } from './promotion-store';
 import { promotionCreate, promotionUpdate } from './promotion-schemas';
 
 const SORT_FIELDS = ['name', 'date_created'] as const;
@@ -60,21 +61,18 @@ export async function getPromotionAction(context: ApiContext): Promise<ApiResult
 export const updatePromotionAction = withBody(promotionUpdate, async (context) => {
   const { scope, render } = await prepare(context);
   const body = context.body;
-  const saved = await retryOnConflict(async () => {
-    const current = await readPromotion(scope, context.params.promotion_id!);
-    const fields = promotionFields(body, current, inputContext(render, context.platform.clock));
-    return savePromotion(current, fields, body.deleted === false ? false : current.deleted, context.platform.clock);
-  });
+  const saved = await updatePromotion(scope, context.params.promotion_id!, (current) =>
+    promotionRevision(current, promotionFields(body, current, inputContext(render, context.platform.clock)), body.deleted === false ? false : current.deleted, context.platform.clock),
+  );
   return { status: 200, body: await renderResource(promotionDeclaration, saved, render) };
 });
 
 /** `DELETE /promotions/{promotion_id}`: a soft delete (`deleted: true`, `active: false`); orders keep their link. */
 export async function deletePromotionAction(context: ApiContext): Promise<ApiResult> {
   const { scope } = await prepare(context);
-  await retryOnConflict(async () => {
-    const current = await readPromotion(scope, context.params.promotion_id!);
-    if (!current.deleted) await savePromotion(current, current, true, context.platform.clock);
-  });
+  await updatePromotion(scope, context.params.promotion_id!, (current) =>
+    current.deleted ? { next: current, write: false } : promotionRevision(current, current, true, context.platform.clock),
+  );
   return { status: 204 };
 }
 
@@ -88,10 +86,8 @@ export async function listPromotionsAction(context: ApiContext): Promise<ApiResu
   const deleted = booleanParameter(query, 'deleted') ?? false;
   const active = booleanParameter(query, 'active');
   const search = query.q?.trim().toLowerCase() || undefined;
-  const partition = collectionPartition(promotionDeclaration, scope);
-
   const { items, total } = await readOffsetCollection<PromotionRecord>({
-    partition: deleted ? `${partition}#deleted` : partition,
+    partition: promotionListing(scope, deleted),
     offset: page.offset,
     limit: page.limit,
     descending,

@@ -1,28 +1,31 @@
 /**
  * Where promotions live: the promotion entity (listed in creation order through the bucketed
  * offset index), the claim items that keep a code unique per account and mode, and the use
- * counters a payment moves. A taken code is a 409 in_use on `code`; a lost version race is a
- * `VersionConflictError` the caller's `retryOnConflict` reads again after.
+ * counters a payment moves. A taken code is a 409 in_use on `code`; a lost version race reads
+ * and changes again (the entity's versioned update).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { InUseError } from '../../http/errors';
 import { db, table } from '../../store/client';
-import { atVersion, defineEntity, EXISTS, transact, TransactionRejectedError, type RecordScope, type TransactEntry } from '../../store/entity';
-import { VersionConflictError } from '../../store/errors';
-import { bucketCounterWrite, listingKeys, reserveSequence } from '../../store/offset-index';
+import { bySequence, defineEntity, EXISTS, type Change, type RecordScope, type Revision, type TransactEntry, type UpdateOptions } from '../../store/entity';
+import { bucketCounterWrite, reserveSequence } from '../../store/offset-index';
 import type { PromotionRecord } from './promotions';
 
+/** Where deleted promotions are listed: apart, uncounted. */
+const deletedListing = (partition: string) => `${partition}#deleted`;
+
 const promotions = defineEntity<PromotionRecord>({ name: 'promotion', collection: 'promotions', scope: 'mode', idField: 'promotion_id',
-  indexes: { gsi1: 'promotions by creation sequence (offset list); deleted ones under <partition>#deleted' } });
+  indexes: { gsi1: 'promotions by creation sequence (offset list); deleted ones under <partition>#deleted' },
+  indexKeys: (promotion, partition) => ({ gsi1: bySequence(promotion.deleted ? deletedListing(partition) : partition, promotion.seq) }) });
 
 /** The key of a promotion record. */
-export function promotionKey(scope: RecordScope, promotionId: string): { pk: string; sk: string } {
+function promotionKey(scope: RecordScope, promotionId: string): { pk: string; sk: string } {
   return promotions.key(scope, promotionId);
 }
 
-/** The listing partition of the promotions of a scope (deleted ones sit under `<partition>#deleted`). */
-export function promotionListing(scope: RecordScope): string {
-  return promotions.partition(scope);
+/** The listing partition of the promotions of a scope, or of its deleted ones (not counted). */
+export function promotionListing(scope: RecordScope, deleted = false): string {
+  return deleted ? deletedListing(promotions.partition(scope)) : promotions.partition(scope);
 }
 
 /** The claim that makes a code unique per account and mode, case-insensitively. */
@@ -48,11 +51,9 @@ function codeClaimEntries(scope: RecordScope, promotionId: string, before: strin
   return entries;
 }
 
-/** Reserves the next listing position of a new promotion, and the listing keys it gives the record. */
-export async function reservePromotionPosition(scope: RecordScope): Promise<{ seq: number; gsi1pk: string; gsi1sk: string }> {
-  const partition = promotions.partition(scope);
-  const seq = await reserveSequence(partition);
-  return { seq, ...listingKeys(partition, seq) };
+/** Reserves the listing position (sequence) of a new promotion. */
+export async function reservePromotionSequence(scope: RecordScope): Promise<number> {
+  return reserveSequence(promotions.partition(scope));
 }
 
 /** Writes a new promotion with its bucket counter and code claim; a taken id or code answers 409 in_use. */
@@ -60,28 +61,33 @@ export async function insertPromotion(scope: RecordScope, record: PromotionRecor
   await promotions.create(record, { sequence: record.seq, scope, extra: codeClaimEntries(scope, record.promotion_id, null, record.code) });
 }
 
-/**
- * Sets `changed` on a promotion if it is still at the version read, moving it in or out of the
- * listing count when `deleted` changes and its code claim when the code changes. Only the
- * named attributes are written, so the use counters payments move are never overwritten.
- */
-export async function updatePromotion(current: PromotionRecord, next: PromotionRecord, changed: Record<string, unknown>): Promise<void> {
+/** A promotion revision as the store writes it: counted out of or into the listing when `deleted` changes, its code claim moved when the code changes. */
+function storedRevision(current: PromotionRecord, revision: Revision<PromotionRecord>): Revision<PromotionRecord> {
+  const { next } = revision;
   const scope = { accountId: current.account_id, mode: current.mode };
-  const lostRace = () => new VersionConflictError(`Promotion ${current.promotion_id} changed concurrently`);
-  const entries: TransactEntry[] = [
-    promotions.updateEntry(scope, current.promotion_id, { name: 'promotion.update', set: changed, condition: atVersion(current.modified_ms), onConditionFailed: lostRace }),
-  ];
+  const entries: TransactEntry[] = [];
   if (next.deleted !== current.deleted) {
     entries.push({ name: 'promotion.bucket-counter', item: bucketCounterWrite(promotions.partition(scope), current.seq, next.deleted ? -1 : 1) });
   }
   entries.push(...codeClaimEntries(scope, current.promotion_id, current.code, next.code));
-  try {
-    await transact(entries);
-  } catch (error) {
-    // Anything else that cancelled the write (concurrent transactions) is read again and retried too.
-    if (error instanceof TransactionRejectedError) throw lostRace();
-    throw error;
-  }
+  return { ...revision, extra: [...(revision.extra ?? []), ...entries] };
+}
+
+/**
+ * How a promotion is written: only the revision's `set` attributes, so the use counters a payment
+ * moves meanwhile are never overwritten, always in a transaction; anything else that cancels it
+ * (concurrent transactions) is a lost race too, read again.
+ */
+const WRITE: UpdateOptions<PromotionRecord> = { name: 'promotion.update', transaction: true, refusalIsConflict: true };
+
+/** Writes `revision` if the promotion is still at the version of `current` (a lost race: `VersionConflictError`). */
+export async function revisePromotion(current: PromotionRecord, revision: Revision<PromotionRecord>): Promise<PromotionRecord> {
+  return promotions.revise(current, storedRevision(current, revision), WRITE);
+}
+
+/** Applies `change` to a promotion over the version read, again after a lost race; answers it as it is now. */
+export async function updatePromotion(scope: RecordScope, promotionId: string, change: Change<PromotionRecord>): Promise<PromotionRecord> {
+  return promotions.update(scope, promotionId, async (current) => storedRevision(current, await change(current)), WRITE);
 }
 
 /** A promotion by id, or undefined (strongly consistent). */

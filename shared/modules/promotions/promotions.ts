@@ -17,23 +17,14 @@ import { parseDateInput } from '../../rest/dates';
 import { declareResource } from '../../rest/declarations';
 import { currencyEntries, invalid, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
+import type { Revision } from '../../store/entity';
 import type { RecordScope } from '../../store/records';
-import {
-  findPromotionRecord,
-  insertPromotion,
-  promotionIdOfCode,
-  promotionKey,
-  promotionListing,
-  reservePromotionPosition,
-  updatePromotion,
-} from './promotion-store';
+import { findPromotionRecord, insertPromotion, promotionIdOfCode, reservePromotionSequence, revisePromotion } from './promotion-store';
 import type { DiscountAmount, PromotionTerms } from './discounts';
 import { PROMOTION_CODE, type PromotionInput } from './promotion-schemas';
 
 /** A stored promotion. */
 export interface PromotionRecord extends PromotionTerms {
-  pk: string;
-  sk: string;
   promotion_id: string;
   account_id: string;
   mode: 'live' | 'test';
@@ -53,9 +44,8 @@ export interface PromotionRecord extends PromotionTerms {
   meta: unknown;
   created_ms: number;
   modified_ms: number;
+  /** Its place in the creation-order listing. */
   seq: number;
-  gsi1pk: string;
-  gsi1sk: string;
 }
 
 /** The writable properties of a promotion, validated. */
@@ -189,10 +179,9 @@ export { codeClaimKey } from './promotion-store';
 export async function createPromotion(scope: RecordScope, body: PromotionInput, context: PromotionInputContext, clock: Clock): Promise<PromotionRecord> {
   const promotionId = body.promotion_id ?? newId();
   const fields = promotionFields(body, undefined, context);
-  const position = await reservePromotionPosition(scope);
+  const seq = await reservePromotionSequence(scope);
   const now = clock.nowMs();
   const record: PromotionRecord = {
-    ...promotionKey(scope, promotionId),
     promotion_id: promotionId,
     account_id: scope.accountId,
     mode: scope.mode,
@@ -203,21 +192,19 @@ export async function createPromotion(scope: RecordScope, body: PromotionInput, 
     claimed_uses: 0,
     created_ms: now,
     modified_ms: now,
-    ...position,
+    seq,
   };
   await insertPromotion(scope, record);
   return record;
 }
 
 /**
- * Writes changed fields of a promotion: moves it in or out of the listing when `deleted`
- * changes and moves its code claim when the code changes (other than in letter case). The
- * write is conditional on the version read, so concurrent changes (and the `uses` counters a
- * payment moves) never mix; the caller's `retryOnConflict` reads again.
+ * The revision that writes changed fields of a promotion: the store moves it in or out of the
+ * listing when `deleted` changes and moves its code claim when the code changes (other than in
+ * letter case). It is written conditionally on the version read, so concurrent changes (and the
+ * `uses` counters a payment moves) never mix.
  */
-export async function savePromotion(current: PromotionRecord, fields: PromotionFields, deleted: boolean, clock: Clock): Promise<PromotionRecord> {
-  const scope = { accountId: current.account_id, mode: current.mode };
-  const partition = promotionListing(scope);
+export function promotionRevision(current: PromotionRecord, fields: PromotionFields, deleted: boolean, clock: Clock): Revision<PromotionRecord> {
   const next: PromotionRecord = {
     ...current,
     ...(Object.fromEntries(FIELD_NAMES.map((name) => [name, fields[name]])) as PromotionFields),
@@ -225,18 +212,20 @@ export async function savePromotion(current: PromotionRecord, fields: PromotionF
     active: deleted ? false : fields.active,
     deleted,
     modified_ms: Math.max(clock.nowMs(), current.modified_ms + 1),
-    gsi1pk: deleted ? `${partition}#deleted` : partition,
   };
   // Only these attributes change: the use counters, which payments move without touching
   // `modified_ms`, are never overwritten with the values read here.
-  const changed: Record<string, unknown> = {
+  const changed: Partial<PromotionRecord> = {
     ...Object.fromEntries(FIELD_NAMES.map((name) => [name, next[name]])),
     deleted,
     modified_ms: next.modified_ms,
-    gsi1pk: next.gsi1pk,
   };
-  await updatePromotion(current, next, changed);
-  return next;
+  return { next, set: changed };
+}
+
+/** Writes `promotionRevision`'s change over the version of `current` (one round: a lost race is a `VersionConflictError`). */
+export async function savePromotion(current: PromotionRecord, fields: PromotionFields, deleted: boolean, clock: Clock): Promise<PromotionRecord> {
+  return revisePromotion(current, promotionRevision(current, fields, deleted, clock));
 }
 
 /** Reads a promotion by id, or undefined (strongly consistent). */

@@ -10,16 +10,16 @@ import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import type { RenderContext } from '../../rest/render-context';
 import { readOffsetCollection } from '../../store/offset-index';
-import { collectionPartition, getRecord, retryOnConflict, type RecordScope } from '../../store/records';
+import { collectionPartition, getRecord, type RecordScope } from '../../store/records';
 import {
   createShippingMethod,
-  deleteShippingMethod,
-  saveShippingMethod,
   shippingMethodDeclaration,
   shippingMethodFields,
   shippingMethodPath,
+  shippingMethodRevision,
   type ShippingMethodRecord,
 } from './shipping-methods';
+import { removeShippingMethod, updateShippingMethodRecord } from './shipping-method-store';
 import { shippingMethodCreate, shippingMethodUpdate } from './shipping-method-schemas';
 
 const SORT_FIELDS = ['name', 'date_created'] as const;
@@ -51,17 +51,21 @@ export async function getShippingMethodAction(context: ApiContext): Promise<ApiR
 export const updateShippingMethodAction = withBody(shippingMethodUpdate, async (context) => {
   const { scope, render } = await prepare(context);
   const body = context.body;
-  const saved = await retryOnConflict(async () => {
-    const current = await readMethod(scope, context.params.shipping_method_id!);
-    return saveShippingMethod(current, shippingMethodFields(body, current, render.payment), context.platform.clock);
-  });
+  const methodId = context.params.shipping_method_id!;
+  const saved = await updateShippingMethodRecord(
+    scope,
+    methodId,
+    (current) => shippingMethodRevision(current, shippingMethodFields(body, current, render.payment), context.platform.clock),
+    () => readMethod(scope, methodId),
+  );
   return { status: 200, body: await renderResource(shippingMethodDeclaration, saved, render) };
 });
 
 /** `DELETE /shipping_methods/{shipping_method_id}`: a hard delete (204); carts stop quoting it at their next write. */
 export async function deleteShippingMethodAction(context: ApiContext): Promise<ApiResult> {
   const { scope } = await prepare(context);
-  await retryOnConflict(async () => deleteShippingMethod(await readMethod(scope, context.params.shipping_method_id!)));
+  const methodId = context.params.shipping_method_id!;
+  await removeShippingMethod(scope, methodId, () => readMethod(scope, methodId));
   return { status: 204 };
 }
 

@@ -10,32 +10,22 @@ import { newId } from '../../core/ids';
 import { declareResource } from '../../rest/declarations';
 import { currencyEntries, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
+import type { Revision } from '../../store/entity';
 import type { RecordScope } from '../../store/records';
-import {
-  allShippingMethods,
-  findShippingMethodRecord,
-  insertShippingMethod,
-  removeShippingMethod,
-  reserveShippingMethodPosition,
-  saveShippingMethodRecord,
-  shippingMethodKey,
-} from './shipping-method-store';
+import { allShippingMethods, findShippingMethodRecord, insertShippingMethod, reserveShippingMethodSequence } from './shipping-method-store';
 import type { ShippingMethodTerms } from './quotes';
 import type { ShippingMethodInput } from './shipping-method-schemas';
 
 /** A stored shipping method. */
 export interface ShippingMethodRecord extends ShippingMethodTerms {
-  pk: string;
-  sk: string;
   account_id: string;
   mode: 'live' | 'test';
   active: boolean;
   meta: unknown;
   created_ms: number;
   modified_ms: number;
+  /** Its place in the creation-order listing. */
   seq: number;
-  gsi1pk: string;
-  gsi1sk: string;
 }
 
 /** The writable properties of a shipping method, validated. */
@@ -116,32 +106,24 @@ export function shippingMethodFields(body: ShippingMethodInput, current: Shippin
 export async function createShippingMethod(scope: RecordScope, body: ShippingMethodInput, payment: PaymentSettings, clock: Clock): Promise<ShippingMethodRecord> {
   const methodId = body.shipping_method_id ?? newId();
   const fields = shippingMethodFields(body, undefined, payment);
-  const position = await reserveShippingMethodPosition(scope);
+  const seq = await reserveShippingMethodSequence(scope);
   const now = clock.nowMs();
   const record: ShippingMethodRecord = {
-    ...shippingMethodKey(scope, methodId),
     shipping_method_id: methodId,
     account_id: scope.accountId,
     mode: scope.mode,
     ...fields,
     created_ms: now,
     modified_ms: now,
-    ...position,
+    seq,
   };
   await insertShippingMethod(scope, record);
   return record;
 }
 
-/** Writes changed fields of a method, conditional on the version read (the caller's `retryOnConflict` reads again). */
-export async function saveShippingMethod(current: ShippingMethodRecord, fields: ShippingMethodFields, clock: Clock): Promise<ShippingMethodRecord> {
-  const next: ShippingMethodRecord = { ...current, ...fields, modified_ms: Math.max(clock.nowMs(), current.modified_ms + 1) };
-  await saveShippingMethodRecord(current, next);
-  return next;
-}
-
-/** Deletes a method (hard) and takes it out of the listing count, conditional on the version read. */
-export async function deleteShippingMethod(current: ShippingMethodRecord): Promise<void> {
-  await removeShippingMethod(current);
+/** The revision that writes changed fields of a method (the store writes it over the version read). */
+export function shippingMethodRevision(current: ShippingMethodRecord, fields: ShippingMethodFields, clock: Clock): Revision<ShippingMethodRecord> {
+  return { next: { ...current, ...fields, modified_ms: Math.max(clock.nowMs(), current.modified_ms + 1) } };
 }
 
 /** Reads a shipping method by id, or undefined (strongly consistent). */

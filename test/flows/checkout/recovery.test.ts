@@ -14,6 +14,8 @@ import type { CartRecord } from '../../../shared/modules/carts/types';
 import { computeSale } from '../../../shared/modules/pricing';
 import { newPaymentRecord, paymentDeclaration, type PaymentRecord } from '../../../shared/modules/payments/payment-records';
 import { orderDeclaration } from '../../../shared/modules/orders/orders';
+import { orders } from '../../../shared/modules/orders/order-store';
+import { payments } from '../../../shared/modules/payments/payment-store';
 import { emptyAddress } from '../../../shared/rest/addresses';
 import { db } from '../../../shared/store/client';
 import { findRecord, recordKey } from '../../../shared/store/records';
@@ -55,14 +57,13 @@ async function crashedCheckout(cartId: string, paymentId: string, approved: bool
     tax: taxSettings(),
   });
   const cart: CartRecord = {
-    ...recordKey({ collection: 'carts', scope: 'mode' }, scope, cartId),
     cart_id: cartId, account_id: scope.accountId, mode: scope.mode, open: true, payment_status: 'unpaid', currency: 'USD',
     customer: { customer_id: null, name: 'Ada', email: 'ada@example.test', company_name: null, phone: null, tax_number: null, username: null, billing_address: { ...emptyAddress(), country: 'US' }, shipping_address: emptyAddress() },
     customer_tax_exempt: false,
     items: [{ item_id: 'ebook', product_id: 'ebook', name: 'E-book', type: 'digital', quantity: 1, meta: { gift: true }, tax_code: null, subscription_plan: null, unit_price_original: 19 }],
     shipping_method_id: null, promotion_code: null, promotion_id: null, referrer: null, affiliate_id: null, customer_ip_address: null, customer_ip_country: null, meta: null,
     totals, order_id: null, payment_lock: { payment_id: paymentId, until_ms: T0 + 60_000 },
-    created_ms: T0, modified_ms: T0, gsi1pk: 'x', gsi1sk: 'x', gsi2pk: 'x', gsi2sk: 'x',
+    created_ms: T0, modified_ms: T0,
   };
   const payment: PaymentRecord = {
     ...newPaymentRecord(scope, paymentId, {
@@ -73,8 +74,8 @@ async function crashedCheckout(cartId: string, paymentId: string, approved: bool
     }, platform.clock.nowMs()),
     ...(approved ? { gateway_outcome: 'approved' as const } : {}),
   };
-  await db().send(new PutCommand({ TableName: TABLE, Item: cart }));
-  await db().send(new PutCommand({ TableName: TABLE, Item: payment }));
+  await db().send(new PutCommand({ TableName: TABLE, Item: { ...cart, ...recordKey({ collection: 'carts', scope: 'mode' }, scope, cartId), gsi1pk: 'x', gsi1sk: 'x', gsi2pk: 'x', gsi2sk: 'x' } }));
+  await db().send(new PutCommand({ TableName: TABLE, Item: payments.itemOf(payment) }));
   return cart;
 }
 
@@ -126,7 +127,7 @@ describe('sweepConfirmationEmails', () => {
     clock.set(start);
     const cart = await crashedCheckout('CARTMAIL', 'PAYMAIL', true);
     const order = orderFromCart(scope, 'ORDERMAIL', { ...cart, open: false }, 'PAYMAIL', 'CUSTMAIL', start);
-    await db().send(new PutCommand({ TableName: TABLE, Item: order }));
+    await db().send(new PutCommand({ TableName: TABLE, Item: orders.itemOf(order) }));
     await db().send(new PutCommand({ TableName: TABLE, Item: confirmationDueWrite(order).item.Put!.Item }));
     const sentBefore = readdirSync(outbox).filter((name) => name.endsWith('.json')).length;
 
@@ -149,7 +150,7 @@ describe('sweepConfirmationEmails', () => {
     for (const [cartId, orderId, named] of [['CARTPAIR', 'ORDERPAIR', true], ['CARTOLD', 'ORDEROLD', false]] as const) {
       const cart = await crashedCheckout(cartId, `PAY${cartId}`, true);
       const order = orderFromCart(scope, orderId, { ...cart, open: false }, `PAY${cartId}`, 'CUSTPAIR', start);
-      await db().send(new PutCommand({ TableName: TABLE, Item: order }));
+      await db().send(new PutCommand({ TableName: TABLE, Item: orders.itemOf(order) }));
       const due = { ...confirmationDueWrite(order).item.Put!.Item } as Record<string, unknown>;
       expect(due.related).toEqual({ cart_id: cartId });
       // A record written before due work named related records.

@@ -36,8 +36,6 @@ function item(productId: string, quantity: number, meta: unknown = null, price =
 
 function product(productId: string, overrides: Partial<ProductRecord> = {}): ProductRecord {
   return {
-    pk: `A#live#products#${productId}`,
-    sk: 'record',
     product_id: productId,
     account_id: 'A',
     mode: 'live',
@@ -56,8 +54,6 @@ function product(productId: string, overrides: Partial<ProductRecord> = {}): Pro
     created_ms: 0,
     modified_ms: 0,
     seq: 1,
-    gsi1pk: '',
-    gsi1sk: '',
     ...overrides,
   };
 }

@@ -195,7 +195,7 @@ describe('redaction of the secret properties', () => {
 
   it('leaves the four secret properties out of a record without opened secrets, and shows them on an opened one', () => {
     const { settings, secrets } = fieldsOf({ ...minimal, http_authorization: 'Bearer abc', signature_key: 'k'.repeat(20) });
-    const record = { ...settings, pk: 'p', sk: 'record', event_subscription_id: 'S1', account_id: 'A', mode: 'test', secrets_sealed: 'local:xyz', created_ms: 0, modified_ms: 0, seq: 1, gsi1pk: '', gsi1sk: '' } as EventSubscriptionRecord;
+    const record = { ...settings, event_subscription_id: 'S1', account_id: 'A', mode: 'test', secrets_sealed: 'local:xyz', created_ms: 0, modified_ms: 0, seq: 1 } as EventSubscriptionRecord;
     const context = { url: (path: string) => `https://api.example.test/api/v1/${path}`, date: (ms: number) => new Date(ms).toISOString() } as unknown as RenderContext;
     const hidden = eventSubscriptionDeclaration.toJson(record, context);
     for (const name of ['http_authorization_password', 'http_authorization', 'custom_header_value', 'signature_key', 'secrets_sealed']) expect(hidden, name).not.toHaveProperty(name);

@@ -64,10 +64,10 @@ describe('event subscription storage', () => {
     const withKey = await create({ signature_key: SECRET_VALUES[3] });
     const sealed = (await rawItem(test, withKey.event_subscription_id)).secrets_sealed;
     const current = await readEventSubscription(test, withKey.event_subscription_id);
-    await updateEventSubscription(current, parseInput(eventSubscriptionUpdate, { comments: 'renamed' }), platform);
+    await updateEventSubscription(test, current.event_subscription_id, parseInput(eventSubscriptionUpdate, { comments: 'renamed' }), platform);
     expect((await rawItem(test, withKey.event_subscription_id)).secrets_sealed).toBe(sealed);
     const again = await readEventSubscription(test, withKey.event_subscription_id);
-    const updated = await updateEventSubscription(again, parseInput(eventSubscriptionUpdate, { http_authorization: SECRET_VALUES[1] }), platform);
+    const updated = await updateEventSubscription(test, again.event_subscription_id, parseInput(eventSubscriptionUpdate, { http_authorization: SECRET_VALUES[1] }), platform);
     expect(updated.secrets).toEqual({ http_authorization_password: null, http_authorization: SECRET_VALUES[1], custom_header_value: null, signature_key: SECRET_VALUES[3] });
     const item = await rawItem(test, withKey.event_subscription_id);
     expect(item.secrets_sealed).not.toBe(sealed);
@@ -109,7 +109,7 @@ describe('event subscription storage', () => {
     const scope = { accountId: 'COUNTED', mode: 'test' as const };
     const made = [await create({}, scope), await create({}, scope), await create({}, scope)];
     expect((await readOffsetPage(eventSubscriptionPartition(scope), 0, 10, false)).total).toBe(3);
-    await deleteEventSubscription(await readEventSubscription(scope, made[1]!.event_subscription_id));
+    await deleteEventSubscription(scope, made[1]!.event_subscription_id);
     const page = await readOffsetPage(eventSubscriptionPartition(scope), 0, 10, true);
     expect(page.total).toBe(2);
     expect(page.items.map((item) => item.event_subscription_id)).toEqual([made[2]!.event_subscription_id, made[0]!.event_subscription_id]);

@@ -20,7 +20,8 @@ process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
 const ddb = mockClient(DynamoDBDocumentClient);
 const T0 = Date.parse('2026-11-21T12:00:00Z');
 
-function record(token: string, extra: Partial<TokenRecord> = {}): TokenRecord {
+/** A token's item as stored: its record's attributes with its key and index keys. */
+function record(token: string, extra: Partial<TokenRecord> = {}): Omit<TokenRecord, 'token_hash'> & Record<string, unknown> {
   return {
     pk: `token#${hashToken(token)}`, sk: 'token', auth_id: 'AUTH1', account_id: 'ACCT1', mode: 'live', kind: 'secret', prefix: 'sk',
     last4: token.slice(-4), permissions: [], created_ms: T0, modified_ms: T0, gsi1pk: 'x', gsi1sk: 'y', gsi2pk: 'x', gsi2sk: 'y', ...extra,

@@ -5,6 +5,7 @@
  * Idempotency-Key), products list images by id with their facts inline, and a delete drops the
  * image from every product, then removes its files after 90 days.
  */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { productImagesChange } from '../../../shared/modules/images/product-images';
 import { deleteImage, DELETED_FILES_KEPT_MS, imageUnlinkWork, PRODUCTS_PER_REQUEST } from '../../../shared/modules/images/delete-image';
@@ -19,7 +20,8 @@ import { parseInput } from '../../../shared/rest/validate';
 import { findDue } from '../../../shared/work/due-work-store';
 import { sweepDue } from '../../../shared/work/runner';
 import type { RenderContext } from '../../../shared/rest/render-context';
-import { findRecord } from '../../../shared/store/records';
+import { db, table } from '../../../shared/store/client';
+import { findRecord, recordKey } from '../../../shared/store/records';
 import { Harness, useEmulatedTable } from '../../local/fixtures/dynamo-harness';
 import { paymentSettings } from '../pricing/fixtures';
 import { testPlatform, type TestPlatform } from '../../support/platform';
@@ -238,7 +240,8 @@ describe('delete', () => {
     const files = await findDue('image-files', scope, doomed!.image_id);
     expect(files?.next_ms).toBe(clock.nowMs() + DELETED_FILES_KEPT_MS);
     // Its record outlives the 30-day keep of due work: 90 days plus that.
-    expect(files!.ttl * 1000).toBeGreaterThan(clock.nowMs() + DELETED_FILES_KEPT_MS);
+    const filesItem = (await db().send(new GetCommand({ TableName: table(), Key: recordKey({ collection: 'due', scope: 'mode' }, scope, files!.due_id) }))).Item!;
+    expect((filesItem.ttl as number) * 1000).toBeGreaterThan(clock.nowMs() + DELETED_FILES_KEPT_MS);
     // The files stay through the 90 days.
     await sweepDue(platform, [imageFilesWork], clock.nowMs() + DELETED_FILES_KEPT_MS - 60_000);
     expect(storedKeys(platform)).toEqual([...keysOf(doomed!), ...keysOf(kept!)].sort());

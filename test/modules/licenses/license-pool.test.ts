@@ -12,7 +12,7 @@ import { codeHash, readPublishedCodes, writeCodes } from '../../../shared/module
 import { takeCodes } from '../../../shared/modules/licenses/services';
 import { licenseServiceCreate, licenseServiceUpdate } from '../../../shared/modules/licenses/services/license-service-schemas';
 import { acquirePoolLease, licenseServiceKey, publishPool, reservePoolRange } from '../../../shared/modules/licenses/services/license-service-store';
-import { createLicenseService, getLicenseService, serviceCodes, updateLicenseService } from '../../../shared/modules/licenses/services/license-services';
+import { createLicenseService, getLicenseService, serviceCodes, reviseLicenseService } from '../../../shared/modules/licenses/services/license-services';
 import { db, table } from '../../../shared/store/client';
 import type { RecordScope } from '../../../shared/store/entity';
 import { retryOnConflict } from '../../../shared/store/records';
@@ -31,7 +31,7 @@ async function create(configuration: Record<string, unknown> = {}, name = 'Codes
 
 /** An update as the endpoint makes it: read, apply, again on a lost race. */
 function change(serviceId: string, body: Record<string, unknown>, options: { waitMs?: number; leaseMs?: number } = {}) {
-  return retryOnConflict(async () => updateLicenseService(await getLicenseService(scope, serviceId), parseInput(licenseServiceUpdate, body), platform, options));
+  return retryOnConflict(async () => reviseLicenseService(await getLicenseService(scope, serviceId), parseInput(licenseServiceUpdate, body), platform, options));
 }
 
 async function codesOf(serviceId: string): Promise<string[]> {
@@ -163,7 +163,7 @@ describe('writing codes', () => {
     const current = await getLicenseService(scope, id);
     // A concurrent settings change after this read: the codes write is refused as a lost race, nothing published...
     await change(id, { label: 'Other writer' });
-    await expect(updateLicenseService(current, parseInput(licenseServiceUpdate, { configuration: { add_licenses: ['B'] } }), platform)).rejects.toMatchObject({ name: 'VersionConflictError' });
+    await expect(reviseLicenseService(current, parseInput(licenseServiceUpdate, { configuration: { add_licenses: ['B'] } }), platform)).rejects.toMatchObject({ name: 'VersionConflictError' });
     expect(await codesOf(id)).toEqual(['A']);
     // ...and the endpoint's retry applies it on top.
     const saved = await change(id, { description: 'with codes', configuration: { add_licenses: ['B'] } });
@@ -190,7 +190,7 @@ describe('writing codes', () => {
     const current = await getLicenseService(scope, service.license_service_id);
     const { deleteLicenseService } = await import('../../../shared/modules/licenses/services/license-services');
     await deleteLicenseService(current);
-    await expect(updateLicenseService(current, parseInput(licenseServiceUpdate, { configuration: { add_licenses: ['B'] } }), platform)).rejects.toMatchObject({ status: 404 });
+    await expect(reviseLicenseService(current, parseInput(licenseServiceUpdate, { configuration: { add_licenses: ['B'] } }), platform)).rejects.toMatchObject({ status: 404 });
   });
 
   it('hashes codes for duplicate checks and issued markers (SHA-256, hex)', () => {

@@ -12,7 +12,7 @@ import { findLicenseServices, openServiceSecrets, requestsOutstandingEntry, take
 import { codePartition } from '../../../shared/modules/licenses/services/license-code-store';
 import { licenseServiceCreate, licenseServiceUpdate } from '../../../shared/modules/licenses/services/license-service-schemas';
 import { licenseServiceKey, licenseServicePartition } from '../../../shared/modules/licenses/services/license-service-store';
-import { createLicenseService, deleteLicenseService, getLicenseService, updateLicenseService } from '../../../shared/modules/licenses/services/license-services';
+import { createLicenseService, deleteLicenseService, getLicenseService, reviseLicenseService } from '../../../shared/modules/licenses/services/license-services';
 import { db, table } from '../../../shared/store/client';
 import { transact, type RecordScope } from '../../../shared/store/entity';
 import { readOffsetPage } from '../../../shared/store/offset-index';
@@ -49,9 +49,9 @@ describe('license service storage', () => {
     const second = await create({ ...remote, configuration: { url: 'https://keys.example.test/other' } });
     await expect(openServiceSecrets({ ...second, secrets_sealed: first.secrets_sealed }, platform.secrets)).rejects.toThrow();
     const sealed = first.secrets_sealed;
-    const renamed = await updateLicenseService(await getLicenseService(test, first.license_service_id), parseInput(licenseServiceUpdate, { name: 'Renamed' }), platform);
+    const renamed = await reviseLicenseService(await getLicenseService(test, first.license_service_id), parseInput(licenseServiceUpdate, { name: 'Renamed' }), platform);
     expect(renamed.secrets_sealed).toBe(sealed);
-    const changed = await updateLicenseService(await getLicenseService(test, first.license_service_id), parseInput(licenseServiceUpdate, { configuration: { custom_header_value: 'new-secret' } }), platform);
+    const changed = await reviseLicenseService(await getLicenseService(test, first.license_service_id), parseInput(licenseServiceUpdate, { configuration: { custom_header_value: 'new-secret' } }), platform);
     expect(changed.secrets_sealed).not.toBe(sealed);
     expect(changed.privileged.secrets).toEqual({ http_authorization_password: 'pw-secret', custom_header_value: 'new-secret' });
   });
@@ -64,7 +64,7 @@ describe('license service storage', () => {
     // List services have no address to check.
     await expect(createLicenseService(scope, parseInput(licenseServiceCreate, { name: 'L', type: 'list' }), refusing)).resolves.toMatchObject({ type: 'list' });
     const made = await create(remote);
-    await expect(updateLicenseService(made, parseInput(licenseServiceUpdate, { configuration: { url: 'http://10.0.0.1/x' } }), platform)).rejects.toMatchObject({ meta: { reason: 'destination_not_allowed' } });
+    await expect(reviseLicenseService(made, parseInput(licenseServiceUpdate, { configuration: { url: 'http://10.0.0.1/x' } }), platform)).rejects.toMatchObject({ meta: { reason: 'destination_not_allowed' } });
     expect((await getLicenseService(test, made.license_service_id)).url).toBe('https://keys.example.test/issue');
   });
 
@@ -83,7 +83,7 @@ describe('license service storage', () => {
     await transact([requestsOutstandingEntry(test, made.license_service_id, 2)]);
     await takeCodes(test, made.license_service_id, 1, { now: Date.now(), reserve: () => [], requestsOutstanding: -1 });
     // A save from a read made before the take: only the settings it sends are written.
-    const saved = await updateLicenseService(stale, parseInput(licenseServiceUpdate, { label: 'Key' }), platform);
+    const saved = await reviseLicenseService(stale, parseInput(licenseServiceUpdate, { label: 'Key' }), platform);
     expect(saved.label).toBe('Key');
     const now = await getLicenseService(test, made.license_service_id);
     expect(now).toMatchObject({ label: 'Key', license_count: 2, requests_outstanding: 1 });

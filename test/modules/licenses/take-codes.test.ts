@@ -11,7 +11,7 @@ import { parseInput } from '../../../shared/rest/validate';
 import { requestsOutstandingEntry, takeCodes, TAKE_CHUNK, type TakeCodesResult } from '../../../shared/modules/licenses/services';
 import { codeHash, codePartition } from '../../../shared/modules/licenses/services/license-code-store';
 import { licenseServiceCreate, licenseServiceUpdate } from '../../../shared/modules/licenses/services/license-service-schemas';
-import { createLicenseService, getLicenseService, licenseServiceDeclaration, serviceCodes, updateLicenseService } from '../../../shared/modules/licenses/services/license-services';
+import { createLicenseService, getLicenseService, licenseServiceDeclaration, serviceCodes, reviseLicenseService } from '../../../shared/modules/licenses/services/license-services';
 import type { LicenseServiceRecord } from '../../../shared/modules/licenses/services/license-service-record';
 import type { RenderContext } from '../../../shared/rest/render-context';
 import { db, table } from '../../../shared/store/client';
@@ -34,7 +34,7 @@ async function create(configuration: Record<string, unknown>, type = 'list') {
 }
 
 function change(serviceId: string, body: Record<string, unknown>) {
-  return retryOnConflict(async () => updateLicenseService(await getLicenseService(scope, serviceId), parseInput(licenseServiceUpdate, body), platform));
+  return retryOnConflict(async () => reviseLicenseService(await getLicenseService(scope, serviceId), parseInput(licenseServiceUpdate, body), platform));
 }
 
 /** A reserve callback that records a marker item per chunk, in the take's transaction, and what it was given. */

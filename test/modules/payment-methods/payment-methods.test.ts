@@ -41,7 +41,7 @@ describe('saved payment methods', () => {
     const current = methods[0]!;
     const next = changedPaymentMethod(current, change({ is_default: true, data: { exp_year: '28' } }), NOW);
     expect(next.data.exp_year).toBe(2028);
-    await updatePaymentMethod(scope, current, next);
+    await updatePaymentMethod(scope, 'C3', current.payment_method_id, change({ is_default: true, data: { exp_year: '28' } }), systemClock);
     expect((await listPaymentMethods(scope, 'C3')).map((m) => m.is_default)).toEqual([true, false]);
   });
 

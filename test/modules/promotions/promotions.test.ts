@@ -11,7 +11,8 @@ import { authenticate } from '../../../shared/modules/identity/authenticate';
 import { issueToken } from '../../../shared/modules/identity/auths';
 import { createProduct } from '../../../shared/modules/catalog/products';
 import { productCreate } from '../../../shared/modules/catalog/product-schemas';
-import { cartDeclaration, createCart, updateCart, withTotals, writeCartLines, type CartWriteContext } from '../../../shared/modules/carts/carts';
+import { cartDeclaration, changeCart, changeCartLines, createCart, withTotals, type CartWriteContext } from '../../../shared/modules/carts/carts';
+import { saveCart } from '../../../shared/modules/carts/cart-store';
 import { cartCreate, cartUpdate } from '../../../shared/modules/carts/cart-schemas';
 import { removeItem } from '../../../shared/modules/carts/items';
 import type { CartRecord } from '../../../shared/modules/carts/types';
@@ -22,6 +23,7 @@ import {
   createPromotion,
   findPromotion,
   findPromotionByCode,
+  promotionDeclaration,
   promotionFields,
   savePromotion,
   type PromotionInputContext,
@@ -31,11 +33,21 @@ import { config, resetConfig } from '../../../shared/core/config';
 import { parseInput } from '../../../shared/rest/validate';
 import { db, resetDb } from '../../../shared/store/client';
 import { transact, TransactionRejectedError } from '../../../shared/store/entity';
-import { getRecord, retryOnConflict, type RecordScope } from '../../../shared/store/records';
+import { getRecord, recordKey, retryOnConflict, type RecordScope } from '../../../shared/store/records';
 import { Harness, TABLE } from '../../local/fixtures/dynamo-harness';
 import { paymentSettings, taxSettings } from '../pricing/fixtures';
 
 const harness = new Harness();
+
+/** One versioned write of a cart change over the version the cart was read at (what the cart actions retry). */
+async function updateCart(current: CartRecord, body: Parameters<typeof changeCart>[1], context: CartWriteContext): Promise<CartRecord> {
+  return saveCart(current, await changeCart(current, body, context), context.clock.nowMs(), { remember: true });
+}
+
+/** One versioned write of a change of a cart's lines (what the item actions retry). */
+async function writeCartLines(current: CartRecord, ...change: Parameters<typeof changeCartLines> extends [CartRecord, ...infer Rest] ? Rest : never): Promise<CartRecord> {
+  return saveCart(current, await changeCartLines(current, ...change), change[2].clock.nowMs(), { remember: true });
+}
 const scope = { accountId: 'ACCT', mode: 'test' as const };
 const live = { accountId: 'ACCT', mode: 'live' as const };
 const payment = paymentSettings({ currencies: ['USD', 'EUR'], exchange_rates: { EUR: 0.9 } });
@@ -282,7 +294,7 @@ describe('use reservation', () => {
     const record = await promotion({ max_uses: 5 });
     await reserve(record);
     await reserve(record);
-    await db().send(new UpdateCommand({ TableName: TABLE, Key: { pk: record.pk, sk: record.sk }, UpdateExpression: 'SET max_uses = :two', ExpressionAttributeValues: { ':two': 2 } }));
+    await db().send(new UpdateCommand({ TableName: TABLE, Key: recordKey(promotionDeclaration, scope, record.promotion_id), UpdateExpression: 'SET max_uses = :two', ExpressionAttributeValues: { ':two': 2 } }));
     await expect(reserve(record)).rejects.toSatisfy((error: unknown) => error instanceof TransactionRejectedError && error.refused('promotion.reserve-use'));
   });
 });

@@ -14,10 +14,8 @@ import { claimDue } from '../../../work/due-work-store';
 import { runHere } from '../../../work/runner';
 import { logger } from '../../../core/logging';
 import type { Platform } from '../../../platform/ports';
-import { table } from '../../../store/client';
 import type { RecordScope } from '../../../store/entity';
-import { queryItems } from '../../../store/query';
-import { eventPartition } from '../../../modules/events';
+import { openEventIdsOf } from '../../../modules/events';
 import { EVENT_DELIVERY_LEASE_MS, eventDeliveryWork } from './deliver-event';
 
 /** How long the pass may run inside the DELETE request (the API answers within 30 s). */
@@ -25,20 +23,6 @@ export const END_EVENTS_BUDGET_MS = 15_000;
 
 /** How many events are ended at once. */
 const CONCURRENCY = 8;
-
-/** The ids of the `pending` and `retry` events of a subscription. */
-export async function openEventIdsOf(scope: RecordScope, subscriptionId: string): Promise<string[]> {
-  const items = await queryItems({
-    TableName: table(),
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :pk',
-    FilterExpression: 'event_subscription_id = :subscription AND (#status = :pending OR #status = :retry)',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':pk': eventPartition(scope), ':subscription': subscriptionId, ':pending': 'pending', ':retry': 'retry' },
-    ProjectionExpression: 'event_id',
-  });
-  return items.map((item) => item.event_id as string);
-}
 
 /**
  * Fails the open events of the deleted subscription `subscriptionId` now; answers how many it

@@ -77,16 +77,7 @@ export async function sendSampleDelivery(platform: Platform, record: EventSubscr
   const resource = eventTypeEntry(record.event_type)?.resource ?? record.event_type.split(':')[0]!;
   const finalData = data ?? sampleData(resource, dateCreated, test);
   // In memory only: the attempt reads these fields and writes nothing.
-  const event: EventRecord = {
-    ...pendingEvent(record, { eventId, fingerprint, type: record.event_type, dateCreated, data: finalData }, now),
-    pk: '',
-    sk: '',
-    gsi1pk: '',
-    gsi1sk: '',
-    gsi2pk: '',
-    gsi2sk: '',
-    ttl: 0,
-  };
+  const event: EventRecord = pendingEvent(record, { eventId, fingerprint, type: record.event_type, dateCreated, data: finalData }, now);
   const { attempt, request } = await attemptDelivery(platform, event, subscription, { number: 1, trigger: 'manual', timeoutMs: SAMPLE_TIMEOUT_MS });
   return {
     success: attempt.success,

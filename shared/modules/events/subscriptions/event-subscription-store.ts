@@ -3,13 +3,13 @@
  * creation order through the bucketed offset index) and its versioned writes. The secret
  * properties arrive here already sealed (`secrets_sealed`); the store never sees them in clear.
  */
-import { atVersion, defineEntity, transact, type RecordScope } from '../../../store/entity';
-import { VersionConflictError } from '../../../store/errors';
-import { bucketCounterWrite, listingKeys, readWholeListing, reserveSequence } from '../../../store/offset-index';
+import { bySequence, defineEntity, type Change, type RecordScope } from '../../../store/entity';
+import { bucketCounterWrite, readWholeListing, reserveSequence } from '../../../store/offset-index';
 import type { EventSubscriptionRecord } from './event-subscriptions';
 
 const subscriptions = defineEntity<EventSubscriptionRecord>({ name: 'event subscription', collection: 'event_subscriptions', scope: 'mode', idField: 'event_subscription_id',
-  indexes: { gsi1: 'event subscriptions by creation sequence (offset list)' } });
+  indexes: { gsi1: 'event subscriptions by creation sequence (offset list)' },
+  indexKeys: (subscription, partition) => ({ gsi1: bySequence(partition, subscription.seq) }) });
 
 /** The key of an event subscription record. */
 export function eventSubscriptionKey(scope: RecordScope, subscriptionId: string): { pk: string; sk: string } {
@@ -21,11 +21,9 @@ export function eventSubscriptionPartition(scope: RecordScope): string {
   return subscriptions.partition(scope);
 }
 
-/** Reserves the next listing position of a new subscription, and the listing keys it gives the record. */
-export async function reserveEventSubscriptionPosition(scope: RecordScope): Promise<{ seq: number; gsi1pk: string; gsi1sk: string }> {
-  const partition = subscriptions.partition(scope);
-  const seq = await reserveSequence(partition);
-  return { seq, ...listingKeys(partition, seq) };
+/** Reserves the listing position (sequence) of a new subscription. */
+export async function reserveEventSubscriptionSequence(scope: RecordScope): Promise<number> {
+  return reserveSequence(subscriptions.partition(scope));
 }
 
 /** Writes a new subscription with its bucket counter (the id is generated, so it is new). */
@@ -33,22 +31,16 @@ export async function insertEventSubscription(scope: RecordScope, record: EventS
   await subscriptions.create(record, { sequence: record.seq, scope });
 }
 
-/** Replaces `current` by `next` if nobody changed it meanwhile (else `VersionConflictError`). */
-export async function saveEventSubscriptionRecord(current: EventSubscriptionRecord, next: EventSubscriptionRecord): Promise<void> {
-  await subscriptions.save(current, next);
+/** Applies `change` to a subscription over the version read, again after a lost race; answers what the change answers. */
+export function updateEventSubscriptionRecord<A>(scope: RecordScope, subscriptionId: string, change: Change<EventSubscriptionRecord, A>): Promise<A | EventSubscriptionRecord> {
+  return subscriptions.update(scope, subscriptionId, change);
 }
 
-/** Deletes a subscription and counts it out of its listing, if nobody changed it meanwhile (else `VersionConflictError`). */
-export async function removeEventSubscription(current: EventSubscriptionRecord): Promise<void> {
-  const scope = { accountId: current.account_id, mode: current.mode };
-  await transact([
-    subscriptions.deleteEntry(scope, current.event_subscription_id, {
-      name: 'event subscription.delete',
-      condition: atVersion(current.modified_ms),
-      onConditionFailed: () => new VersionConflictError(`Event subscription ${current.event_subscription_id} changed concurrently`),
-    }),
-    { name: 'event subscription.bucket-counter', item: bucketCounterWrite(subscriptions.partition(scope), current.seq, -1) },
-  ]);
+/** Deletes a subscription and counts it out of its listing, over the version read (again after a lost race). */
+export async function removeEventSubscription(scope: RecordScope, subscriptionId: string): Promise<void> {
+  await subscriptions.remove(scope, subscriptionId, (current) => ({
+    extra: [{ name: 'event subscription.bucket-counter', item: bucketCounterWrite(subscriptions.partition(scope), current.seq, -1) }],
+  }));
 }
 
 /** A subscription by id; 404, or 400 token_type_mismatch when it exists in the other mode. */

@@ -20,12 +20,11 @@ import type { EventType } from '../catalog';
 import type { EventSubscriptionInput } from './event-subscription-schemas';
 import {
   allEventSubscriptions,
-  eventSubscriptionKey,
   getEventSubscriptionRecord,
   insertEventSubscription,
   removeEventSubscription,
-  reserveEventSubscriptionPosition,
-  saveEventSubscriptionRecord,
+  reserveEventSubscriptionSequence,
+  updateEventSubscriptionRecord,
 } from './event-subscription-store';
 
 /** The secret properties: sealed at rest, shown only to tokens that may update subscriptions. */
@@ -61,8 +60,6 @@ export interface SubscriptionSettings {
 
 /** A stored event subscription: its settings in clear, its secrets sealed. */
 export interface EventSubscriptionRecord extends SubscriptionSettings {
-  pk: string;
-  sk: string;
   event_subscription_id: string;
   account_id: string;
   mode: 'live' | 'test';
@@ -70,9 +67,8 @@ export interface EventSubscriptionRecord extends SubscriptionSettings {
   secrets_sealed: string | null;
   created_ms: number;
   modified_ms: number;
+  /** Its place in the creation-order listing. */
   seq: number;
-  gsi1pk: string;
-  gsi1sk: string;
 }
 
 /** A subscription with its secrets opened: what delivery uses, and what privileged readers see. */
@@ -252,10 +248,9 @@ export async function createEventSubscription(scope: RecordScope, body: EventSub
   await checkDestination(settings, ports.http);
   const subscriptionId = newId();
   const secretsSealed = await sealed.seal(secrets, scope, subscriptionId, ports.secrets);
-  const position = await reserveEventSubscriptionPosition(scope);
+  const seq = await reserveEventSubscriptionSequence(scope);
   const now = ports.clock.nowMs();
   const record: EventSubscriptionRecord = {
-    ...eventSubscriptionKey(scope, subscriptionId),
     event_subscription_id: subscriptionId,
     account_id: scope.accountId,
     mode: scope.mode,
@@ -263,7 +258,7 @@ export async function createEventSubscription(scope: RecordScope, body: EventSub
     secrets_sealed: secretsSealed,
     created_ms: now,
     modified_ms: now,
-    ...position,
+    seq,
   };
   await insertEventSubscription(scope, record);
   return { ...record, secrets };
@@ -271,33 +266,34 @@ export async function createEventSubscription(scope: RecordScope, body: EventSub
 
 /** The current fields of a stored subscription (secrets opened), what an update applies to. */
 async function currentFields(record: EventSubscriptionRecord, port: SecretsPort): Promise<SubscriptionFields> {
-  const { pk: _pk, sk: _sk, event_subscription_id: _id, account_id: _account, mode: _mode, secrets_sealed: _sealed, created_ms: _c, modified_ms: _m, seq: _seq, gsi1pk: _g1, gsi1sk: _g2, ...settings } = record;
+  const { event_subscription_id: _id, account_id: _account, mode: _mode, secrets_sealed: _sealed, created_ms: _c, modified_ms: _m, seq: _seq, ...settings } = record;
   return { settings, secrets: await openSecrets(record, port) };
 }
 
 /**
- * Applies a partial update to a subscription read at `current`, conditional on that version
- * (the caller's `retryOnConflict` reads again): validation covers the result, the destination
- * is checked again, and the secrets are sealed again only when they changed.
+ * Applies a partial update to a subscription, conditional on the version read (read again after
+ * a lost race): validation covers the result, the destination is checked again, and the secrets
+ * are sealed again only when they changed. Answers it with its secrets opened.
  */
-export async function updateEventSubscription(current: EventSubscriptionRecord, body: EventSubscriptionInput, ports: SubscriptionPorts): Promise<OpenedEventSubscription> {
-  const before = await currentFields(current, ports.secrets);
-  const { settings, secrets } = eventSubscriptionFields(body, before);
-  await checkDestination(settings, ports.http);
-  const scope = { accountId: current.account_id, mode: current.mode };
-  const secretsSealed = sealed.same(secrets, before.secrets) ? current.secrets_sealed : await sealed.seal(secrets, scope, current.event_subscription_id, ports.secrets);
-  const next: EventSubscriptionRecord = { ...current, ...settings, secrets_sealed: secretsSealed, modified_ms: Math.max(ports.clock.nowMs(), current.modified_ms + 1) };
-  await saveEventSubscriptionRecord(current, next);
-  return { ...next, secrets };
+export async function updateEventSubscription(scope: RecordScope, subscriptionId: string, body: EventSubscriptionInput, ports: SubscriptionPorts): Promise<OpenedEventSubscription> {
+  return (await updateEventSubscriptionRecord(scope, subscriptionId, async (current) => {
+    const before = await currentFields(current, ports.secrets);
+    const { settings, secrets } = eventSubscriptionFields(body, before);
+    await checkDestination(settings, ports.http);
+    const secretsSealed = sealed.same(secrets, before.secrets) ? current.secrets_sealed : await sealed.seal(secrets, scope, current.event_subscription_id, ports.secrets);
+    const next: EventSubscriptionRecord = { ...current, ...settings, secrets_sealed: secretsSealed, modified_ms: Math.max(ports.clock.nowMs(), current.modified_ms + 1) };
+    return { next, answer: { ...next, secrets } };
+  })) as OpenedEventSubscription;
 }
 
 /**
  * Deletes a subscription (hard) and takes it out of the listing count, conditional on the
- * version read. Ending its `pending` and `retry` events (`failed`, `subscription_deleted`,
- * events.md §2.2) is the delivery side's, after this commits (`../delivery/end-deleted`).
+ * version read (read again after a lost race). Ending its `pending` and `retry` events
+ * (`failed`, `subscription_deleted`, events.md §2.2) is the delivery side's, after this commits
+ * (`../delivery/end-deleted`).
  */
-export async function deleteEventSubscription(current: EventSubscriptionRecord): Promise<void> {
-  await removeEventSubscription(current);
+export async function deleteEventSubscription(scope: RecordScope, subscriptionId: string): Promise<void> {
+  await removeEventSubscription(scope, subscriptionId);
 }
 
 /** A subscription by id; 404, or 400 token_type_mismatch for one of the other mode. */

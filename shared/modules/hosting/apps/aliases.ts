@@ -65,8 +65,6 @@ export async function createAlias(platform: Platform, accountId: string, appId: 
     const checks = await pinCheck(app, pinned);
     const now = platform.clock.nowMs();
     const record: AliasRecord = {
-      pk: '',
-      sk: '',
       account_id: accountId,
       alias: body.alias,
       app_id: appId,

@@ -42,8 +42,6 @@ export type VersionStatus = 'processing' | 'ready' | 'failed';
 
 /** An uploaded version of an app. */
 export interface VersionRecord {
-  pk: string;
-  sk: string;
   version_id: string;
   app_id: string;
   account_id: string;
@@ -63,14 +61,10 @@ export interface VersionRecord {
   ignored_count: number;
   created_ms: number;
   modified_ms: number;
-  gsi1pk: string;
-  gsi1sk: string;
 }
 
 /** A deploy or rollback (hosting.md §4.3). */
 export interface DeploymentRecord {
-  pk: string;
-  sk: string;
   deployment_id: string;
   app_id: string;
   account_id: string;
@@ -83,9 +77,8 @@ export interface DeploymentRecord {
   auth_id: string | null;
   user_id: string | null;
   created_ms: number;
+  /** Its place in the app's deployments listing. */
   seq: number;
-  gsi1pk: string;
-  gsi1sk: string;
 }
 
 /**
@@ -105,8 +98,6 @@ export interface AliasPointer {
 
 /** The stored pointer item: the pointer, and the alias's own facts. */
 export interface AliasRecord extends AliasPointer {
-  pk: string;
-  sk: string;
   /** Whether it is the app's primary alias. */
   primary: boolean;
   /** The version it is pinned to, or null when it follows the live version. */

@@ -19,32 +19,35 @@
  */
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, table } from '../../../store/client';
-import { defineEntity, type RecordScope, type TransactEntry } from '../../../store/entity';
+import { bySequence, defineEntity, type RecordScope, type TransactEntry } from '../../../store/entity';
 import { RecordNotFoundError, VersionConflictError } from '../../../store/errors';
 import { batchGetItems } from '../../../store/batch';
-import { bucketCounterWrite, listingKeys, readOffsetCollection, readWholeListing, reserveSequence } from '../../../store/offset-index';
+import { bucketCounterWrite, readOffsetCollection, readWholeListing, reserveSequence } from '../../../store/offset-index';
 import { queryItems } from '../../../store/query';
+import { recordOf } from '../../../store/storage';
 import type { AliasRecord, AppRecord, DeploymentRecord, VersionRecord, VersionStatus } from './app-records';
 import { AliasInUseError } from './errors';
 
 /** The app item as stored: settings and style as compact JSON text, custom code in items of its own. */
 interface StoredApp extends Omit<AppRecord, 'settings' | 'style' | 'custom_css' | 'custom_javascript'> {
-  pk: string;
-  sk: string;
   settings_json: string;
   style_json: string;
   has_custom_css: boolean;
   has_custom_javascript: boolean;
-  gsi1pk: string;
-  gsi1sk: string;
 }
 
+/** The listing partition of an app's versions (`suffix` `versions`) or deployments (`deployments`), under the account's apps. */
+const appListing = (appsListing: string, appId: string, suffix: 'versions' | 'deployments') => `${appsListing}#${appId}#${suffix}`;
+
 const apps = defineEntity<StoredApp>({ name: 'app', collection: 'apps', scope: 'account', idField: 'app_id',
-  indexes: { gsi1: 'apps by creation sequence (offset list)' } });
+  indexes: { gsi1: 'apps by creation sequence (offset list)' },
+  indexKeys: (app, partition) => ({ gsi1: bySequence(partition, app.seq) }) });
 const versions = defineEntity<VersionRecord>({ name: 'app version', collection: 'app_versions', scope: 'account', idField: 'version_id',
-  indexes: { gsi1: 'versions of an app by number (offset list): <account>#apps#<app_id>#versions' } });
+  indexes: { gsi1: 'versions of an app by number (offset list): <account>#apps#<app_id>#versions' },
+  indexKeys: (version) => ({ gsi1: bySequence(appListing(appsPartition(version.account_id), version.app_id, 'versions'), version.number) }) });
 const deployments = defineEntity<DeploymentRecord>({ name: 'app deployment', collection: 'app_deployments', scope: 'account', idField: 'deployment_id',
-  indexes: { gsi1: 'deployments of an app in order (offset list): <account>#apps#<app_id>#deployments' } });
+  indexes: { gsi1: 'deployments of an app in order (offset list): <account>#apps#<app_id>#deployments' },
+  indexKeys: (deployment) => ({ gsi1: bySequence(appListing(appsPartition(deployment.account_id), deployment.app_id, 'deployments'), deployment.seq) }) });
 
 /** The custom code kinds, stored beside the app record. */
 const CODE_KINDS = ['custom_css', 'custom_javascript'] as const;
@@ -72,20 +75,17 @@ export async function reserveAppPosition(accountId: string): Promise<number> {
 
 function toStored(app: AppRecord): StoredApp {
   const { settings, style, custom_css, custom_javascript, ...rest } = app;
-  const partition = appsPartition(app.account_id);
   return {
-    ...apps.key(account(app.account_id), app.app_id),
     ...rest,
     settings_json: JSON.stringify(settings),
     style_json: JSON.stringify(style),
     has_custom_css: custom_css !== null,
     has_custom_javascript: custom_javascript !== null,
-    ...listingKeys(partition, app.seq),
   };
 }
 
 function fromStored(stored: StoredApp, code: Partial<Record<CodeKind, string>>): AppRecord {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, settings_json, style_json, has_custom_css: _css, has_custom_javascript: _js, ...rest } = stored;
+  const { settings_json, style_json, has_custom_css: _css, has_custom_javascript: _js, ...rest } = stored;
   return {
     ...rest,
     settings: JSON.parse(settings_json) as Record<string, unknown>,
@@ -100,10 +100,10 @@ function fromStored(stored: StoredApp, code: Partial<Record<CodeKind, string>>):
 export async function findApp(accountId: string, appId: string): Promise<AppRecord | undefined> {
   const key = apps.key(account(accountId), appId);
   const items = await queryItems({ TableName: table(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': key.pk }, ConsistentRead: true });
-  const record = items.find((item) => item.sk === 'record') as StoredApp | undefined;
+  const record = items.find((item) => item.sk === 'record');
   if (!record) return undefined;
   const code = Object.fromEntries(items.filter((item) => item.sk !== 'record').map((item) => [item.sk as string, item.code as string]));
-  return fromStored(record, code);
+  return fromStored(recordOf<StoredApp>(record), code);
 }
 
 /** The app; 404 resource_not_found when the account has none with this id. */
@@ -115,13 +115,14 @@ export async function getApp(accountId: string, appId: string): Promise<AppRecor
 
 /** Stored apps made readable: custom code read in one batch for those that have any. */
 async function withCode(items: StoredApp[]): Promise<AppRecord[]> {
+  const pkOf = (item: StoredApp) => apps.key(account(item.account_id), item.app_id).pk;
   const keys = items.flatMap((item) =>
-    CODE_KINDS.filter((kind) => (kind === 'custom_css' ? item.has_custom_css : item.has_custom_javascript)).map((kind) => ({ pk: item.pk, sk: kind })),
+    CODE_KINDS.filter((kind) => (kind === 'custom_css' ? item.has_custom_css : item.has_custom_javascript)).map((kind) => ({ pk: pkOf(item), sk: kind })),
   );
   // batchGetItems answers by pk; read each kind apart so the two items of one app do not collide.
   const byKind = await Promise.all(CODE_KINDS.map((kind) => batchGetItems(keys.filter((key) => key.sk === kind))));
   return items.map((item) =>
-    fromStored(item, Object.fromEntries(CODE_KINDS.flatMap((kind, index) => (byKind[index]!.has(item.pk) ? [[kind, byKind[index]!.get(item.pk)!.code as string]] : [])))),
+    fromStored(item, Object.fromEntries(CODE_KINDS.flatMap((kind, index) => (byKind[index]!.has(pkOf(item)) ? [[kind, byKind[index]!.get(pkOf(item))!.code as string]] : [])))),
   );
 }
 
@@ -209,7 +210,7 @@ export function pointerKey(accountId: string, alias: string): { pk: string; sk: 
 /** The pointer of (account, alias) with the alias's facts, or undefined (one strongly consistent GetItem). */
 export async function findAliasRecord(accountId: string, alias: string): Promise<AliasRecord | undefined> {
   const result = await db().send(new GetCommand({ TableName: table(), Key: pointerKey(accountId, alias), ConsistentRead: true }));
-  return result.Item as AliasRecord | undefined;
+  return result.Item && recordOf<AliasRecord>(result.Item);
 }
 
 /** The entry that writes a new alias pointer; a taken alias is 409 in_use. */
@@ -265,14 +266,9 @@ export function deletePointerEntry(accountId: string, alias: string, appId: stri
 
 // --- versions
 
-/** The listing partition of an app's versions. */
+/** The listing partition of an app's versions (listed by their number). */
 export function versionsPartition(accountId: string, appId: string): string {
-  return `${appsPartition(accountId)}#${appId}#versions`;
-}
-
-/** The key and listing keys of a new version (listed by its number). */
-export function versionKeys(accountId: string, appId: string, versionId: string, number: number): { pk: string; sk: string; gsi1pk: string; gsi1sk: string } {
-  return { ...versions.key(account(accountId), versionId), ...listingKeys(versionsPartition(accountId, appId), number) };
+  return appListing(appsPartition(accountId), appId, 'versions');
 }
 
 /** A version by id (any app of the account), or undefined (strongly consistent). */
@@ -358,12 +354,7 @@ export async function removeVersionRecord(version: VersionRecord): Promise<void>
 
 /** The listing partition of an app's deployments. */
 export function deploymentsPartition(accountId: string, appId: string): string {
-  return `${appsPartition(accountId)}#${appId}#deployments`;
-}
-
-/** The key and listing keys of a new deployment. */
-export function deploymentKeys(accountId: string, appId: string, deploymentId: string, seq: number): { pk: string; sk: string; gsi1pk: string; gsi1sk: string } {
-  return { ...deployments.key(account(accountId), deploymentId), ...listingKeys(deploymentsPartition(accountId, appId), seq) };
+  return appListing(appsPartition(accountId), appId, 'deployments');
 }
 
 /** The entries that record a deployment and count it into its listing. */

@@ -16,7 +16,7 @@ import { RecordNotFoundError, VersionConflictError } from '../../../store/errors
 import { retryOnConflict } from '../../../store/records';
 import { transact, type TransactEntry } from '../../../store/transact';
 import type { AppRecord, DeploymentRecord, VersionRecord } from './app-records';
-import { changeAppEntry, deploymentKeys, findDeployment, findVersion, followPointerEntry, getApp, newDeploymentEntries, readDeploymentPage, versionReadyCheck } from './apps-store';
+import { changeAppEntry, findDeployment, findVersion, followPointerEntry, getApp, newDeploymentEntries, readDeploymentPage, versionReadyCheck } from './apps-store';
 import { AppStateError } from './errors';
 import { copyEdgePointers, edgePointerEntries } from './edge-pointer-work';
 import { getAppVersion } from './versions';
@@ -47,7 +47,6 @@ async function switchTo(platform: Pick<Platform, 'clock'>, app: AppRecord, versi
   const deploymentId = newId();
   const previous = app.live_version_id;
   const deployment: DeploymentRecord = {
-    ...deploymentKeys(app.account_id, app.app_id, deploymentId, seq),
     deployment_id: deploymentId,
     app_id: app.app_id,
     account_id: app.account_id,

@@ -47,8 +47,6 @@ function checkSizes(body: AppInput): void {
 /** The pointer of an app's primary alias, as the app stands. */
 export function primaryPointer(app: AppRecord, createdMs: number, modifiedMs: number): AliasRecord {
   return {
-    pk: '',
-    sk: '',
     account_id: app.account_id,
     alias: app.alias,
     app_id: app.app_id,

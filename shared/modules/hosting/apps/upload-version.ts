@@ -34,7 +34,7 @@ import { transact } from '../../../store/transact';
 import { contentTypeOf } from '../content-types';
 import { planAppPackage, type AppPackagePlan } from '../package-rules';
 import type { AppRecord, ManifestFile, VersionManifest, VersionRecord } from './app-records';
-import { appExistsCheck, getApp, newVersionEntries, versionKeys, versionStatusEntry } from './apps-store';
+import { appExistsCheck, getApp, newVersionEntries, versionStatusEntry } from './apps-store';
 import { dueScope, PROCESSING_GRACE_MS, versionFilesRef, versionFilesWork, VERSION_FILES_LEASE_MS } from './remove-app-files';
 import { etagOf, inParallel, manifestKey, versionFileKey, writeManifest } from './version-files';
 
@@ -81,7 +81,6 @@ async function writeProcessing(platform: Pick<Platform, 'clock'>, input: UploadV
     const number = app.versions_uploaded + 1;
     const now = platform.clock.nowMs();
     const version: VersionRecord = {
-      ...versionKeys(input.accountId, input.appId, versionId, number),
       version_id: versionId,
       app_id: input.appId,
       account_id: input.accountId,

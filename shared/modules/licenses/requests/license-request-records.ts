@@ -40,8 +40,6 @@ export interface LicenseFailure {
 
 /** A stored license request. */
 export interface LicenseRequestRecord {
-  pk: string;
-  sk: string;
   license_request_id: string;
   account_id: string;
   mode: RecordScope['mode'];
@@ -69,16 +67,10 @@ export interface LicenseRequestRecord {
   last_failure: LicenseFailure | null;
   created_ms: number;
   modified_ms: number;
-  gsi1pk: string;
-  gsi1sk: string;
-  gsi2pk: string;
-  gsi2sk: string;
 }
 
 /** A stored license (§7): the code of one order item. */
 export interface LicenseRecord {
-  pk: string;
-  sk: string;
   license_id: string;
   account_id: string;
   mode: RecordScope['mode'];

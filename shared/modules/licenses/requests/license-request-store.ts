@@ -6,28 +6,18 @@
  * replaces it in place.
  */
 import { table } from '../../../store/client';
-import { defineEntity, type RecordScope, type TransactEntry } from '../../../store/entity';
-import { listSortKey } from '../../../store/keys';
+import { byDate, defineEntity, type RecordScope, type TransactEntry } from '../../../store/entity';
 import { equalityFilter } from '../../../store/query';
 import type { LicenseRecord, LicenseRequestRecord } from './license-request-records';
 
 const requests = defineEntity<LicenseRequestRecord>({ name: 'license request', collection: 'license_requests', scope: 'mode', idField: 'license_request_id',
-  indexes: { gsi1: 'license requests by date_created (cursor list)', gsi2: 'license requests by date_modified (cursor list, date_type=date_modified)' } });
+  indexes: { gsi1: 'license requests by date_created (cursor list)', gsi2: 'license requests by date_modified (cursor list, date_type=date_modified)' },
+  indexKeys: (request, partition) => ({
+    gsi1: byDate(partition, request.created_ms, request.license_request_id),
+    gsi2: byDate(partition, request.modified_ms, request.license_request_id),
+  }) });
 
 const licenses = defineEntity<LicenseRecord>({ name: 'license', collection: 'licenses', scope: 'mode', idField: 'license_id' });
-
-/** A new request's record with its keys and list positions. */
-export function licenseRequestRecord(fields: Omit<LicenseRequestRecord, 'pk' | 'sk' | 'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk'>): LicenseRequestRecord {
-  const scope = { accountId: fields.account_id, mode: fields.mode };
-  return {
-    ...fields,
-    ...requests.key(scope, fields.license_request_id),
-    gsi1pk: requests.partition(scope),
-    gsi1sk: listSortKey(fields.created_ms, fields.license_request_id),
-    gsi2pk: requests.partition(scope),
-    gsi2sk: listSortKey(fields.modified_ms, fields.license_request_id),
-  };
-}
 
 /** The entry that creates a request (its id is derived from order and item: a second opening is refused). */
 export function newLicenseRequestEntry(record: LicenseRequestRecord): TransactEntry {
@@ -36,8 +26,7 @@ export function newLicenseRequestEntry(record: LicenseRequestRecord): TransactEn
 
 /** The entry that replaces `current` by `next` if nobody changed it meanwhile (moves its date_modified position). */
 export function licenseRequestSaveEntry(current: LicenseRequestRecord, next: LicenseRequestRecord): TransactEntry {
-  const listed = { ...next, gsi2sk: listSortKey(next.modified_ms, next.license_request_id) };
-  return requests.putEntry(listed, { ifVersion: current.modified_ms, name: 'license request.save' });
+  return requests.putEntry(next, { ifVersion: current.modified_ms, name: 'license request.save' });
 }
 
 /**
@@ -78,11 +67,6 @@ export function findLicenseRequests(scope: RecordScope, requestIds: readonly str
 /** The entry that writes a license (created, or replaced by a re-send). */
 export function licensePutEntry(record: LicenseRecord): TransactEntry {
   return licenses.putEntry(record, { name: 'license.put' });
-}
-
-/** A license's record with its keys. */
-export function licenseRecord(fields: Omit<LicenseRecord, 'pk' | 'sk'>): LicenseRecord {
-  return { ...fields, ...licenses.key({ accountId: fields.account_id, mode: fields.mode }, fields.license_id) };
 }
 
 /** A license by id, or undefined. */

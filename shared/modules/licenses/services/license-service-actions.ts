@@ -13,7 +13,7 @@ import { renderElements, renderResource } from '../../../rest/render';
 import { actionScope } from '../../../rest/action-scope';
 import type { RenderContext } from '../../../rest/render-context';
 import { readOffsetCollection } from '../../../store/offset-index';
-import { retryOnConflict, type RecordScope } from '../../../store/records';
+import type { RecordScope } from '../../../store/records';
 import type { LicenseServiceRecord } from './license-service-record';
 import { LICENSE_SERVICE_TYPES, licenseServiceCreate, licenseServiceUpdate } from './license-service-schemas';
 import { licenseServicePartition } from './license-service-store';
@@ -69,10 +69,7 @@ export async function getLicenseServiceAction(context: ApiContext): Promise<ApiR
 /** `POST /license_services/{license_service_id}`: partial update, validated as the service will be. */
 export const updateLicenseServiceAction = withBody(licenseServiceUpdate, async (context) => {
   const { principal, scope, render } = await prepare(context);
-  const saved = await retryOnConflict(async () => {
-    const current = await getLicenseService(scope, context.params.license_service_id!);
-    return updateLicenseService(current, context.body, context.platform);
-  });
+  const saved = await updateLicenseService(scope, context.params.license_service_id!, context.body, context.platform);
   const view = visible(saved, principal);
   return { status: 200, body: await renderResource(licenseServiceDeclaration, view, render), sensitive: showsSecret(view) };
 });

@@ -65,8 +65,6 @@ export interface PoolState {
 
 /** A stored license service. */
 export interface LicenseServiceRecord extends ServiceSettings, PoolState {
-  pk: string;
-  sk: string;
   license_service_id: string;
   account_id: string;
   mode: 'live' | 'test';
@@ -82,7 +80,6 @@ export interface LicenseServiceRecord extends ServiceSettings, PoolState {
   low_licenses_notified: boolean;
   created_ms: number;
   modified_ms: number;
+  /** Its place in the creation-order listing. */
   seq: number;
-  gsi1pk: string;
-  gsi1sk: string;
 }

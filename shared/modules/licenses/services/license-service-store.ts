@@ -7,18 +7,19 @@
  * their transactions, and the delete that is refused while products link to the service or
  * requests are outstanding. The codes themselves are ./license-code-store.ts's.
  */
-import { allOf, atVersion, defineEntity, EXISTS, transact, type Condition, type RecordScope, type TransactEntry } from '../../../store/entity';
-import { TransactionRejectedError, VersionConflictError } from '../../../store/errors';
-import { bucketCounterWrite, listingKeys, reserveSequence } from '../../../store/offset-index';
+import { allOf, atVersion, bySequence, defineEntity, EXISTS, transact, type Condition, type RecordScope, type Revision, type TransactEntry } from '../../../store/entity';
+import { TransactionRejectedError } from '../../../store/errors';
+import { bucketCounterWrite, reserveSequence } from '../../../store/offset-index';
 import { updateReturning, writeOne } from '../../../store/transact';
 import type { LicenseServiceRecord } from './license-service-record';
 
 const services = defineEntity<LicenseServiceRecord>({ name: 'license service', collection: 'license_services', scope: 'mode', idField: 'license_service_id',
-  indexes: { gsi1: 'license services by creation sequence (offset list)' } });
+  indexes: { gsi1: 'license services by creation sequence (offset list)' },
+  indexKeys: (service, partition) => ({ gsi1: bySequence(partition, service.seq) }) });
 
 const scopeOf = (record: Pick<LicenseServiceRecord, 'account_id' | 'mode'>): RecordScope => ({ accountId: record.account_id, mode: record.mode });
 
-/** The key of a license service record. */
+/** The key of a license service record (tests read the stored item by it). */
 export function licenseServiceKey(scope: RecordScope, serviceId: string): { pk: string; sk: string } {
   return services.key(scope, serviceId);
 }
@@ -28,11 +29,9 @@ export function licenseServicePartition(scope: RecordScope): string {
   return services.partition(scope);
 }
 
-/** Reserves the next listing position of a new service, and the listing keys it gives the record. */
-export async function reserveLicenseServicePosition(scope: RecordScope): Promise<{ seq: number; gsi1pk: string; gsi1sk: string }> {
-  const partition = services.partition(scope);
-  const seq = await reserveSequence(partition);
-  return { seq, ...listingKeys(partition, seq) };
+/** Reserves the listing position (sequence) of a new service. */
+export async function reserveLicenseServiceSequence(scope: RecordScope): Promise<number> {
+  return reserveSequence(services.partition(scope));
 }
 
 /** Writes a new service with its bucket counter. */
@@ -56,19 +55,27 @@ export function findLicenseServiceRecords(scope: RecordScope, serviceIds: readon
 }
 
 /**
- * Sets `changes` on `current` if nobody changed its settings meanwhile (else
- * `VersionConflictError`). `countRead`, when given, must also still be the stored
- * `license_count` (a change whose effect depends on it, such as re-arming low_licenses).
+ * What a change of a service decides: the service after it and the settings it changes (written
+ * over the version read; `countRead`, when given, must also still be the stored `license_count`,
+ * for a change whose effect depends on it, such as re-arming low_licenses), or the service as the
+ * pool writer already published it with its codes (versioned by the publication itself).
  */
-export async function saveLicenseServiceSettings(current: LicenseServiceRecord, changes: Partial<LicenseServiceRecord>, countRead?: number): Promise<void> {
-  await writeOne(
-    services.updateEntry(scopeOf(current), current.license_service_id, {
-      name: 'license service.save',
-      set: changes,
-      condition: allOf(atVersion(current.modified_ms), countRead === undefined ? undefined : countIs(countRead)),
-      onConditionFailed: () => new VersionConflictError(`License service ${current.license_service_id} changed concurrently`),
-    }),
-  );
+export type LicenseServiceChange = { next: LicenseServiceRecord; set: Partial<LicenseServiceRecord>; countRead?: number } | { published: LicenseServiceRecord };
+
+/** The revision of a change: only the settings are set, never a whole-item put, so the counters takes and requests keep stay. */
+function revisionOf(change: LicenseServiceChange): Revision<LicenseServiceRecord> {
+  if ('published' in change) return { next: change.published, write: false };
+  return { next: change.next, set: change.set, ...(change.countRead === undefined ? {} : { condition: countIs(change.countRead) }) };
+}
+
+/** Writes `change` if nobody changed the service's settings since `current` was read (else `VersionConflictError`); answers the service after it. */
+export function reviseLicenseServiceRecord(current: LicenseServiceRecord, change: LicenseServiceChange): Promise<LicenseServiceRecord> {
+  return services.revise(current, revisionOf(change));
+}
+
+/** Applies `change` to a service read by id over the version read, again after a lost race; answers the service after it. */
+export function updateLicenseServiceRecord(scope: RecordScope, serviceId: string, change: (current: LicenseServiceRecord) => Promise<LicenseServiceChange>): Promise<LicenseServiceRecord> {
+  return services.update(scope, serviceId, async (current) => revisionOf(await change(current)));
 }
 
 /** A delete refused by its condition: the operation reads the service again to say why. */

@@ -29,12 +29,13 @@ import {
   findLicenseServiceRecord,
   getLicenseServiceRecord,
   insertLicenseService,
-  licenseServiceKey,
   LicenseServiceDeleteRefused,
   linkedProductsEntry,
   removeLicenseServiceRecord,
-  reserveLicenseServicePosition,
-  saveLicenseServiceSettings,
+  reserveLicenseServiceSequence,
+  reviseLicenseServiceRecord,
+  updateLicenseServiceRecord,
+  type LicenseServiceChange,
 } from './license-service-store';
 
 /** The label a service shows when none is set (licenses.md §2.1). */
@@ -265,10 +266,9 @@ export async function createLicenseService(scope: RecordScope, body: LicenseServ
   const serviceId = newId();
   const secretsSealed = await sealed.seal(secrets, scope, serviceId, ports.secrets);
   if (initial.length) await writeInitialCodes(scope, serviceId, initial);
-  const position = await reserveLicenseServicePosition(scope);
+  const seq = await reserveLicenseServiceSequence(scope);
   const now = ports.clock.nowMs();
   const record: LicenseServiceRecord = {
-    ...licenseServiceKey(scope, serviceId),
     license_service_id: serviceId,
     account_id: scope.accountId,
     mode: scope.mode,
@@ -283,7 +283,7 @@ export async function createLicenseService(scope: RecordScope, body: LicenseServ
     pool_next: initial.length,
     created_ms: now,
     modified_ms: now,
-    ...position,
+    seq,
   };
   await insertLicenseService(scope, record);
   return { ...record, privileged: { secrets, licenses: settings.type === 'list' ? initial : null } };
@@ -310,29 +310,53 @@ async function currentFields(record: LicenseServiceRecord, port: SecretsPort): P
 }
 
 /**
- * Applies a partial update to a service read at `current`, conditional on that version (the
- * caller's `retryOnConflict` reads again): validation covers the result, the URL is checked
- * again, the secrets are sealed again only when they changed. A change of the codes goes
- * through the pool writer, which publishes the settings with the codes in one update; other
- * changes are one conditional update of the settings. Raising `notify_at_count` above the
- * count (or clearing it) re-arms low_licenses.
+ * The change a partial update makes of a service read at `current`, and the secrets after it:
+ * validation covers the result, the URL is checked again, the secrets are sealed again only when
+ * they changed. A change of the codes goes through the pool writer, which publishes the settings
+ * with the codes in one update (conditional on the version read); other changes are the settings
+ * the store sets conditionally. Raising `notify_at_count` above the count (or clearing it) re-arms low_licenses.
  */
-export async function updateLicenseService(current: LicenseServiceRecord, body: LicenseServiceInput, ports: LicenseServicePorts, options: PoolOptions = {}): Promise<WrittenLicenseService> {
+async function licenseServiceChange(
+  current: LicenseServiceRecord,
+  body: LicenseServiceInput,
+  ports: LicenseServicePorts,
+  options: PoolOptions,
+): Promise<{ change: LicenseServiceChange; secrets: ServiceSecrets }> {
   const before = await currentFields(current, ports.secrets);
   const { settings, secrets, codes } = licenseServiceFields(body, before);
   await checkServiceUrl(settings, ports.http);
   const scope = { accountId: current.account_id, mode: current.mode };
   const secretsSealed = sealed.same(secrets, before.secrets) ? current.secrets_sealed : await sealed.seal(secrets, scope, current.license_service_id, ports.secrets);
   const changes: Partial<LicenseServiceRecord> = { ...settings, secrets_sealed: secretsSealed, modified_ms: Math.max(ports.clock.nowMs(), current.modified_ms + 1) };
-  if (codes) {
-    const published = await changeCodes(current, codes, changes, ports.clock, options);
-    return { ...published, privileged: { secrets, licenses: await serviceCodes(published) } };
-  }
+  if (codes) return { change: { published: await changeCodes(current, codes, changes, ports.clock, options) }, secrets };
   const rearm = current.low_licenses_notified && rearms(current.license_count, settings);
   if (rearm) changes.low_licenses_notified = false;
-  await saveLicenseServiceSettings(current, changes, rearm ? current.license_count : undefined);
-  const saved = { ...current, ...changes };
+  return { change: { next: { ...current, ...changes }, set: changes, ...(rearm ? { countRead: current.license_count } : {}) }, secrets };
+}
+
+/** The service as written, with its privileged parts at hand. */
+async function written(saved: LicenseServiceRecord, secrets: ServiceSecrets): Promise<WrittenLicenseService> {
   return { ...saved, privileged: { secrets, licenses: await serviceCodes(saved) } };
+}
+
+/**
+ * Applies a partial update to a service read at `current`, conditional on that version: one
+ * round, a lost race is a `VersionConflictError` (`updateLicenseService` reads again).
+ */
+export async function reviseLicenseService(current: LicenseServiceRecord, body: LicenseServiceInput, ports: LicenseServicePorts, options: PoolOptions = {}): Promise<WrittenLicenseService> {
+  const { change, secrets } = await licenseServiceChange(current, body, ports, options);
+  return written(await reviseLicenseServiceRecord(current, change), secrets);
+}
+
+/** Applies a partial update to a service read by id (`licenseServiceChange`), reading and changing again after a lost race. */
+export async function updateLicenseService(scope: RecordScope, serviceId: string, body: LicenseServiceInput, ports: LicenseServicePorts, options: PoolOptions = {}): Promise<WrittenLicenseService> {
+  let secrets: ServiceSecrets | undefined;
+  const saved = await updateLicenseServiceRecord(scope, serviceId, async (current) => {
+    const decided = await licenseServiceChange(current, body, ports, options);
+    secrets = decided.secrets;
+    return decided.change;
+  });
+  return written(saved, secrets!);
 }
 
 /**

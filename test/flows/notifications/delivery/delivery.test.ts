@@ -270,7 +270,7 @@ describe('automatic delivery (§6)', () => {
     const event = await newEvent(subscription.event_subscription_id);
     await scheduleEventDelivery(event).relay(platform);
     await drainQueue();
-    await deleteEventSubscription(await readEventSubscription(scope, subscription.event_subscription_id));
+    await deleteEventSubscription(scope, subscription.event_subscription_id);
     const { next_attempt_ms: due } = (await findEvent(scope, event.event_id))!;
     clock.set(due!);
     received.length = 0;
@@ -304,7 +304,7 @@ describe('deleting a subscription (§2.2)', () => {
     expect(await holdDue('event-delivery', scope, inFlight.event_id, clock.nowMs(), 60_000)).toBeDefined();
     expect((await findEvent(scope, retrying.event_id))!.status).toBe('retry');
 
-    await deleteEventSubscription(await readEventSubscription(scope, id));
+    await deleteEventSubscription(scope, id);
     received.length = 0;
     expect(await endEventsOfDeletedSubscription(platform, scope, id)).toBe(2);
     expect(received).toHaveLength(0);
@@ -361,7 +361,7 @@ describe('manual retry (§7.3)', () => {
     const other = await newEvent(subscription.event_subscription_id);
     expect(await holdDue('event-delivery', scope, other.event_id, clock.nowMs(), 60_000)).toBeDefined();
     await expect(retryEvent(platform, scope, other.event_id)).rejects.toMatchObject({ status: 409, code: 'in_use' });
-    await deleteEventSubscription(await readEventSubscription(scope, subscription.event_subscription_id));
+    await deleteEventSubscription(scope, subscription.event_subscription_id);
     await expect(retryEvent(platform, scope, event.event_id)).rejects.toMatchObject({ status: 422, code: 'invalid_state' });
   });
 
