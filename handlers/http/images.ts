@@ -1,5 +1,6 @@
 /** Lambda entry point of the `images` route family: product images (commerce.md §2.2). Its bundle ships sharp for linux-arm64. */
-import { deleteImageAction, getImageAction, listImagesAction, uploadImageAction } from '../../shared/modules/images/actions';
+import { deleteImageAction, getImageAction, listImagesAction } from '../../shared/modules/images/actions';
+import { uploadImageAction } from '../../shared/modules/images/uploads';
 import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('images', {
