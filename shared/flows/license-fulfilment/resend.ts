@@ -13,7 +13,6 @@
  * `completed`/`failed` one.
  */
 import { finishEntry, holdDue, rescheduleEntry, type DueHold } from '../../work/due-work-store';
-import { withRelay } from '../../work/relay';
 import { InUseError, InvalidStateError } from '../../http/errors';
 import type { Platform } from '../../platform/ports';
 import type { RecordScope } from '../../store/entity';
@@ -54,15 +53,14 @@ export async function resendLicenseRequest(platform: Platform, scope: RecordScop
   if (!hold) throw new InUseError('An attempt of this license request is in progress. Retry when it has finished.', { license_request_id: requestId });
   let recorded = false;
   try {
-    return await withRelay(platform, async () => {
-      // Read again under the hold: an automatic attempt may have finished since the first read.
-      const request = (await findLicenseRequest(scope, requestId)) ?? seen;
-      const outcome = await attemptLicense(platform, request, service, { number: request.attempts_count + 1, trigger: 'manual', timeoutMs: LICENSE_MANUAL_TIMEOUT_MS });
-      const result = await recordOutcome(platform, { request, service, outcome, random: Math.random, due: () => releaseEntry(hold, outcome.attempt.success) });
-      recorded = true;
-      await runReleasedEmails(platform, result);
-      return { request: result.request, outcome };
-    });
+    // What the attempt queues (events, released emails) is relayed by the request's own unit of work.
+    // Read again under the hold: an automatic attempt may have finished since the first read.
+    const request = (await findLicenseRequest(scope, requestId)) ?? seen;
+    const outcome = await attemptLicense(platform, request, service, { number: request.attempts_count + 1, trigger: 'manual', timeoutMs: LICENSE_MANUAL_TIMEOUT_MS });
+    const result = await recordOutcome(platform, { request, service, outcome, random: Math.random, due: () => releaseEntry(hold, outcome.attempt.success) });
+    recorded = true;
+    await runReleasedEmails(platform, result);
+    return { request: result.request, outcome };
   } finally {
     // Not recorded (a fault, or the request changed meanwhile): give the schedule back at once.
     if (!recorded) await writeOne(releaseEntry(hold, false)).catch(() => undefined);

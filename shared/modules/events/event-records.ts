@@ -6,7 +6,6 @@
  */
 import { attemptsJson, type AttemptLogEntry } from '../../outbound/attempt';
 import { declareResource } from '../../rest/declarations';
-import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/entity';
 
 
