@@ -47,13 +47,14 @@ const placements = new WeakMap<object, Partial<StorageAttributes>>();
  * where it found the record (`positionIn`).
  */
 export function recordOf<R>(item: Record<string, unknown>): R {
+  // One pass without intermediate arrays: this runs for every record of every list read.
   const record: Record<string, unknown> = {};
-  const placement: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(item)) {
-    if (storageAttributes.has(name)) placement[name] = value;
-    else record[name] = value;
+  let placement: Record<string, unknown> | undefined;
+  for (const name in item) {
+    if (storageAttributes.has(name)) (placement ??= {})[name] = item[name];
+    else record[name] = item[name];
   }
-  placements.set(record, placement);
+  if (placement) placements.set(record, placement);
   return record as R;
 }
 
