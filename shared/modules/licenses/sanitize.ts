@@ -66,21 +66,43 @@ function isValidCodePoint(cp: number): boolean {
 const NUMERIC_BODY = /^#(?:([0-9]+)|[xX]([0-9A-Fa-f]+))$/;
 const NAMED_BODY = /^[A-Za-z][A-Za-z0-9]*$/;
 
+/** The code point of a numeric reference body (`#8238`, `#x202E`), or undefined for a named one. */
+function numericCodePoint(body: string): number | undefined {
+  const numeric = NUMERIC_BODY.exec(body);
+  if (!numeric) return undefined;
+  return numeric[1] !== undefined ? Number(numeric[1]) : Number.parseInt(numeric[2] ?? '', 16);
+}
+
 /** Whether `&body;` is a valid reference; named ones must have gone through `learnNames`. */
 function isValidReference(body: string): boolean {
-  const numeric = NUMERIC_BODY.exec(body);
-  if (numeric) {
-    const cp = numeric[1] !== undefined ? Number(numeric[1]) : Number.parseInt(numeric[2] ?? '', 16);
-    return isValidCodePoint(cp);
-  }
+  const cp = numericCodePoint(body);
+  if (cp !== undefined) return isValidCodePoint(cp);
   return NAMED_BODY.test(body) && VALID_NAMES.has(body);
 }
 
-/** Escapes every `&` that does not start a valid reference; valid ones stay as written. */
+/**
+ * Characters a license text never keeps (§5.4): controls other than tab, line feed and carriage
+ * return (U+0000–U+001F, U+007F–U+009F), and the bidirectional embedding, override and isolate
+ * characters (U+202A–U+202E, U+2066–U+2069), which could make a code read otherwise than stored.
+ */
+const REMOVED_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g;
+
+/** Whether a code point is one of `REMOVED_CHARACTERS` (for references to them). */
+function isRemovedCodePoint(cp: number): boolean {
+  return (cp <= 0x1f && cp !== 0x09 && cp !== 0x0a && cp !== 0x0d) || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/**
+ * Escapes every `&` that does not start a valid reference; valid ones stay as written, and
+ * references to removed characters (`&#x202E;`, `&#7;`) go, as the raw characters do.
+ */
 function escapeInvalidAmpersands(text: string): string {
-  return text.replace(/&(?:([A-Za-z0-9#]{0,20});)?/g, (match, body: string | undefined) =>
-    body !== undefined && isValidReference(body) ? match : `&amp;${match.slice(1)}`,
-  );
+  return text.replace(/&(?:([A-Za-z0-9#]{0,20});)?/g, (match, body: string | undefined) => {
+    if (body === undefined) return `&amp;${match.slice(1)}`;
+    const cp = numericCodePoint(body);
+    if (cp !== undefined && isRemovedCodePoint(cp)) return '';
+    return isValidReference(body) ? match : `&amp;${match.slice(1)}`;
+  });
 }
 
 /** Undoes the three escapes `sanitize-html` writes into text when it decodes references itself. */
@@ -102,8 +124,9 @@ const COMMON: sanitizeHtml.IOptions = {
 
 /** Runs `sanitize-html` and writes its `<br />` as `<br>`: text never holds a raw `<`, so the replace only meets tags. */
 function run(html: string, options: sanitizeHtml.IOptions): string {
-  learnNames(html);
-  return sanitizeHtml(html, options).replace(/<br \/>/g, '<br>');
+  const cleaned = html.replace(REMOVED_CHARACTERS, '');
+  learnNames(cleaned);
+  return sanitizeHtml(cleaned, options).replace(/<br \/>/g, '<br>');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -126,7 +149,8 @@ const REPLY_OPTIONS: sanitizeHtml.IOptions = {
  * A license reply or stored code sanitised by licenses.md §5.4, trimmed: only bare `<br>`, `<b>`,
  * `<strong>`, `<i>`, `<em>` kept (lower case, `<br/>` → `<br>`); other tags and kept tags with
  * attributes removed with their text kept; comments, `script` and `style` removed whole;
- * unclosed tags closed and stray end tags dropped; a `<` starting no tag and `>` become `&lt;`
+ * unclosed tags closed and stray end tags dropped; controls (but tab, line feed, carriage
+ * return) and bidirectional overrides removed, raw or as references; a `<` starting no tag and `>` become `&lt;`
  * and `&gt;`; an `&` starting no valid reference becomes `&amp;`. Idempotent. Parsing follows
  * the HTML standard, so `</br>` is a `<br>` and a tag cut off by the end of input is dropped.
  *

@@ -103,12 +103,22 @@ describe('sanitizeLicenseReply (licenses.md §5.4)', () => {
   });
 
   it('escapes numeric references the HTML standard reports as errors', () => {
-    // NUL, surrogate, beyond Unicode, noncharacters, CR and other controls (tab, LF, FF are fine).
-    expect(sanitizeLicenseReply('&#0;')).toBe('&amp;#0;');
-    expect(sanitizeLicenseReply('&#xD800; &#x110000; &#xFFFE; &#xFDD0; &#x10FFFF; &#13; &#1; &#x80;')).toBe(
-      '&amp;#xD800; &amp;#x110000; &amp;#xFFFE; &amp;#xFDD0; &amp;#x10FFFF; &amp;#13; &amp;#1; &amp;#x80;',
+    // Surrogate, beyond Unicode, noncharacters and CR (tab and LF are fine; other controls are removed, below).
+    expect(sanitizeLicenseReply('&#xD800; &#x110000; &#xFFFE; &#xFDD0; &#x10FFFF; &#13;')).toBe(
+      '&amp;#xD800; &amp;#x110000; &amp;#xFFFE; &amp;#xFDD0; &amp;#x10FFFF; &amp;#13;',
     );
-    expect(sanitizeLicenseReply('a&#9;b&#10;c&#12;d')).toBe('a&#9;b&#10;c&#12;d');
+    expect(sanitizeLicenseReply('a&#9;b&#10;c')).toBe('a&#9;b&#10;c');
+  });
+
+  it('removes controls and bidirectional overrides, raw or as references, keeping tab, LF and CR (§5.4)', () => {
+    expect(sanitizeLicenseReply('K\u0000E\u0007Y\u001B-\u202E1\u202A2\u2066\u2069\u007F\u0085\u009F-Z')).toBe('KEY-12-Z');
+    expect(sanitizeLicenseReply('K&#0;E&#7;Y&#x1b;-&#x202E;1&#8234;2&#x2066;&#X2069;&#127;&#x85;&#159;&#12;-Z')).toBe('KEY-12-Z');
+    expect(sanitizeLicenseReply('a\tb\nc\rd')).toBe('a\tb\nc\rd');
+    expect(sanitizeLicenseReply('<b>\u202Eevil</b>')).toBe('<b>evil</b>');
+    // Inside a removed tag's attribute or a kept tag: gone either way, and the rest is still sanitised.
+    expect(sanitizeLicenseReply('<b\u0000 x="\u202E">K</b>')).toBe('K');
+    // Other invisible characters that are not named by §5.4 stay (U+200F right-to-left mark, U+200B).
+    expect(sanitizeLicenseReply('a\u200Fb\u200Bc')).toBe('a\u200Fb\u200Bc');
   });
 
   it('shows references with a body over 20 characters literally (a sanitize-html limit, on the safe side)', () => {
