@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import { isDateInput } from './dates';
 import { isCountryCode } from './formatted';
-import { isCurrencyCode } from './money';
+import { isCurrencyCode, minorUnits, roundMoney } from './money';
 
 /** A string that is exactly a plain decimal number: optional minus, digits, optional fraction. */
 export const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
@@ -31,7 +31,7 @@ export const MAX_META_DEPTH = 32;
 export const MAX_META_CHARS = 2048;
 
 /** A failure reason carried to the error's `meta.reason` (conventions.md §6). */
-export type Reason = 'required' | 'invalid' | 'too_long' | 'too_short' | 'out_of_range' | 'not_allowed' | 'conflict';
+export type Reason = 'required' | 'invalid' | 'too_long' | 'too_short' | 'out_of_range' | 'not_allowed' | 'conflict' | 'precision';
 
 /** zod's `params` for a refinement, carrying our reason. */
 export function reason(value: Reason, message: string): { message: string; params: { reason: Reason } } {
@@ -76,6 +76,32 @@ export function decimal(rules: NumberRules = {}) {
 /** A money amount: at least `min` (default 0), at most 999,999,999,999. */
 export function money(min = 0) {
   return decimal({ min, max: MAX_MONEY });
+}
+
+/**
+ * Refuses amounts with more decimals than their currency's minor units (commerce.md §1.2:
+ * `19.999` USD is 400 `invalid_input`, reason `precision`; nothing is rounded on the way in).
+ * `object` holds the currency under `currency` and the amounts under `amounts`; an unknown or
+ * malformed currency is left to the currency's own check, an absent or null amount to its own.
+ *
+ * @example priced(body({ currency: currencyCode(), price: money() }), ['price'])
+ */
+export function priced<T extends z.ZodType<Record<string, unknown>>>(object: T, amounts: readonly string[]) {
+  return object.superRefine((value, context) => {
+    const currency = value.currency;
+    if (typeof currency !== 'string' || !isCurrencyCode(currency)) return;
+    for (const name of amounts) {
+      const amount = value[name];
+      if (typeof amount !== 'number' || roundMoney(amount, currency) === amount) continue;
+      const digits = minorUnits(currency);
+      context.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `must have at most ${digits} decimal${digits === 1 ? '' : 's'} for ${currency.toUpperCase()}`,
+        params: { reason: 'precision' },
+      });
+    }
+  });
 }
 
 /** A line quantity: an integer from `min` to `max` (conventions.md §20: 1–1,000,000). */
@@ -267,6 +293,35 @@ export function optionalClientId(reserved: readonly string[] = []) {
   return z
     .union([z.literal(''), z.null(), clientId(reserved)], { error: 'must be a string' })
     .transform((value) => (value === '' ? null : value));
+}
+
+/**
+ * An object whose keys the client chooses (conventions.md "Free-form objects"): every own key,
+ * `__proto__`, `constructor`, `prototype` and `toString` included, comes out as an own data
+ * property, and each value is parsed by `value` (an issue names its key). zod's `z.record`
+ * assigns keys one by one, so a `__proto__` key vanished there, or replaced the prototype.
+ *
+ * @example freeRecord(z.string(), 'must be an object of strings')
+ */
+export function freeRecord<V extends z.ZodType>(value: V, message = 'must be an object') {
+  return z.unknown().transform((input, context): Record<string, z.output<V>> => {
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      context.addIssue({ code: 'custom', message, params: { reason: 'invalid' } });
+      return z.NEVER;
+    }
+    const entries: Array<[string, z.output<V>]> = [];
+    let failed = false;
+    for (const [key, raw] of Object.entries(input)) {
+      const parsed = value.safeParse(raw);
+      if (parsed.success) entries.push([key, parsed.data]);
+      else {
+        failed = true;
+        for (const issue of parsed.error.issues) context.addIssue({ ...issue, path: [key, ...issue.path] } as Parameters<typeof context.addIssue>[0]);
+      }
+    }
+    // fromEntries defines each key as an own property; an assignment would not.
+    return failed ? z.NEVER : Object.fromEntries(entries);
+  });
 }
 
 /** A body object: unknown properties are silently discarded (conventions.md §15). */

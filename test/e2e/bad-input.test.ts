@@ -125,6 +125,8 @@ interface Case {
   status: number;
   code: string;
   property?: string;
+  /** The expected `meta.reason`, where the row is about one. */
+  reason?: string;
 }
 
 const rows: Case[] = [];
@@ -253,6 +255,19 @@ const shipping = () => 'shipping_methods';
 for (const value of ['1e3', 'free', 1e20, -1]) post(shipping, { name: 'S', prices: [{ currency: 'USD', price: value }] }, 'prices[0].price', `shipping price ${JSON.stringify(value)}`);
 post(shipping, { name: 'S', active: 'no', prices: [{ currency: 'USD', price: 1 }] }, 'active', 'shipping active "no"');
 post(() => 'shipping_methods/ship1', { countries: 'US' }, 'countries', 'shipping update countries a string');
+
+// --- money precision (commerce.md §1.2): more decimals than the currency's minor units, as numbers and as strings
+const precise = { reason: 'precision' };
+for (const [currency, value] of [['USD', 19.999], ['USD', '19.999'], ['JPY', 10.5], ['BHD', '1.2345'], ['USD', 0.001]] as const) {
+  const label = `${currency} ${JSON.stringify(value)}`;
+  post(products, { ...product, prices: [{ currency, price: value }] }, 'prices[0].price', `product price ${label}`, precise);
+  post(shipping, { name: 'S', prices: [{ currency, price: value }] }, 'prices[0].price', `shipping price ${label}`, precise);
+  post(promotions, { ...promotion, discount_type: 'amount', discount_percent: undefined, discount_amounts: [{ currency, amount: value }] }, 'discount_amounts[0].amount', `promotion amount ${label}`, precise);
+}
+post(p1, { prices: [{ currency: 'USD', price: 5 }, { currency: 'EUR', price: 5.555 }] }, 'prices[1].price', 'product update price EUR 5.555', precise);
+post(() => 'shipping_methods/ship1', { prices: [{ currency: 'USD', price: '4.001' }] }, 'prices[0].price', 'shipping update price "4.001"', precise);
+for (const field of ['subtotal', 'shipping', 'tax', 'total'] as const) post(direct, { ...directBody, [field]: 10.005 }, field, `direct payment ${field} 10.005`, precise);
+post(direct, { ...directBody, currency: 'JPY', total: '100.5' }, 'total', 'direct payment JPY total "100.5"', precise);
 const payment = () => 'settings/payment';
 for (const value of ['x', -1, 86_401, '1e3', 1.5]) post(payment, { duplicate_payment_timeout: value }, 'duplicate_payment_timeout', `settings timeout ${JSON.stringify(value)}`);
 post(payment, { allow_save_cards: 'yes' }, 'allow_save_cards', 'settings allow_save_cards "yes"');
@@ -529,6 +544,7 @@ describe('bad input changes nothing (a table of probes)', () => {
     expect(answer.body.error.reference).toBe(answer.headers.get('x-request-id'));
     expect(typeof answer.body.error.message).toBe('string');
     if (row.property !== undefined) expect(answer.body.error.meta?.property, answer.text).toBe(row.property);
+    if (row.reason !== undefined) expect(answer.body.error.meta?.reason, answer.text).toBe(row.reason);
     const after = await snapshot();
     for (const [read, text] of Object.entries(before)) expect(after[read], read).toBe(text);
   });

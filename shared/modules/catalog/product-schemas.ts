@@ -1,6 +1,6 @@
 /** Request bodies of `/products` (commerce.md §2), declared once: validation, types and OpenAPI. */
 import { MAX_PRODUCT_IMAGES } from '../images';
-import { body, decimal, flag, list, meta, money, nested, oneOf, optionalClientId, requiredText, text, z } from '../../rest/fields';
+import { body, decimal, priced, flag, list, meta, money, nested, oneOf, optionalClientId, requiredText, text, z } from '../../rest/fields';
 
 /** Product types. */
 export const PRODUCT_TYPES = ['digital', 'physical', 'service'] as const;
@@ -8,10 +8,10 @@ export const PRODUCT_TYPES = ['digital', 'physical', 'service'] as const;
 /** Billing interval units; `hour` only in test mode (checked by the operation). */
 export const BILLING_UNITS = ['hour', 'day', 'week', 'month', 'year'] as const;
 
-const priceEntry = body({
+const priceEntry = priced(body({
   currency: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a currency code') }).max(3, { error: 'must be a currency code' }),
   price: money(),
-});
+}), ['price']);
 
 const subscriptionPlan = nested({
   billing_interval: decimal({ integer: true, min: 1, max: 365 }),

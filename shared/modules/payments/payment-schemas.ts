@@ -10,7 +10,7 @@
  * and computed totals over the money limit.
  */
 import { addressInput } from '../../rest/addresses';
-import { body, decimal, flag, meta, money, nested, oneOf, reason, sentCurrencyCode, text, z } from '../../rest/fields';
+import { body, priced, decimal, flag, meta, money, nested, oneOf, reason, sentCurrencyCode, text, z } from '../../rest/fields';
 
 /** A custom issue that names its reason (conventions.md §6). */
 function issue(path: PropertyKey[], message: string, why: 'required' | 'invalid') {
@@ -106,7 +106,7 @@ export type CartPaymentInput = z.output<typeof cartPaymentCreate>;
  * `POST /payments` (§4.3): a direct payment. Each amount is at most 999,999,999,999; the
  * operation checks that the parts agree with `total` and that the computed total stays in range.
  */
-export const directPaymentCreate = body({
+export const directPaymentCreate = priced(body({
   currency: sentCurrencyCode(),
   subtotal: money().nullable().optional(),
   shipping: money().nullable().optional(),
@@ -119,7 +119,7 @@ export const directPaymentCreate = body({
   customer_id: text(100).optional(),
   payment_method: paymentMethodInput.optional(),
   allow_duplicate: flag().optional(),
-});
+}), ['subtotal', 'shipping', 'tax', 'total']);
 
 /** A parsed direct payment. */
 export type DirectPaymentInput = z.output<typeof directPaymentCreate>;

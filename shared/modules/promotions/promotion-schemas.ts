@@ -1,5 +1,5 @@
 /** Request bodies of `/promotions` (commerce.md §11), declared once: validation, types and OpenAPI. */
-import { body, clientId, currencyCode, dateInput, decimal, flag, list, meta, money, oneOf, optionalClientId, reason, requiredText, z } from '../../rest/fields';
+import { body, priced, clientId, currencyCode, dateInput, decimal, flag, list, meta, money, oneOf, optionalClientId, reason, requiredText, z } from '../../rest/fields';
 import { DISCOUNT_TYPES } from './discounts';
 
 /** A promotion code: 1–50 characters from `A-Za-z0-9_-`, matched case-insensitively. */
@@ -15,10 +15,10 @@ const promotionCode = z
   .regex(PROMOTION_CODE, { error: 'must be 1 to 50 characters of A-Z, a-z, 0-9, "_" and "-"' });
 
 /** A fixed discount per sale in one currency; whether the currency is enabled is checked by the operation. */
-const discountAmount = body({
+const discountAmount = priced(body({
   currency: currencyCode(),
   amount: money().refine((amount) => amount > 0, reason('out_of_range', 'must be greater than 0')),
-});
+}), ['amount']);
 
 /**
  * Properties either operation may send. Both discount properties are accepted whatever the

@@ -1,14 +1,14 @@
 /** Request bodies of `/shipping_methods` (commerce.md §2.1), declared once: validation, types and OpenAPI. */
-import { body, countryCode, currencyCode, flag, list, meta, money, optionalClientId, requiredText, text, z } from '../../rest/fields';
+import { body, priced, countryCode, currencyCode, flag, list, meta, money, optionalClientId, requiredText, text, z } from '../../rest/fields';
 
 const MAX_COUNTRIES = 300;
 const MAX_PRICES = 200;
 
 /** A flat price per sale in one currency; whether the currency is enabled is checked by the operation. */
-const priceEntry = body({
+const priceEntry = priced(body({
   currency: currencyCode(),
   price: money(),
-});
+}), ['price']);
 
 const writable = {
   description: text(1000).optional(),
