@@ -16,6 +16,7 @@ import { invalid, sends } from '../../../rest/input';
 import { parsePathList } from '../../../rest/paths';
 import type { RenderContext } from '../../../rest/render-context';
 import type { RecordScope } from '../../../store/records';
+import { startListedRecord } from '../../../store/offset-index';
 import type { EventType } from '../catalog';
 import type { EventSubscriptionInput } from './event-subscription-schemas';
 import {
@@ -248,18 +249,8 @@ export async function createEventSubscription(scope: RecordScope, body: EventSub
   await checkDestination(settings, ports.http);
   const subscriptionId = newId();
   const secretsSealed = await sealed.seal(secrets, scope, subscriptionId, ports.secrets);
-  const seq = await reserveEventSubscriptionSequence(scope);
-  const now = ports.clock.nowMs();
-  const record: EventSubscriptionRecord = {
-    event_subscription_id: subscriptionId,
-    account_id: scope.accountId,
-    mode: scope.mode,
-    ...settings,
-    secrets_sealed: secretsSealed,
-    created_ms: now,
-    modified_ms: now,
-    seq,
-  };
+  const start = await startListedRecord(scope, reserveEventSubscriptionSequence, ports.clock);
+  const record: EventSubscriptionRecord = { event_subscription_id: subscriptionId, ...settings, secrets_sealed: secretsSealed, ...start };
   await insertEventSubscription(scope, record);
   return { ...record, secrets };
 }

@@ -18,6 +18,7 @@ import { invalid, sends } from '../../../rest/input';
 import type { RenderContext } from '../../../rest/render-context';
 import { OtherModeError, RecordNotFoundError } from '../../../store/errors';
 import type { RecordScope, TransactEntry } from '../../../store/entity';
+import { startListedRecord } from '../../../store/offset-index';
 import { productIdsLinkedTo } from '../../catalog';
 import { hasVisibleText, sanitizeInstructions } from '../sanitize';
 import { LicenseServiceBusyError, LicenseServiceLinkedError, LicenseServiceOtherModeError } from './errors';
@@ -266,12 +267,9 @@ export async function createLicenseService(scope: RecordScope, body: LicenseServ
   const serviceId = newId();
   const secretsSealed = await sealed.seal(secrets, scope, serviceId, ports.secrets);
   if (initial.length) await writeInitialCodes(scope, serviceId, initial);
-  const seq = await reserveLicenseServiceSequence(scope);
-  const now = ports.clock.nowMs();
+  const start = await startListedRecord(scope, reserveLicenseServiceSequence, ports.clock);
   const record: LicenseServiceRecord = {
     license_service_id: serviceId,
-    account_id: scope.accountId,
-    mode: scope.mode,
     ...settings,
     secrets_sealed: secretsSealed,
     license_count: initial.length,
@@ -281,9 +279,7 @@ export async function createLicenseService(scope: RecordScope, body: LicenseServ
     ...EMPTY_POOL,
     pool_end: initial.length,
     pool_next: initial.length,
-    created_ms: now,
-    modified_ms: now,
-    seq,
+    ...start,
   };
   await insertLicenseService(scope, record);
   return { ...record, privileged: { secrets, licenses: settings.type === 'list' ? initial : null } };
