@@ -8,6 +8,9 @@ import type { OutboundResponse } from '../platform/ports';
 /** The codes of an attempt that got no reply. */
 export type TransportErrorCode = 'timeout' | 'destination_not_allowed' | 'dns_error' | 'tls_error' | 'connection_error';
 
+/** The codes every signed request's attempt may fail with (events.md §7.1, licenses.md §5.5): a refused status, a redirect, or no reply. */
+export type RequestErrorCode = 'http_status' | 'redirect' | TransportErrorCode;
+
 /** An attempt's error as its log entry stores it. */
 export interface AttemptError<Code extends string = string> {
   code: Code;

@@ -16,6 +16,17 @@ export function sends(body: object, property: string): boolean {
 }
 
 /**
+ * The value of a property after a partial update: what the body sends (null becomes `fallback`),
+ * else the current value, else `fallback` (a create has no current value).
+ *
+ * @example valueAfter(body, 'comments', current?.comments, null)
+ */
+export function valueAfter<T>(body: object, property: string, current: T | undefined, fallback: T): T {
+  if (sends(body, property)) return ((body as Record<string, unknown>)[property] ?? fallback) as T;
+  return current ?? fallback;
+}
+
+/**
  * The entries of a list property that each name a `currency` (`prices`, `discount_amounts`),
  * each built by `build` with its currency upper-cased, once every currency is enabled for the
  * account and listed once: otherwise 400 invalid_input at `<property>[i].currency` (`conflict`

@@ -11,6 +11,7 @@
  * counters. Nothing ever walks the records in front of the page.
  */
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { RecordScope } from './entity';
 import type { TransactItem } from './transact';
 import { db, table } from './client';
 import { queryItems } from './query';
@@ -46,6 +47,27 @@ export async function reserveSequence(partition: string): Promise<number> {
     }),
   );
   return Number(result.Attributes!.n);
+}
+
+/** The fields a new mode-scoped record of an offset listing starts with: its scope, its dates and its position. */
+export interface ListedRecordStart {
+  account_id: string;
+  mode: RecordScope['mode'];
+  created_ms: number;
+  modified_ms: number;
+  seq: number;
+}
+
+/**
+ * Starts a new record of a mode-scoped offset listing: reserves its position (`reserve`, the
+ * collection's `reserveSequence`), then stamps it created and modified now, in `scope`.
+ *
+ * @example const record = { promotion_id: id, ...fields, ...(await startListedRecord(scope, reservePromotionSequence, clock)) };
+ */
+export async function startListedRecord(scope: RecordScope, reserve: (scope: RecordScope) => Promise<number>, clock: { nowMs(): number }): Promise<ListedRecordStart> {
+  const seq = await reserve(scope);
+  const now = clock.nowMs();
+  return { account_id: scope.accountId, mode: scope.mode, created_ms: now, modified_ms: now, seq };
 }
 
 /** The transaction entry that counts a record in (`+1`) or out (`-1`) of its bucket. */

@@ -21,7 +21,7 @@ const port: SecretsPort & { purposes: string[] } = {
   },
 };
 
-const fields = sealedFields({ purpose: 'thing', permission: 'license_services', names: ['password', 'header_value'] });
+const fields = sealedFields({ purpose: 'thing', permission: 'license_services', idField: 'thing_id', names: ['password', 'header_value'] });
 const scope = { accountId: 'ACC', mode: 'test' as const };
 
 describe('sealedFields', () => {
@@ -40,6 +40,14 @@ describe('sealedFields', () => {
     expect(opened).toEqual({ password: null, header_value: null });
     expect(Object.keys(opened)).toEqual(['password', 'header_value']);
     expect(await fields.open(JSON.stringify(['thing:ACC:test:ID1', '{"password":"pw"}']), scope, 'ID1', port)).toEqual({ password: 'pw', header_value: null });
+  });
+
+  it("opens what a stored record keeps, bound to the record's scope and id", async () => {
+    const values = { password: 'pw', header_value: 'hv' };
+    const record = { thing_id: 'ID1', account_id: 'ACC', mode: 'test' as const, secrets_sealed: await fields.seal(values, scope, 'ID1', port) };
+    expect(await fields.openRecord(record, port)).toEqual(values);
+    await expect(fields.openRecord({ ...record, thing_id: 'ID2' }, port)).rejects.toThrow();
+    expect(await fields.openRecord({ ...record, secrets_sealed: null }, port)).toEqual({ password: null, header_value: null });
   });
 
   it('compares values by name', () => {

@@ -12,14 +12,13 @@ import type { PaymentSettings, TaxSettings } from '../../modules/accounts';
 import { tokenWrites, assertBindingCapacity, bindingWritten, lockoutKey, withLockout, type LoginCheck, hashPassword, verifyPassword, customerScopeEntry, newTokenEntries } from '../../modules/identity';
 import { type Principal } from '../../core/access/principal';
 import { type TokenRecord } from '../../core/access/token-records';
-import { assertWritable, updateCart, withTotals, type CartRecord, type SaleCustomer } from '../../modules/carts';
+import { assertWritable, updateCart, withTotals, type CartRecord } from '../../modules/carts';
 import type { Clock } from '../../platform/ports';
-import { emptyAddress } from '../../rest/addresses';
 import { transact, type TransactEntry } from '../../store/entity';
 import { VersionConflictError } from '../../store/errors';
 import { scope as modeScope, type ItemKey } from '../../store/keys';
 import type { RecordScope } from '../../store/records';
-import { customerIdOfUsername, findCustomerRecord, type Credentials, type CustomerRecord } from '../../modules/customers';
+import { customerIdOfUsername, findCustomerRecord, saleCustomerOf, type Credentials, type CustomerRecord } from '../../modules/customers';
 
 export type { Credentials } from '../../modules/customers';
 
@@ -101,21 +100,6 @@ export async function issueCustomerToken(customer: CustomerRecord, principal: Pr
   return { record, token: issued.token };
 }
 
-/** The sale customer of a signed-in customer: its link, username and details (they replace the entered ones). */
-function signedInCustomer(saved: CustomerRecord): SaleCustomer {
-  return {
-    customer_id: saved.customer_id,
-    name: saved.name,
-    email: saved.email,
-    company_name: saved.company_name,
-    phone: saved.phone,
-    tax_number: saved.tax_number,
-    username: saved.username,
-    billing_address: { ...emptyAddress(), ...saved.billing_address },
-    shipping_address: { ...emptyAddress(), ...saved.shipping_address },
-  };
-}
-
 /** Settings a cart is re-totalled with (read fresh, as every cart write does). */
 export interface CartTotalsSettings {
   payment: PaymentSettings;
@@ -134,7 +118,7 @@ export async function signInOnCart(scope: RecordScope, cartId: string, customer:
   const saved = await updateCart(scope, cartId, (current) => {
     assertWritable(current, clock.nowMs());
     assertBindingCapacity(principal, customerPath(customer.customer_id));
-    const next = withTotals({ ...current, customer: signedInCustomer(customer), customer_tax_exempt: customer.tax_exempt }, settings.payment, settings.tax);
+    const next = withTotals({ ...current, customer: saleCustomerOf(customer, true), customer_tax_exempt: customer.tax_exempt }, settings.payment, settings.tax);
     scoped = customerScopeEntry(principal, customerPath(customer.customer_id), customer.customer_id);
     return { next, extra: scoped ? [scoped] : [] };
   }, clock, { transaction: true });

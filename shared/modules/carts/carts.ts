@@ -14,7 +14,7 @@ import type { PaymentSettings, TaxSettings } from '../accounts';
 import { assertBindingCapacity, bindingWrite, bindingWritten } from '../identity';
 import { type Principal } from '../../core/access/principal';
 import type { SubscriptionPlan } from '../catalog';
-import { customerDeclaration, type CustomerRecord } from '../customers';
+import { customerDeclaration, saleCustomerOf, type CustomerRecord } from '../customers';
 import { newId } from '../../core/ids';
 import { MAX_MONEY } from '../../rest/fields';
 import { addressJson, emptyAddress, mergeAddress } from '../../rest/addresses';
@@ -293,21 +293,6 @@ export function guestCustomer(): SaleCustomer {
   };
 }
 
-/** The details a linked saved customer brings into the sale (its link, not a sign-in). */
-function copiedCustomer(saved: CustomerRecord): SaleCustomer {
-  return {
-    customer_id: saved.customer_id,
-    name: saved.name,
-    email: saved.email,
-    company_name: saved.company_name,
-    phone: saved.phone,
-    tax_number: saved.tax_number,
-    username: null,
-    billing_address: { ...emptyAddress(), ...saved.billing_address },
-    shipping_address: { ...emptyAddress(), ...saved.shipping_address },
-  };
-}
-
 /** Reads the saved customer a body links: 400 `not_found` when missing, 400 token_type_mismatch when in the other mode. */
 async function linkedCustomer(scope: RecordScope, id: string, property: string): Promise<CustomerRecord> {
   try {
@@ -346,7 +331,7 @@ async function applyCustomer(
         taxExempt = false;
       } else if (value !== customer.customer_id) {
         const saved = await linkedCustomer(write.scope, value, property);
-        customer = copiedCustomer(saved);
+        customer = saleCustomerOf(saved, false);
         taxExempt = saved.tax_exempt;
       }
     }

@@ -4,25 +4,14 @@
  */
 import type { Dated } from '../../store/keys';
 import type { SubscriptionPlan } from '../catalog';
-import type { Address } from '../../rest/addresses';
+import type { SaleCustomer } from '../customers';
 import type { SaleTotals } from '../pricing';
 import type { PromotionTerms } from '../promotions';
 import type { ShippingMethodTerms } from '../shipping';
 import type { ShippingQuote } from './options';
 
-/** The inline sale customer of a cart or invoice (commerce.md §1.5). */
-export interface SaleCustomer {
-  customer_id: string | null;
-  name: string | null;
-  email: string | null;
-  company_name: string | null;
-  phone: string | null;
-  tax_number: string | null;
-  /** Set while a saved customer is signed in on the sale. */
-  username: string | null;
-  billing_address: Address;
-  shipping_address: Address;
-}
+/** The inline sale customer: its shape is the customers module's, which also makes one from a saved customer. */
+export type { SaleCustomer };
 
 /** One stored cart line: what the client chose, plus the product facts it was priced from. */
 export interface CartItemRecord {

@@ -12,6 +12,7 @@ import { currencyEntries, invalid, sends } from '../../rest/input';
 import { productLinkEntries } from '../licenses';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/records';
+import { startListedRecord } from '../../store/offset-index';
 import { insertProduct, reserveProductSequence, reviseProduct, type ProductRevision } from './product-store';
 import { imageFormattedShape, imageJson, type ImageFacts, productImagesChange, type ProductImagesChange } from '../images';
 import { unitPrice, type PriceEntry } from './pricing';
@@ -154,21 +155,9 @@ export async function createProduct(scope: RecordScope, body: ProductInput, paym
   const fields = productFields(body, undefined, payment, scope.mode);
   const images = await productImagesChange(scope, productId, body, undefined);
   const link = await productLinkEntries(scope, null, fields.license_service_id);
-  const seq = await reserveProductSequence(scope);
-  const now = clock.nowMs();
-  const record: ProductRecord = {
-    product_id: productId,
-    account_id: scope.accountId,
-    mode: scope.mode,
-    ...fields,
-    image_ids: images?.fields.image_ids ?? [],
-    images: images?.fields.images ?? [],
-    deleted: false,
-    created_ms: now,
-    modified_ms: now,
-    seq,
-  };
-  await insertProduct(scope, record, eventWrites(scope, [{ type: 'product:created', resource: 'product', id: productId, record }], now), [...(images?.entries ?? []), ...link]);
+  const start = await startListedRecord(scope, reserveProductSequence, clock);
+  const record: ProductRecord = { product_id: productId, ...fields, image_ids: images?.fields.image_ids ?? [], images: images?.fields.images ?? [], deleted: false, ...start };
+  await insertProduct(scope, record, eventWrites(scope, [{ type: 'product:created', resource: 'product', id: productId, record }], start.created_ms), [...(images?.entries ?? []), ...link]);
   return record;
 }
 

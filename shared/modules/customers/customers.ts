@@ -9,7 +9,7 @@ import { InsufficientPermissionsError } from '../../http/auth-errors';
 import type { Clock } from '../../platform/ports';
 import { InvalidStateError } from '../../http/errors';
 import { newId } from '../../core/ids';
-import { addressJson, mergeAddress, type Address } from '../../rest/addresses';
+import { addressJson, emptyAddress, mergeAddress, type Address } from '../../rest/addresses';
 import { declareResource } from '../../rest/declarations';
 import { invalid, sends } from '../../rest/input';
 import type { Revision } from '../../store/entity';
@@ -17,20 +17,31 @@ import type { RecordScope } from '../../store/records';
 import { insertCustomer, removeCustomer } from './customer-store';
 import type { CustomerInput } from './customer-schemas';
 
-/** A stored customer. */
-export interface CustomerRecord extends Dated {
-  customer_id: string;
-  account_id: string;
-  mode: 'live' | 'test';
+/** The contact details and addresses a saved customer holds and a sale's inline customer copies. */
+export interface CustomerDetails {
   name: string | null;
   email: string | null;
   company_name: string | null;
   phone: string | null;
   tax_number: string | null;
-  username: string | null;
-  password_hash: string | null;
   billing_address: Address;
   shipping_address: Address;
+}
+
+/** The inline sale customer of a cart or invoice (commerce.md §1.5). */
+export interface SaleCustomer extends CustomerDetails {
+  customer_id: string | null;
+  /** Set while a saved customer is signed in on the sale. */
+  username: string | null;
+}
+
+/** A stored customer. */
+export interface CustomerRecord extends Dated, CustomerDetails {
+  customer_id: string;
+  account_id: string;
+  mode: 'live' | 'test';
+  username: string | null;
+  password_hash: string | null;
   tax_exempt: boolean;
   has_payments: boolean;
   locale: string | null;
@@ -193,7 +204,7 @@ export async function deleteCustomer(scope: RecordScope, customerId: string): Pr
 export function customerFromSale(
   scope: RecordScope,
   customerId: string,
-  sale: { name: string | null; email: string | null; company_name: string | null; phone: string | null; tax_number: string | null; billing_address: Address; shipping_address: Address },
+  sale: CustomerDetails,
   now: number,
 ): CustomerRecord {
   const fields = { name: sale.name, email: sale.email, username: null } as CustomerFields;
@@ -217,5 +228,23 @@ export function customerFromSale(
     search_text: searchText(fields),
     created_ms: now,
     modified_ms: now,
+  };
+}
+
+/**
+ * The sale customer a saved customer makes (commerce.md §1.5): its link, details and full
+ * addresses; `username` only when it signs in on the sale (a linked customer is not signed in).
+ */
+export function saleCustomerOf(saved: CustomerRecord, signedIn: boolean): SaleCustomer {
+  return {
+    customer_id: saved.customer_id,
+    name: saved.name,
+    email: saved.email,
+    company_name: saved.company_name,
+    phone: saved.phone,
+    tax_number: saved.tax_number,
+    username: signedIn ? saved.username : null,
+    billing_address: { ...emptyAddress(), ...saved.billing_address },
+    shipping_address: { ...emptyAddress(), ...saved.shipping_address },
   };
 }

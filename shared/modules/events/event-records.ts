@@ -5,6 +5,7 @@
  * its keys and conditions.
  */
 import { attemptsJson, type AttemptLogEntry } from '../../outbound/attempt';
+import type { RequestErrorCode } from '../../outbound/errors';
 import { declareResource } from '../../rest/declarations';
 import type { RecordScope } from '../../store/entity';
 
@@ -16,19 +17,7 @@ export type NotificationFormat = 'json' | 'xml' | 'html';
 export type EventStatus = 'pending' | 'delivered' | 'retry' | 'failed';
 
 /** Why an attempt failed (§7.1). */
-export type AttemptErrorCode =
-  | 'http_status'
-  | 'redirect'
-  | 'gone'
-  | 'timeout'
-  | 'dns_error'
-  | 'connection_error'
-  | 'tls_error'
-  | 'destination_not_allowed'
-  | 'email_rejected'
-  | 'function_error'
-  | 'function_not_found'
-  | 'subscription_deleted';
+export type AttemptErrorCode = RequestErrorCode | 'gone' | 'email_rejected' | 'function_error' | 'function_not_found' | 'subscription_deleted';
 
 /** One delivery attempt (§7.1), as stored. */
 export type DeliveryAttempt = AttemptLogEntry<AttemptErrorCode>;

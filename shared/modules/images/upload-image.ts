@@ -19,6 +19,7 @@ import { dueEntry, doneEntry } from '../../work/due-work-store';
 import { derivedId, newId } from '../../core/ids';
 import type { Platform } from '../../platform/ports';
 import type { RecordScope } from '../../store/entity';
+import { startListedRecord } from '../../store/offset-index';
 import { transact } from '../../store/transact';
 import { ImageKeyReusedError } from './errors';
 import { findImage, pendingImageEntry, readyImageEntries, reserveImagePosition } from './image-store';
@@ -67,12 +68,10 @@ export async function uploadImage(platform: Pick<Platform, 'objects' | 'clock'>,
 
 /** Step 1: the pending record and its clean-up, together. */
 async function writePending(platform: Pick<Platform, 'clock'>, scope: RecordScope, imageId: string, processed: ProcessedImage): Promise<ImageRecord> {
-  const seq = await reserveImagePosition(scope);
-  const now = platform.clock.nowMs();
+  const start = await startListedRecord(scope, reserveImagePosition, platform.clock);
+  const now = start.created_ms;
   const record: ImageRecord = {
     image_id: imageId,
-    account_id: scope.accountId,
-    mode: scope.mode,
     state: 'pending',
     filename: processed.filename,
     format: processed.format,
@@ -81,9 +80,7 @@ async function writePending(platform: Pick<Platform, 'clock'>, scope: RecordScop
     height: processed.height,
     sha256: processed.sha256,
     animated: processed.animated,
-    created_ms: now,
-    modified_ms: now,
-    seq,
+    ...start,
   };
   await transact([
     pendingImageEntry(record, () => new ImageIdTaken()),

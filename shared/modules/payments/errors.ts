@@ -70,34 +70,24 @@ export class FeatureNotEnabledError extends PaymentError {
   }
 }
 
+/** The error class of each failed-charge outcome: one table for the error thrown and the code a failed payment stores. */
+const OUTCOME_ERRORS: Record<FailedChargeOutcome, new (meta?: Meta) => PaymentError> = {
+  declined: PaymentDeclinedError,
+  invalid_cvv: InvalidCvvError,
+  invalid_avs: InvalidAvsError,
+  error: BankNetworkError,
+  timeout: BankNetworkTimeoutError,
+};
+
 /**
  * The API error for a failed charge: `gatewayError(result.outcome, { payment })` is thrown
  * once the failed payment is stored, so the client sees it in `meta.payment`.
  */
 export function gatewayError(outcome: FailedChargeOutcome, meta: Meta = null): PaymentError {
-  switch (outcome) {
-    case 'declined':
-      return new PaymentDeclinedError(meta);
-    case 'invalid_cvv':
-      return new InvalidCvvError(meta);
-    case 'invalid_avs':
-      return new InvalidAvsError(meta);
-    case 'error':
-      return new BankNetworkError(meta);
-    case 'timeout':
-      return new BankNetworkTimeoutError(meta);
-  }
+  return new OUTCOME_ERRORS[outcome](meta);
 }
-
-const ERROR_CODES: Record<FailedChargeOutcome, string> = {
-  declined: 'payment_declined',
-  invalid_cvv: 'invalid_cvv',
-  invalid_avs: 'invalid_avs',
-  error: 'bank_network_error',
-  timeout: 'bank_network_timeout',
-};
 
 /** The `error_code` a failed payment stores for an outcome (the code of `gatewayError`). */
 export function gatewayErrorCode(outcome: FailedChargeOutcome): string {
-  return ERROR_CODES[outcome];
+  return gatewayError(outcome).code;
 }

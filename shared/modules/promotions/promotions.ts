@@ -19,6 +19,7 @@ import { currencyEntries, invalid, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
 import type { Revision } from '../../store/entity';
 import type { RecordScope } from '../../store/records';
+import { startListedRecord } from '../../store/offset-index';
 import { findPromotionRecord, insertPromotion, promotionIdOfCode, reservePromotionSequence, revisePromotion } from './promotion-store';
 import type { DiscountAmount, PromotionTerms } from './discounts';
 import { PROMOTION_CODE, type PromotionInput } from './promotion-schemas';
@@ -179,21 +180,8 @@ export { codeClaimKey } from './promotion-store';
 export async function createPromotion(scope: RecordScope, body: PromotionInput, context: PromotionInputContext, clock: Clock): Promise<PromotionRecord> {
   const promotionId = body.promotion_id ?? newId();
   const fields = promotionFields(body, undefined, context);
-  const seq = await reservePromotionSequence(scope);
-  const now = clock.nowMs();
-  const record: PromotionRecord = {
-    promotion_id: promotionId,
-    account_id: scope.accountId,
-    mode: scope.mode,
-    type: 'coupon',
-    ...fields,
-    deleted: false,
-    uses: 0,
-    claimed_uses: 0,
-    created_ms: now,
-    modified_ms: now,
-    seq,
-  };
+  const start = await startListedRecord(scope, reservePromotionSequence, clock);
+  const record: PromotionRecord = { promotion_id: promotionId, type: 'coupon', ...fields, deleted: false, uses: 0, claimed_uses: 0, ...start };
   await insertPromotion(scope, record);
   return record;
 }

@@ -12,6 +12,7 @@ import { currencyEntries, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
 import type { Revision } from '../../store/entity';
 import type { RecordScope } from '../../store/records';
+import { startListedRecord } from '../../store/offset-index';
 import { allShippingMethods, findShippingMethodRecord, insertShippingMethod, reserveShippingMethodSequence } from './shipping-method-store';
 import type { ShippingMethodTerms } from './quotes';
 import type { ShippingMethodInput } from './shipping-method-schemas';
@@ -106,17 +107,7 @@ export function shippingMethodFields(body: ShippingMethodInput, current: Shippin
 export async function createShippingMethod(scope: RecordScope, body: ShippingMethodInput, payment: PaymentSettings, clock: Clock): Promise<ShippingMethodRecord> {
   const methodId = body.shipping_method_id ?? newId();
   const fields = shippingMethodFields(body, undefined, payment);
-  const seq = await reserveShippingMethodSequence(scope);
-  const now = clock.nowMs();
-  const record: ShippingMethodRecord = {
-    shipping_method_id: methodId,
-    account_id: scope.accountId,
-    mode: scope.mode,
-    ...fields,
-    created_ms: now,
-    modified_ms: now,
-    seq,
-  };
+  const record: ShippingMethodRecord = { shipping_method_id: methodId, ...fields, ...(await startListedRecord(scope, reserveShippingMethodSequence, clock)) };
   await insertShippingMethod(scope, record);
   return record;
 }

@@ -10,15 +10,7 @@ import { deflateRawSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { openZipPackage, PACKAGE_LIMITS, unsafePathReason, type ZipLimits } from '../../../shared/core/packages/zip-package';
 import { honestBomb, lyingBomb, zipOf, type ZipEntrySpec } from '../../support/zip-writer';
-
-async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string; meta: Record<string, unknown>; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { status: number; code: string; meta: Record<string, unknown>; message: string };
-  }
-  throw new Error('expected a refusal');
-}
+import { refusal } from '../../support/refusal';
 
 /** Opens a zip of `entries` and reads every file. */
 async function readAll(entries: ZipEntrySpec[] | Buffer, limits?: ZipLimits): Promise<Record<string, string>> {

@@ -23,6 +23,7 @@ import { Harness, useEmulatedTable } from '../../local/fixtures/dynamo-harness';
 import { testPlatform, type TestPlatform } from '../../support/platform';
 import { appZip, honestBomb, zipOf } from '../../support/zip-writer';
 import { ManualClock } from '../../../infra/local/manual-clock';
+import { refusal } from '../../support/refusal';
 
 const harness = new Harness();
 const T0 = Date.parse('2026-11-22T08:00:00Z');
@@ -54,15 +55,6 @@ const keysOf = (platform: TestPlatform, prefix: string) => [...platform.stored.k
 
 async function upload(platform: TestPlatform, accountId: string, appId: string, zip: Buffer = appZip(), label: string | null = null) {
   return (await uploadVersion(platform, { accountId, appId, zip, label, comments: null })).version;
-}
-
-async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string; meta: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { status: number; code: string; meta: Record<string, unknown> };
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('apps', () => {

@@ -7,17 +7,9 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { gifComplete, processImage, sniffFormat } from '../../../shared/modules/images/image-processing';
 import { animated, frameSize, hugePng, jpeg, svg, transparentPng, webp } from './fixtures';
+import { refusal } from '../../support/refusal';
 
 const upload = (data: Buffer, filename: string, contentType = 'application/octet-stream') => ({ data, filename, contentType });
-
-async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string; meta: Record<string, unknown>; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { status: number; code: string; meta: Record<string, unknown>; message: string };
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('type sniffing', () => {
   it('knows the four formats and SVG by their bytes', async () => {

@@ -27,6 +27,7 @@ import { paymentSettings } from '../pricing/fixtures';
 import { testPlatform, type TestPlatform } from '../../support/platform';
 import { jpeg, svg, transparentPng } from './fixtures';
 import { ManualClock } from '../../../infra/local/manual-clock';
+import { refusal } from '../../support/refusal';
 
 const harness = new Harness();
 const scope = { accountId: 'ACCTIMG', mode: 'test' as const };
@@ -62,15 +63,6 @@ async function updateImages(productId: string, imageIds: unknown): Promise<Produ
 }
 
 const productImages = async (productId: string) => ((await findRecord(productDeclaration, scope, productId))?.image_ids ?? []);
-
-async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string; meta: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { status: number; code: string; meta: Record<string, unknown> };
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('upload', () => {
   it('stores five files, then a ready, listed record', async () => {

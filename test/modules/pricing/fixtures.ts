@@ -1,31 +1,21 @@
 /** Settings and sale builders for the pricing tests (plain objects: no store, no I/O). */
-import type { PaymentSettings, TaxRule, TaxSettings } from '../../../shared/modules/accounts/settings';
+import { defaultPaymentSettings, defaultTaxSettings, type PaymentSettings, type TaxRule, type TaxSettings } from '../../../shared/modules/accounts/settings';
 import type { SaleInput, SaleLineInput } from '../../../shared/modules/pricing';
 
-/** `/settings/payment` defaults with the given overrides. */
+/** `/settings/payment` defaults, with the currencies and rates the pricing tests price in, Visa only, and the given overrides. */
 export function paymentSettings(overrides: Partial<PaymentSettings> = {}): PaymentSettings {
   return {
-    default_payment_currency: 'USD',
+    ...defaultPaymentSettings(),
     currencies: ['USD', 'EUR', 'JPY', 'BHD'],
-    settlement_currency: 'USD',
     exchange_rates: { EUR: 0.92, JPY: 150, BHD: 0.376 },
     card_types: ['Visa'],
-    allow_save_cards: true,
-    duplicate_payment_timeout: 120,
-    ignore_bad_cvv: false,
-    ignore_bad_avs: false,
-    blocked_countries: [],
-    customer_required_fields: ['name', 'email', 'country'],
-    customer_optional_fields: ['company_name', 'phone', 'postal_code'],
-    allow_customer_subscription_cancel: true,
-    subscription_payment_retry_days: [1, 3, 5],
     ...overrides,
   };
 }
 
 /** `/settings/tax` with the given rules and overrides. */
 export function taxSettings(rules: TaxRule[] = [], overrides: Partial<TaxSettings> = {}): TaxSettings {
-  return { rules, tax_inclusive_countries: [], gross_discount_countries: [], tax_shipping: true, ...overrides };
+  return { ...defaultTaxSettings(), rules, ...overrides };
 }
 
 /** A product line; `itemId` and `productId` default to the same id. */

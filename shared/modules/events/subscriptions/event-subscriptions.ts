@@ -9,13 +9,15 @@
 import { type Principal } from '../../../core/access/principal';
 import { InvalidInputError } from '../../../http/errors';
 import { newId } from '../../../core/ids';
+import { assertDestinationAllowed, checkCustomHeader, httpUrl } from '../../../outbound/destinations';
 import { sealedFields } from '../../../outbound/sealed-fields';
 import type { Clock, OutboundHttp, SecretsPort } from '../../../platform/ports';
 import { declareResource } from '../../../rest/declarations';
-import { invalid, sends } from '../../../rest/input';
+import { invalid, sends, valueAfter } from '../../../rest/input';
 import { parsePathList } from '../../../rest/paths';
 import type { RenderContext } from '../../../rest/render-context';
 import type { RecordScope } from '../../../store/records';
+import { startListedRecord } from '../../../store/offset-index';
 import type { EventType } from '../catalog';
 import type { EventSubscriptionInput } from './event-subscription-schemas';
 import {
@@ -39,7 +41,7 @@ export interface SubscriptionSecrets {
 export const SECRET_PROPERTIES = ['http_authorization_password', 'http_authorization', 'custom_header_value', 'signature_key'] as const satisfies ReadonlyArray<keyof SubscriptionSecrets>;
 
 /** How they are sealed (bound to the subscription) and who sees them (holders of `event_subscriptions:update`). */
-const sealed = sealedFields({ purpose: 'event_subscription', permission: 'event_subscriptions', names: SECRET_PROPERTIES });
+const sealed = sealedFields({ purpose: 'event_subscription', permission: 'event_subscriptions', idField: 'event_subscription_id', names: SECRET_PROPERTIES });
 
 /** The properties of a subscription that are not secret (stored in clear). */
 export interface SubscriptionSettings {
@@ -125,14 +127,10 @@ export const eventSubscriptionDeclaration = declareResource<EventSubscriptionVie
 });
 
 /** Whether `principal` may see the secret properties (events.md §2.1: holders of `event_subscriptions:update`). */
-export function maySeeSecrets(principal: Pick<Principal, 'kind' | 'isOwner' | 'permissions'> | undefined): boolean {
-  return sealed.maySee(principal);
-}
+export const maySeeSecrets = sealed.maySee;
 
 /** The secrets of a stored subscription, opened (all null when none is set). */
-export async function openSecrets(record: EventSubscriptionRecord, port: SecretsPort): Promise<SubscriptionSecrets> {
-  return sealed.open(record.secrets_sealed, { accountId: record.account_id, mode: record.mode }, record.event_subscription_id, port);
-}
+export const openSecrets: (record: EventSubscriptionRecord, port: SecretsPort) => Promise<SubscriptionSecrets> = sealed.openRecord;
 
 /** A record with its secrets opened. */
 export async function openSubscription(record: EventSubscriptionRecord, port: SecretsPort): Promise<OpenedEventSubscription> {
@@ -146,27 +144,10 @@ export async function subscriptionView(record: EventSubscriptionRecord, principa
 
 const EMAIL = /^[^\s@,;<>]+@[^\s@,;<>]+\.[^\s@,;<>]+$/;
 
-/** An absolute http(s) URL without whitespace, or undefined. */
-function httpUrl(text: string): URL | undefined {
-  if (/\s/.test(text)) return undefined;
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' ? url : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** A subscription's writable properties, as they will be after a change. */
 export interface SubscriptionFields {
   settings: SubscriptionSettings;
   secrets: SubscriptionSecrets;
-}
-
-/** The value a body gives a property, or the current one (or `fallback`) when it does not send it. */
-function pick<T>(body: object, name: string, current: T | undefined, fallback: T): T {
-  if (sends(body, name)) return ((body as Record<string, unknown>)[name] ?? fallback) as T;
-  return current ?? fallback;
 }
 
 /**
@@ -181,21 +162,21 @@ function pick<T>(body: object, name: string, current: T | undefined, fallback: T
 export function eventSubscriptionFields(body: EventSubscriptionInput, current: SubscriptionFields | undefined): SubscriptionFields {
   const was = current?.settings;
   const settings: SubscriptionSettings = {
-    event_type: pick(body, 'event_type', was?.event_type, undefined as unknown as EventType),
-    method: pick(body, 'method', was?.method, 'http'),
-    format: pick(body, 'format', was?.format, 'json'),
-    destination: pick(body, 'destination', was?.destination, ''),
-    active: pick(body, 'active', was?.active, true),
-    comments: pick(body, 'comments', was?.comments, null),
-    http_authorization_username: pick(body, 'http_authorization_username', was?.http_authorization_username, null),
-    custom_header_name: pick(body, 'custom_header_name', was?.custom_header_name, null),
-    environment_variables: pick(body, 'environment_variables', was?.environment_variables, {}),
-    expand: pick(body, 'expand', was?.expand, null),
-    show: pick(body, 'show', was?.show, null),
-    hide: pick(body, 'hide', was?.hide, null),
-    timezone: pick(body, 'timezone', was?.timezone, null),
+    event_type: valueAfter(body, 'event_type', was?.event_type, undefined as unknown as EventType),
+    method: valueAfter(body, 'method', was?.method, 'http'),
+    format: valueAfter(body, 'format', was?.format, 'json'),
+    destination: valueAfter(body, 'destination', was?.destination, ''),
+    active: valueAfter(body, 'active', was?.active, true),
+    comments: valueAfter(body, 'comments', was?.comments, null),
+    http_authorization_username: valueAfter(body, 'http_authorization_username', was?.http_authorization_username, null),
+    custom_header_name: valueAfter(body, 'custom_header_name', was?.custom_header_name, null),
+    environment_variables: valueAfter(body, 'environment_variables', was?.environment_variables, {}),
+    expand: valueAfter(body, 'expand', was?.expand, null),
+    show: valueAfter(body, 'show', was?.show, null),
+    hide: valueAfter(body, 'hide', was?.hide, null),
+    timezone: valueAfter(body, 'timezone', was?.timezone, null),
   };
-  const secrets = Object.fromEntries(SECRET_PROPERTIES.map((name) => [name, pick(body, name, current?.secrets[name], null)])) as unknown as SubscriptionSecrets;
+  const secrets = Object.fromEntries(SECRET_PROPERTIES.map((name) => [name, valueAfter(body, name, current?.secrets[name], null)])) as unknown as SubscriptionSecrets;
 
   if (settings.method === 'http' && !httpUrl(settings.destination)) {
     invalid('destination', 'The property destination must be an absolute http:// or https:// URL when method is http.');
@@ -212,12 +193,7 @@ export function eventSubscriptionFields(body: EventSubscriptionInput, current: S
     const blamed = sends(body, 'http_authorization') ? 'http_authorization' : sends(body, 'http_authorization_username') ? 'http_authorization_username' : 'http_authorization_password';
     invalid(blamed, 'The property http_authorization cannot be combined with http_authorization_username and http_authorization_password.', 'conflict');
   }
-  if (settings.custom_header_name !== null && secrets.custom_header_value === null) {
-    invalid('custom_header_value', 'The property custom_header_value is required when custom_header_name is set.', 'required');
-  }
-  if (settings.custom_header_name === null && secrets.custom_header_value !== null) {
-    invalid('custom_header_name', 'The property custom_header_name is required when custom_header_value is set.', 'required');
-  }
+  checkCustomHeader(settings.custom_header_name, secrets.custom_header_value);
   return { settings, secrets };
 }
 
@@ -227,12 +203,7 @@ export function eventSubscriptionFields(body: EventSubscriptionInput, current: S
  * policy is the outbound port's: the local runtime also allows loopback, the cloud does not.
  */
 export async function checkDestination(settings: SubscriptionSettings, http: OutboundHttp): Promise<void> {
-  if (settings.method !== 'http') return;
-  if (await http.allowsDestination(settings.destination)) return;
-  throw new InvalidInputError('The property destination points to an address notifications may not be sent to (private, loopback, link-local or reserved).', {
-    property: 'destination',
-    reason: 'destination_not_allowed',
-  });
+  if (settings.method === 'http') await assertDestinationAllowed(settings.destination, http, 'destination', 'notifications');
 }
 
 /** The ports a subscription write needs: sealing, the outbound address policy and the clock. */
@@ -248,18 +219,8 @@ export async function createEventSubscription(scope: RecordScope, body: EventSub
   await checkDestination(settings, ports.http);
   const subscriptionId = newId();
   const secretsSealed = await sealed.seal(secrets, scope, subscriptionId, ports.secrets);
-  const seq = await reserveEventSubscriptionSequence(scope);
-  const now = ports.clock.nowMs();
-  const record: EventSubscriptionRecord = {
-    event_subscription_id: subscriptionId,
-    account_id: scope.accountId,
-    mode: scope.mode,
-    ...settings,
-    secrets_sealed: secretsSealed,
-    created_ms: now,
-    modified_ms: now,
-    seq,
-  };
+  const start = await startListedRecord(scope, reserveEventSubscriptionSequence, ports.clock);
+  const record: EventSubscriptionRecord = { event_subscription_id: subscriptionId, ...settings, secrets_sealed: secretsSealed, ...start };
   await insertEventSubscription(scope, record);
   return { ...record, secrets };
 }

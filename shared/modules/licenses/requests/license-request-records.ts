@@ -6,6 +6,7 @@
  */
 import { derivedId } from '../../../core/ids';
 import { attemptsJson, type AttemptLogEntry } from '../../../outbound/attempt';
+import type { RequestErrorCode } from '../../../outbound/errors';
 import { declareResource } from '../../../rest/declarations';
 import type { RecordScope } from '../../../store/entity';
 
@@ -13,18 +14,7 @@ import type { RecordScope } from '../../../store/entity';
 export type LicenseRequestStatus = 'queued' | 'retry' | 'completed' | 'failed';
 
 /** Why an attempt failed (§5.5, §6), and `service_deleted` when the service is gone. */
-export type LicenseAttemptErrorCode =
-  | 'http_status'
-  | 'redirect'
-  | 'timeout'
-  | 'dns_error'
-  | 'connection_error'
-  | 'tls_error'
-  | 'destination_not_allowed'
-  | 'empty_response'
-  | 'response_too_long'
-  | 'no_licenses_available'
-  | 'service_deleted';
+export type LicenseAttemptErrorCode = RequestErrorCode | 'empty_response' | 'response_too_long' | 'no_licenses_available' | 'service_deleted';
 
 /** One attempt (§11.1: the attempt object of events.md §7.1; `status_code` null for list services). */
 export type LicenseAttempt = AttemptLogEntry<LicenseAttemptErrorCode>;

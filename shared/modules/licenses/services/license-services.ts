@@ -11,13 +11,15 @@ import { type Principal } from '../../../core/access/principal';
 import { InvalidInputError } from '../../../http/errors';
 import { newId } from '../../../core/ids';
 import { logger } from '../../../core/logging';
+import { assertDestinationAllowed, checkCustomHeader, httpUrl } from '../../../outbound/destinations';
 import { sealedFields } from '../../../outbound/sealed-fields';
 import type { Clock, OutboundHttp, SecretsPort } from '../../../platform/ports';
 import { declareResource } from '../../../rest/declarations';
-import { invalid, sends } from '../../../rest/input';
+import { invalid, sends, valueAfter } from '../../../rest/input';
 import type { RenderContext } from '../../../rest/render-context';
 import { OtherModeError, RecordNotFoundError } from '../../../store/errors';
 import type { RecordScope, TransactEntry } from '../../../store/entity';
+import { startListedRecord } from '../../../store/offset-index';
 import { productIdsLinkedTo } from '../../catalog';
 import { hasVisibleText, sanitizeInstructions } from '../sanitize';
 import { LicenseServiceBusyError, LicenseServiceLinkedError, LicenseServiceOtherModeError } from './errors';
@@ -48,7 +50,7 @@ export const MAX_LINKED_IDS = 20;
 export const SECRET_PROPERTIES = ['http_authorization_password', 'custom_header_value'] as const satisfies ReadonlyArray<keyof ServiceSecrets>;
 
 /** How they are sealed (bound to the service) and who sees them (holders of `license_services:update`). */
-const sealed = sealedFields({ purpose: 'license_service', permission: 'license_services', names: SECRET_PROPERTIES });
+const sealed = sealedFields({ purpose: 'license_service', permission: 'license_services', idField: 'license_service_id', names: SECRET_PROPERTIES });
 
 /** What only holders of `license_services:update` see: the secrets, and a list's codes (null for remote services). */
 export interface PrivilegedParts {
@@ -113,14 +115,10 @@ export const licenseServiceDeclaration = declareResource<LicenseServiceView>({
 });
 
 /** Whether `principal` may see the secrets and codes (licenses.md §2.1: holders of `license_services:update`). */
-export function maySeeSecrets(principal: Pick<Principal, 'kind' | 'isOwner' | 'permissions'> | undefined): boolean {
-  return sealed.maySee(principal);
-}
+export const maySeeSecrets = sealed.maySee;
 
 /** The secrets of a stored service, opened (all null when none is set): what the outbound request sends. */
-export async function openServiceSecrets(record: LicenseServiceRecord, secrets: SecretsPort): Promise<ServiceSecrets> {
-  return sealed.open(record.secrets_sealed, { accountId: record.account_id, mode: record.mode }, record.license_service_id, secrets);
-}
+export const openServiceSecrets: (record: LicenseServiceRecord, secrets: SecretsPort) => Promise<ServiceSecrets> = sealed.openRecord;
 
 /** Every published code of a list service in list order (null for a remote service). */
 export async function serviceCodes(record: LicenseServiceRecord): Promise<string[] | null> {
@@ -135,29 +133,12 @@ export async function licenseServiceView(record: LicenseServiceRecord, principal
   return { ...record, privileged: { secrets, licenses } };
 }
 
-/** An absolute http(s) URL without whitespace, or undefined. */
-function httpUrl(text: string | null): URL | undefined {
-  if (text === null || /\s/.test(text)) return undefined;
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' ? url : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** A service's writable properties, as they will be after a change, and the change of its codes if any. */
 export interface LicenseServiceFields {
   settings: ServiceSettings;
   secrets: ServiceSecrets;
   /** Set when the body sends `licenses` or `add_licenses` for a list service. */
   codes?: CodesChange;
-}
-
-/** The value a body gives a property, or the current one (or `fallback`) when it does not send it. */
-function pick<T>(body: object, name: string, current: T | undefined, fallback: T): T {
-  if (sends(body, name)) return ((body as Record<string, unknown>)[name] ?? fallback) as T;
-  return current ?? fallback;
 }
 
 /** Instructions as stored: sanitised to the limited HTML of §2.1; null when nothing visible is left. */
@@ -187,36 +168,31 @@ export function licenseServiceFields(body: LicenseServiceInput, current: Omit<Li
   const list = type === 'list';
   const settings: ServiceSettings = {
     name: body.name ?? was!.name,
-    label: pick(body, 'label', was?.label, DEFAULT_LABEL),
+    label: valueAfter(body, 'label', was?.label, DEFAULT_LABEL),
     instructions: sends(body, 'instructions') ? cleanInstructions(body.instructions ?? null) : (was?.instructions ?? null),
-    description: pick(body, 'description', was?.description, null),
+    description: valueAfter(body, 'description', was?.description, null),
     type,
-    expand: pick(body, 'expand', was?.expand, null),
-    url: list ? null : pick(config, 'url', was?.url, null),
-    format: list ? null : pick(config, 'format', was?.format, 'json'),
-    http_authorization_username: list ? null : pick(config, 'http_authorization_username', was?.http_authorization_username, null),
-    custom_header_name: list ? null : pick(config, 'custom_header_name', was?.custom_header_name, null),
-    per_quantity: list ? pick(config, 'per_quantity', was?.per_quantity, false) : false,
-    remove_after_use: list ? pick(config, 'remove_after_use', was?.remove_after_use, true) : true,
-    notify_at_count: list ? pick(config, 'notify_at_count', was?.notify_at_count, null) : null,
+    expand: valueAfter(body, 'expand', was?.expand, null),
+    url: list ? null : valueAfter(config, 'url', was?.url, null),
+    format: list ? null : valueAfter(config, 'format', was?.format, 'json'),
+    http_authorization_username: list ? null : valueAfter(config, 'http_authorization_username', was?.http_authorization_username, null),
+    custom_header_name: list ? null : valueAfter(config, 'custom_header_name', was?.custom_header_name, null),
+    per_quantity: list ? valueAfter(config, 'per_quantity', was?.per_quantity, false) : false,
+    remove_after_use: list ? valueAfter(config, 'remove_after_use', was?.remove_after_use, true) : true,
+    notify_at_count: list ? valueAfter(config, 'notify_at_count', was?.notify_at_count, null) : null,
   };
   const secrets: ServiceSecrets = list
     ? sealed.none()
     : {
-        http_authorization_password: pick(config, 'http_authorization_password', current?.secrets.http_authorization_password, null),
-        custom_header_value: pick(config, 'custom_header_value', current?.secrets.custom_header_value, null),
+        http_authorization_password: valueAfter(config, 'http_authorization_password', current?.secrets.http_authorization_password, null),
+        custom_header_value: valueAfter(config, 'custom_header_value', current?.secrets.custom_header_value, null),
       };
 
   if (!list) {
     if (!httpUrl(settings.url)) {
       invalid('configuration.url', 'The property configuration.url must be an absolute http:// or https:// URL for a remote_url service.', settings.url === null ? 'required' : 'invalid');
     }
-    if (settings.custom_header_name !== null && secrets.custom_header_value === null) {
-      invalid('configuration.custom_header_value', 'The property configuration.custom_header_value is required when custom_header_name is set.', 'required');
-    }
-    if (settings.custom_header_name === null && secrets.custom_header_value !== null) {
-      invalid('configuration.custom_header_name', 'The property configuration.custom_header_name is required when custom_header_value is set.', 'required');
-    }
+    checkCustomHeader(settings.custom_header_name, secrets.custom_header_value, 'configuration.');
   }
   const replaces = list && sends(config, 'licenses');
   const adds = list && sends(config, 'add_licenses');
@@ -234,11 +210,7 @@ export function licenseServiceFields(body: LicenseServiceInput, current: Omit<Li
  */
 export async function checkServiceUrl(settings: ServiceSettings, http: OutboundHttp): Promise<void> {
   if (settings.type !== 'remote_url' || settings.url === null) return;
-  if (await http.allowsDestination(settings.url)) return;
-  throw new InvalidInputError('The property configuration.url points to an address license requests may not be sent to (private, loopback, link-local or reserved).', {
-    property: 'configuration.url',
-    reason: 'destination_not_allowed',
-  });
+  await assertDestinationAllowed(settings.url, http, 'configuration.url', 'license requests');
 }
 
 /** The ports a service write needs: sealing and the outbound address policy. */
@@ -266,12 +238,9 @@ export async function createLicenseService(scope: RecordScope, body: LicenseServ
   const serviceId = newId();
   const secretsSealed = await sealed.seal(secrets, scope, serviceId, ports.secrets);
   if (initial.length) await writeInitialCodes(scope, serviceId, initial);
-  const seq = await reserveLicenseServiceSequence(scope);
-  const now = ports.clock.nowMs();
+  const start = await startListedRecord(scope, reserveLicenseServiceSequence, ports.clock);
   const record: LicenseServiceRecord = {
     license_service_id: serviceId,
-    account_id: scope.accountId,
-    mode: scope.mode,
     ...settings,
     secrets_sealed: secretsSealed,
     license_count: initial.length,
@@ -281,9 +250,7 @@ export async function createLicenseService(scope: RecordScope, body: LicenseServ
     ...EMPTY_POOL,
     pool_end: initial.length,
     pool_next: initial.length,
-    created_ms: now,
-    modified_ms: now,
-    seq,
+    ...start,
   };
   await insertLicenseService(scope, record);
   return { ...record, privileged: { secrets, licenses: settings.type === 'list' ? initial : null } };
