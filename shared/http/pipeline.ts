@@ -4,11 +4,12 @@
  * does one thing; a surface composes the ones it needs, in order, around its own handler.
  * Options are merged and tables compiled once, when a factory is called, never per request.
  *
- *   respond → route → tlsRequired → authentication → originCheck → permission → jsonBody →
+ *   respond → route → tlsRequired → authentication → originCheck → permission → requestBody →
  *   idempotency → (handler) dispatch
  *
  * that is: transport (tls_required) → authentication + rate limit → origin check (CORS) →
- * permission → body → idempotency → action → response headers.
+ * permission → body (the parser of the route's body kind: json, form, form-or-json, raw; a
+ * multipart upload is left to its action) → idempotency → action → response headers.
  *
  * The steps share one `ApiState` per request, carried on the event (`event.apiState`, set by
  * `respond`, which copies the event so concurrent invocations never share it; ./middleware/state).
@@ -25,15 +26,15 @@
  *     .use(tlsRequired())
  *     .handler(async (event) => runHostedFunction(event, stateOf(event)));
  *
- * and the sign-in pages would add `authentication(gate)` and their own form parsing instead of
- * `jsonBody()`.
+ * and the sign-in pages would add `authentication(gate)` and read their form with
+ * `parseFormBody` (./body/form), or declare their routes `body: 'form'` and use `requestBody()`.
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Platform } from '../platform/ports';
 import type { ApiGate } from './gate';
 import { authentication } from './middleware/authentication';
-import { jsonBody } from './middleware/body';
+import { requestBody } from './middleware/body';
 import { dispatch } from './middleware/dispatch';
 import { idempotency } from './middleware/idempotency';
 import { originCheck } from './middleware/origin-check';
@@ -74,7 +75,7 @@ export function apiHandler({ family, actions, routes }: ServedFamily, platform: 
     .use(authentication(gate))
     .use(originCheck(gate))
     .use(permission())
-    .use(jsonBody())
+    .use(requestBody())
     .use(idempotency({ secrets: platform.secrets }))
     .handler(dispatch(actions, platform, gate));
 }

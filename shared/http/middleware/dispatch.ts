@@ -31,7 +31,8 @@ export function dispatch(actions: Readonly<Record<string, Action>>, platform: Pl
       headers: event.headers as Record<string, string>,
       // A declared body is validated before any work; the action gets the converted value.
       body: schema ? (parseInput(schema, state.body ?? {}) as Record<string, unknown>) : state.body,
-      ...(route.upload ? { rawBody: rawBody(event) } : {}),
+      // An upload's bytes for its parser (../body/multipart); a raw route's bytes as sent.
+      ...(route.body === 'multipart' ? { rawBody: rawBody(event) } : route.body === 'raw' ? { rawBody: state.raw?.bytes } : {}),
       principal: state.principal,
       baseUrl: `${transport.scheme}://${transport.host}/api/v1/`,
       sourceIp: transport.sourceIp,

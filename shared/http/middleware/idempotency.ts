@@ -1,6 +1,7 @@
 /** The `Idempotency-Key` step (conventions.md §19): runs the action at most once per (token, key). */
 import type { SecretsPort } from '../../platform/ports';
 import { checkIdempotencyKey, runIdempotent } from '../idempotency';
+import { rawFingerprint } from '../body/raw';
 import { errorResult } from '../response';
 import { uploadFingerprint } from '../upload-fingerprint';
 import { stateOf, type ApiMiddleware, type ApiRequest } from './state';
@@ -31,8 +32,8 @@ export function idempotency(options: IdempotencyOptions): ApiMiddleware {
           key,
           method,
           path: event.rawPath,
-          // An upload is compared by its content (boundary aside), as JSON bodies are.
-          body: state.body ?? uploadFingerprint(event),
+          // An upload is compared by its content (boundary aside), a raw body by its type and bytes, as parsed bodies are.
+          body: state.body ?? uploadFingerprint(event) ?? rawFingerprint(state.raw),
           requestId: state.requestId,
           lambdaContext: context,
           secrets,

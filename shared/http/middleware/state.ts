@@ -6,6 +6,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Principal } from '../../core/access/principal';
+import type { RawBody } from '../body/raw';
 import type { RouteDefinition } from '../routes';
 import type { Transport } from '../transport';
 import type { ApiResult } from '../types';
@@ -19,7 +20,10 @@ export interface ApiState {
   transport?: Transport;
   principal?: Principal;
   query?: Record<string, string>;
+  /** The parsed body of a `json`, `form` or `form-or-json` route. */
   body?: Record<string, unknown> | undefined;
+  /** The body of a `raw` route, as sent. */
+  raw?: RawBody | undefined;
   /** Steps that run around the action (idempotency), outermost first. */
   around: Array<(run: () => Promise<ApiResult>) => Promise<ApiResult>>;
 }
