@@ -33,7 +33,7 @@ export function idempotency(options: IdempotencyOptions): ApiMiddleware {
           method,
           path: event.rawPath,
           // An upload is compared by its content (boundary aside), a raw body by its type and bytes, as parsed bodies are.
-          body: state.body ?? uploadFingerprint(event) ?? rawFingerprint(state.raw),
+          body: state.body ?? rawFingerprint(state.raw) ?? uploadFingerprint(event),
           requestId: state.requestId,
           lambdaContext: context,
           secrets,
