@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { productCreate } from '../shared/modules/catalog/product-schemas';
-import { nestsDeeperThan } from '../shared/http/request';
+import { nestsDeeperThan } from '../shared/http/body/json';
 import { parseInput } from '../shared/rest/validate';
 
 const { values } = parseArgs({ options: { iterations: { type: 'string', default: '200000' } } });

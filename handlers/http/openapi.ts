@@ -23,7 +23,7 @@ import { family as shipping } from './shipping-methods';
 
 /**
  * The images family without its upload: the upload route takes `multipart/form-data`, which the
- * route table describes (`upload`), and its action would pull sharp into this bundle.
+ * route table describes (`body: 'multipart'`), and its action would pull sharp into this bundle.
  */
 const imagesWithoutUpload: FamilyActions = {
   family: 'images',

@@ -108,7 +108,7 @@ export function createGateway(options: GatewayOptions) {
       if (requestHeaderBytes(req.rawHeaders) > MAX_REQUEST_HEADER_BYTES) return answerError(req, res, headersTooLarge(), true);
       if (req.httpVersion === '1.1' && req.headers.host === undefined) return answerError(req, res, hostMissing(), true);
       const match = matcher.match(method, path);
-      const limit = requestBodyLimit({ contentType: req.headers['content-type'], upload: match?.route.upload });
+      const limit = requestBodyLimit({ contentType: req.headers['content-type'], route: match?.route });
       if (Number(req.headers['content-length'] ?? 0) > limit) return answerError(req, res, bodyTooLarge(limit), true);
       if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
       const body = await readBody(req, limit);

@@ -1,34 +1,36 @@
 /**
- * How many body bytes a request may send (conventions.md §4 and §20). JSON bodies are capped at
- * 1 MiB; `multipart/form-data` bodies to upload routes (`POST /images`, commerce.md §2.2, files
- * up to 10 MB) get the route's larger cap, which leaves room for the multipart framing. The local gateway reads no further than the cap and answers 422
- * `account_limit_exceeded` itself; below the cap the handler applies its exact rule
- * (`parseJsonBody` for JSON, the upload parser for a file's own 10 MB).
+ * How many body bytes a request may send (conventions.md §4 and §20). Every body is capped at
+ * 1 MiB (JSON, form, raw) except a `multipart/form-data` body to a `multipart` route
+ * (`POST /images`, commerce.md §2.2, files up to 10 MB), which gets the route's larger cap, room
+ * for the multipart framing. The local gateway reads no further than the cap and answers 422
+ * `account_limit_exceeded` itself; below the cap the handler applies its exact rule (the body
+ * parsers of ./body/ for 1 MiB, the upload parser for a file's own 10 MB).
  */
 import { AccountLimitExceededError } from './errors';
-import { MAX_BODY_BYTES } from './request';
+import type { RouteDefinition } from './routes';
 
 const MiB = 1024 * 1024;
 
-/** The cap of a JSON (or any non-upload) body: 1 MiB, the same limit `parseJsonBody` applies. */
-export const MAX_JSON_BODY_BYTES = MAX_BODY_BYTES;
+/** The cap of every body but an upload's (JSON, form, raw): 1 MiB. */
+export const MAX_BODY_BYTES = MiB;
 
 /** What the body cap of a request depends on; all of it is known before the body is read. */
 export interface BodyLimitRequest {
   /** The `Content-Type` header as sent. */
   contentType: string | undefined;
-  /** The upload cap of the matched route (`upload` in the route table), if it is an upload route. */
-  upload?: { maxBytes: number } | undefined;
+  /** The matched route, if any: a `multipart` route carries its own cap. */
+  route?: Pick<RouteDefinition, 'body' | 'multipart'> | undefined;
 }
 
 /**
  * The most body bytes `request` may send, the one place that decides it: a `multipart/form-data`
- * body to an upload route gets that route's cap (a 10 MB file and its framing for `POST /images`);
- * every other body `MAX_JSON_BODY_BYTES`.
- * @example requestBodyLimit({ contentType: 'multipart/form-data; boundary=x', upload: { maxBytes: 11 << 20 } }) // 11 MiB
+ * body to a `multipart` route gets that route's cap (a 10 MB file and its framing for
+ * `POST /images`); every other body `MAX_BODY_BYTES`.
+ * @example requestBodyLimit({ contentType: 'multipart/form-data; boundary=x', route: { body: 'multipart', multipart: { maxBytes: 11 << 20 } } }) // 11 MiB
  */
 export function requestBodyLimit(request: BodyLimitRequest): number {
-  return request.upload && isMultipartFormData(request.contentType) ? request.upload.maxBytes : MAX_JSON_BODY_BYTES;
+  const upload = request.route?.body === 'multipart' ? request.route.multipart : undefined;
+  return upload && isMultipartFormData(request.contentType) ? upload.maxBytes : MAX_BODY_BYTES;
 }
 
 /** 422 account_limit_exceeded for a body over `limitBytes`. */

@@ -29,8 +29,34 @@ export type RouteAccess =
   | { kind: 'any-token' }
   | { kind: 'public' };
 
-/** One route: method, API Gateway path template, serving family, and access rule. */
-export interface RouteDefinition {
+/**
+ * How a route's request body is read, the parser the body step runs (./body/):
+ * - `json` (the default): a JSON object (conventions.md §4);
+ * - `form`: `application/x-www-form-urlencoded` fields, every value a string (the sign-in page, auth.md §5.1);
+ * - `form-or-json`: either, by `Content-Type` (`POST /oauth/token`, auth.md §6.3);
+ * - `multipart`: a `multipart/form-data` upload, left to the action (`ApiContext.rawBody`, ./body/multipart);
+ * - `raw`: the bytes as sent and their type, for the action (`ApiContext.rawBody`; a signed webhook).
+ */
+export type BodyKind = 'json' | 'form' | 'form-or-json' | 'multipart' | 'raw';
+
+/** What an upload route adds: how large its body may be and the text fields its form may carry. */
+export interface MultipartBody {
+  /** The body cap of the route (the local gateway reads no further): the file and its framing. */
+  maxBytes: number;
+  /** Text fields the form may carry beside `file`: name → what it is (the API description lists them). */
+  fields?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The body of a route: any kind but `multipart` on its own (default `json`), or a `multipart`
+ * upload with its cap (conventions.md §4), which the compiler asks for.
+ */
+export type RouteBody =
+  | { body?: Exclude<BodyKind, 'multipart'>; multipart?: undefined }
+  | { body: 'multipart'; multipart: MultipartBody };
+
+/** One route: method, API Gateway path template, serving family, access rule and body kind. */
+export type RouteDefinition = RouteBody & {
   method: RouteMethod;
   /** API Gateway v2 path template, e.g. `/api/v1/auths/{auth_id}`. */
   path: string;
@@ -38,19 +64,15 @@ export interface RouteDefinition {
   family: string;
   access: RouteAccess;
   /**
-   * A `multipart/form-data` file upload (conventions.md §4): the pipeline leaves the body to the
-   * action instead of parsing JSON, and the local gateway reads bodies up to `maxBytes`.
-   */
-  upload?: {
-    maxBytes: number;
-    /** Text fields the form may carry beside `file`: name → what it is (the API description lists them). */
-    fields?: Readonly<Record<string, string>>;
-  };
-  /**
    * The route creates a resource (201 with `Location`) although its permission is not `create`:
    * an upload or action that adds to a resource the caller updates (`POST /apps/{id}/versions`).
    */
   created?: true;
+};
+
+/** The body kind of a route (`json` unless it says otherwise). */
+export function bodyKindOf(route: Pick<RouteDefinition, 'body'>): BodyKind {
+  return route.body ?? 'json';
 }
 
 /** The route key of one route entry type, e.g. `GET /api/v1/auths/{auth_id}`. */

@@ -23,10 +23,14 @@ export interface ApiContext<Params extends Record<string, string> = Record<strin
   headers: Record<string, string>;
   /**
    * The body: parsed and converted by the action's declared schema (`withBody`), or, for an
-   * action that declares none, the JSON object when the request carried one.
+   * action that declares none, the object the request carried: its JSON object, or its form
+   * fields (strings) on a `form` or `form-or-json` route. Undefined on `multipart` and `raw` routes.
    */
   body: Body;
-  /** The unparsed body bytes of an upload route (`upload` in the route table; ./multipart reads them). */
+  /**
+   * The unparsed body bytes of a `multipart` route (./body/multipart reads them) or a `raw`
+   * route (exactly as sent; the type is in `headers['content-type']`). Absent on other routes.
+   */
   rawBody?: Buffer | undefined;
   /** The authenticated caller (absent only on public routes called without a token). */
   principal: Principal | undefined;

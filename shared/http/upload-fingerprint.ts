@@ -1,16 +1,12 @@
 /**
  * What identifies a `multipart/form-data` upload for `Idempotency-Key` comparison
- * (conventions.md §19), kept apart from the parser (./multipart) so every bundle's pipeline
+ * (conventions.md §19), kept apart from the parser (./body/multipart) so every bundle's pipeline
  * can compute it without carrying busboy.
  */
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { mediaType } from './body/content-type';
 import { rawBody } from './request';
-
-/** The media type of a Content-Type header, lowercase, without parameters. */
-export function mediaType(header: string | undefined): string | undefined {
-  return header?.split(';')[0]!.trim().toLowerCase() || undefined;
-}
 
 /**
  * What identifies an upload for `Idempotency-Key` comparison: the body's digest with the

@@ -5,7 +5,7 @@
  * declaration accepts.
  */
 import { z } from 'zod';
-import { type RouteDefinition } from '../http/routes';
+import { bodyKindOf, type BodyKind, type RouteDefinition } from '../http/routes';
 import type { FamilyActions } from '../http/pipeline';
 
 /** Parameters every route understands (conventions.md §4, §10, §11, §13, §14). */
@@ -74,6 +74,14 @@ function bodySchema(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
+/** The media types a declared body schema is sent as, by the route's body kind (a form's values are strings, which the schema converts). */
+function bodyContent(kind: BodyKind, schema: unknown): Record<string, { schema: unknown }> {
+  const form = { 'application/x-www-form-urlencoded': { schema } };
+  if (kind === 'form') return form;
+  if (kind === 'form-or-json') return { 'application/json': { schema }, ...form };
+  return { 'application/json': { schema } };
+}
+
 function operation(route: RouteDefinition, actions: FamilyActions['actions']): Record<string, unknown> {
   const key = `${route.method} ${route.path}`;
   const action = actions[key];
@@ -104,17 +112,19 @@ function operation(route: RouteDefinition, actions: FamilyActions['actions']): R
     },
   };
   if (route.access.kind === 'public') result.security = [{}, { bearer: [] }];
-  if (body) result.requestBody = { required: true, content: { 'application/json': { schema: bodySchema(body) } } };
+  const kind = bodyKindOf(route);
+  if (body) result.requestBody = { required: true, content: bodyContent(kind, bodySchema(body)) };
   const byParam = action?.input?.bodyByParam;
   if (byParam) {
     const alternatives = Object.entries(byParam.schemas).map(([value, schema]) => ({ title: `${byParam.param} = ${value}`, ...bodySchema(schema) }));
     result.requestBody = {
       required: true,
       description: `The schema is the one of the path parameter ${byParam.param}: ${Object.keys(byParam.schemas).join(', ')}.`,
-      content: { 'application/json': { schema: { oneOf: alternatives } } },
+      content: bodyContent(kind, { oneOf: alternatives }),
     };
   }
-  if (route.upload) {
+  if (kind === 'raw') result.requestBody = { required: true, description: 'The body as sent, of any type, at most 1 MiB', content: { '*/*': { schema: {} } } };
+  if (route.body === 'multipart') {
     result.requestBody = {
       required: true,
       content: {
@@ -123,8 +133,8 @@ function operation(route: RouteDefinition, actions: FamilyActions['actions']): R
             type: 'object',
             required: ['file'],
             properties: {
-              file: { type: 'string', contentMediaType: 'application/octet-stream', description: `At most ${route.upload.maxBytes} bytes of request` },
-              ...Object.fromEntries(Object.entries(route.upload.fields ?? {}).map(([name, description]) => [name, { type: 'string', description }])),
+              file: { type: 'string', contentMediaType: 'application/octet-stream', description: `At most ${route.multipart.maxBytes} bytes of request` },
+              ...Object.fromEntries(Object.entries(route.multipart.fields ?? {}).map(([name, description]) => [name, { type: 'string', description }])),
             },
           },
         },

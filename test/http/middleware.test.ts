@@ -2,7 +2,9 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { respond, stateOf, tlsRequired, type ApiEvent } from '../../shared/http/middleware';
+import { respond } from '../../shared/http/middleware/respond';
+import { stateOf, type ApiEvent } from '../../shared/http/middleware/state';
+import { tlsRequired } from '../../shared/http/middleware/tls-required';
 import { systemClock } from '../../shared/platform/adapters/system-clock';
 
 const event = (proto: string, sourceIp: string): APIGatewayProxyEventV2 =>

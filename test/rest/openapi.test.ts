@@ -9,6 +9,9 @@ import { documentedFamilies } from '../../handlers/http/openapi';
 import { productCreate } from '../../shared/modules/catalog/product-schemas';
 import { openApiDocument, successStatus } from '../../shared/rest/openapi';
 import { parseInput } from '../../shared/rest/validate';
+import type { RouteDefinition } from '../../shared/http/routes';
+import { withBody } from '../../shared/http/types';
+import { z } from 'zod';
 
 const document = openApiDocument(routes, documentedFamilies(), 'https://api.example.test/api/v1') as {
   openapi: string;
@@ -64,7 +67,7 @@ describe('GET /openapi.json', () => {
     // Every route's action is read for the document, but upload routes (multipart, described by the table).
     const actions = Object.assign({}, ...documentedFamilies().map((family) => family.actions));
     expect(routes.filter((route) => !actions[`${route.method} ${route.path}`]).map((route) => `${route.method} ${route.path}`)).toEqual(
-      routes.filter((route) => 'upload' in route).map((route) => `${route.method} ${route.path}`),
+      routes.filter((route) => 'body' in route && route.body === 'multipart').map((route) => `${route.method} ${route.path}`),
     );
     const serving = new Set(routes.map((route) => route.family));
     expect([...serving].filter((name) => !documented.has(name))).toEqual([]);
@@ -83,5 +86,24 @@ describe('GET /openapi.json', () => {
     // The settings group in the path picks the schema: each group's is listed.
     const settings = document.paths['/settings/{group}']!.post!.requestBody!.content['application/json']!.schema;
     expect(settings.oneOf.map((alternative: { title: string }) => alternative.title)).toEqual(['group = technical', 'group = general', 'group = payment', 'group = tax']);
+  });
+
+  it('lists the media types of each body kind a route declares', async () => {
+    const table: RouteDefinition[] = [
+      { method: 'POST', path: '/api/v1/oauth/token', family: 'test', access: { kind: 'public' }, body: 'form-or-json' },
+      { method: 'POST', path: '/api/v1/sign-in', family: 'test', access: { kind: 'public' }, body: 'form' },
+      { method: 'POST', path: '/api/v1/hooks', family: 'test', access: { kind: 'public' }, body: 'raw' },
+      { method: 'POST', path: '/api/v1/things', family: 'test', access: { kind: 'public' } },
+    ];
+    const action = withBody(z.object({ grant_type: z.string() }), async () => ({ status: 200 }));
+    const actions = { 'POST /api/v1/oauth/token': action, 'POST /api/v1/sign-in': action, 'POST /api/v1/hooks': async () => ({ status: 200 }), 'POST /api/v1/things': action };
+    const described = openApiDocument(table, [{ family: 'test', actions }], 'https://api.example.test/api/v1') as typeof document;
+    const types = (path: string) => Object.keys(described.paths[path]!.post!.requestBody!.content);
+    expect(types('/oauth/token')).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+    expect(types('/sign-in')).toEqual(['application/x-www-form-urlencoded']);
+    expect(types('/hooks')).toEqual(['*/*']);
+    expect(types('/things')).toEqual(['application/json']);
+    const result = await new Validator().validate(structuredClone(described));
+    expect(result.errors ?? []).toEqual([]);
   });
 });

@@ -22,7 +22,7 @@ export const imagesModule = defineModule({
   routes: [
     // Images belong to the products: they ask for the products' permissions. The upload is written out below.
     ...collectionRoutes({ family: 'images', path: '/api/v1/images', id: 'image_id', access: { list: allow('products', 'read'), read: allow('products', 'read'), delete: allow('products', 'delete') } }),
-    { method: 'POST', path: '/api/v1/images', family: 'images', access: allow('products', 'create'), upload: { maxBytes: MAX_UPLOAD_BODY_BYTES } },
+    { method: 'POST', path: '/api/v1/images', family: 'images', access: allow('products', 'create'), body: 'multipart', multipart: { maxBytes: MAX_UPLOAD_BODY_BYTES } },
   ],
   declarations: [imageDeclaration],
 });

@@ -1,5 +1,5 @@
 /** `POST /images` (commerce.md §2.2): the upload, the one images action whose operation needs sharp. */
-import { readUpload } from '../../http/multipart';
+import { readUpload } from '../../http/body/multipart';
 import type { ApiContext, ApiResult } from '../../http/types';
 import { renderResource } from '../../rest/render';
 import { prepare } from './image-actions';

@@ -1,5 +1,5 @@
 /** `POST /apps/{app_id}/versions` (hosting.md §3.1): the version upload, a `multipart/form-data` route. */
-import { readUpload } from '../../../http/multipart';
+import { readUpload } from '../../../http/body/multipart';
 import type { ApiContext, ApiResult } from '../../../http/types';
 import { parseInput } from '../../../rest/validate';
 import { renderResource } from '../../../rest/render';

@@ -1,12 +1,13 @@
 /**
  * `multipart/form-data` request bodies (conventions.md §4: file uploads are the exception to
  * JSON), parsed with busboy from the API Gateway event's body. Routes that take one declare
- * `upload` in the route table; the pipeline then leaves the body alone (`ApiContext.rawBody`)
- * and the action calls `readUpload`.
+ * `body: 'multipart'` in the route table; the pipeline then leaves the body alone
+ * (`ApiContext.rawBody`) and the action calls `readUpload`, so busboy enters only the bundles of
+ * the families that take uploads.
  */
 import busboy from 'busboy';
-import { AccountLimitExceededError, InvalidInputError, InvalidSyntaxError } from './errors';
-import { mediaType } from './upload-fingerprint';
+import { AccountLimitExceededError, InvalidInputError, InvalidSyntaxError } from '../errors';
+import { mediaType } from './content-type';
 
 /** One uploaded file: the part's declared name and type, and its bytes. */
 export interface UploadedFile {
@@ -97,7 +98,8 @@ export async function readUpload(headers: Record<string, string | undefined>, bo
     parser.on('field', (name, value, info) => {
       if (name === options.field) wrongKind = true;
       else if (info.valueTruncated) finish(new InvalidInputError(`The form field ${name} is too long.`, { property: name, reason: 'too_long' }));
-      else fields[name] = value;
+      // A field named `__proto__` is data like any other (conventions.md §15): defined, never assigned.
+      else Object.defineProperty(fields, name, { value, writable: true, enumerable: true, configurable: true });
     });
     parser.on('error', (error: Error) => finish(new InvalidSyntaxError(`The multipart body cannot be read: ${error.message}.`)));
     parser.on('close', () => {

@@ -1,8 +1,8 @@
 /** `multipart/form-data` uploads (conventions.md §4): one file read from a form, refusals enveloped, and an upload's identity for Idempotency-Key. */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { readUpload } from '../../shared/http/multipart';
-import { uploadFingerprint } from '../../shared/http/upload-fingerprint';
+import { readUpload } from '../../../shared/http/body/multipart';
+import { uploadFingerprint } from '../../../shared/http/upload-fingerprint';
 
 /** A multipart body with `parts`, framed by `boundary`. */
 function form(boundary: string, parts: Array<{ name: string; filename?: string; type?: string; data: Buffer | string }>, close = true): Buffer {

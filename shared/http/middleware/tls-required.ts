@@ -1,0 +1,15 @@
+/** The transport step (conventions.md §2): what the request arrived on, and plain HTTP refused. */
+import { TlsRequiredError } from '../errors';
+import { transportOf } from '../transport';
+import { stateOf, type ApiMiddleware, type ApiRequest } from './state';
+
+/** Reads the transport (scheme, host, client address) and refuses plain HTTP from non-loopback clients (401 tls_required). */
+export function tlsRequired(): ApiMiddleware {
+  return {
+    before: (request: ApiRequest) => {
+      const transport = transportOf(request.event);
+      stateOf(request.event).transport = transport;
+      if (transport.insecure) throw new TlsRequiredError();
+    },
+  };
+}
