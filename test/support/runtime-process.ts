@@ -66,13 +66,14 @@ export const RUNTIME_NODE_OPTIONS = ['--disable-warning=ExperimentalWarning', '-
 
 /**
  * The Node options `npm start` gives the runtime in the checkout at `root` (its package.json's
- * `start` script, `NODE_OPTIONS='…' tsx infra/local/main.ts`); none when it sets none, or when the
- * script has another shape (the options test then fails: it compares them with RUNTIME_NODE_OPTIONS).
+ * `start` script, `NODE_OPTIONS='…' exec node --import tsx infra/local/main.ts`, or in older checkouts
+ * `NODE_OPTIONS='…' tsx infra/local/main.ts`); none when it sets none, or when the script has
+ * another shape (the options test then fails: it compares them with RUNTIME_NODE_OPTIONS).
  */
 export function startNodeOptions(root: string = ROOT): string[] {
   const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
   const start = manifest.scripts?.start ?? '';
-  const options = /NODE_OPTIONS='([^']*)' tsx infra\/local\/main\.ts/.exec(start)?.[1]?.trim();
+  const options = /NODE_OPTIONS='([^']*)' (?:exec )?(?:node --import tsx|tsx) infra\/local\/main\.ts/.exec(start)?.[1]?.trim();
   return options ? options.split(/\s+/) : [];
 }
 
