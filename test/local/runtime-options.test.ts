@@ -27,12 +27,12 @@ describe('local runtime Node options', () => {
       return root;
     };
     expect(startNodeOptions(tree("NODE_OPTIONS='--disable-warning=ExperimentalWarning' tsx infra/local/main.ts"))).toEqual(['--disable-warning=ExperimentalWarning']);
-    expect(startNodeOptions(tree("NODE_OPTIONS='--max-old-space-size=1024' exec node --import tsx infra/local/main.ts"))).toEqual(['--max-old-space-size=1024']);
+    expect(startNodeOptions(tree("NODE_OPTIONS='--max-old-space-size=1024' exec node --import tsx/esm infra/local/main.ts"))).toEqual(['--max-old-space-size=1024']);
     expect(startNodeOptions(tree('tsx infra/local/main.ts'))).toEqual([]);
   });
 
   it("runs the runtime as npm's own child: no shell or tsx wrapper in between to die on, relay or SIGKILL on a signal", () => {
     const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(manifest.scripts.start).toMatch(/ exec node --import tsx infra\/local\/main\.ts$/);
+    expect(manifest.scripts.start).toMatch(/ exec node --import tsx\/esm infra\/local\/main\.ts$/);
   });
 });
