@@ -56,18 +56,20 @@ export async function syncQueuesNormally(): Promise<void> {
 export async function startEmulators(dataDir: string): Promise<Emulators> {
   const paths = dataPaths(dataDir);
   await syncQueuesNormally();
-  const dynamo = await startDynamoEmulator({ dataDir: paths.dynamodb, port: 0 });
-  const fauxqs = await startFauxqs({
-    port: 0,
-    host: '127.0.0.1',
-    logger: false,
-    dataDir: paths.queues,
-    s3StorageDir: paths.objects,
-    defaultRegion: LOCAL_REGION,
-  });
+  // The table's store and the queues' start independently; each waits on its own files.
+  const [dynamo, fauxqs] = await Promise.all([
+    startDynamoEmulator({ dataDir: paths.dynamodb, port: 0 }),
+    startFauxqs({
+      port: 0,
+      host: '127.0.0.1',
+      logger: false,
+      dataDir: paths.queues,
+      s3StorageDir: paths.objects,
+      defaultRegion: LOCAL_REGION,
+    }),
+  ]);
   const dynamoClient = new DynamoDBClient({ region: LOCAL_REGION, ...localClientOptions(dynamo.endpoint) });
-  await ensureTable(dynamoClient, LOCAL_TABLE, tableDefinition);
-  dynamoClient.destroy();
+  const tableReady = ensureTable(dynamoClient, LOCAL_TABLE, tableDefinition).finally(() => dynamoClient.destroy());
 
   const sqs = new SQSClient({ region: LOCAL_REGION, ...localClientOptions(fauxqs.address), ...localUnsignedAuth(fauxqs.address) });
   const created: Emulators['queues'] = [];
@@ -80,28 +82,39 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
     CARTWHEEL_FUNCTIONS_BUCKET: LOCAL_BUCKETS.functions,
     CARTWHEEL_APPS_BUCKET: LOCAL_BUCKETS.apps,
   };
-  for (const queue of queues) {
-    const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${queue.name}-dlq` }));
-    const dlqArn = await queueArn(sqs, dlq.QueueUrl!);
-    const main = await sqs.send(
-      new CreateQueueCommand({
-        QueueName: queue.name,
-        Attributes: {
-          VisibilityTimeout: String(queue.visibilityTimeoutSeconds),
-          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: queue.maxReceiveCount }),
-        },
-      }),
-    );
-    created.push({ name: queue.name, url: main.QueueUrl!, arn: await queueArn(sqs, main.QueueUrl!) });
-    env[queueUrlVariable(queue.name)] = main.QueueUrl!;
-  }
+  // Queues and buckets are independent: made (or found) at once, not one round trip after another.
   const s3 = new S3Client({ region: LOCAL_REGION, forcePathStyle: true, ...localClientOptions(fauxqs.address) });
-  for (const bucket of Object.values(LOCAL_BUCKETS)) {
-    try {
-      await s3.send(new HeadBucketCommand({ Bucket: bucket }));
-    } catch {
-      await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-    }
+  const [made] = await Promise.all([
+    Promise.all(
+      queues.map(async (queue) => {
+        const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${queue.name}-dlq` }));
+        const dlqArn = await queueArn(sqs, dlq.QueueUrl!);
+        const main = await sqs.send(
+          new CreateQueueCommand({
+            QueueName: queue.name,
+            Attributes: {
+              VisibilityTimeout: String(queue.visibilityTimeoutSeconds),
+              RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: queue.maxReceiveCount }),
+            },
+          }),
+        );
+        return { name: queue.name, url: main.QueueUrl!, arn: await queueArn(sqs, main.QueueUrl!) };
+      }),
+    ),
+    Promise.all(
+      Object.values(LOCAL_BUCKETS).map(async (bucket) => {
+        try {
+          await s3.send(new HeadBucketCommand({ Bucket: bucket }));
+        } catch {
+          await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+        }
+      }),
+    ),
+  ]);
+  await tableReady;
+  for (const queue of made) {
+    created.push(queue);
+    env[queueUrlVariable(queue.name)] = queue.url;
   }
   s3.destroy();
   return {

@@ -39,20 +39,37 @@ const TIMEOUT_MS = 29_000;
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
 /**
- * Loads every family's handler module, as listed in the route table, and builds each family's
- * handler over the local platform (the module's own `handler` is the Lambda one, over the
- * cloud platform), with the gate on the local configuration (`settings`). A module without
- * `family` (the fallback) needs no ports.
+ * Each family's handler over the local platform, loaded on the family's first request (the
+ * module's own `handler` is the Lambda one, over the cloud platform; a module without `family`,
+ * the fallback, needs no ports), with the gate on the local configuration (`settings`). Loading
+ * every family before serving cost a sixth of the start-up (sharp, sanitize-html, every schema),
+ * and a product list needs one family: a family's first request pays for its module instead,
+ * as a Lambda function's cold start does.
  */
-export async function loadFamilyHandlers(platform: Platform, settings: Pick<PlatformConfig, 'rateLimits' | 'appsDomain'>): Promise<Record<FamilyName, HttpHandler>> {
+export function familyHandlers(platform: Platform, settings: Pick<PlatformConfig, 'rateLimits' | 'appsDomain'>): (family: FamilyName) => Promise<HttpHandler> {
   const gate = apiGate(platform.clock, settings);
-  const entries = await Promise.all(
-    (Object.keys(families) as FamilyName[]).map(async (family) => {
-      const module = (await import(pathToFileURL(resolve(REPO_ROOT, families[family].entry)).href)) as { handler: HttpHandler; family?: ServedFamily };
-      if (typeof module.handler !== 'function') throw new Error(`${families[family].entry} does not export a handler`);
-      return [family, module.family ? (apiHandler(module.family, platform, gate) as unknown as HttpHandler) : module.handler] as const;
-    }),
-  );
+  const loaded = new Map<FamilyName, Promise<HttpHandler>>();
+  const load = async (family: FamilyName): Promise<HttpHandler> => {
+    const module = (await import(pathToFileURL(resolve(REPO_ROOT, families[family].entry)).href)) as { handler: HttpHandler; family?: ServedFamily };
+    if (typeof module.handler !== 'function') throw new Error(`${families[family].entry} does not export a handler`);
+    return module.family ? (apiHandler(module.family, platform, gate) as unknown as HttpHandler) : module.handler;
+  };
+  return (family) => {
+    let handler = loaded.get(family);
+    if (!handler) {
+      handler = load(family);
+      // A module that failed to load is tried again by the next request, not remembered broken.
+      handler.catch(() => loaded.delete(family));
+      loaded.set(family, handler);
+    }
+    return handler;
+  };
+}
+
+/** Loads every family's handler at once (route-table tests call every route). */
+export async function loadFamilyHandlers(platform: Platform, settings: Pick<PlatformConfig, 'rateLimits' | 'appsDomain'>): Promise<Record<FamilyName, HttpHandler>> {
+  const handlerOf = familyHandlers(platform, settings);
+  const entries = await Promise.all((Object.keys(families) as FamilyName[]).map(async (family) => [family, await handlerOf(family)] as const));
   return Object.fromEntries(entries) as Record<FamilyName, HttpHandler>;
 }
 
@@ -60,7 +77,8 @@ export async function loadFamilyHandlers(platform: Platform, settings: Pick<Plat
 export interface GatewayOptions {
   /** Hosted apps: both address forms are served on this listener (hosting.md §11). */
   apps: LocalApps;
-  handlers: Record<FamilyName, HttpHandler>;
+  /** A family's handler (loaded on its first request: `familyHandlers`). */
+  handler: (family: FamilyName) => Promise<HttpHandler>;
   localPages: LocalPagesOptions;
   edgeSecret: string;
   port: () => number;
@@ -137,7 +155,8 @@ export function createGateway(options: GatewayOptions) {
           const event = toApiGatewayEvent(req, body, match ? match.routeKey : '$default', match?.params, edge);
           // What the request cost in DynamoDB, counted when its answer is ready (work left running
           // after that is not the request's): local only, for benches and curious developers.
-          const { value: result, cost } = await measureCost(() => options.handlers[family](event, lambdaContext(family, TIMEOUT_MS)));
+          const handler = await options.handler(family);
+          const { value: result, cost } = await measureCost(() => handler(event, lambdaContext(family, TIMEOUT_MS)));
           writeResult(res, { ...result, headers: { ...result.headers, [COST_HEADER]: formatCost(cost) } });
         },
       };

@@ -13,6 +13,7 @@ import { isLoopback } from '../../shared/http/transport';
 import { newId } from '../../shared/core/ids';
 import { listCharges, type GatewayChargeRecord } from '../../shared/modules/payments';
 import { writeResult } from './api-event';
+import { heldCharges } from './gateway-hold';
 import { ManualClock } from './manual-clock';
 import { listOutbox, readOutboxBody, type OutboxBodies } from './outbox';
 import type { ReadCacheStats } from './dynamo/read-cache';
@@ -110,6 +111,9 @@ export async function handleLocalPage(
   if (path === '/_local/gateway/charges' && method === 'GET') {
     if (!options.isReady()) return localError(res, 503, 'starting', 'The runtime is still starting.');
     return json(res, 200, { data: (await listCharges()).map(describeCharge) });
+  }
+  if (path === '/_local/gateway/held' && method === 'GET') {
+    return json(res, 200, { held: heldCharges() });
   }
   if (path === '/_local/clock') {
     if (method === 'GET') return json(res, 200, { now: isoSeconds(new Date(options.clock.nowMs())), mode: options.clock instanceof ManualClock ? 'manual' : 'system' });

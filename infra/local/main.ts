@@ -1,5 +1,6 @@
 /** `npm start`: runs the embedded default until SIGINT or SIGTERM. */
 import { describeBootstrap, optionsFromEnv, startLocalRuntime } from './runtime';
+import { DUPLICATE_WINDOW_MS, stopSignals } from './stop-signals';
 
 const options = optionsFromEnv(process.env);
 const runtime = await startLocalRuntime({ ...options, log: (line) => console.log(line) }).catch((error: Error) => {
@@ -11,10 +12,20 @@ console.log(
   `Cartwheel listening on ${runtime.url}\n${describeBootstrap(runtime.bootstrap, options.clock)}\n  Data:           ${options.dataDir} (bootstrap.json holds these facts)`,
 );
 
-let signals = 0;
+// A copy of the first signal (the process group's and a parent's relay of it) is the same
+// request to stop; only a signal after the window quits at once (stop-signals.ts).
+const verdict = stopSignals();
 const shutdown = (signal: string) => {
-  if (++signals > 1) process.exit(1);
-  console.log(`${signal} received: finishing in-flight work (at most 10 s)...`);
+  const meaning = verdict(performance.now());
+  if (meaning === 'duplicate') {
+    console.log(`${signal} received again within ${DUPLICATE_WINDOW_MS / 1000} s: a copy of the same request to stop (the group's signal relayed by a parent), still finishing.`);
+    return;
+  }
+  if (meaning === 'force') {
+    console.error(`${signal} received again: quitting without finishing in-flight work.`);
+    process.exit(1);
+  }
+  console.log(`${signal} received: finishing in-flight work (at most 10 s; a second signal after ${DUPLICATE_WINDOW_MS / 1000} s quits at once)...`);
   runtime.stop().then(
     () => {
       console.log('Cartwheel stopped.');

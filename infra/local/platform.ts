@@ -13,6 +13,7 @@ import type { Clock, Platform } from '../../shared/platform/ports';
 import { resetDb } from '../../shared/store/client';
 import type { dataPaths } from './data-dir';
 import type { Emulators } from './emulators';
+import { holdGateway } from './gateway-hold';
 import { localSecrets } from './local-secrets';
 import { outboxEmail } from './outbox';
 
@@ -55,7 +56,8 @@ export function localPlatform(paths: Pick<ReturnType<typeof dataPaths>, 'outbox'
     clock,
     email: outboxEmail({ dir: paths.outbox, from: settings.emailFrom, clock }),
     secrets: localSecrets(paths.localKey),
-    gateway: testGateway(clock),
+    // A test may hold authorizations (CARTWHEEL_GATEWAY_HOLD_FILE, gateway-hold.ts): local only.
+    gateway: holdGateway(testGateway(clock), process.env.CARTWHEEL_GATEWAY_HOLD_FILE),
     http: guardedHttp({ allowLoopback: true }, clock),
     queues: sqsQueues({ region: settings.region, endpoint: settings.endpoints.sqs, urls: settings.queueUrls }),
     objects: s3Objects({ region: settings.region, endpoint: settings.endpoints.s3, buckets: { functions: settings.functionsBucket, apps: settings.appsBucket } }),

@@ -21,7 +21,7 @@ import { schedules } from '../../shared/app/schedules';
 import { LOCAL_REGION, startEmulators, type Emulators } from './emulators';
 import { ServiceUnavailableError } from '../../shared/http/errors';
 import { answerError } from './edge-answers';
-import { createGateway, createGatewayServer, loadFamilyHandlers, REPO_ROOT } from './gateway';
+import { createGateway, createGatewayServer, familyHandlers, REPO_ROOT } from './gateway';
 import { startPoller, type Poller, type QueueHandler } from './queue-poller';
 import { useLocalPlatform } from './platform';
 import { ManualClock } from './manual-clock';
@@ -63,6 +63,16 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): RuntimeOptions {
 
 /** How long a request that arrives during start-up waits before it gets 503 (local-runtime.md). */
 const STARTUP_WAIT_MS = 30_000;
+
+/** `load`, run on the first call only; a failed load is tried again by the next call. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () => {
+    loaded ??= load();
+    loaded.catch(() => (loaded = undefined));
+    return loaded;
+  };
+}
 
 /** Resolves with the value, or undefined after `ms`. */
 function whenReady<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
@@ -124,7 +134,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     const { platform, settings } = useLocalPlatform(paths, emulators, port, clock, edgeSecret);
 
     gateway = createGateway({
-      handlers: await loadFamilyHandlers(platform, settings),
+      handler: familyHandlers(platform, settings),
       localPages: { outboxDir: paths.outbox, clock, isReady: () => ready, dynamoCalls: () => emulators!.dynamo.calls(), storeMemory: () => ({ readCache: emulators!.dynamo.readCache(), transactionTokens: emulators!.dynamo.transactionTokens() }) },
       edgeSecret,
       port: () => port,
@@ -133,12 +143,12 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
       apps: { source: hostingSource(platform.objects), domain: settings.appsDomain, clock: platform.clock },
     });
     gatewayBuilt(gateway);
-
+    
     const pollers = await startQueuePollers(emulators, platform, log);
     const stopSchedules = await startSchedules(platform, log);
-    const bootstrap = await seedOrReload(platform, settings.publicUrls, paths.bootstrap, port, log);
+        const bootstrap = await seedOrReload(platform, settings.publicUrls, paths.bootstrap, port, log);
     writeBootstrap(paths.bootstrap, bootstrap);
-
+    
     // dynalite has no TTL expiry: on a timer, a bounded sweep (the next 2,000 items each time:
     // a table of any size costs the same per tick; expired items go within minutes, where
     // DynamoDB takes up to days); a whole sweep whenever the manual clock moves.
@@ -190,8 +200,12 @@ async function startSchedules(platform: Platform, log: (line: string) => void): 
   const runs: Array<{ run: () => Promise<void>; inFlight: () => Promise<void> | undefined; timer: NodeJS.Timeout }> = [];
   let stopped = false;
   for (const schedule of schedules) {
-    const module = (await import(pathToFileURL(resolve(REPO_ROOT, schedule.entry)).href)) as { job: (platform: Platform) => Promise<unknown> };
-    if (typeof module.job !== 'function') throw new Error(`${schedule.entry} does not export a job`);
+    // The job's module is imported by its first run, not before the runtime serves (start-up time).
+    const job = once(async () => {
+      const module = (await import(pathToFileURL(resolve(REPO_ROOT, schedule.entry)).href)) as { job: (platform: Platform) => Promise<unknown> };
+      if (typeof module.job !== 'function') throw new Error(`${schedule.entry} does not export a job`);
+      return module.job;
+    });
     let running: Promise<void> | undefined;
     let again = false;
     // A clock move during a run asks for one more run after it (what became due may have been
@@ -201,8 +215,8 @@ async function startSchedules(platform: Platform, log: (line: string) => void): 
         again = true;
         return running;
       }
-      running = module
-        .job(platform)
+      running = job()
+        .then((run) => run(platform))
         .then(() => undefined, (error: unknown) => log(`Scheduled job ${schedule.name} failed: ${String(error)}`))
         .finally(() => {
           running = undefined;
@@ -235,8 +249,13 @@ async function startQueuePollers(emulators: Emulators, platform: Platform, log: 
   const pollers: Poller[] = [];
   for (const queue of queues) {
     if (!queue.consumer) continue;
-    // A worker module built over a platform (`consumer`) gets the local one; the cloud's `handler` otherwise.
-    const module = (await import(pathToFileURL(resolve(REPO_ROOT, queue.consumer.entry)).href)) as { handler: QueueHandler; consumer?: (platform: Platform) => QueueHandler };
+    // A worker module built over a platform (`consumer`) gets the local one; the cloud's `handler`
+    // otherwise. It is imported when the first batch arrives, not before the runtime serves.
+    const entry = queue.consumer.entry;
+    const consumer = once(async () => {
+      const module = (await import(pathToFileURL(resolve(REPO_ROOT, entry)).href)) as { handler: QueueHandler; consumer?: (platform: Platform) => QueueHandler };
+      return module.consumer ? module.consumer(platform) : module.handler;
+    });
     const created = emulators.queues.find((candidate) => candidate.name === queue.name)!;
     pollers.push(
       startPoller({
@@ -245,7 +264,7 @@ async function startQueuePollers(emulators: Emulators, platform: Platform, log: 
         queueUrl: created.url,
         queueArn: created.arn,
         region: LOCAL_REGION,
-        handler: module.consumer ? module.consumer(platform) : module.handler,
+        handler: async (event, context) => (await consumer())(event, context),
         batchSize: queue.consumer.batchSize,
         onError: (error) => log(`Queue ${queue.name}: ${String(error)}`),
       }),

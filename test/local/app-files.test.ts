@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, createGatewayServer, type HttpHandler } from '../../infra/local/gateway';
-import { families, type FamilyName } from '../../shared/app/routes';
 import { NOT_FOUND_PAGE } from '../../shared/modules/hosting/serving';
 import { fakeHostingSource } from '../support/hosting-source';
 import { systemClock } from '../../shared/platform/adapters/system-clock';
@@ -40,9 +39,8 @@ beforeAll(async () => {
     events.push(event);
     return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: '{}' };
   };
-  const handlers = Object.fromEntries((Object.keys(families) as FamilyName[]).map((family) => [family, record])) as Record<FamilyName, HttpHandler>;
   const gateway = createGateway({
-    handlers,
+    handler: async () => record,
     localPages: { outboxDir: mkdtempSync(join(tmpdir(), 'cartwheel-apps-')), clock: systemClock, isReady: () => true, dynamoCalls: () => ({}), storeMemory: () => ({ readCache: { hits: 0, misses: 0, entries: 0, chars: 0 }, transactionTokens: 0 }) },
     edgeSecret: EDGE_SECRET,
     port: () => port,

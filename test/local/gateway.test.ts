@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_REQUEST_HEADER_BYTES, requestHeaderBytes } from '../../infra/local/edge-answers';
 import { createGateway, createGatewayServer, type HttpHandler } from '../../infra/local/gateway';
-import { families, type FamilyName } from '../../shared/app/routes';
 import { fakeHostingSource } from '../support/hosting-source';
 import { systemClock } from '../../shared/platform/adapters/system-clock';
 
@@ -27,9 +26,8 @@ afterEach(async () => {
 
 /** A gateway whose every family answers with `handler`, served on a free port. */
 async function serve(handler: HttpHandler): Promise<{ url: string; gateway: ReturnType<typeof createGateway> }> {
-  const handlers = Object.fromEntries((Object.keys(families) as FamilyName[]).map((family) => [family, handler])) as Record<FamilyName, HttpHandler>;
   const gateway = createGateway({
-    handlers,
+    handler: async () => handler,
     localPages: { outboxDir: mkdtempSync(join(tmpdir(), 'cartwheel-gateway-')), clock: systemClock, isReady: () => true, dynamoCalls: () => ({}), storeMemory: () => ({ readCache: { hits: 0, misses: 0, entries: 0, chars: 0 }, transactionTokens: 0 }) },
     edgeSecret: 'secret',
     port: () => (server!.address() as AddressInfo).port,

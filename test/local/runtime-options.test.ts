@@ -3,7 +3,7 @@
  * what bench:soak measures (memory under a 1 GiB heap cap) is what a developer's runtime does;
  * bench:checkout runs a baseline commit with that commit's own `npm start` options.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,12 @@ describe('local runtime Node options', () => {
       return root;
     };
     expect(startNodeOptions(tree("NODE_OPTIONS='--disable-warning=ExperimentalWarning' tsx infra/local/main.ts"))).toEqual(['--disable-warning=ExperimentalWarning']);
+    expect(startNodeOptions(tree("NODE_OPTIONS='--max-old-space-size=1024' exec node --import tsx/esm infra/local/main.ts"))).toEqual(['--max-old-space-size=1024']);
     expect(startNodeOptions(tree('tsx infra/local/main.ts'))).toEqual([]);
+  });
+
+  it("runs the runtime as npm's own child: no shell or tsx wrapper in between to die on, relay or SIGKILL on a signal", () => {
+    const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(manifest.scripts.start).toMatch(/ exec node --import tsx\/esm infra\/local\/main\.ts$/);
   });
 });
