@@ -9,6 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { config } from '../core/config';
+import { storeFreeKeysSafely } from './free-keys';
 import { meterRequestCost } from './request-cost';
 
 let baseClient: DynamoDBClient | undefined;
@@ -73,6 +74,8 @@ export function db(): DynamoDBDocumentClient {
     baseClient.middlewareStack.remove('loggerMiddleware');
     // Counts calls only inside `measureCost` (the local gateway's per-request header).
     meterRequestCost(baseClient);
+    // Client-chosen keys such as `__proto__` and `constructor` survive the SDK's marshalling (./free-keys).
+    storeFreeKeysSafely(baseClient.middlewareStack);
     documentClient = DynamoDBDocumentClient.from(baseClient, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     });

@@ -9,7 +9,7 @@
  * The rules that join fields (currencies and their rates) need the stored values and stay in
  * `settings-validation.ts`, over the parsed body.
  */
-import { body, countryCode, currencyCode, decimal, flag, languageTag, list, oneOf, reason, type Reason, z } from '../../rest/fields';
+import { body, freeRecord, countryCode, currencyCode, decimal, flag, languageTag, list, oneOf, reason, type Reason, z } from '../../rest/fields';
 import { timeZoneName } from '../../rest/dates';
 import { isCurrencyCode } from '../../rest/money';
 import { CUSTOMER_FIELD_TOKENS, CUSTOMER_OPTIONAL_FIELD_TOKENS, type SettingsGroup } from './settings';
@@ -144,12 +144,10 @@ const cardType = z
   .pipe(z.string().refine((name) => name !== '', { message: 'must be a card brand name' }).max(50, { error: 'must be at most 50 characters' }));
 
 /** Exchange rates: `{CODE: number > 0}`, codes case-insensitive in, uppercase out, each currency once. */
-const exchangeRates = z
-  .record(
-    z.string(),
-    decimal().refine((rate) => rate > 0 && rate <= MAX_RATE, reason('out_of_range', 'must be greater than 0')),
-    { error: 'must be an object such as {"EUR": 0.92}' },
-  )
+const exchangeRates = freeRecord(
+  decimal().refine((rate) => rate > 0 && rate <= MAX_RATE, reason('out_of_range', 'must be greater than 0')),
+  'must be an object such as {"EUR": 0.92}',
+)
   .superRefine((rates, context) => {
     const seen = new Set<string>();
     for (const code of Object.keys(rates)) {

@@ -6,7 +6,7 @@
  * `eventSubscriptionFields` (./event-subscriptions), so a partial update cannot slip past them.
  */
 import { eventTypes, isEventType } from '../catalog';
-import { body, flag, jsonDepth, MAX_META_DEPTH, oneOf, orNull, reason, requiredText, text, z } from '../../../rest/fields';
+import { body, flag, freeRecord, jsonDepth, MAX_META_DEPTH, oneOf, orNull, reason, requiredText, text, z } from '../../../rest/fields';
 import { timeZoneName } from '../../../rest/dates';
 
 /** Longest destination URL or address. */
@@ -81,8 +81,7 @@ const variableArray = z
   .transform((entries): Record<string, string> => Object.fromEntries(entries.map((entry) => [entry.name, entry.value])));
 
 /** The object form: name → value. */
-const variableObject = z
-  .record(z.string(), variableValue)
+const variableObject = freeRecord(variableValue)
   .superRefine((value, context) => {
     const names = Object.keys(value);
     if (names.length > MAX_ENVIRONMENT_VARIABLES) {
@@ -180,8 +179,7 @@ export const MAX_SAMPLE_DATA_CHARS = 65_536;
 
 /** `POST /event_subscriptions/{id}/test` (events.md §10): optional `data` replacing the sample object. */
 export const eventSubscriptionTest = body({
-  data: z
-    .record(z.string(), z.unknown(), { error: 'must be an object' })
+  data: freeRecord(z.unknown())
     .refine((value) => jsonDepth(value) <= MAX_META_DEPTH, reason('too_long', `must be nested at most ${MAX_META_DEPTH} levels deep`))
     .refine((value) => JSON.stringify(value).length <= MAX_SAMPLE_DATA_CHARS, reason('too_long', `must be at most ${MAX_SAMPLE_DATA_CHARS} characters of JSON`))
     .nullish()

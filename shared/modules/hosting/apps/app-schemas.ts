@@ -3,7 +3,7 @@
  * OpenAPI. Sizes that the contract answers with 422 (settings, style and custom code) are the
  * operations' (./manage-apps), not a schema's 400.
  */
-import { body, flag, reason, requiredText, text, z } from '../../../rest/fields';
+import { body, flag, freeRecord, reason, requiredText, text, z } from '../../../rest/fields';
 import { MAX_APP_NAME, MAX_COMMENTS, MAX_LABEL } from './limits';
 
 /** What an alias looks like: 1 to 63 of `a-z`, `0-9` and inner `-`. */
@@ -30,8 +30,7 @@ export function aliasName() {
 
 /** A free-form object, replaced whole; null resets it to `{}`. Its size is checked by the operation (422 over 64 KB). */
 function freeObject(description: string) {
-  return z
-    .record(z.string(), z.unknown(), { error: 'must be an object' })
+  return freeRecord(z.unknown())
     .nullable()
     .transform((value) => value ?? {})
     .meta({ description });
