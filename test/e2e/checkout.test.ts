@@ -283,6 +283,44 @@ describe('payments without a sale, and what follows a checkout', () => {
     expect(declined.body.error.meta.payment.status).toBe('failed');
   });
 
+  it('links a direct payment to its payer (commerce.md §4.3): a new customer from customer fields, a saved one by customer_id, none without', async () => {
+    const payer = { name: 'Grace Hopper', email: 'grace@example.test', billing_address: { country: 'US', postal_code: '10001' } };
+    const byFields = await api(`${base}payments?expand=customer`, { method: 'POST', token: secret, body: { currency: 'USD', total: 21, customer: payer, ...card('4242424242424242') } });
+    expect(byFields.status, byFields.text).toBe(201);
+    expect(byFields.body.customer).toMatchObject({ object: 'customer', name: 'Grace Hopper', email: 'grace@example.test', has_payments: true, billing_address: { country: 'US', postal_code: '10001' } });
+    const made = byFields.body.customer.customer_id;
+    const read = await api(`${base}payments/${byFields.body.payment_id}`, { token: secret });
+    expect(read.body.customer).toBe(`${base}customers/${made}`);
+    const ofCustomer = await api(`${base}customers/${made}/payments`, { token: secret });
+    expect(ofCustomer.body.data.map((payment: { payment_id: string }) => payment.payment_id)).toEqual([byFields.body.payment_id]);
+
+    const saved = await api(`${base}customers`, { method: 'POST', token: secret, body: { name: 'Saved Payer', email: 'saved@example.test' } });
+    expect(saved.status, saved.text).toBe(201);
+    const savedId = saved.body.customer_id;
+    const byId = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 22, customer_id: savedId, customer: payer, ...card('4242424242424242') } });
+    expect(byId.status, byId.text).toBe(201);
+    expect(byId.body.customer).toBe(`${base}customers/${savedId}`);
+    expect((await api(`${base}customers/${savedId}`, { token: secret })).body.has_payments).toBe(true);
+    const byNestedId = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 23, customer: { customer_id: savedId }, ...card('4242424242424242') } });
+    expect(byNestedId.body.customer).toBe(`${base}customers/${savedId}`);
+    const unknown = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 24, customer_id: 'nobody', ...card('4242424242424242') } });
+    expect(unknown.status, unknown.text).toBe(400);
+    expect(unknown.body.error.meta).toMatchObject({ property: 'customer_id', reason: 'not_found' });
+
+    const customerCount = async () => (await api(`${base}customers?limit=100`, { token: secret })).body.data.length as number;
+    const customersBefore = await customerCount();
+    for (const body of [{}, { customer: null }, { customer: { name: null, billing_address: null } }]) {
+      const nobody = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 25, ...body, ...card('4242424242424242') } });
+      expect(nobody.status, nobody.text).toBe(201);
+      expect(nobody.body.customer).toBeNull();
+    }
+    // A declined payer never becomes a customer.
+    const declined = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 26, customer: payer, ...card('4000000000000002') } });
+    expect(declined.status).toBe(402);
+    expect(declined.body.error.meta.payment.customer).toBeNull();
+    expect(await customerCount()).toBe(customersBefore);
+  });
+
   it('changes only reference, description and meta of a payment, and commit is idempotent', async () => {
     const paid = await api(`${base}payments`, { method: 'POST', token: secret, body: { currency: 'USD', total: 3, ...card('4242424242424242') } });
     const updated = await api(paid.body.url, { method: 'POST', token: secret, body: { ...paid.body, reference: 'R-9', total: 1000, status: 'refunded', meta: { a: 1 } } });

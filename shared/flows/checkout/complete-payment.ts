@@ -133,6 +133,8 @@ export async function completeCartPayment(
 export async function failPayment(scope: RecordScope, payment: PaymentRecord, outcome: FailedChargeOutcome, promotionId: string | undefined, failedAt: number): Promise<PaymentRecord> {
   const failed: PaymentRecord = { ...payment, status: 'failed', error_code: gatewayErrorCode(outcome), modified_ms: failedAt };
   delete failed.gateway_outcome;
+  // A payer that never paid does not become a customer.
+  delete failed.payer;
   await transact(
     present(
       outcomeEntry(failed),
@@ -145,12 +147,24 @@ export async function failPayment(scope: RecordScope, payment: PaymentRecord, ou
   return failed;
 }
 
-/** Completes an approved direct payment (no cart, no order). */
+/**
+ * Completes an approved direct payment (no cart, no order). Its payer (§4.3) is settled in the
+ * same transaction: a linked customer is marked as paying, or the customer the sent `customer`
+ * fields make is created under the id the payment holds, so recovery finishing a crashed
+ * completion makes the same customer once.
+ */
 export async function completeDirectPayment(scope: RecordScope, approved: PaymentRecord, completedAt: number): Promise<PaymentRecord> {
-  const completed: PaymentRecord = { ...approved, status: 'completed', modified_ms: completedAt };
+  const { payer } = approved;
+  const completed: PaymentRecord = { ...approved, status: 'completed', customer_id: payer?.customer_id ?? approved.customer_id, modified_ms: completedAt };
   delete completed.gateway_outcome;
-  await transact([
+  delete completed.payer;
+  await transact(present(
     outcomeEntry(completed),
+    payer
+      ? createFromSaleEntry(customerFromSale(scope, payer.customer_id, payer.details, completedAt))
+      : approved.customer_id
+        ? hasPaymentsEntry(scope, approved.customer_id)
+        : undefined,
     ...eventEntries(
       scope,
       [
@@ -160,7 +174,7 @@ export async function completeDirectPayment(scope: RecordScope, approved: Paymen
       completedAt,
     ),
     doneEntry('payment-recovery', scope, approved.payment_id),
-  ]);
+  ));
   return completed;
 }
 

@@ -7,7 +7,7 @@
 import { readPaymentSettingsCached } from '../../modules/accounts';
 import { assertBindingCapacity, BindingLimitExceededError, bindingWrite, bindingWritten } from '../../modules/identity';
 import { type Principal } from '../../core/access/principal';
-import { customerDeclaration } from '../../modules/customers';
+import { customerDeclaration, saleDetailsOf } from '../../modules/customers';
 import { dueEntry } from '../../work/due-work-store';
 import { newId } from '../../core/ids';
 import type { Platform } from '../../platform/ports';
@@ -60,14 +60,18 @@ export async function payDirect(platform: Platform, principal: Principal, body: 
   const description = body.description ?? null;
   const referrer = body.referrer ?? null;
   const meta = body.meta ?? null;
+  // The payer (§4.3): a saved customer linked by `customer_id` (not for limited tokens, as on
+  // carts), or a new customer the sent `customer` fields make when the payment completes.
   let customerId: string | null = null;
-  if (body.customer_id && principal.kind !== 'limited') {
-    customerId = body.customer_id;
-    await getRecord(customerDeclaration, scope, customerId).catch((error: unknown) => {
-      if (error instanceof RecordNotFoundError) invalid('customer_id', `The customer ${customerId} does not exist.`, 'not_found');
+  const [linkProperty, linkedId] = body.customer_id ? ['customer_id', body.customer_id] : ['customer.customer_id', body.customer?.customer_id];
+  if (linkedId && principal.kind !== 'limited') {
+    customerId = linkedId;
+    await getRecord(customerDeclaration, scope, linkedId).catch((error: unknown) => {
+      if (error instanceof RecordNotFoundError) invalid(linkProperty, `The customer ${linkedId} does not exist.`, 'not_found');
       throw error;
     });
   }
+  const payerDetails = customerId === null ? saleDetailsOf(body.customer) : undefined;
   const method = total > 0 ? await parsePaymentMethod(body.payment_method, now, scope, customerId) : undefined;
   const card = method?.card;
   const fingerprint = method?.fingerprint ?? null;
@@ -84,6 +88,7 @@ export async function payDirect(platform: Platform, principal: Principal, body: 
     payment_method: method ? { payment_method_id: method.paymentMethodId, type: 'credit_card', data: method.data } : null,
     response_data: { authorization_code: null, avs_match: null, cvv_match: null, message: null },
     gateway_transaction_id: null, error_code: null, ip_address: ipAddress, customer_id: customerId, cart_id: null, order_id: null, meta, fingerprint,
+    ...(payerDetails ? { payer: { customer_id: newId(), details: payerDetails } } : {}),
   }, platform.clock.nowMs());
   const binding = named('token.binding', bindingWrite(principal, `payments/${paymentId}`));
   try {

@@ -6,8 +6,8 @@
  * promotion code or a shipping method applies, and whether the priced cart stays within the
  * money limit (conventions.md §20).
  */
-import { addressInput } from '../../rest/addresses';
-import { body, code, email, idReference, list, meta, nested, quantity, reason, sentCurrencyCode, text, z } from '../../rest/fields';
+import { saleCustomerInput } from '../customers';
+import { body, idReference, list, meta, quantity, reason, sentCurrencyCode, text, z } from '../../rest/fields';
 import { MAX_QUANTITY } from './items';
 
 /**
@@ -22,18 +22,6 @@ export const cartLine = body({
   product_id: idReference(100),
   quantity: quantity(0, MAX_QUANTITY).optional(),
   meta: meta().optional(),
-});
-
-/** The sale customer of a cart body (commerce.md §1.5): merged property by property; null clears the details. */
-export const saleCustomerInput = nested({
-  customer_id: text(100).optional(),
-  name: text(200).optional(),
-  email: email().optional(),
-  company_name: text(200).optional(),
-  phone: code(50).optional(),
-  tax_number: text(50).optional(),
-  billing_address: addressInput.optional(),
-  shipping_address: addressInput.optional(),
 });
 
 const cartShape = {
@@ -60,8 +48,6 @@ export type CartInput = z.output<typeof cartUpdate>;
 /** One parsed `items[i]`. */
 export type CartLineInput = z.output<typeof cartLine>;
 
-/** The parsed sale customer of a body (absent, null, or the sent properties). */
-export type SaleCustomerInput = z.output<typeof saleCustomerInput> | undefined;
 
 /** `POST /carts/{cart_id}/items`: an upsert of `{product_id, quantity ≥ 1 (default 1), meta}` (§3.2). */
 export const cartItemUpsert = body({

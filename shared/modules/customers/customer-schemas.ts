@@ -1,6 +1,6 @@
 /** Request bodies of `/customers` and the customer sign-ins (commerce.md §6), declared once: validation, types and OpenAPI. */
 import { addressInput } from '../../rest/addresses';
-import { body, code, email, flag, languageTag, meta, optionalClientId, orNull, reason, text, z } from '../../rest/fields';
+import { body, code, email, flag, languageTag, meta, nested, optionalClientId, orNull, reason, text, z } from '../../rest/fields';
 
 /** Path words of `/customers` that cannot be customer ids (conventions.md §7). */
 export const RESERVED_CUSTOMER_IDS = ['me', 'login'] as const;
@@ -68,3 +68,21 @@ export const customerLogin = body({ username: credential, password: credential }
 
 /** What a sign-in sends, parsed. */
 export type Credentials = z.output<typeof customerLogin>;
+
+/**
+ * The sale customer of a body (commerce.md §1.5): a cart's, merged property by property (null
+ * clears the details), and a direct payment's payer (§4.3).
+ */
+export const saleCustomerInput = nested({
+  customer_id: text(100).optional(),
+  name: text(200).optional(),
+  email: email().optional(),
+  company_name: text(200).optional(),
+  phone: code(50).optional(),
+  tax_number: text(50).optional(),
+  billing_address: addressInput.optional(),
+  shipping_address: addressInput.optional(),
+});
+
+/** The parsed sale customer of a body (absent, null, or the sent properties). */
+export type SaleCustomerInput = z.output<typeof saleCustomerInput> | undefined;

@@ -15,7 +15,7 @@ import { invalid, sends } from '../../rest/input';
 import type { Revision } from '../../store/entity';
 import type { RecordScope } from '../../store/records';
 import { insertCustomer, removeCustomer } from './customer-store';
-import type { CustomerInput } from './customer-schemas';
+import type { CustomerInput, SaleCustomerInput } from './customer-schemas';
 
 /** The contact details and addresses a saved customer holds and a sale's inline customer copies. */
 export interface CustomerDetails {
@@ -229,6 +229,27 @@ export function customerFromSale(
     created_ms: now,
     modified_ms: now,
   };
+}
+
+/**
+ * The details a body's `customer` holds on its own, over empty ones: a direct payment's payer
+ * (commerce.md §4.3), who becomes a new customer when the payment completes. Undefined when no
+ * detail was sent (absent, null, or only nulls and empty addresses).
+ */
+export function saleDetailsOf(patch: SaleCustomerInput): CustomerDetails | undefined {
+  if (!patch) return undefined;
+  const details: CustomerDetails = {
+    name: patch.name ?? null,
+    email: patch.email ?? null,
+    company_name: patch.company_name ?? null,
+    phone: patch.phone ?? null,
+    tax_number: patch.tax_number ?? null,
+    billing_address: mergeAddress(undefined, patch.billing_address),
+    shipping_address: mergeAddress(undefined, patch.shipping_address),
+  };
+  const filled = (value: unknown): boolean =>
+    value !== null && value !== undefined && (typeof value !== 'object' || Object.values(value).some(filled));
+  return Object.values(details).some(filled) ? details : undefined;
 }
 
 /**

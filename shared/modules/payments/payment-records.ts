@@ -7,6 +7,7 @@ import { declareResource } from '../../rest/declarations';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/records';
 import type { MaskedCard } from './cards';
+import type { CustomerDetails } from '../customers';
 import type { ChargeResponseData } from '../../platform/ports';
 
 /** Payment statuses (§4.6). */
@@ -38,6 +39,11 @@ export interface PaymentRecord extends Dated {
   error_code: string | null;
   ip_address: string | null;
   customer_id: string | null;
+  /**
+   * A direct payment's payer sent as `customer` fields (commerce.md §4.3): the customer the
+   * payment makes, under this id, when it completes; gone once it has (or once it failed).
+   */
+  payer?: { customer_id: string; details: CustomerDetails };
   cart_id: string | null;
   order_id: string | null;
   meta: unknown;

@@ -11,6 +11,7 @@
  */
 import { addressInput } from '../../rest/addresses';
 import { body, priced, decimal, flag, meta, money, nested, oneOf, reason, sentCurrencyCode, text, z } from '../../rest/fields';
+import { saleCustomerInput } from '../customers';
 
 /** A custom issue that names its reason (conventions.md §6). */
 function issue(path: PropertyKey[], message: string, why: 'required' | 'invalid') {
@@ -116,6 +117,7 @@ export const directPaymentCreate = priced(body({
   description: text(1000).optional(),
   referrer: text(200).optional(),
   meta: meta().optional(),
+  customer: saleCustomerInput.optional(),
   customer_id: text(100).optional(),
   payment_method: paymentMethodInput.optional(),
   allow_duplicate: flag().optional(),
