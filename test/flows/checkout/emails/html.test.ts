@@ -21,7 +21,9 @@ describe('instructionsToText', () => {
   });
 
   it('keeps unknown or invalid references literally', () => {
-    expect(instructionsToText('&nosuch; R&D &#0;')).toBe('&nosuch; R&D &#0;');
+    expect(instructionsToText('&nosuch; R&D &#xD800;')).toBe('&nosuch; R&D &#xD800;');
+    // A reference to a control character is removed, as the raw character is (licenses.md §5.4).
+    expect(instructionsToText('R&D&#0; ok')).toBe('R&D ok');
   });
 
   it('separates paragraphs and lists lines', () => {
