@@ -38,13 +38,25 @@ export function initiatedEntry(payment: PaymentRecord): TransactEntry {
 
 /**
  * Stores the payment's outcome (completed or failed), only if it is still `initiated`: an outcome
- * is written once. It does not move the payment in the date_modified listing: the payment stays
- * at its initiation (only a client's change moves it, `updatePayment`).
+ * is written once. It writes only what the outcome decides (status, error, the gateway's answer,
+ * the customer and order it links) and drops the working fields (`gateway_outcome`, `payer`), so
+ * a client's change made while the payment was running (`updatePayment`: reference,
+ * description, meta) stays, and so does the payment's place in the date_modified listing: only a
+ * client's change moves it there.
  */
 export function outcomeEntry(payment: PaymentRecord): TransactEntry {
-  return payments.putEntry(payment, {
+  return payments.updateEntry({ accountId: payment.account_id, mode: payment.mode }, payment.payment_id, {
     name: 'payment.outcome',
-    listedAs: { ...payment, modified_ms: payment.created_ms },
+    set: {
+      status: payment.status,
+      error_code: payment.error_code,
+      gateway_transaction_id: payment.gateway_transaction_id,
+      response_data: payment.response_data,
+      customer_id: payment.customer_id,
+      order_id: payment.order_id,
+      modified_ms: payment.modified_ms,
+    },
+    remove: ['gateway_outcome', 'payer'],
     condition: { expression: '#status = :initiated', names: { '#status': 'status' }, values: { ':initiated': 'initiated' } },
   });
 }

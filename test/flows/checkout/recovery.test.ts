@@ -7,7 +7,7 @@
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { recoverPayment } from '../../../shared/flows/checkout/recover-payment';
 import type { CartRecord } from '../../../shared/modules/carts/types';
@@ -15,7 +15,7 @@ import { computeSale } from '../../../shared/modules/pricing';
 import { newPaymentRecord, paymentDeclaration, type PaymentRecord } from '../../../shared/modules/payments/payment-records';
 import { orderDeclaration } from '../../../shared/modules/orders/orders';
 import { orders } from '../../../shared/modules/orders/order-store';
-import { payments } from '../../../shared/modules/payments/payment-store';
+import { payments, updatePayment } from '../../../shared/modules/payments/payment-store';
 import { emptyAddress } from '../../../shared/rest/addresses';
 import { db } from '../../../shared/store/client';
 import { findRecord, recordKey } from '../../../shared/store/records';
@@ -221,5 +221,26 @@ describe('the due-work sweep settles payments nobody finished (no shopper retry 
     const late = await platform.gateway.charge({ key: chargeKey(scope, 'PAYVOID'), amount: 19, currency: 'USD', card, billingPostalCode: null, ignoreBadCvv: false, ignoreBadAvs: false });
     expect(late.outcome).toBe('declined');
     expect(await platform.gateway.lookup(chargeKey(scope, 'PAYVOID'))).toBeUndefined();
+  });
+});
+
+describe('an outcome written over a client\'s change (issue 21 note: listing position)', () => {
+  it('keeps what a client changed while the payment ran, and its place in the date_modified listing', async () => {
+    // Later than every earlier test's clock: the checkout's lock and the recovery delay are counted from it.
+    const start = clock.nowMs() + 1_000;
+    clock.set(start);
+    await crashedCheckout('CARTEDIT', 'PAYEDIT', true);
+    const raw = async () => (await db().send(new GetCommand({ TableName: TABLE, Key: recordKey({ collection: 'payments', scope: 'mode' }, scope, 'PAYEDIT') }))).Item!;
+    const initiatedAt = (await raw()).gsi2sk;
+    clock.set(start + 30_000);
+    await updatePayment(scope, 'PAYEDIT', (current) => ({ next: { ...current, meta: { note: 'client' }, reference: 'R-1', modified_ms: clock.nowMs() } }));
+    const changedAt = (await raw()).gsi2sk;
+    expect(changedAt).not.toBe(initiatedAt);
+    clock.set(start + 61_000);
+    expect(await recoverPayment(platform, scope, 'PAYEDIT')).toBe('completed');
+    const item = await raw();
+    expect(item).toMatchObject({ status: 'completed', meta: { note: 'client' }, reference: 'R-1', gsi2sk: changedAt });
+    expect(item.gateway_outcome).toBeUndefined();
+    expect(item.order_id).toBeTruthy();
   });
 });
