@@ -4,7 +4,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // Suites that synthesize the CDK app bundle every Lambda function with esbuild in beforeAll:
+    // about 30 s on a quiet 2-core machine, over 120 s when it is loaded; a hang still fails.
+    hookTimeout: 300_000,
     pool: 'forks',
     // Two cores: e2e files start whole runtimes; keep parallelism modest so timings stay sane.
     maxWorkers: 2,

@@ -35,8 +35,18 @@ export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => P
 /** API Gateway's integration timeout. */
 const TIMEOUT_MS = 29_000;
 
-/** The repository root, from which route-table entries are resolved. */
+/**
+ * The root from which route-table entries (`handlers/http/carts.ts`) are resolved: the repository,
+ * or the runtime's build (`.build/local/`, infra/local/launch.mjs), which keeps the same layout
+ * with `.js` files.
+ */
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
+
+/** The URL of an entry (`handlers/...ts`) as this runtime loads it: the source, or its built module. */
+export function entryUrl(entry: string): string {
+  const built = !import.meta.url.endsWith('.ts');
+  return pathToFileURL(resolve(REPO_ROOT, built ? entry.replace(/\.ts$/, '.js') : entry)).href;
+}
 
 /**
  * Each family's handler over the local platform, loaded on the family's first request (the
@@ -50,7 +60,7 @@ export function familyHandlers(platform: Platform, settings: Pick<PlatformConfig
   const gate = apiGate(platform.clock, settings);
   const loaded = new Map<FamilyName, Promise<HttpHandler>>();
   const load = async (family: FamilyName): Promise<HttpHandler> => {
-    const module = (await import(pathToFileURL(resolve(REPO_ROOT, families[family].entry)).href)) as { handler: HttpHandler; family?: ServedFamily };
+    const module = (await import(entryUrl(families[family].entry))) as { handler: HttpHandler; family?: ServedFamily };
     if (typeof module.handler !== 'function') throw new Error(`${families[family].entry} does not export a handler`);
     return module.family ? (apiHandler(module.family, platform, gate) as unknown as HttpHandler) : module.handler;
   };

@@ -14,14 +14,12 @@ import { createAccount, type AccountBootstrap } from '../../shared/modules/accou
 import { useDynamoTransport } from '../../shared/store/client';
 import { inProcessClientOptions } from './dynamo/in-process';
 import { dataPaths, lockDataDir } from './data-dir';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { queues } from '../../shared/app/queues';
 import { schedules } from '../../shared/app/schedules';
 import { LOCAL_REGION, startEmulators, type Emulators } from './emulators';
 import { ServiceUnavailableError } from '../../shared/http/errors';
 import { answerError } from './edge-answers';
-import { createGateway, createGatewayServer, familyHandlers, REPO_ROOT } from './gateway';
+import { createGateway, createGatewayServer, entryUrl, familyHandlers } from './gateway';
 import { startPoller, type Poller, type QueueHandler } from './queue-poller';
 import { useLocalPlatform } from './platform';
 import { ManualClock } from './manual-clock';
@@ -202,7 +200,7 @@ async function startSchedules(platform: Platform, log: (line: string) => void): 
   for (const schedule of schedules) {
     // The job's module is imported by its first run, not before the runtime serves (start-up time).
     const job = once(async () => {
-      const module = (await import(pathToFileURL(resolve(REPO_ROOT, schedule.entry)).href)) as { job: (platform: Platform) => Promise<unknown> };
+      const module = (await import(entryUrl(schedule.entry))) as { job: (platform: Platform) => Promise<unknown> };
       if (typeof module.job !== 'function') throw new Error(`${schedule.entry} does not export a job`);
       return module.job;
     });
@@ -253,7 +251,7 @@ async function startQueuePollers(emulators: Emulators, platform: Platform, log: 
     // otherwise. It is imported when the first batch arrives, not before the runtime serves.
     const entry = queue.consumer.entry;
     const consumer = once(async () => {
-      const module = (await import(pathToFileURL(resolve(REPO_ROOT, entry)).href)) as { handler: QueueHandler; consumer?: (platform: Platform) => QueueHandler };
+      const module = (await import(entryUrl(entry))) as { handler: QueueHandler; consumer?: (platform: Platform) => QueueHandler };
       return module.consumer ? module.consumer(platform) : module.handler;
     });
     const created = emulators.queues.find((candidate) => candidate.name === queue.name)!;

@@ -28,11 +28,12 @@ describe('local runtime Node options', () => {
     };
     expect(startNodeOptions(tree("NODE_OPTIONS='--disable-warning=ExperimentalWarning' tsx infra/local/main.ts"))).toEqual(['--disable-warning=ExperimentalWarning']);
     expect(startNodeOptions(tree("NODE_OPTIONS='--max-old-space-size=1024' exec node --import tsx/esm infra/local/main.ts"))).toEqual(['--max-old-space-size=1024']);
+    expect(startNodeOptions(tree("NODE_OPTIONS='--max-old-space-size=512' exec node infra/local/launch.mjs"))).toEqual(['--max-old-space-size=512']);
     expect(startNodeOptions(tree('tsx infra/local/main.ts'))).toEqual([]);
   });
 
-  it("runs the runtime as npm's own child: no shell or tsx wrapper in between to die on, relay or SIGKILL on a signal", () => {
+  it("runs the runtime as npm's own child: no shell or tsx wrapper in between to die on, relay or SIGKILL on a signal (the launcher runs the build in its own process)", () => {
     const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(manifest.scripts.start).toMatch(/ exec node --import tsx\/esm infra\/local\/main\.ts$/);
+    expect(manifest.scripts.start).toMatch(/ exec node infra\/local\/launch\.mjs$/);
   });
 });

@@ -3,7 +3,7 @@
  * infra/local/main.ts) on a fresh data dir and a random port, for end-to-end tests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -66,14 +66,15 @@ export const RUNTIME_NODE_OPTIONS = ['--disable-warning=ExperimentalWarning', '-
 
 /**
  * The Node options `npm start` gives the runtime in the checkout at `root` (its package.json's
- * `start` script, `NODE_OPTIONS='…' exec node --import tsx/esm infra/local/main.ts`, or in older checkouts
+ * `start` script, `NODE_OPTIONS='…' exec node infra/local/launch.mjs`, or in older checkouts
+ * `NODE_OPTIONS='…' exec node --import tsx/esm infra/local/main.ts` or
  * `NODE_OPTIONS='…' tsx infra/local/main.ts`); none when it sets none, or when the script has
  * another shape (the options test then fails: it compares them with RUNTIME_NODE_OPTIONS).
  */
 export function startNodeOptions(root: string = ROOT): string[] {
   const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
   const start = manifest.scripts?.start ?? '';
-  const options = /NODE_OPTIONS='([^']*)' (?:exec )?(?:node --import tsx(?:\/esm)?|tsx) infra\/local\/main\.ts/.exec(start)?.[1]?.trim();
+  const options = /NODE_OPTIONS='([^']*)' (?:exec )?(?:node infra\/local\/launch\.mjs|node --import tsx(?:\/esm)?|tsx) (?:infra\/local\/main\.ts)?/.exec(`${start} `)?.[1]?.trim();
   return options ? options.split(/\s+/) : [];
 }
 
@@ -116,9 +117,11 @@ export interface RuntimeOptions {
 export function spawnRuntime(options: RuntimeOptions = {}): SpawnedRuntime {
   const dataDir = options.dataDir ?? tempDataDir();
   const root = options.root ?? ROOT;
-  // tsx's ESM hooks only, as `npm start`: the runtime's TypeScript is all ESM, and the CommonJS
-  // hooks cost every required package (the AWS SDK, dynalite, fauxqs) a detour (start-up time).
-  const child = spawn(process.execPath, [...(options.nodeOptions ?? RUNTIME_NODE_OPTIONS), '--import', 'tsx/esm', join(root, 'infra/local/main.ts')], {
+  // As `npm start` runs it: the launcher builds the runtime when its sources changed and runs the
+  // build. An older checkout (a bench's baseline) without the launcher runs its sources through tsx.
+  const launcher = join(root, 'infra/local/launch.mjs');
+  const entry = existsSync(launcher) ? [launcher] : ['--import', 'tsx/esm', join(root, 'infra/local/main.ts')];
+  const child = spawn(process.execPath, [...(options.nodeOptions ?? RUNTIME_NODE_OPTIONS), ...entry], {
     cwd: root,
     env: { ...process.env, PORT: '0', CARTWHEEL_DATA_DIR: dataDir, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
