@@ -275,6 +275,16 @@ post(payment, { currencies: 'USD' }, 'currencies', 'settings currencies a string
 post(payment, { exchange_rates: { EUR: 'lots' } }, 'exchange_rates.EUR', 'settings rate "lots"');
 post(() => 'settings/technical', { cors_allowed_origins: 'https://a.test' }, 'cors_allowed_origins', 'settings origins a string');
 
+// --- free-form keys (conventions.md "Free-form objects"): a key the field's rules refuse is refused by name, never dropped
+// (sent as raw JSON text: an object literal would turn `__proto__` into a prototype, not a key).
+const rawPost = (path: () => string, raw: string, property: string, label: string, extra: Partial<Case> = {}) =>
+  rows.push({ label, method: 'POST', path, raw, headers: { 'Content-Type': 'application/json' }, status: 400, code: 'invalid_input', property, ...extra });
+for (const key of ['__proto__', 'constructor', 'prototype', 'toString']) {
+  rawPost(payment, `{"exchange_rates":{"${key}":1.5}}`, `exchange_rates.${key}`, `settings exchange rate named ${key}`);
+  rawPost(() => 'event_subscriptions', `{"event_type":"order:created","method":"http","destination":"https://hooks.example.test/x","environment_variables":{"${key}":5}}`, `environment_variables.${key}`, `subscription variable ${key} a number`);
+  rawPost(() => `event_subscriptions/${subscriptionId}`, `{"environment_variables":{"${key}":{"a":1}}}`, `environment_variables.${key}`, `subscription update variable ${key} an object`);
+}
+
 // --- event subscriptions (events.md §2.1, §3)
 const subscriptions = () => 'event_subscriptions';
 const hook = { event_type: 'order:created', method: 'http', destination: 'https://hooks.example.test/x' };
