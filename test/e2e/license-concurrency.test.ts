@@ -44,7 +44,7 @@ const arrivals: number[][] = Array.from({ length: OTHERS }, () => []);
 let shopA: Shop;
 let others: Shop[];
 
-/** A license script that reads the request and never answers it (until `release`). */
+/** A license script that reads each request and never answers it (afterAll does, at the end). */
 async function startHangingScript(): Promise<typeof hanging> {
   const state = { arrivals: [] as number[], held: [] as ServerResponse[], closed: false };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
