@@ -3,6 +3,12 @@
  * the consumer handler with the SQS event shape, deletes what succeeded and leaves the
  * `batchItemFailures` (or the whole batch, when the handler throws) to reappear after the
  * visibility timeout, exactly as ReportBatchItemFailures does in the cloud.
+ *
+ * Like the mapping, it does not wait for a batch before taking the next: Lambda runs batches in
+ * concurrent invocations, so one batch held by a slow attempt (a license script or an event
+ * receiver that takes its full 30 s) never holds back messages queued after it. The poller keeps
+ * receiving while batches are in flight, up to `maxBatches` at once (Lambda scales its
+ * invocations with the backlog; one local process keeps a bound), and `stop` waits for them all.
  */
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -20,6 +26,8 @@ export interface PollerOptions {
   region: string;
   handler: QueueHandler;
   batchSize: number;
+  /** Batches handled at once (Lambda's concurrent invocations); default 10. */
+  maxBatches?: number;
   /** Long-poll wait per receive, seconds (short, so shutdown is prompt). */
   waitSeconds?: number;
   /** Start the background loop (default). `false`: rounds run only on `pollOnce` (tests). */
@@ -31,7 +39,7 @@ export interface PollerOptions {
 export interface Poller {
   /** Runs one receive-and-handle round now; resolves to the number of messages handled. */
   pollOnce(waitSeconds?: number): Promise<number>;
-  /** Stops after the round in progress (in-flight deliveries finish). */
+  /** Stops after the receive in progress; resolves once every batch in flight was handled. */
   stop(): Promise<void>;
 }
 
@@ -78,9 +86,8 @@ export function toSqsEvent(
 /** Starts polling a queue in the background. */
 export function startPoller(options: PollerOptions): Poller {
   let stopped = false;
-  let current: Promise<number> = Promise.resolve(0);
 
-  const round = async (waitSeconds: number): Promise<number> => {
+  const receive = async (waitSeconds: number) => {
     const received = await options.sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: options.queueUrl,
@@ -91,8 +98,11 @@ export function startPoller(options: PollerOptions): Poller {
         MessageAttributeNames: ['All'],
       }),
     );
-    const messages = received.Messages ?? [];
-    if (!messages.length) return 0;
+    return received.Messages ?? [];
+  };
+
+  /** One batch: the handler, then the deletion of what it did not report as failed. */
+  const handle = async (messages: Awaited<ReturnType<typeof receive>>): Promise<void> => {
     const event = toSqsEvent(messages, options.queueArn, options.region);
     let failed: Set<string>;
     try {
@@ -103,7 +113,7 @@ export function startPoller(options: PollerOptions): Poller {
       failed = named.every((id) => typeof id === 'string' && ids.has(id)) ? new Set(named as string[]) : ids;
     } catch (error) {
       options.onError?.(error);
-      return messages.length; // the whole batch returns after its visibility timeout
+      return; // the whole batch returns after its visibility timeout
     }
     const done = messages.filter((message) => !failed.has(message.MessageId!));
     if (done.length) {
@@ -118,29 +128,51 @@ export function startPoller(options: PollerOptions): Poller {
         options.onError?.(new Error(`DeleteMessageBatch failed for ${deleted.Failed.length} message(s) of ${options.queueName}: ${deleted.Failed.map((entry) => entry.Code).join(', ')}`));
       }
     }
-    return messages.length;
   };
+
+  const maxBatches = Math.max(1, options.maxBatches ?? 10);
+  const inFlight = new Set<Promise<void>>();
+  /** Starts a batch without waiting for it; it leaves `inFlight` when handled. */
+  const dispatch = (messages: Awaited<ReturnType<typeof receive>>) => {
+    const batch: Promise<void> = handle(messages)
+      .catch((error: unknown) => options.onError?.(error))
+      .finally(() => inFlight.delete(batch));
+    inFlight.add(batch);
+  };
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   const loop = async () => {
     while (!stopped && options.autoStart !== false) {
-      current = round(options.waitSeconds ?? 1).catch((error) => {
+      if (inFlight.size >= maxBatches) {
+        await Promise.race(inFlight);
+        continue;
+      }
+      try {
+        // Idle, a long poll; with batches in flight, short receives, so that a stop asked
+        // meanwhile is not followed by a receive already waiting on the queue.
+        const messages = await receive(inFlight.size ? 0 : (options.waitSeconds ?? 1));
+        // A receive in progress when the stop came still has its messages handled.
+        if (messages.length) dispatch(messages);
+        else if (!stopped) await pause(50);
+      } catch (error) {
         options.onError?.(error);
-        return 0;
-      });
-      const handled = await current;
-      if (!handled && !stopped) await new Promise((resolve) => setTimeout(resolve, 50));
+        if (!stopped) await pause(50);
+      }
     }
   };
   const running = loop();
 
   return {
     pollOnce: async (waitSeconds = 0) => {
-      await current;
-      return round(waitSeconds);
+      await Promise.all(inFlight);
+      const messages = await receive(waitSeconds);
+      if (messages.length) await handle(messages);
+      return messages.length;
     },
     stop: async () => {
       stopped = true;
       await running;
+      while (inFlight.size) await Promise.all(inFlight);
     },
   };
 }

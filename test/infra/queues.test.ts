@@ -80,6 +80,30 @@ describe('work queues from shared/app/queues.ts', () => {
     }
   });
 
+  it.each(queues.filter((q) => q.consumer).map((q) => [q.name, q] as const))(
+    '%s: batches go to the consumer at once, side by side, reporting batch item failures',
+    (name, definition) => {
+      const consumerId = functionWithRole(synth.json, `consumer:${name}`);
+      const mappings = resourcesOfType(synth.json, 'AWS::Lambda::EventSourceMapping')
+        .map((id) => synth.json.Resources[id]!.Properties!)
+        .filter((mapping) => mapping.FunctionName?.Ref === consumerId);
+      expect(mappings).toHaveLength(1);
+      const mapping = mappings[0]!;
+      expect(mapping.EventSourceArn).toEqual({ 'Fn::GetAtt': [queueFor(synth.json, name).id, 'Arn'] });
+      expect(mapping.BatchSize).toBe(definition.consumer!.batchSize);
+      expect(mapping.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+      // No batching window: the first attempt starts right after the commit (licenses.md §4.1,
+      // events.md §6.1), not when a window closes.
+      expect(mapping.MaximumBatchingWindowInSeconds ?? 0).toBe(0);
+      // No cap on concurrent batches (a mapping's maximum concurrency or the function's reserved
+      // concurrency): Lambda adds invocations with the backlog, so batches held by slow scripts
+      // never hold back those queued after them (issue 22 item 6). Records of one batch run side
+      // by side in the consumer (shared/work/consumer.ts, test/work/consumer.test.ts).
+      expect(mapping.ScalingConfig).toBeUndefined();
+      expect(synth.json.Resources[consumerId]!.Properties!.ReservedConcurrentExecutions).toBeUndefined();
+    },
+  );
+
   it('outputs every queue URL', () => {
     for (const definition of queues) {
       expect(referencedId(synth.json.Outputs?.[queueUrlOutput(definition.name)]?.Value)).toBe(

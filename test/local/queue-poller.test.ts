@@ -55,6 +55,15 @@ async function pollUntil(poller: Poller, count: number): Promise<number> {
   return handled;
 }
 
+/** Polls (real time) until `check` holds, at most 10 s. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  const by = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > by) throw new Error('condition not reached in 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 async function send(queue: TestQueue, body: string): Promise<string> {
   return (await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: body }))).MessageId!;
 }
@@ -235,6 +244,78 @@ describe('queue poller', () => {
       new ReceiveMessageCommand({ QueueUrl: queue.url, WaitTimeSeconds: 0, MessageSystemAttributeNames: ['ApproximateReceiveCount'] }),
     );
     expect(left.Messages?.map((message) => [message.Body, message.Attributes?.ApproximateReceiveCount])).toEqual([['after stop', '1']]);
+  });
+
+  it('keeps receiving while a batch is in flight: a slow batch holds back no message queued after it', async () => {
+    const queue = await createQueue(sqs, 'poller-side-by-side');
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const handled: string[] = [];
+    const poller = startPoller({
+      sqs,
+      queueName: queue.name,
+      queueUrl: queue.url,
+      queueArn: queue.arn,
+      region: LOCAL_REGION,
+      batchSize: 10,
+      waitSeconds: 1,
+      handler: async (event) => {
+        // A batch with the slow message is held (a license script that does not answer).
+        if (event.Records.some((record) => record.body === 'slow')) await released;
+        handled.push(...event.Records.map((record) => record.body));
+      },
+    });
+    try {
+      await send(queue, 'slow');
+      await until(async () => (await queueCounts(sqs, queue.url)).inFlight === 1);
+      for (const body of ['b1', 'b2', 'b3']) await send(queue, body);
+      // Handled and deleted while the slow batch is still in flight.
+      await until(async () => handled.length === 3 && (await queueCounts(sqs, queue.url)).inFlight === 1);
+      expect(handled.sort()).toEqual(['b1', 'b2', 'b3']);
+      expect(await queueCounts(sqs, queue.url)).toEqual({ visible: 0, inFlight: 1 });
+    } finally {
+      release();
+      await poller.stop();
+    }
+    // stop() waited for the slow batch: handled and deleted.
+    expect(handled).toContain('slow');
+    expect(await queueCounts(sqs, queue.url)).toEqual({ visible: 0, inFlight: 0 });
+  });
+
+  it('handles at most maxBatches batches at once', async () => {
+    const queue = await createQueue(sqs, 'poller-bounded');
+    const releases: Array<() => void> = [];
+    const entered: string[] = [];
+    const poller = startPoller({
+      sqs,
+      queueName: queue.name,
+      queueUrl: queue.url,
+      queueArn: queue.arn,
+      region: LOCAL_REGION,
+      batchSize: 1,
+      maxBatches: 2,
+      waitSeconds: 1,
+      handler: async (event) => {
+        entered.push(event.Records[0]!.body);
+        await new Promise<void>((resolve) => releases.push(resolve));
+      },
+    });
+    try {
+      for (const body of ['m1', 'm2', 'm3']) await send(queue, body);
+      await until(async () => entered.length === 2);
+      // A bounded wait for something that must not happen: a free poller receives every 50 ms.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(entered).toHaveLength(2);
+      expect(await queueCounts(sqs, queue.url)).toEqual({ visible: 1, inFlight: 2 });
+      releases[0]!();
+      await until(async () => entered.length === 3);
+    } finally {
+      // Releases every batch, including one that enters while the poller stops.
+      const releasing = setInterval(() => releases.forEach((release) => release()), 20);
+      await poller.stop();
+      clearInterval(releasing);
+    }
+    expect(await queueCounts(sqs, queue.url)).toEqual({ visible: 0, inFlight: 0 });
   });
 
   it('moves a message to its dead-letter queue after maxReceiveCount failed receives', async () => {

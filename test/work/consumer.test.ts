@@ -109,4 +109,38 @@ describe('queued due work', () => {
     // A claim id that is neither a string nor null is a poison message.
     expect(() => parseDueMessage(JSON.stringify({ kind: KIND, account_id: 'A', mode: 'live', ref: 'R', claim_id: 5 }))).toThrow(/without claim_id/);
   });
+  it('runs the messages of a batch side by side: one that never ends holds back none of the other nine', async () => {
+    const platform = testPlatform({ clock });
+    const now = T0 + 60 * 60_000;
+    clock.set(now);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const started: string[] = [];
+    const handler: DueHandler = {
+      kind: KIND,
+      leaseMs: 60_000,
+      queue: 'license-requests',
+      async run(_platform, claim) {
+        started.push(claim.record.ref);
+        // A license script that does not answer (until the test lets it).
+        if (claim.record.ref === 'P0') await released;
+        await writeOne(finishEntry(claim));
+      },
+    };
+    const refs = Array.from({ length: 10 }, (_, n) => `P${n}`);
+    for (const ref of refs) await writeOne(dueEntry(KIND, scope, ref, now, now));
+    const wakeUp = (ref: string) => JSON.stringify({ kind: KIND, account_id: 'ACCTQ', mode: 'live', ref, claim_id: null });
+    const consume = dueWorkConsumer(platform, [handler]);
+    const batch = consume(sqsEvent(refs.map(wakeUp)));
+    const by = Date.now() + 10_000;
+    const othersDone = async () => (await Promise.all(refs.slice(1).map((ref) => findDue(KIND, scope, ref)))).every((record) => record === undefined);
+    while (!(await othersDone()) && Date.now() < by) await new Promise((resolve) => setTimeout(resolve, 10));
+    // The nine finished while P0's run is still in flight.
+    expect(await othersDone()).toBe(true);
+    expect(started.sort()).toEqual([...refs].sort());
+    expect(await findDue(KIND, scope, 'P0')).toMatchObject({ claim_id: expect.any(String) });
+    release();
+    expect((await batch).batchItemFailures).toEqual([]);
+    expect(await findDue(KIND, scope, 'P0')).toBeUndefined();
+  });
 });
