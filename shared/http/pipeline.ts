@@ -4,11 +4,11 @@
  * does one thing; a surface composes the ones it needs, in order, around its own handler.
  * Options are merged and tables compiled once, when a factory is called, never per request.
  *
- *   respond → route → tlsRequired → authentication → originCheck → permission → requestBody →
- *   idempotency → (handler) dispatch
+ *   respond → route → tlsRequired → authentication → originCheck → aliases → permission →
+ *   requestBody → idempotency → (handler) dispatch
  *
  * that is: transport (tls_required) → authentication + rate limit → origin check (CORS) →
- * permission → body (the parser of the route's body kind: json, form, form-or-json, raw; a
+ * path aliases (`/customers/me/...` → the scope's customer, or 404) → permission → body (the parser of the route's body kind: json, form, form-or-json, raw; a
  * multipart upload is left to its action) → idempotency → action → response headers.
  *
  * The steps share one `ApiState` per request, carried on the event (`event.apiState`, set by
@@ -33,6 +33,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Platform } from '../platform/ports';
 import type { ApiGate } from './gate';
+import { aliases } from './middleware/aliases';
 import { authentication } from './middleware/authentication';
 import { requestBody } from './middleware/body';
 import { dispatch } from './middleware/dispatch';
@@ -74,6 +75,7 @@ export function apiHandler({ family, actions, routes }: ServedFamily, platform: 
     .use(tlsRequired())
     .use(authentication(gate))
     .use(originCheck(gate))
+    .use(aliases())
     .use(permission())
     .use(requestBody())
     .use(idempotency({ secrets: platform.secrets }))

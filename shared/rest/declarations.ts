@@ -85,6 +85,15 @@ export interface ResourceDeclaration<Stored = any> {
    * to a record it may not see stays a URL.
    */
   visibleTo?(stored: Stored, principal: Principal): boolean;
+  /**
+   * Customer scope (commerce.md §0.1): the customer a record belongs to (null: none). Declaring
+   * it puts the resource in a customer-scope token's reach: the token reads the records whose
+   * customer is its own, by id, in lists under its customer and through expansion (./reach.ts).
+   * Resources outside that reach (carts, products) leave it out.
+   *
+   * @example customerOf: (order) => order.customer_id
+   */
+  customerOf?(stored: Stored): string | null;
   /** Formattable properties of the resource object itself. */
   formatted?: FormattedShape;
   /** The id of a stored record. */

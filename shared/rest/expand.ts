@@ -12,6 +12,7 @@
  */
 import { isAllowed } from '../core/access/permissions';
 import { reaches, type Principal } from '../core/access/principal';
+import { mayReachId, reachesStored } from './reach';
 import { batchGetItems, recordKey } from '../store/records';
 import { declarationOf, type DeclarationLookup, type ResourceDeclaration, type VirtualExpansion } from './declarations';
 import { addFormatted } from './formatted-output';
@@ -33,8 +34,11 @@ interface Node {
   declaration: ResourceDeclaration;
   /** The stored record of the JSON; undefined for inline objects (embedded lines, sale customers). */
   stored: unknown;
-  /** Path of the record this object is or belongs to (`orders/3HE8…`): a limited token's sub-collection reach. */
-  owner: string | undefined;
+  /**
+   * Whether a limited caller reaches the record this object is or belongs to (by path, or by
+   * customer scope over a stored record): its sub-collections are then readable (commerce.md §0.1).
+   */
+  reached: boolean;
   tree: PathTree;
   /** Inside a list element: sub-collections are never expanded there. */
   inList: boolean;
@@ -59,32 +63,50 @@ interface VirtualRun {
   value: Promise<unknown>;
 }
 
-/**
- * Whether the caller may read a resource of a declaration (the record `id`, when known):
- * permissions decide, and for a limited token its bindings and reach (auth.md 3.3).
- */
-function mayRead(context: RenderContext, declaration: ResourceDeclaration, id?: string): boolean {
-  const principal = context.principal;
-  if (!principal) return false;
-  if (principal.isOwner || isAllowed(principal.permissions, declaration.permission, 'read')) return true;
-  return principal.kind === 'limited' && id !== undefined && reaches(principal, `${declaration.collection}/${id}`);
+/** Whether the caller's permissions let it read every record of a declaration. */
+function readsAll(principal: Principal, declaration: ResourceDeclaration): boolean {
+  return principal.isOwner || isAllowed(principal.permissions, declaration.permission, 'read');
 }
 
 /**
- * Whether the caller may read a sub-collection listing `declaration` under the record at
- * `owner`: its permissions, or for a limited token reach over that record (commerce.md §0.1:
- * it reads the sub-collections of resources it reaches).
+ * Whether the caller may read the record `id` of a declaration: permissions decide, and for a
+ * limited token its bindings and reach (auth.md 3.3), or its customer scope, which the record
+ * read confirms (`mayShow`).
  */
-function mayReadList(context: RenderContext, declaration: ResourceDeclaration, owner: string | undefined): boolean {
+function mayRead(context: RenderContext, declaration: ResourceDeclaration, id: string): boolean {
   const principal = context.principal;
   if (!principal) return false;
-  if (principal.isOwner || isAllowed(principal.permissions, declaration.permission, 'read')) return true;
-  return principal.kind === 'limited' && owner !== undefined && reaches(principal, owner);
+  return readsAll(principal, declaration) || (principal.kind === 'limited' && mayReachId(principal, declaration, id));
 }
 
-/** Whether a record a link named may be shown to the caller (the declaration's record-level rule). */
-function visible(declaration: ResourceDeclaration, stored: unknown, principal: Principal | undefined): boolean {
-  return !declaration.visibleTo || (principal !== undefined && declaration.visibleTo(stored, principal));
+/**
+ * Whether the caller may read a sub-collection listing `declaration` under a record: its
+ * permissions, or for a limited token reach over that record (commerce.md §0.1: it reads the
+ * sub-collections of resources it reaches).
+ */
+function mayReadList(context: RenderContext, declaration: ResourceDeclaration, ownerReached: boolean): boolean {
+  const principal = context.principal;
+  if (!principal) return false;
+  return readsAll(principal, declaration) || (principal.kind === 'limited' && ownerReached);
+}
+
+/**
+ * Whether a record a link named may be shown to the caller: in its reach (a limited token
+ * without the permission: by path or customer scope) and allowed by the declaration's
+ * record-level rule. Another customer's record stays a URL.
+ */
+function mayShow(declaration: ResourceDeclaration, stored: unknown, principal: Principal | undefined): boolean {
+  if (!principal) return false;
+  if (!readsAll(principal, declaration) && !reachesStored(principal, declaration, stored)) return false;
+  return !declaration.visibleTo || declaration.visibleTo(stored, principal);
+}
+
+/** Whether a limited caller reaches a record it has (stored) or knows by id only (inline objects). */
+function reachedBy(context: RenderContext, declaration: ResourceDeclaration, stored: unknown, id: string | undefined): boolean {
+  const principal = context.principal;
+  if (!principal) return false;
+  if (stored !== undefined) return reachesStored(principal, declaration, stored);
+  return id !== undefined && reaches(principal, `${declaration.collection}/${id}`);
 }
 
 /** The id in a link URL of a declaration, or undefined when the URL is not one of its links. */
@@ -101,11 +123,6 @@ function idOf(declaration: ResourceDeclaration, stored: unknown, json: Record<st
   if (stored !== undefined) return declaration.idOf(stored);
   const id = json[declaration.idField];
   return typeof id === 'string' ? id : undefined;
-}
-
-/** The reach path of a record (`orders/3HE8…`), as bindings and reach store it. */
-function pathOf(declaration: ResourceDeclaration, id: string | undefined): string | undefined {
-  return id === undefined ? undefined : `${declaration.collection}/${id}`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -145,7 +162,7 @@ export async function expandResources(
     json,
     declaration,
     stored,
-    owner: pathOf(declaration, idOf(declaration, stored, json)),
+    reached: reachedBy(context, declaration, stored, idOf(declaration, stored, json)),
     tree,
     inList,
   }));
@@ -174,14 +191,14 @@ export async function expandResources(
           const target = lookup(embedded);
           if (!target || !hasPaths(subtree)) continue;
           for (const element of Array.isArray(value) ? value : [value]) {
-            if (isObject(element)) level.push({ json: element, declaration: target, stored: undefined, owner: node.owner, tree: subtree, inList: node.inList });
+            if (isObject(element)) level.push({ json: element, declaration: target, stored: undefined, reached: node.reached, tree: subtree, inList: node.inList });
           }
         } else if (linkTarget) {
           const target = lookup(linkTarget);
           if (!target) continue;
           if (isObject(value)) {
             // Already inline (the cart's sale customer, or expanded by an earlier path): walk into it.
-            if (hasPaths(subtree)) level.push({ json: value, declaration: target, stored: undefined, owner: pathOf(target, idOf(target, undefined, value)), tree: subtree, inList: node.inList });
+            if (hasPaths(subtree)) level.push({ json: value, declaration: target, stored: undefined, reached: reachedBy(context, target, undefined, idOf(target, undefined, value)), tree: subtree, inList: node.inList });
             continue;
           }
           if (typeof value !== 'string') continue;
@@ -190,13 +207,13 @@ export async function expandResources(
         } else if (sub?.firstPage && !node.inList && typeof value === 'string') {
           const target = lookup(sub.resource);
           const parentId = idOf(declaration, node.stored, node.json);
-          if (!target || parentId === undefined || !mayReadList(context, target, node.owner)) continue;
+          if (!target || parentId === undefined || !mayReadList(context, target, node.reached)) continue;
           lists.push(
             sub.firstPage(parentId, context).then(({ records, totalItems }) => {
               const data = records.map((record) => renderStored(target, record, context));
               node.json[property] = offsetList(data, { limit: MAX_LIMIT, offset: 0 }, totalItems, pageUrlBuilder(value, {}, 'offset'));
               records.forEach((record, position) => {
-                next.push({ json: data[position]!, declaration: target, stored: record, owner: pathOf(target, target.idOf(record)), tree: subtree, inList: true });
+                next.push({ json: data[position]!, declaration: target, stored: record, reached: reachedBy(context, target, record, undefined), tree: subtree, inList: true });
               });
             }),
           );
@@ -212,10 +229,10 @@ export async function expandResources(
       for (const [index, read] of reads.entries()) {
         const pk = keys[index]!.pk;
         const item = found.get(pk) ?? context.preread.get(pk);
-        if (!item || !visible(read.target, item, context.principal)) continue;
+        if (!item || !mayShow(read.target, item, context.principal)) continue;
         const json = renderStored(read.target, item, context);
         read.holder[read.property] = json;
-        next.push({ json, declaration: read.target, stored: item, owner: pathOf(read.target, read.id), tree: read.tree, inList: read.inList });
+        next.push({ json, declaration: read.target, stored: item, reached: reachedBy(context, read.target, item, read.id), tree: read.tree, inList: read.inList });
       }
     }
     level = next.filter((node) => hasPaths(node.tree));
@@ -234,5 +251,5 @@ function attachVirtual(run: VirtualRun, value: unknown, next: Node[], context: R
   if (!target) return;
   const json = renderStored(target, value, context);
   node.json[property] = json;
-  next.push({ json, declaration: target, stored: value, owner: pathOf(target, target.idOf(value)), tree: run.tree, inList: node.inList });
+  next.push({ json, declaration: target, stored: value, reached: reachedBy(context, target, value, undefined), tree: run.tree, inList: node.inList });
 }

@@ -27,6 +27,9 @@ let remoteServiceId: string;
 let liveServiceId: string;
 let appId: string;
 let versionId: string;
+/** A customer-scope token (signed in as customer `cs1`) and cs1's saved card. */
+let portal: string;
+let portalMethodId: string;
 
 const buyer = { name: 'Ada Lee', email: 'ada@example.test', billing_address: { country: 'US', postal_code: '94107' } };
 const card = (data: Record<string, unknown> = {}) => ({
@@ -45,6 +48,7 @@ beforeAll(async () => {
     ['products', { product_id: 'p1', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] }],
     ['products', { product_id: 'big', name: 'Expensive', type: 'digital', prices: [{ currency: 'USD', price: 999_999_999_999 }] }],
     ['customers', { customer_id: 'c1', name: 'Ada Lee', email: 'ada@example.test' }],
+    ['customers', { customer_id: 'cs1', name: 'Cy Sign', email: 'cy@example.test', username: 'cy', password: 'portal password' }],
     ['promotions', { promotion_id: 'promo1', name: 'Spring', code: 'SPRING', discount_type: 'percent', discount_percent: 0.1 }],
     ['shipping_methods', { shipping_method_id: 'ship1', name: 'Post', prices: [{ currency: 'USD', price: 4 }] }],
   ];
@@ -88,6 +92,12 @@ beforeAll(async () => {
   paymentId = paid.body.payment_id;
   const open = await api(`${base}carts`, { method: 'POST', token: shopper, body: { items: [{ product_id: 'p1', quantity: 2 }], customer: buyer } });
   cartId = open.body.cart_id;
+  const signedIn = await api(`${base}customers/login?account_id=${account}&test=true&expand=auth`, { method: 'POST', body: { username: 'cy', password: 'portal password' } });
+  expect(signedIn.status, signedIn.text).toBe(200);
+  portal = signedIn.body.auth.token;
+  const saved = await api(`${base}customers/me/payment_methods`, { method: 'POST', token: portal, body: card() });
+  expect(saved.status, saved.text).toBe(201);
+  portalMethodId = saved.body.payment_method_id;
 }, 60_000);
 
 afterAll(async () => {
@@ -98,6 +108,7 @@ afterAll(async () => {
 async function snapshot(): Promise<Record<string, string>> {
   const reads = [
     'products/p1', 'products/big', 'products?limit=100&deleted=true', 'products?limit=1', 'customers/c1', 'customers?limit=100',
+    'customers/cs1', 'customers/cs1/payment_methods', 'customers/c1/payment_methods',
     `carts/${cartId}`, 'carts?limit=100', `orders/${orderId}`, `payments/${paymentId}`, 'payments?limit=100', 'promotions/promo1',
     'promotions?limit=100', 'shipping_methods/ship1', 'shipping_methods?limit=100', 'settings/payment', 'settings/technical',
     `event_subscriptions/${subscriptionId}`, 'event_subscriptions?limit=100',
@@ -238,6 +249,27 @@ post(() => 'customers/c1', { meta: nestedMeta(40) }, 'meta', 'customer update me
 post(() => 'customers/c1', { has_payments: 'x', tax_exempt: 1 }, 'tax_exempt', 'customer update tax_exempt 1');
 post(() => `customers/login?account_id=${account}&test=true`, { username: {}, password: 'secret12' }, 'username', 'login username an object', { token: () => '' });
 post(() => 'customers/c1/payment_methods', { type: 'credit_card', data: { number: '4242424242424242', exp_month: 'May', exp_year: 2031, cvv: '123' } }, 'data.exp_month', 'saved card month "May"');
+
+// --- the customer portal's own paths (`/customers/me/...`, commerce.md §6.1), with its customer-scope token
+const asPortal = { token: () => portal };
+const myMethods = () => 'customers/me/payment_methods';
+const myMethod = () => `customers/me/payment_methods/${portalMethodId}`;
+post(() => 'customers/me', { email: 'nope' }, 'email', 'my customer email', asPortal);
+post(() => 'customers/me', { meta: nestedMeta(40) }, 'meta', 'my customer meta 40 deep', asPortal);
+post(myMethods, { type: 'credit_card', data: { number: '4242424242424242', exp_month: 'May', exp_year: 2031, cvv: '123' } }, 'data.exp_month', 'my saved card month "May"', asPortal);
+post(myMethods, card({ number: '4242424242424241' }), 'data.number', 'my saved card number failing Luhn', asPortal);
+post(myMethods, { ...card(), type: 'paypal' }, 'type', 'my saved card type paypal', asPortal);
+post(myMethods, card({ exp_year: 2020 }), 'data.exp_year', 'my saved card expired', asPortal);
+post(myMethods, { ...card(), is_default: 'yes' }, 'is_default', 'my saved card is_default "yes"', asPortal);
+post(myMethod, { data: { number: '4242424242424242' } }, 'data.number', 'my saved card number change', asPortal);
+post(myMethod, { data: { exp_month: 13 } }, 'data.exp_month', 'my saved card month 13', asPortal);
+rows.push({ label: 'my saved card unknown id', method: 'POST', path: () => 'customers/me/payment_methods/NOPE', body: { is_default: true }, ...asPortal, status: 404, code: 'resource_not_found' });
+for (const [who, token] of [['a secret token', () => secret], ['a shopper without customer scope', () => shopper]] as const) {
+  rows.push({ label: `my saved cards: ${who}`, method: 'POST', path: myMethods, body: card(), token, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `my saved card update: ${who}`, method: 'POST', path: myMethod, body: { is_default: true }, token, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `my saved card delete: ${who}`, method: 'DELETE', path: myMethod, token, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `my customer update: ${who}`, method: 'POST', path: () => 'customers/me', body: { name: 'X' }, token, status: 404, code: 'resource_not_found' });
+}
 
 // --- orders, promotions, shipping methods, settings, auths
 post(() => `orders/${orderId}`, { meta: nestedMeta(40) }, 'meta', 'order meta 40 deep');
@@ -466,6 +498,9 @@ const bodyTargets: Array<[string, () => string, Partial<Case>]> = [
   ['products', products, {}],
   ['carts', carts, asShopper],
   ['customers', customers, {}],
+  ['my customer', () => 'customers/me', asPortal],
+  ['my saved cards', myMethods, asPortal],
+  ['my saved card', myMethod, asPortal],
   ['a cart', cart, asShopper],
   ['direct payments', direct, {}],
   ['settings', payment, {}],
@@ -510,14 +545,15 @@ const idPaths: Array<[string, (id: string) => string, Partial<Case>]> = [
 for (const [name, path] of idPaths) {
   for (const id of BAD_IDS) rows.push({ label: `GET ${name} id ${id.slice(0, 24)}`, method: 'GET', path: () => path(id), status: 404, code: 'resource_not_found' });
 }
-// Below an app, a literal `..` would be resolved by the client to the app itself: the others only.
+// Below an app (or a customer), a literal `..` would be resolved by the client to the app itself: the others only.
 const appChildren: Array<[string, (id: string) => string]> = [
+  ['my saved card', (id) => `customers/me/payment_methods/${id}`],
   ['app version', (id) => `apps/${appId}/versions/${id}`],
   ['app deployment', (id) => `apps/${appId}/deployments/${id}`],
   ['app alias', (id) => `apps/${appId}/aliases/${id}`],
 ];
 for (const [name, path] of appChildren) {
-  for (const id of BAD_IDS.filter((bad) => bad !== '..')) rows.push({ label: `GET ${name} id ${id.slice(0, 24)}`, method: 'GET', path: () => path(id), status: 404, code: 'resource_not_found' });
+  for (const id of BAD_IDS.filter((bad) => bad !== '..')) rows.push({ label: `GET ${name} id ${id.slice(0, 24)}`, method: 'GET', path: () => path(id), status: 404, code: 'resource_not_found', ...(name === 'my saved card' ? asPortal : {}) });
 }
 for (const id of BAD_IDS.slice(0, 3)) {
   rows.push({ label: `update product id ${id}`, method: 'POST', path: () => `products/${id}`, body: { name: 'X' }, status: 404, code: 'resource_not_found' });

@@ -104,6 +104,27 @@ describe('expandResources', () => {
     expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(2);
   });
 
+  it('expands for customer scope only the records its declaration says are its customer’s (commerce.md §0.1)', async () => {
+    // Gizmos here belong to the customer their note names; a customer-scope token reaches its own.
+    const owned = declareResource<Row>({ ...gizmo, customerOf: (row) => row.note ?? null });
+    const holder = declareResource<Row>({ ...gadget, name: 'test_holder', links: { gizmo: 'test_gizmo' } });
+    const scoped = lookupOf([owned, holder]);
+    const ctx = context([...LIMITED_BASE_RIGHTS]);
+    ctx.principal = { kind: 'limited', customerId: 'note mine', permissions: [...LIMITED_BASE_RIGHTS], isOwner: false, record: { bindings: [], reach: [] } } as unknown as Principal;
+    const mine = renderStored(holder, { id: 'h1', next: 'mine' }, ctx);
+    const theirs = renderStored(holder, { id: 'h2', next: 'theirs' }, ctx);
+    await expandResources([{ json: mine, declaration: holder }, { json: theirs, declaration: holder }], parseExpand('gizmo', 'list'), ctx, true, scoped);
+    expect(mine.gizmo).toMatchObject({ object: 'test_gizmo', id: 'mine' });
+    expect(theirs.gizmo).toBe('https://api.example.test/api/v1/test_gizmos/theirs');
+    // Without customer scope nothing of the kind is read at all.
+    const shopper = context([...LIMITED_BASE_RIGHTS]);
+    shopper.principal = { kind: 'limited', permissions: [...LIMITED_BASE_RIGHTS], isOwner: false, record: { bindings: [], reach: [] } } as unknown as Principal;
+    const guest = renderStored(holder, { id: 'h3', next: 'mine' }, shopper);
+    await expandResources([{ json: guest, declaration: holder }], parseExpand('gizmo', 'single'), shopper, false, scoped);
+    expect(guest.gizmo).toBe('https://api.example.test/api/v1/test_gizmos/mine');
+    expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(1);
+  });
+
   it('makes no read when nothing is to be expanded', async () => {
     const ctx = context(all);
     await expandResources([{ json: renderStored(widget, { id: 'w1' }, ctx), declaration: widget }], parseExpand('gadget', 'single'), ctx, false, lookup);

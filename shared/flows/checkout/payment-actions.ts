@@ -16,6 +16,8 @@ import { payCart, type PaymentOutcome } from './pay-cart';
 import { acceptedPaymentMethods, gatewayError, paymentDeclaration, type PaymentRecord, cartPaymentCreate, directPaymentCreate, paymentUpdate, paymentsOfCart, updatePayment } from '../../modules/payments';
 import { payDirect } from './pay-direct';
 import { sends } from '../../rest/input';
+import { assertReachesStored, mayReachId, outOfReach, readReachable } from '../../rest/reach';
+import type { Principal } from '../../core/access/principal';
 
 const STATUSES = ['initiated', 'pending', 'completed', 'failed', 'refunded', 'cancelled'];
 
@@ -57,9 +59,9 @@ export async function listCartPaymentsAction(context: ApiContext): Promise<ApiRe
 export async function getPaymentAction(context: ApiContext): Promise<ApiResult> {
   const { scope, render } = await prepare(context);
   const paymentId = context.params.payment_id!;
-  assertReach(requirePrincipal(context), `payments/${paymentId}`, 'payment');
+  const principal = requirePrincipal(context);
   const wantsOrder = 'order' in parseExpand(withLegacyOptions(context.query.expand, context.query), 'single');
-  const payment = wantsOrder ? await readWithOrder(scope, paymentId, render) : await getRecord(paymentDeclaration, scope, paymentId);
+  const payment = wantsOrder ? await readWithOrder(scope, paymentId, render, principal) : await readReachable(paymentDeclaration, scope, paymentId, principal);
   return { status: 200, body: await renderResource(paymentDeclaration, payment, render) };
 }
 
@@ -68,14 +70,17 @@ export async function getPaymentAction(context: ApiContext): Promise<ApiResult> 
  * (`orderIdOfPayment`): `expand=order`, the shopper's read after paying, costs one call. The
  * order is handed to expansion only when the payment really names it (expansion still checks
  * the caller may read it); otherwise expansion reads the order the payment names as usual.
+ * Reach is checked as `readReachable` does (404 out of reach, before revealing another mode's).
  */
-async function readWithOrder(scope: RecordScope, paymentId: string, render: RenderContext): Promise<PaymentRecord> {
+async function readWithOrder(scope: RecordScope, paymentId: string, render: RenderContext, principal: Principal): Promise<PaymentRecord> {
+  if (!mayReachId(principal, paymentDeclaration, paymentId)) throw outOfReach(paymentDeclaration);
   const paymentKey = recordKey(paymentDeclaration, scope, paymentId);
   const orderKey = recordKey(orderDeclaration, scope, orderIdOfPayment(scope, paymentId));
   const found = await batchGetItems([paymentKey, orderKey], { consistent: true });
   const payment = found.get(paymentKey.pk) as PaymentRecord | undefined;
-  // Absent: the usual answer (404, or 400 when it exists in the other mode).
-  if (!payment) return getRecord(paymentDeclaration, scope, paymentId);
+  // Absent: the usual answer (404, or 400 when it exists in the other mode to a caller that reaches it by path).
+  if (!payment) return readReachable(paymentDeclaration, scope, paymentId, principal);
+  assertReachesStored(principal, paymentDeclaration, payment);
   const order = found.get(orderKey.pk);
   if (order && payment.order_id === orderIdOfPayment(scope, paymentId)) render.preread.set(orderKey.pk, order);
   return payment;

@@ -7,6 +7,7 @@ import { authDeclaration, type RenderedAuth, assertReach } from '../../modules/i
 import { InsufficientPermissionsError } from '../../http/auth-errors';
 import { type Principal } from '../../core/access/principal';
 import { IDLE_LIFETIME_MS } from '../../core/access/token-records';
+import { PATH_ALIASES, resolvePathAliases } from '../../core/access/aliases';
 import { assertWritable, cartDeclaration, cartPath } from '../../modules/carts';
 import { InvalidInputError, NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
@@ -71,12 +72,17 @@ export const customerLoginAction = withBody(customerLogin, async (context) => {
   };
 });
 
-/** Where the customer of a customer-scope token is; 404 for every other token (commerce.md §6.1). */
+/**
+ * Where the customer of a customer-scope token is; 404 for every other token (commerce.md §6.1).
+ * `me` is resolved as in every `/customers/me/...` path (core/access/aliases.ts).
+ */
 async function ownCustomer(context: ApiContext): Promise<{ scope: RecordScope; customerId: string; render: RenderContext }> {
   const principal = requirePrincipal(context);
-  if (principal.kind !== 'limited' || !principal.customerId) throw new NotFoundError('The customer does not exist.');
+  const { params, unresolved } = resolvePathAliases({ customer_id: PATH_ALIASES.customer_id!.word }, principal);
+  if (unresolved) throw new NotFoundError(`The ${unresolved.what} does not exist.`);
+  const customerId = params.customer_id!;
   const scope = { accountId: principal.accountId, mode: principal.mode };
-  return { scope, customerId: principal.customerId, render: await renderContext(context, scope.accountId, scope.mode) };
+  return { scope, customerId, render: await renderContext(context, scope.accountId, scope.mode) };
 }
 
 /** `GET /customers/me`: the signed-in customer. */

@@ -7,9 +7,10 @@ import type { Clock } from '../../platform/ports';
 import { cursorQuery, type CursorSource, renderCursorList } from '../../rest/cursor-list';
 import { renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
+import { readReachable } from '../../rest/reach';
 import type { RenderContext } from '../../rest/render-context';
 import type { Revision } from '../../store/entity';
-import { collectionPartition, findRecord, getRecord, type RecordScope } from '../../store/records';
+import { collectionPartition, findRecord, type RecordScope } from '../../store/records';
 import { customerCreate, customerUpdate, type CustomerInput } from './customer-schemas';
 import {
   addLoginAfterSale,
@@ -37,8 +38,7 @@ export const createCustomerAction = withBody(customerCreate, async (context) => 
 /** `GET /customers/{customer_id}`. */
 export async function getCustomerAction(context: ApiContext): Promise<ApiResult> {
   const { scope, render } = await prepare(context);
-  assertReach(requirePrincipal(context), `customers/${context.params.customer_id}`, 'customer');
-  const record = await getRecord(customerDeclaration, scope, context.params.customer_id!);
+  const record = await readReachable(customerDeclaration, scope, context.params.customer_id!, requirePrincipal(context));
   return { status: 200, body: await renderResource(customerDeclaration, record, render) };
 }
 

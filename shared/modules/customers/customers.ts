@@ -73,6 +73,8 @@ export const customerDeclaration = declareResource<CustomerRecord>({
     dates: ['date_created', 'date_modified'],
     nested: { billing_address: ADDRESS_SHAPE, shipping_address: ADDRESS_SHAPE },
   },
+  // Customer scope reads and updates its own customer (commerce.md §0.1).
+  customerOf: (stored) => stored.customer_id,
   idOf: (stored) => stored.customer_id,
   toJson(stored, context) {
     const url = context.url(`customers/${encodeURIComponent(stored.customer_id)}`);

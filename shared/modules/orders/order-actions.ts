@@ -1,5 +1,4 @@
 /** The order endpoints (commerce.md §5.6), as actions of the API pipeline. */
-import { assertReach } from '../identity';
 import { NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
 import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
@@ -8,8 +7,9 @@ import { sends } from '../../rest/input';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
+import { readReachable } from '../../rest/reach';
 import type { RenderContext } from '../../rest/render-context';
-import { collectionPartition, findRecord, getRecord, type RecordScope } from '../../store/records';
+import { collectionPartition, findRecord, type RecordScope } from '../../store/records';
 import { orderItemUpdate, orderUpdate } from './order-schemas';
 import { orderDeclaration, orderItemDeclaration, type OrderRecord } from './orders';
 import { customerOrders, updateOrder } from './order-store';
@@ -20,10 +20,9 @@ async function prepare(context: ApiContext): Promise<{ scope: RecordScope; rende
   return actionScope(context);
 }
 
+/** The order of the path, within the caller's reach (a paid sale's, or its customer's for customer scope; 404 otherwise). */
 async function readOrder(context: ApiContext, scope: RecordScope): Promise<OrderRecord> {
-  const orderId = context.params.order_id!;
-  assertReach(requirePrincipal(context), `orders/${orderId}`, 'order');
-  return getRecord(orderDeclaration, scope, orderId);
+  return readReachable(orderDeclaration, scope, context.params.order_id!, requirePrincipal(context));
 }
 
 /** `GET /orders/{order_id}`. */
@@ -141,12 +140,10 @@ export async function listOrderPaymentsAction(context: ApiContext): Promise<ApiR
   return offsetPageOf(context, render, paymentDeclaration, payment ? [payment] : [], `orders/${order.order_id}/payments`);
 }
 
-/** The customer of a sub-collection request, within the caller's reach. */
+/** The customer of a sub-collection request (`me` already resolved), within the caller's reach. */
 async function readCustomer(context: ApiContext, scope: RecordScope): Promise<string> {
-  const customerId = context.params.customer_id!;
-  assertReach(requirePrincipal(context), `customers/${customerId}`, 'customer');
-  await getRecord(customerDeclaration, scope, customerId);
-  return customerId;
+  const customer = await readReachable(customerDeclaration, scope, context.params.customer_id!, requirePrincipal(context));
+  return customer.customer_id;
 }
 
 /** `GET /customers/{customer_id}/orders`: offset list in creation order (the store's listing per customer). */

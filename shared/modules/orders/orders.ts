@@ -131,6 +131,8 @@ export const orderDeclaration = declareResource<OrderRecord>({
   permission: 'orders',
   scope: 'mode',
   links: { customer: 'customer', payment: 'payment', cart: 'cart', promotion: 'promotion' },
+  // Customer scope reads its customer's orders (commerce.md §0.1).
+  customerOf: (order) => order.customer_id,
   embedded: { items: 'order_item' },
   // §5.3: the settings part of the cart options, as the account's settings say now.
   virtuals: { options: { compute: (_order, context) => formOptions(context.payment, context.locale) } },

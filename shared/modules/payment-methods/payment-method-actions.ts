@@ -1,14 +1,14 @@
 /** The `/customers/{customer_id}/payment_methods` endpoints (commerce.md §6.1), as actions of the API pipeline. */
 import { readPaymentSettingsCached } from '../accounts';
-import { assertReach } from '../identity';
 import { customerDeclaration } from '../customers';
 import { booleanParameter } from '../../http/request';
-import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
+import { readReachable } from '../../rest/reach';
 import type { RenderContext } from '../../rest/render-context';
-import { getRecord, type RecordScope } from '../../store/records';
+import type { RecordScope } from '../../store/records';
 import { newCard, FeatureNotEnabledError, gatewayError } from '../payments';
 import {
   deletePaymentMethod,
@@ -22,11 +22,9 @@ import { paymentMethodCreate, paymentMethodUpdate } from './payment-method-schem
 
 /** The scope, the render context and the customer (within the caller's reach; 404 when missing). */
 async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext; customerId: string }> {
-  const customerId = context.params.customer_id!;
-  assertReach(requirePrincipal(context), `customers/${customerId}`, 'customer');
-  const { scope, render } = await actionScope(context);
-  await getRecord(customerDeclaration, scope, customerId);
-  return { scope, render, customerId };
+  const { principal, scope, render } = await actionScope(context);
+  const customer = await readReachable(customerDeclaration, scope, context.params.customer_id!, principal);
+  return { scope, render, customerId: customer.customer_id };
 }
 
 /** `GET /customers/{customer_id}/payment_methods`: offset list, oldest first (`desc=true` reverses). */

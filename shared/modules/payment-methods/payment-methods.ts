@@ -45,6 +45,8 @@ export const paymentMethodDeclaration = declareResource<PaymentMethodRecord>({
   permission: 'customers',
   scope: 'mode',
   links: { customer: 'customer' },
+  // Customer scope manages its customer's saved methods (commerce.md §0.1).
+  customerOf: (stored) => stored.customer_id,
   idOf: (stored) => stored.payment_method_id,
   toJson(stored, context) {
     const customerUrl = context.url(`customers/${encodeURIComponent(stored.customer_id)}`);

@@ -64,6 +64,8 @@ export const paymentDeclaration = declareResource<PaymentRecord>({
   permission: 'payments',
   scope: 'mode',
   links: { customer: 'customer', order: 'order', cart: 'cart' },
+  // Customer scope reads its customer's payments (commerce.md §0.1).
+  customerOf: (payment) => payment.customer_id,
   formatted: {
     money: {
       ...Object.fromEntries(AMOUNTS.map((name) => [name, 'currency'])),
