@@ -72,6 +72,16 @@ export interface ResourceDeclaration<Stored = any> {
   /** Sub-collections: property → declaration (a URL in output, expandable on single resources). */
   subCollections?: Record<string, SubCollection>;
   /**
+   * How this resource lists under a parent, for expanding the parent's sub-collection: parent
+   * declaration name → the first page (default order and limit) and the list's size. Declared by
+   * the listed resource's module, which knows its own store, so a parent (`customer`) never
+   * imports the modules listed under it (`orders`, `payments`); a sub-collection without one
+   * here or a `firstPage` of its own stays a URL.
+   *
+   * @example listedUnder: { customer: async (customerId, context) => ({ records, totalItems }) }
+   */
+  listedUnder?: Record<string, (parentId: string, context: RenderContext) => Promise<{ records: unknown[]; totalItems: number }>>;
+  /**
    * Embedded objects: property → declaration name of the inline object, or of every element
    * of the inline array (`items` → `cart_item`). Expand paths cross them at no read cost, so
    * `items.product` expands the product of every line, at any depth (`order.items.product`).

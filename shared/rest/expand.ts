@@ -204,12 +204,13 @@ export async function expandResources(
           if (typeof value !== 'string') continue;
           const id = idFromUrl(value, target, context);
           if (id !== undefined && mayRead(context, target, id)) reads.push({ holder: node.json, property, target, id, tree: subtree, inList: node.inList });
-        } else if (sub?.firstPage && !node.inList && typeof value === 'string') {
+        } else if (sub && !node.inList && typeof value === 'string') {
           const target = lookup(sub.resource);
+          const firstPage = sub.firstPage ?? target?.listedUnder?.[declaration.name];
           const parentId = idOf(declaration, node.stored, node.json);
-          if (!target || parentId === undefined || !mayReadList(context, target, node.reached)) continue;
+          if (!target || !firstPage || parentId === undefined || !mayReadList(context, target, node.reached)) continue;
           lists.push(
-            sub.firstPage(parentId, context).then(({ records, totalItems }) => {
+            firstPage(parentId, context).then(({ records, totalItems }) => {
               const data = records.map((record) => renderStored(target, record, context));
               node.json[property] = offsetList(data, { limit: MAX_LIMIT, offset: 0 }, totalItems, pageUrlBuilder(value, {}, 'offset'));
               records.forEach((record, position) => {

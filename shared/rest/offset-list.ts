@@ -10,6 +10,11 @@ export interface OffsetPage {
 /** Largest page. */
 export const MAX_LIMIT = 100;
 
+/** The first page (default order, default limit) of a whole sub-collection read in its default order, and its size, for `expand`. */
+export function firstPageOf<T>(records: readonly T[]): { records: T[]; totalItems: number } {
+  return { records: records.slice(0, MAX_LIMIT), totalItems: records.length };
+}
+
 /** Reads `limit` (1–100, default 100, larger values reduced) and `offset` (>= 0, default 0). */
 export function offsetPage(query: Record<string, string>): OffsetPage {
   return { limit: limitParameter(query), offset: nonNegativeInteger(query, 'offset', 0) };

@@ -117,6 +117,8 @@ describe('the customer portal, with the customer-scope token of its sign-in', ()
     expect(order.status, order.text).toBe(200);
     expect(order.body).toMatchObject({ order_id: adaOrder.orderId, customer: ada.url, total: 39, formatted: { total: expect.stringContaining('39') } });
     expect(order.body.items[0].product).toMatchObject({ object: 'product', product_id: 'ebook' });
+    // `payments` is a sub-collection: expanded, it is the first page of GET /orders/{id}/payments.
+    expect(order.body.payments).toMatchObject({ object: 'list', total_items: 1, data: [{ object: 'payment', payment_id: adaOrder.paymentId, customer: ada.url }] });
 
     const payments = await api(`${base}orders/${adaOrder.orderId}/payments`, { token: adaToken });
     expect(payments.status, payments.text).toBe(200);
@@ -125,6 +127,17 @@ describe('the customer portal, with the customer-scope token of its sign-in', ()
 
     const items = await api(`${base}orders/${adaOrder.orderId}/items`, { token: adaToken });
     expect(items.status, items.text).toBe(200);
+  });
+
+  it('expands its own sub-collections on /customers/me (orders, payments, payment_methods)', async () => {
+    const me = await api(`${base}customers/me?expand=orders,payments,payment_methods`, { token: adaToken });
+    expect(me.status, me.text).toBe(200);
+    expect(me.body.orders.object).toBe('list');
+    expect(me.body.orders.data.map((order: any) => order.order_id).sort()).toEqual([adaOrder.orderId, adaSecondOrder.orderId].sort());
+    expect(me.body.payments.data.map((payment: any) => payment.payment_id).sort()).toEqual([adaOrder.paymentId, adaSecondOrder.paymentId].sort());
+    expect(me.body.payment_methods.object).toBe('list');
+    // Nothing of another customer's comes along.
+    expect(JSON.stringify(me.body)).not.toContain(bobOrder.orderId);
   });
 
   it('reads its payment, with its order and customer expanded', async () => {

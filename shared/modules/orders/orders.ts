@@ -10,6 +10,10 @@ import type { RecordScope } from '../../store/records';
 import { formOptions, type CartRecord } from '../carts';
 import type { LineAmounts, SaleTotals, ShippingLineTotals } from '../pricing';
 import { licensePath } from '../licenses';
+import { paymentDeclaration } from '../payments';
+import { firstPageOf } from '../../rest/offset-list';
+import { findRecord } from '../../store/records';
+import { customerOrders, findOrder } from './order-store';
 
 /** A stored order item. */
 export interface OrderItemRecord extends LineAmounts {
@@ -133,6 +137,20 @@ export const orderDeclaration = declareResource<OrderRecord>({
   links: { customer: 'customer', payment: 'payment', cart: 'cart', promotion: 'promotion' },
   // Customer scope reads its customer's orders (commerce.md §0.1).
   customerOf: (order) => order.customer_id,
+  // `payments` expands to the first page of GET /orders/{id}/payments: the payment that completed the order.
+  subCollections: {
+    payments: {
+      resource: 'payment',
+      async firstPage(orderId, context) {
+        const scope = { accountId: context.accountId, mode: context.mode };
+        const order = await findOrder(scope, orderId);
+        const payment = order && (await findRecord(paymentDeclaration, scope, order.payment_id));
+        return firstPageOf(payment ? [payment] : []);
+      },
+    },
+  },
+  // `customer.orders` expands to the first page of GET /customers/{id}/orders.
+  listedUnder: { customer: async (customerId, context) => firstPageOf(await customerOrders({ accountId: context.accountId, mode: context.mode }, customerId)) },
   embedded: { items: 'order_item' },
   // §5.3: the settings part of the cart options, as the account's settings say now.
   virtuals: { options: { compute: (_order, context) => formOptions(context.payment, context.locale) } },

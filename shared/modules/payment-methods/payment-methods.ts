@@ -8,6 +8,7 @@ import { NotFoundError } from '../../http/errors';
 import { newId } from '../../core/ids';
 import { mergeAddress } from '../../rest/addresses';
 import { declareResource } from '../../rest/declarations';
+import { firstPageOf } from '../../rest/offset-list';
 import { invalid } from '../../rest/input';
 import type { RecordScope } from '../../store/records';
 import { cardExpired, maskedCard, type MaskedCard, savedCardRef } from '../payments';
@@ -39,6 +40,8 @@ export interface PaymentMethodRecord {
 
 /** The saved payment method declaration (REST conventions engine). */
 export const paymentMethodDeclaration = declareResource<PaymentMethodRecord>({
+  // `customer.payment_methods` expands to the first page of GET /customers/{id}/payment_methods.
+  listedUnder: { customer: async (customerId, context) => firstPageOf(await customerPaymentMethods({ accountId: context.accountId, mode: context.mode }, customerId)) },
   name: 'payment_method',
   collection: 'payment_methods',
   idField: 'payment_method_id',

@@ -4,6 +4,8 @@
  */
 import type { Dated } from '../../store/keys';
 import { declareResource } from '../../rest/declarations';
+import { firstPageOf } from '../../rest/offset-list';
+import { paymentsOfCustomer } from './payment-store';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/records';
 import type { MaskedCard } from './cards';
@@ -66,6 +68,8 @@ export const paymentDeclaration = declareResource<PaymentRecord>({
   links: { customer: 'customer', order: 'order', cart: 'cart' },
   // Customer scope reads its customer's payments (commerce.md §0.1).
   customerOf: (payment) => payment.customer_id,
+  // `customer.payments` expands to the first page of GET /customers/{id}/payments.
+  listedUnder: { customer: async (customerId, context) => firstPageOf(await paymentsOfCustomer({ accountId: context.accountId, mode: context.mode }, customerId)) },
   formatted: {
     money: {
       ...Object.fromEntries(AMOUNTS.map((name) => [name, 'currency'])),
