@@ -188,7 +188,9 @@ describe('licenseHtmlToText (licenses.md §7 text)', () => {
   });
 
   it('shows what the sanitiser escaped literally', () => {
-    expect(licenseHtmlToText('&foo; R&D &#0; &copy 1 a < b')).toBe('&foo; R&D &#0; &copy 1 a < b');
+    expect(licenseHtmlToText('&foo; R&D &#xD800; &copy 1 a < b')).toBe('&foo; R&D &#xD800; &copy 1 a < b');
+    // A reference to a control character is removed, not shown (§5.4).
+    expect(licenseHtmlToText('R&D &#0;&#x1B;ok')).toBe('R&D ok');
     expect(licenseHtmlToText('&amp;lt;')).toBe('&lt;');
   });
 
@@ -249,7 +251,7 @@ describe('sanitizeInstructions (licenses.md §2.1)', () => {
   });
 
   it('escapes text as the reply sanitiser does', () => {
-    expect(sanitizeInstructions('a < b & c &copy; &foo; &#0;')).toBe('a &lt; b &amp; c &copy; &amp;foo; &amp;#0;');
+    expect(sanitizeInstructions('a < b & c &copy; &foo; &#xD800; &#0;x')).toBe('a &lt; b &amp; c &copy; &amp;foo; &amp;#xD800; x');
   });
 
   it('is idempotent', () => {
