@@ -15,9 +15,9 @@ import { expandResources, renderStored } from '../../shared/rest/expand';
 import { parseExpand } from '../../shared/rest/paths';
 import type { RenderContext } from '../../shared/rest/render-context';
 import { recordKey } from '../../shared/store/records';
+import { configureStore } from '../../shared/store/client';
 
-process.env.CARTWHEEL_TABLE = 'cartwheel';
-process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
+configureStore({ tableName: 'cartwheel', region: 'us-east-1', endpoints: { dynamodb: 'http://127.0.0.1:1' } });
 resetConfig();
 const ddb = mockClient(DynamoDBDocumentClient);
 

@@ -42,10 +42,10 @@ import { resetConfig } from '../../../shared/core/config';
 import { ApiError } from '../../../shared/http/errors';
 import { parseInput } from '../../../shared/rest/validate';
 import { localSecrets } from '../../../infra/local/local-secrets';
+import { configureStore } from '../../../shared/store/client';
 
 const keyFile = join(mkdtempSync(join(tmpdir(), 'cartwheel-settings-')), 'local.key');
-process.env.CARTWHEEL_TABLE = 'cartwheel';
-process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
+configureStore({ tableName: 'cartwheel', region: 'us-east-1', endpoints: { dynamodb: 'http://127.0.0.1:1' } });
 process.env.CARTWHEEL_APPS_DOMAIN = 'apps.example.test';
 resetConfig();
 const secrets = localSecrets(keyFile);
