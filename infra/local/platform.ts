@@ -3,8 +3,9 @@
  * in fauxqs), plus the ports AWS cannot emulate here: the email outbox, the local key, and
  * outbound HTTP that lets developers receive on localhost, all on the runtime's clock (the
  * system clock, or the manual one). It points the store at the emulated table
- * (`configureStore`), and hands the same configuration to `useConfig` for the cloud handler
- * modules the gateway loads (their own Lambda handlers, never called here, are built over it).
+ * (`configureStore`), and hands the same configuration to `useConfig` for the handler modules
+ * the gateway loads, which read it as their composition (the fallback family's handler, which
+ * the gateway calls as it is; the other families' Lambda handlers, built but never called here).
  */
 import { testGateway } from '../../shared/modules/payments';
 import { readConfig, useConfig, type PlatformConfig } from '../../shared/core/config';
