@@ -8,7 +8,7 @@
  * the gateway calls as it is; the other families' Lambda handlers, built but never called here).
  */
 import { testGateway } from '../../shared/modules/payments';
-import { readConfig, useConfig, type PlatformConfig } from '../../shared/core/config';
+import { readConfig, siteOf, useConfig, type PlatformConfig } from '../../shared/core/config';
 import { s3Objects, sqsQueues } from '../../shared/platform/adapters/aws-clients';
 import { guardedHttp } from '../../shared/platform/adapters/outbound-http';
 import type { Clock, Platform } from '../../shared/platform/ports';
@@ -56,6 +56,7 @@ export function useLocalPlatform(paths: ReturnType<typeof dataPaths>, emulators:
 export function localPlatform(paths: Pick<ReturnType<typeof dataPaths>, 'outbox' | 'localKey'>, settings: PlatformConfig, clock: Clock): Platform {
   return {
     clock,
+    site: siteOf(settings),
     email: outboxEmail({ dir: paths.outbox, from: settings.emailFrom, clock }),
     secrets: localSecrets(paths.localKey),
     // A test may hold authorizations (CARTWHEEL_GATEWAY_HOLD_FILE, gateway-hold.ts): local only.

@@ -7,7 +7,7 @@
  * handler modules, whose cloud handlers they never call).
  */
 import { testGateway } from '../modules/payments';
-import { config } from '../core/config';
+import { config, siteOf } from '../core/config';
 import { sesEmail } from '../platform/adapters/ses-email';
 import { kmsSecrets } from '../platform/adapters/kms-secrets';
 import { s3Objects, sqsQueues } from '../platform/adapters/aws-clients';
@@ -26,6 +26,7 @@ export function cloudPlatform(): Platform {
   if (!storeConfigured()) configureStore(settings);
   built = {
     clock: systemClock,
+    site: siteOf(settings),
     email: sesEmail({ from: settings.emailFrom, region: settings.region }),
     secrets: kmsSecrets({ keyId: settings.kmsKeyId, region: settings.region }),
     gateway: testGateway(systemClock),

@@ -50,6 +50,27 @@ export interface PlatformConfig {
   };
 }
 
+/**
+ * The platform's public addresses, drawn into what it renders where no request host says them
+ * (notification and license request bodies, app URLs, image links, app hosts). The composition
+ * builds it from the configuration (`siteOf`) and the `Platform` carries it down.
+ */
+export interface Site {
+  /** The API root, e.g. `https://api.example.com/api/v1/`. */
+  apiUrl: string;
+  /** Root the `images/...` files are served under (the apps CDN in the cloud); unset: the request's own origin (local). */
+  imagesUrl: string | undefined;
+  /** The public address of an account's apps, with `{account_id}` in it, e.g. `https://{account_id}.apps.example.com`. */
+  appsTemplate: string;
+  /** Domain under which hosted apps live: `<account_id>.<appsDomain>`. */
+  appsDomain: string;
+}
+
+/** The public addresses of a configuration. */
+export function siteOf(settings: Pick<PlatformConfig, 'publicUrls' | 'appsDomain'>): Site {
+  return { apiUrl: settings.publicUrls.api, imagesUrl: settings.publicUrls.images, appsTemplate: settings.publicUrls.appsTemplate, appsDomain: settings.appsDomain };
+}
+
 /** A token bucket: `rate` tokens per second refill, at most `burst` held. */
 export interface RateLimit {
   rate: number;
