@@ -7,12 +7,12 @@
  * KMS or the local key) is not configuration: it is decided by who builds the `Platform`
  * (shared/app/platforms.ts, infra/local/platform.ts).
  *
- * The composition that builds a process's platform (shared/app in the cloud, infra/local)
- * reads it once and hands the parts on (the API gate's rate limits and apps domain, the CDN
- * origin's apps domain, the public URLs of a new account). `config()` is still read below the
- * composition only where nothing hands it in yet: the store client (table, region, endpoint),
- * the edge secret of `transportOf`, and the public URLs drawn into rendered records (app URLs,
- * image links, app hosts, notification bodies).
+ * Only the composition reads it (`config()`: shared/app in the cloud, handlers/, infra/), once,
+ * and hands the parts on: the store's table, region and endpoint (`configureStore`), the API
+ * gate's rate limits, apps domain and edge secret (the transport step's `tlsRequired`), the
+ * fallback's and the CDN origin's edge secret, the public addresses as the platform's `site`
+ * (`siteOf`: app URLs, image links, app hosts, notification and license request bodies), and
+ * the public URLs of a new account. Nothing below shared/app reads it.
  */
 export interface PlatformConfig {
   /** DynamoDB table holding every record (single-table design). */
