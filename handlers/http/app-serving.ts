@@ -22,7 +22,8 @@ const api = lambdaHandler(family);
 const platform = cloudPlatform();
 // Manifests and small files of immutable versions stay warm across invocations.
 const source = hostingSource(platform.objects);
-const { appsDomain } = config();
+const { appsDomain, edgeSecret } = config();
+const hosting = { appsDomain, edgeSecret };
 
 export const handler = (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> =>
-  event.routeKey === '$default' ? serveCdnOrigin(source, event, platform.clock.nowMs(), appsDomain) : api(event, context);
+  event.routeKey === '$default' ? serveCdnOrigin(source, event, platform.clock.nowMs(), hosting) : api(event, context);

@@ -2,5 +2,6 @@
 import middy from '@middy/core';
 import { routes } from '../../shared/app/routes';
 import { fallback } from '../../shared/http/fallback';
+import { config } from '../../shared/core/config';
 
-export const handler = middy(fallback(routes));
+export const handler = middy(fallback(routes, { edgeSecret: config().edgeSecret }));

@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { createAccount, type AccountBootstrap } from '../../shared/modules/accounts';
 import { readConfig, useConfig, type PlatformConfig } from '../../shared/core/config';
 import { ApiError } from '../../shared/http/errors';
-import { resetDb } from '../../shared/store/client';
+import { configureStore } from '../../shared/store/client';
 import { cloudPlatform } from '../../shared/app/platforms';
 import type { Platform } from '../../shared/platform/ports';
 import { outputNames } from '../cloud/outputs';
@@ -97,9 +97,9 @@ export async function runCreateAccount(argv: string[]): Promise<AccountBootstrap
   let settings: PlatformConfig;
   if (args.target === 'cloud') {
     settings = await cloudSettings(args.stage);
-    // The store client and the cloud platform are built from this configuration.
+    // The store and the cloud platform are built from this configuration.
     useConfig(settings);
-    resetDb();
+    configureStore(settings);
     platform = cloudPlatform();
   } else {
     const { openLocalStore } = await import('../local/offline-store');

@@ -56,7 +56,7 @@ export function entryUrl(entry: string): string {
  * and a product list needs one family: a family's first request pays for its module instead,
  * as a Lambda function's cold start does.
  */
-export function familyHandlers(platform: Platform, settings: Pick<PlatformConfig, 'rateLimits' | 'appsDomain'>): (family: FamilyName) => Promise<HttpHandler> {
+export function familyHandlers(platform: Platform, settings: Pick<PlatformConfig, 'rateLimits' | 'appsDomain' | 'edgeSecret'>): (family: FamilyName) => Promise<HttpHandler> {
   const gate = apiGate(platform.clock, settings);
   const loaded = new Map<FamilyName, Promise<HttpHandler>>();
   const load = async (family: FamilyName): Promise<HttpHandler> => {
@@ -77,7 +77,7 @@ export function familyHandlers(platform: Platform, settings: Pick<PlatformConfig
 }
 
 /** Loads every family's handler at once (route-table tests call every route). */
-export async function loadFamilyHandlers(platform: Platform, settings: Pick<PlatformConfig, 'rateLimits' | 'appsDomain'>): Promise<Record<FamilyName, HttpHandler>> {
+export async function loadFamilyHandlers(platform: Platform, settings: Pick<PlatformConfig, 'rateLimits' | 'appsDomain' | 'edgeSecret'>): Promise<Record<FamilyName, HttpHandler>> {
   const handlerOf = familyHandlers(platform, settings);
   const entries = await Promise.all((Object.keys(families) as FamilyName[]).map(async (family) => [family, await handlerOf(family)] as const));
   return Object.fromEntries(entries) as Record<FamilyName, HttpHandler>;

@@ -2,15 +2,17 @@
  * The local `Platform`: the same SDK adapters as the cloud pointed at the emulators (SQS and S3
  * in fauxqs), plus the ports AWS cannot emulate here: the email outbox, the local key, and
  * outbound HTTP that lets developers receive on localhost, all on the runtime's clock (the
- * system clock, or the manual one). Also the configuration of the shared code (table,
- * endpoints, URLs), handed over with `useConfig` instead of `process.env`.
+ * system clock, or the manual one). It points the store at the emulated table
+ * (`configureStore`), and hands the same configuration to `useConfig` for the handler modules
+ * the gateway loads, which read it as their composition (the fallback family's handler, which
+ * the gateway calls as it is; the other families' Lambda handlers, built but never called here).
  */
 import { testGateway } from '../../shared/modules/payments';
-import { readConfig, useConfig, type PlatformConfig } from '../../shared/core/config';
+import { readConfig, siteOf, useConfig, type PlatformConfig } from '../../shared/core/config';
 import { s3Objects, sqsQueues } from '../../shared/platform/adapters/aws-clients';
 import { guardedHttp } from '../../shared/platform/adapters/outbound-http';
 import type { Clock, Platform } from '../../shared/platform/ports';
-import { resetDb } from '../../shared/store/client';
+import { configureStore } from '../../shared/store/client';
 import type { dataPaths } from './data-dir';
 import type { Emulators } from './emulators';
 import { holdGateway } from './gateway-hold';
@@ -46,7 +48,7 @@ function pick(env: NodeJS.ProcessEnv, names: string[]): Record<string, string> {
 export function useLocalPlatform(paths: ReturnType<typeof dataPaths>, emulators: Pick<Emulators, 'env'>, port: number, clock: Clock, edgeSecret = ''): { platform: Platform; settings: PlatformConfig } {
   const settings = localConfig(emulators, port, edgeSecret);
   useConfig(settings);
-  resetDb();
+  configureStore(settings);
   return { platform: localPlatform(paths, settings, clock), settings };
 }
 
@@ -54,6 +56,7 @@ export function useLocalPlatform(paths: ReturnType<typeof dataPaths>, emulators:
 export function localPlatform(paths: Pick<ReturnType<typeof dataPaths>, 'outbox' | 'localKey'>, settings: PlatformConfig, clock: Clock): Platform {
   return {
     clock,
+    site: siteOf(settings),
     email: outboxEmail({ dir: paths.outbox, from: settings.emailFrom, clock }),
     secrets: localSecrets(paths.localKey),
     // A test may hold authorizations (CARTWHEEL_GATEWAY_HOLD_FILE, gateway-hold.ts): local only.

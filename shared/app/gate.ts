@@ -11,16 +11,17 @@ import type { Clock } from '../platform/ports';
 import { ipBucketKey } from '../store/keys';
 
 /**
- * The gate of this process on the platform's `clock`, with the rate limits and apps domain of
- * its configuration (stateless: every read goes through the modules' own caches).
+ * The gate of this process on the platform's `clock`, with the rate limits, apps domain and
+ * edge secret of its configuration (stateless: every read goes through the modules' own caches).
  */
-export function apiGate(clock: Clock, settings: Pick<PlatformConfig, 'rateLimits' | 'appsDomain'>): ApiGate {
-  const { rateLimits, appsDomain } = settings;
+export function apiGate(clock: Clock, settings: Pick<PlatformConfig, 'rateLimits' | 'appsDomain' | 'edgeSecret'>): ApiGate {
+  const { rateLimits, appsDomain, edgeSecret } = settings;
   return {
     authenticate: (token) => authenticate(token, clock, rateLimits.perToken),
     throttleAnonymous: (sourceIp) => takeFromBucket(ipBucketKey(sourceIp), rateLimits.perIp, clock),
     allowedOrigins: async (accountId) => (await readTechnicalSettingsCached(accountId))?.cors_allowed_origins ?? [],
     appsDomain: () => appsDomain,
+    edgeSecret,
     accountRendering: async (accountId) => {
       const [technical, payment] = await Promise.all([readTechnicalSettingsCached(accountId), readPaymentSettingsCached(accountId)]);
       return { timezone: technical?.timezone, locale: technical?.locale, payment };

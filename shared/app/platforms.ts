@@ -2,10 +2,12 @@
  * The cloud `Platform`: SES, KMS, SQS, S3, the CDN's pointer store (when granted), the system clock, the built-in test gateway and
  * outbound HTTP that refuses every non-public address. Cloud handlers build it once at module
  * load (`cloudPlatform()`); every SDK client inside is made on first use, so a function pays
- * only for the ports it touches.
+ * only for the ports it touches. Building it also points the store at the function's table,
+ * unless this process's own composition already did (the local runtime and tests load the
+ * handler modules, whose cloud handlers they never call).
  */
 import { testGateway } from '../modules/payments';
-import { config } from '../core/config';
+import { config, siteOf } from '../core/config';
 import { sesEmail } from '../platform/adapters/ses-email';
 import { kmsSecrets } from '../platform/adapters/kms-secrets';
 import { s3Objects, sqsQueues } from '../platform/adapters/aws-clients';
@@ -13,6 +15,7 @@ import { kvsEdgePointers } from '../platform/adapters/aws-edge-pointers';
 import { guardedHttp } from '../platform/adapters/outbound-http';
 import { systemClock } from '../platform/adapters/system-clock';
 import type { Platform } from '../platform/ports';
+import { configureStore, storeConfigured } from '../store/client';
 
 let built: Platform | undefined;
 
@@ -20,8 +23,10 @@ let built: Platform | undefined;
 export function cloudPlatform(): Platform {
   if (built) return built;
   const settings = config();
+  if (!storeConfigured()) configureStore(settings);
   built = {
     clock: systemClock,
+    site: siteOf(settings),
     email: sesEmail({ from: settings.emailFrom, region: settings.region }),
     secrets: kmsSecrets({ keyId: settings.kmsKeyId, region: settings.region }),
     gateway: testGateway(systemClock),

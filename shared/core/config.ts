@@ -7,12 +7,12 @@
  * KMS or the local key) is not configuration: it is decided by who builds the `Platform`
  * (shared/app/platforms.ts, infra/local/platform.ts).
  *
- * The composition that builds a process's platform (shared/app in the cloud, infra/local)
- * reads it once and hands the parts on (the API gate's rate limits and apps domain, the CDN
- * origin's apps domain, the public URLs of a new account). `config()` is still read below the
- * composition only where nothing hands it in yet: the store client (table, region, endpoint),
- * the edge secret of `transportOf`, and the public URLs drawn into rendered records (app URLs,
- * image links, app hosts, notification bodies).
+ * Only the composition reads it (`config()`: shared/app in the cloud, handlers/, infra/), once,
+ * and hands the parts on: the store's table, region and endpoint (`configureStore`), the API
+ * gate's rate limits, apps domain and edge secret (the transport step's `tlsRequired`), the
+ * fallback's and the CDN origin's edge secret, the public addresses as the platform's `site`
+ * (`siteOf`: app URLs, image links, app hosts, notification and license request bodies), and
+ * the public URLs of a new account. Nothing below shared/app reads it.
  */
 export interface PlatformConfig {
   /** DynamoDB table holding every record (single-table design). */
@@ -48,6 +48,27 @@ export interface PlatformConfig {
     /** Root the `images/...` files are served under (the apps CDN in the cloud); unset: the request's own origin (local). */
     images: string | undefined;
   };
+}
+
+/**
+ * The platform's public addresses, drawn into what it renders where no request host says them
+ * (notification and license request bodies, app URLs, image links, app hosts). The composition
+ * builds it from the configuration (`siteOf`) and the `Platform` carries it down.
+ */
+export interface Site {
+  /** The API root, e.g. `https://api.example.com/api/v1/`. */
+  apiUrl: string;
+  /** Root the `images/...` files are served under (the apps CDN in the cloud); unset: the request's own origin (local). */
+  imagesUrl: string | undefined;
+  /** The public address of an account's apps, with `{account_id}` in it, e.g. `https://{account_id}.apps.example.com`. */
+  appsTemplate: string;
+  /** Domain under which hosted apps live: `<account_id>.<appsDomain>`. */
+  appsDomain: string;
+}
+
+/** The public addresses of a configuration. */
+export function siteOf(settings: Pick<PlatformConfig, 'publicUrls' | 'appsDomain'>): Site {
+  return { apiUrl: settings.publicUrls.api, imagesUrl: settings.publicUrls.images, appsTemplate: settings.publicUrls.appsTemplate, appsDomain: settings.appsDomain };
 }
 
 /** A token bucket: `rate` tokens per second refill, at most `burst` held. */

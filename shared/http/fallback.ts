@@ -13,13 +13,17 @@ import { compileRoutes, type RouteMatcher } from './route-matcher';
 import type { RouteDefinition } from './routes';
 import { transportOf } from './transport';
 
-/** The fallback answer for a request none of `routes` matched (the table is compiled once). */
-export function fallback(routes: readonly RouteDefinition[]): (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2> {
+/**
+ * The fallback answer for a request none of `routes` matched (the table is compiled once);
+ * `edgeSecret` is the secret of our own edge, whose forwarded scheme counts (none: no edge's does).
+ */
+export function fallback(routes: readonly RouteDefinition[], options: { edgeSecret: string | undefined }): (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2> {
   const matcher = compileRoutes(routes);
-  return async (event) => answerUnmatched(matcher, event);
+  const { edgeSecret } = options;
+  return async (event) => answerUnmatched(matcher, event, edgeSecret);
 }
 
-async function answerUnmatched(matcher: RouteMatcher, event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+async function answerUnmatched(matcher: RouteMatcher, event: APIGatewayProxyEventV2, edgeSecret: string | undefined): Promise<APIGatewayProxyStructuredResultV2> {
   const requestId = newId();
   const method = event.requestContext.http.method;
   const origin = event.headers?.origin;
@@ -30,7 +34,7 @@ async function answerUnmatched(matcher: RouteMatcher, event: APIGatewayProxyEven
     };
   }
   let error: Error;
-  if (transportOf(event).insecure) error = new TlsRequiredError();
+  if (transportOf(event, edgeSecret).insecure) error = new TlsRequiredError();
   else {
     const allowed = matcher.allowedMethods(event.rawPath);
     error = allowed.length ? new MethodNotAllowedError(method, allowed) : new NotFoundError('No such path exists in this API.');

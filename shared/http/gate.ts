@@ -15,6 +15,8 @@ export interface ApiGate {
   allowedOrigins(accountId: string): Promise<readonly string[]>;
   /** The apps domain: its hosts answer only their own account's tokens (hosting.md §9); empty when none. */
   appsDomain(): string;
+  /** The secret our own edge (the CDN or the local gateway) proves itself with, so forwarded headers are trusted; none: no edge is. */
+  edgeSecret: string | undefined;
   /** The account's zone and locale defaults and currencies, which rendering reads. */
   accountRendering(accountId: string): Promise<AccountRendering>;
 }

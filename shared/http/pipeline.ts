@@ -23,7 +23,7 @@
  *
  *   middy<ApiEvent, APIGatewayProxyStructuredResultV2>()
  *     .use(respond(platform.clock))
- *     .use(tlsRequired())
+ *     .use(tlsRequired({ edgeSecret }))
  *     .handler(async (event) => runHostedFunction(event, stateOf(event)));
  *
  * and the sign-in pages would add `authentication(gate)` and read their form with
@@ -72,7 +72,7 @@ export function apiHandler({ family, actions, routes }: ServedFamily, platform: 
   return middy<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>()
     .use(respond(platform.clock))
     .use(route(routes, family))
-    .use(tlsRequired())
+    .use(tlsRequired({ edgeSecret: gate.edgeSecret }))
     .use(authentication(gate))
     .use(originCheck(gate))
     .use(aliases())

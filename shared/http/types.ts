@@ -37,6 +37,8 @@ export interface ApiContext<Params extends Record<string, string> = Record<strin
   /** Absolute API root for links, from the scheme and host the request arrived on. */
   baseUrl: string;
   sourceIp: string;
+  /** Whether our own edge vouched for the forwarded headers (such as the CDN's viewer country). */
+  fromOwnEdge: boolean;
   lambdaContext: Context | undefined;
   /** The process's ports (clock, email, secrets, gateway, ...): what operations are handed. */
   platform: Platform;

@@ -9,6 +9,7 @@
  * Compare Medusa's paired providers (`notification-local` / `notification-sendgrid`,
  * `file-local` / `file-s3`): one interface, an adapter per place.
  */
+import type { Site } from '../core/config';
 import type { Address } from '../core/address';
 
 /**
@@ -120,6 +121,8 @@ export interface Platform {
   objects: ObjectStorage;
   /** Hosted functions; absent until that capability exists. */
   functions?: FunctionRunner;
+  /** The public addresses (not a port: configuration the composition hands down with the ports). */
+  site: Site;
   /**
    * The CDN's copy of the alias pointers (a CloudFront KeyValueStore, hosting.md §10); absent
    * locally and in functions not granted it, where nothing but the table is read.

@@ -4,6 +4,7 @@
  * links the caller may read). Built once per request.
  */
 import type { Principal } from '../core/access/principal';
+import type { Site } from '../core/config';
 import { booleanParameter } from '../http/request';
 import type { ApiContext } from '../http/types';
 import { formatTimestamp, zoneInEffect } from './dates';
@@ -40,6 +41,8 @@ export interface AccountRendering {
 /** Rendering settings of one request. */
 export interface RenderContext {
   baseUrl: string;
+  /** The platform's public addresses (links that do not point at the API root: images, apps). */
+  site: Site;
   zone: string;
   locale: string;
   formatted: boolean;
@@ -87,6 +90,7 @@ export async function renderContext(context: ApiContext, accountId: string, mode
     showHide,
     preread: new Map(),
     baseUrl,
+    site: context.platform.site,
     zone,
     locale,
     formatted: wantsFormatted,

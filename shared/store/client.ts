@@ -1,20 +1,47 @@
 /**
- * The DynamoDB client every module uses. Built once per process from the configuration:
- * in the cloud it is a plain SDK v3 client; locally only the endpoint (and dummy
- * credentials for the emulator) differ, and in the local runtime's own process the transport
- * (`useDynamoTransport`).
+ * The DynamoDB client every module uses. Built once per process from the settings the
+ * process's composition hands over with `configureStore` (the cloud platform, the local
+ * runtime, a test's harness); nothing here reads the configuration. In the cloud it is a plain
+ * SDK v3 client; locally only the endpoint (and dummy credentials for the emulator) differ, and
+ * in the local runtime's own process the transport (`useDynamoTransport`).
  */
 import { Agent } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { config } from '../core/config';
+import type { PlatformConfig } from '../core/config';
 import { storeFreeKeysSafely } from './free-keys';
 import { meterRequestCost } from './request-cost';
 
+/** Where the store is: the table, and the region and (locally) endpoint of its DynamoDB. */
+export type StoreSettings = Pick<PlatformConfig, 'tableName' | 'region'> & { endpoints: Pick<PlatformConfig['endpoints'], 'dynamodb'> };
+
+let settings: StoreSettings | undefined;
 let baseClient: DynamoDBClient | undefined;
 let documentClient: DynamoDBDocumentClient | undefined;
 let transport: Record<string, unknown> | undefined;
+
+/**
+ * Points this process's store at a table (the composition does it once, before any read: the
+ * cloud platform, the local runtime, a test's harness). A client already built is dropped; the
+ * next `db()` builds one for the new settings.
+ *
+ * @example configureStore({ tableName: 'cartwheel', region: 'eu-west-1', endpoints: {} })
+ */
+export function configureStore(next: StoreSettings): void {
+  settings = { tableName: next.tableName, region: next.region, endpoints: { dynamodb: next.endpoints.dynamodb } };
+  resetDb();
+}
+
+/** Whether a composition has configured the store in this process (the cloud platform defers to one that did: the local runtime loads the cloud handler modules too). */
+export function storeConfigured(): boolean {
+  return settings !== undefined;
+}
+
+function storeSettings(): StoreSettings {
+  if (!settings) throw new Error('The store is not configured: the composition calls configureStore() (shared/store/client.ts) before the first read');
+  return settings;
+}
 
 /**
  * Local runtime only: client options that replace the transport to the emulator when it runs
@@ -67,7 +94,7 @@ export function localUnsignedAuth(endpoint: string | undefined): Record<string, 
 /** The shared DynamoDB document client (native JS values in and out, undefined values dropped). */
 export function db(): DynamoDBDocumentClient {
   if (!documentClient) {
-    const { region, endpoints } = config();
+    const { region, endpoints } = storeSettings();
     baseClient = new DynamoDBClient({ region, maxAttempts: 3, ...localClientOptions(endpoints.dynamodb), ...(endpoints.dynamodb ? transport : undefined) });
     // The SDK's logger step filters every call's input and output for a log line even when no
     // logger is set (about 1 % of a checkout's CPU locally); the platform logs its own way.
@@ -91,7 +118,7 @@ export function baseDb(): DynamoDBClient {
 
 /** The table name. */
 export function table(): string {
-  const name = config().tableName;
+  const name = storeSettings().tableName;
   if (!name) throw new Error('CARTWHEEL_TABLE is not set: this function was not granted table access');
   return name;
 }

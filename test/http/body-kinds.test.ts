@@ -19,6 +19,7 @@ const gate: ApiGate = {
   throttleAnonymous: async () => undefined,
   allowedOrigins: async () => [],
   appsDomain: () => '',
+  edgeSecret: undefined,
   accountRendering: async () => {
     throw new Error('no action here renders');
   },

@@ -5,12 +5,10 @@ import { testPlatform } from '../support/platform';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import { resetConfig } from '../../shared/core/config';
 import { canonicalJson, runIdempotent } from '../../shared/http/idempotency';
+import { configureStore } from '../../shared/store/client';
 
-process.env.CARTWHEEL_TABLE = 'cartwheel';
-process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
-resetConfig();
+configureStore({ tableName: 'cartwheel', region: 'us-east-1', endpoints: { dynamodb: 'http://127.0.0.1:1' } });
 const ddb = mockClient(DynamoDBClient);
 
 describe('runIdempotent', () => {

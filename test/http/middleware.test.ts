@@ -21,7 +21,7 @@ const event = (proto: string, sourceIp: string): APIGatewayProxyEventV2 =>
 /** A raw-body surface (like hosted functions): transport only, no token, no JSON parsing. */
 const rawSurface = middy<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>()
   .use(respond(systemClock))
-  .use(tlsRequired())
+  .use(tlsRequired({ edgeSecret: undefined }))
   .handler(async (request) => ({ statusCode: 200, body: `${request.body} via ${stateOf(request).transport!.scheme}` }));
 
 describe('composed surfaces', () => {

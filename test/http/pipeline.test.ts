@@ -13,9 +13,9 @@ import { apiHandler } from '../../shared/http/pipeline';
 import { testPlatform } from '../support/platform';
 import { InvalidStateError } from '../../shared/http/errors';
 import { systemClock } from '../../shared/platform/adapters/system-clock';
+import { configureStore } from '../../shared/store/client';
 
-process.env.CARTWHEEL_TABLE = 'cartwheel';
-process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
+configureStore({ tableName: 'cartwheel', region: 'us-east-1', endpoints: { dynamodb: 'http://127.0.0.1:1' } });
 resetConfig();
 const ddb = mockClient(DynamoDBDocumentClient);
 const token = newToken('sk', 'live');

@@ -1,15 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { afterEach, describe, expect, it } from 'vitest';
-import { resetConfig } from '../../shared/core/config';
-import { isLoopback, transportOf } from '../../shared/http/transport';
+import { describe, expect, it } from 'vitest';
+import { fromOwnEdge, isLoopback, transportOf } from '../../shared/http/transport';
 
 const event = (headers: Record<string, string>, sourceIp: string): APIGatewayProxyEventV2 =>
   ({ headers, requestContext: { domainName: 'abc.execute-api.us-east-1.amazonaws.com', http: { sourceIp } } }) as unknown as APIGatewayProxyEventV2;
-
-afterEach(() => {
-  delete process.env.CARTWHEEL_EDGE_SECRET;
-  resetConfig();
-});
 
 describe('transport facts (conventions.md 2 and 8)', () => {
   it('knows loopback addresses', () => {
@@ -18,35 +12,35 @@ describe('transport facts (conventions.md 2 and 8)', () => {
   });
 
   it('treats plain HTTP from a non-loopback client as insecure, and from loopback as fine', () => {
-    expect(transportOf(event({ 'x-forwarded-proto': 'http', host: 'h' }, '10.1.2.3')).insecure).toBe(true);
-    expect(transportOf(event({ 'x-forwarded-proto': 'http', host: 'h' }, '127.0.0.1')).insecure).toBe(false);
-    expect(transportOf(event({ 'x-forwarded-proto': 'https', host: 'h' }, '10.1.2.3')).insecure).toBe(false);
+    expect(transportOf(event({ 'x-forwarded-proto': 'http', host: 'h' }, '10.1.2.3'), undefined).insecure).toBe(true);
+    expect(transportOf(event({ 'x-forwarded-proto': 'http', host: 'h' }, '127.0.0.1'), undefined).insecure).toBe(false);
+    expect(transportOf(event({ 'x-forwarded-proto': 'https', host: 'h' }, '10.1.2.3'), undefined).insecure).toBe(false);
   });
 
   it('trusts the CDN viewer scheme and forwarded host only with the edge secret', () => {
-    process.env.CARTWHEEL_EDGE_SECRET = 's3cret';
-    resetConfig();
     const headers = { 'x-forwarded-proto': 'https', 'cloudfront-forwarded-proto': 'http', 'x-forwarded-host': 'acct.apps.example.test', host: 'api.internal' };
-    const forged = transportOf(event(headers, '10.1.2.3'));
+    const forged = transportOf(event(headers, '10.1.2.3'), 's3cret');
     expect(forged).toMatchObject({ scheme: 'https', host: 'api.internal', insecure: false });
-    const edge = transportOf(event({ ...headers, 'x-cartwheel-edge': 's3cret' }, '10.1.2.3'));
+    const edge = transportOf(event({ ...headers, 'x-cartwheel-edge': 's3cret' }, '10.1.2.3'), 's3cret');
     expect(edge).toMatchObject({ scheme: 'http', host: 'acct.apps.example.test', insecure: true });
-    expect(transportOf(event({ ...headers, 'x-cartwheel-edge': 'wrong!' }, '10.1.2.3')).host).toBe('api.internal');
+    expect(transportOf(event({ ...headers, 'x-cartwheel-edge': 'wrong!' }, '10.1.2.3'), 's3cret').host).toBe('api.internal');
+    // Without a secret no edge is trusted, whatever the request presents.
+    expect(transportOf(event({ ...headers, 'x-cartwheel-edge': 's3cret' }, '10.1.2.3'), undefined).host).toBe('api.internal');
   });
 
   it('falls back to the API domain when no host header exists', () => {
-    expect(transportOf(event({}, '10.1.2.3')).host).toBe('abc.execute-api.us-east-1.amazonaws.com');
+    expect(transportOf(event({}, '10.1.2.3'), undefined).host).toBe('abc.execute-api.us-east-1.amazonaws.com');
   });
 });
 
 describe('viewer country', () => {
   it('is trusted only when our own edge vouches for it', async () => {
     const { viewerCountry } = await import('../../shared/modules/carts/carts');
-    process.env.CARTWHEEL_EDGE_SECRET = 's3cret';
-    resetConfig();
-    expect(viewerCountry({ 'cloudfront-viewer-country': 'DE' })).toBeNull();
-    expect(viewerCountry({ 'cloudfront-viewer-country': 'DE', 'x-cartwheel-edge': 'wrong!' })).toBeNull();
-    expect(viewerCountry({ 'cloudfront-viewer-country': 'de', 'x-cartwheel-edge': 's3cret' })).toBe('DE');
-    expect(viewerCountry({ 'cloudfront-viewer-country': 'XX', 'x-cartwheel-edge': 's3cret' })).toBeNull();
+    // As the pipeline reads it: the request's transport, with the surface's edge secret.
+    const country = (headers: Record<string, string>) => viewerCountry(headers, fromOwnEdge(headers, 's3cret'));
+    expect(country({ 'cloudfront-viewer-country': 'DE' })).toBeNull();
+    expect(country({ 'cloudfront-viewer-country': 'DE', 'x-cartwheel-edge': 'wrong!' })).toBeNull();
+    expect(country({ 'cloudfront-viewer-country': 'de', 'x-cartwheel-edge': 's3cret' })).toBe('DE');
+    expect(country({ 'cloudfront-viewer-country': 'XX', 'x-cartwheel-edge': 's3cret' })).toBeNull();
   });
 });

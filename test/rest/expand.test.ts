@@ -9,16 +9,15 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { LIMITED_BASE_RIGHTS } from '../../shared/core/access/permissions';
 import type { Principal } from '../../shared/core/access/principal';
-import { resetConfig } from '../../shared/core/config';
+import { readConfig, siteOf } from '../../shared/core/config';
 import { declareResource, lookupOf, type ResourceDeclaration } from '../../shared/rest/declarations';
 import { expandResources, renderStored } from '../../shared/rest/expand';
 import { parseExpand } from '../../shared/rest/paths';
 import type { RenderContext } from '../../shared/rest/render-context';
 import { recordKey } from '../../shared/store/records';
+import { configureStore } from '../../shared/store/client';
 
-process.env.CARTWHEEL_TABLE = 'cartwheel';
-process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
-resetConfig();
+configureStore({ tableName: 'cartwheel', region: 'us-east-1', endpoints: { dynamodb: 'http://127.0.0.1:1' } });
 const ddb = mockClient(DynamoDBDocumentClient);
 
 interface Row { id: string; next?: string; note?: string }
@@ -47,7 +46,7 @@ const lookup = lookupOf([gizmo, gadget, widget]);
 
 function context(permissions: Principal['permissions']): RenderContext {
   return {
-    baseUrl: 'https://api.example.test/api/v1/', zone: 'UTC', locale: 'en-US', formatted: false, now: 0, accountId: 'ACCT', mode: 'test',
+    baseUrl: 'https://api.example.test/api/v1/', site: siteOf(readConfig({})), zone: 'UTC', locale: 'en-US', formatted: false, now: 0, accountId: 'ACCT', mode: 'test',
     principal: { permissions, isOwner: false } as unknown as Principal, query: {}, showHide: {}, preread: new Map(),
     payment: { default_payment_currency: 'USD', currencies: ['USD'], exchange_rates: {} } as never, currency: 'USD',
     url: (path) => `https://api.example.test/api/v1/${path}`, date: () => null,

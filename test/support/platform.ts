@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localSecrets } from '../../infra/local/local-secrets';
 import { systemClock } from '../../shared/platform/adapters/system-clock';
+import { config, siteOf } from '../../shared/core/config';
 import { testGateway } from '../../shared/modules/payments/test-gateway';
 import { destinationAllowed } from '../../shared/platform/adapters/outbound-http';
 import type { EmailMessage, OutboundRequest, OutboundResponse, Platform } from '../../shared/platform/ports';
@@ -42,6 +43,8 @@ export function testPlatform(overrides: Partial<Platform> & { answer?: (request:
     requests,
     stored,
     clock,
+    // The addresses of this process's configuration (a test may set CARTWHEEL_* and resetConfig() first), or the test's own.
+    site: siteOf(config()),
     email: {
       send(message) {
         const known = message.dedupKey ? byKey.get(message.dedupKey) : undefined;

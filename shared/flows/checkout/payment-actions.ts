@@ -170,7 +170,7 @@ export async function paymentOptionsAction(context: ApiContext): Promise<ApiResu
       payment_methods: acceptedPaymentMethods(settings),
       card_types: form.card_types,
       allowed_customer_countries: allowedCustomerCountries(settings),
-      customer_default_country: viewerCountry(context.headers),
+      customer_default_country: viewerCountry(context.headers, context.fromOwnEdge),
       customer_default_currency: render.currency,
       currencies: form.currencies,
       customer_required_fields: form.customer_required_fields,

@@ -11,6 +11,7 @@ import { renderContextFor } from '../notifications/fan-out';
 import { jsonBody, xmlBody, type BodyTree } from '../notifications/body';
 import { attemptEntry, sendSigned } from '../../outbound/attempt';
 import { transportError } from '../../outbound/errors';
+import type { Site } from '../../core/config';
 import type { OutboundResponse, Platform } from '../../platform/ports';
 import { expandResources, renderStored } from '../../rest/expand';
 import { parseExpand } from '../../rest/paths';
@@ -113,8 +114,8 @@ async function listAttempt(platform: Platform, request: LicenseRequestRecord, se
  * `order` expanded with its customer (items are inline), plus the service's `expand` paths
  * (at most 10, malformed ones dropped), dates in the account's zone, links absolute.
  */
-export async function licenseRequestBody(request: LicenseRequestRecord, service: LicenseServiceRecord, status: LicenseRequestRecord['status'], now: number): Promise<BodyTree> {
-  const context = await renderContextFor(requestScope(request), { timezone: null, show: null, hide: null }, now);
+export async function licenseRequestBody(site: Site, request: LicenseRequestRecord, service: LicenseServiceRecord, status: LicenseRequestRecord['status'], now: number): Promise<BodyTree> {
+  const context = await renderContextFor(site, requestScope(request), { timezone: null, show: null, hide: null }, now);
   const json = renderStored(licenseRequestDeclaration, { ...request, status }, context);
   const paths = [REQUEST_EXPAND, ...(service.expand ?? '').split(',')].map((path) => path.trim()).filter(Boolean);
   await expandResources([{ json, declaration: licenseRequestDeclaration, stored: request }], parseExpand(paths.slice(0, 11).join(','), 'single'), context, false);
@@ -139,7 +140,7 @@ export function judgeReply(response: OutboundResponse, timeoutMs: number): { err
 /** §5: one signed POST to the script, judged by §5.3. */
 async function remoteAttempt(platform: Platform, request: LicenseRequestRecord, service: LicenseServiceRecord, options: LicenseAttemptOptions, started: number): Promise<LicenseAttemptOutcome> {
   const destination = service.url ?? '';
-  const tree = await licenseRequestBody(request, service, request.status, started);
+  const tree = await licenseRequestBody(platform.site, request, service, request.status, started);
   const body = service.format === 'xml' ? xmlBody(tree) : jsonBody(tree);
   const key = await accountSignatureKey(platform, request.account_id);
   const secrets = await openServiceSecrets(service, platform.secrets);

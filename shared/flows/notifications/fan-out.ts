@@ -17,7 +17,7 @@
 import { readTechnicalSettingsCached, readPaymentSettingsCached } from '../../modules/accounts';
 import type { Principal } from '../../core/access/principal';
 import { type OccurrenceRecord, findOccurrences, type EventRecord, newEventEntry, type NewEvent, allEventSubscriptions, type EventSubscriptionRecord } from '../../modules/events';
-import { config } from '../../core/config';
+import type { Site } from '../../core/config';
 import { dueEntry, finishEntry, type DueClaim } from '../../work/due-work-store';
 import type { DueHandler } from '../../work/runner';
 import { derivedId } from '../../core/ids';
@@ -46,18 +46,19 @@ function platformReader(scope: RecordScope): Principal {
 }
 
 /**
- * How a subscription wants its data drawn: links on the API's public address, its zone, its
+ * How a subscription wants its data drawn: links on the site's public API address, its zone, its
  * show/hide (all null: the account's zone, everything shown — how license request bodies are drawn).
  */
-export async function renderContextFor(scope: RecordScope, subscription: Pick<EventSubscriptionRecord, 'timezone' | 'show' | 'hide'>, now: number): Promise<RenderContext> {
+export async function renderContextFor(site: Site, scope: RecordScope, subscription: Pick<EventSubscriptionRecord, 'timezone' | 'show' | 'hide'>, now: number): Promise<RenderContext> {
   const [technical, payment] = await Promise.all([readTechnicalSettingsCached(scope.accountId), readPaymentSettingsCached(scope.accountId)]);
   const zone = subscription.timezone ?? technical?.timezone ?? 'UTC';
-  const baseUrl = config().publicUrls.api;
+  const baseUrl = site.apiUrl;
   const query: Record<string, string> = {};
   if (subscription.show) query.show = subscription.show;
   if (subscription.hide) query.hide = subscription.hide;
   return {
     baseUrl,
+    site,
     preread: new Map(),
     zone,
     locale: technical?.locale ?? 'en-US',
@@ -137,10 +138,10 @@ export function pendingEvent(subscription: EventSubscriptionRecord, content: Eve
   };
 }
 
-/** The event of `occurrence` for `subscription`, its body rendered once. */
-export async function eventFor(occurrence: OccurrenceRecord, subscription: EventSubscriptionRecord, now: number): Promise<NewEvent> {
+/** The event of `occurrence` for `subscription`, its body rendered once (links on `site`). */
+export async function eventFor(site: Site, occurrence: OccurrenceRecord, subscription: EventSubscriptionRecord, now: number): Promise<NewEvent> {
   const scope = { accountId: occurrence.account_id, mode: occurrence.mode };
-  const context = await renderContextFor(scope, subscription, now);
+  const context = await renderContextFor(site, scope, subscription, now);
   const data = await dataOf(occurrence, subscription, context);
   return pendingEvent(
     subscription,
@@ -195,7 +196,7 @@ export async function fanOut(platform: Platform, claim: DueClaim, hooks: Deliver
   const made: NewEvent[] = [];
   for (const occurrence of occurrences) {
     for (const subscription of active.filter((entry) => entry.event_type === occurrence.type)) {
-      const event = await eventFor(occurrence, subscription, platform.clock.nowMs());
+      const event = await eventFor(platform.site, occurrence, subscription, platform.clock.nowMs());
       const written = await writeEvent(event, hooks.deliveryEntry);
       if (written) made.push(written);
     }

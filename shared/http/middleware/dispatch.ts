@@ -36,6 +36,7 @@ export function dispatch(actions: Readonly<Record<string, Action>>, platform: Pl
       principal: state.principal,
       baseUrl: `${transport.scheme}://${transport.host}/api/v1/`,
       sourceIp: transport.sourceIp,
+      fromOwnEdge: transport.fromOwnEdge,
       lambdaContext: context,
       platform,
       accountRendering: (accountId) => gate.accountRendering(accountId),

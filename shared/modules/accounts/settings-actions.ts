@@ -18,11 +18,11 @@
  */
 import { type Principal } from '../../core/access/principal';
 import { isAllowed } from '../../core/access/permissions';
-import { config } from '../../core/config';
+import type { Site } from '../../core/config';
 import { ApiError, NotFoundError } from '../../http/errors';
 import { requirePrincipal, withBodyFor, type ApiContext, type ApiResult } from '../../http/types';
 import { randomBase62 } from '../../core/ids';
-import type { SecretsPort } from '../../platform/ports';
+import type { Platform, SecretsPort } from '../../platform/ports';
 import { saveSettingsItems } from './account-store';
 import {
   defaultGeneralSettings,
@@ -64,8 +64,8 @@ export function maySeeSignatureKey(principal: Pick<Principal, 'kind' | 'isOwner'
 }
 
 /** The hosts of an account's hosted apps (`<account_id>.<apps domain>`). */
-export function appHosts(accountId: string): string[] {
-  return [`${accountId}.${config().appsDomain}`];
+export function appHosts(accountId: string, site: Pick<Site, 'appsDomain'>): string[] {
+  return [`${accountId}.${site.appsDomain}`];
 }
 
 /** A stored settings item as read (undefined when the group was never saved). */
@@ -242,13 +242,13 @@ export async function changeSettings<G extends SettingsGroup>(accountId: string,
 }
 
 /** The API representation of a group. `showSignatureKey` decides whether `signature_key` is present. */
-export async function settingsResource(state: SettingsState, baseUrl: string, showSignatureKey: boolean, secrets: SecretsPort): Promise<Record<string, unknown>> {
+export async function settingsResource(state: SettingsState, baseUrl: string, showSignatureKey: boolean, ports: Pick<Platform, 'secrets' | 'site'>): Promise<Record<string, unknown>> {
   const head = { object: 'settings', type: state.group, url: `${baseUrl}settings/${state.group}` };
   const v = state.values;
   switch (state.group) {
     case 'technical': {
       const signatureKey = showSignatureKey
-        ? { signature_key: state.newSignatureKey ?? (await openSignatureKey(state, secrets)) }
+        ? { signature_key: state.newSignatureKey ?? (await openSignatureKey(state, ports.secrets)) }
         : {};
       return {
         ...head,
@@ -256,7 +256,7 @@ export async function settingsResource(state: SettingsState, baseUrl: string, sh
         locale: v.locale,
         cors_allowed_origins: v.cors_allowed_origins,
         oauth_redirect_uris: v.oauth_redirect_uris,
-        app_hosts: appHosts(state.accountId),
+        app_hosts: appHosts(state.accountId, ports.site),
         allow_public_limited_test_tokens: v.allow_public_limited_test_tokens,
         ...signatureKey,
         invoice_payment_url: v.invoice_payment_url,
@@ -273,7 +273,7 @@ export async function settingsResource(state: SettingsState, baseUrl: string, sh
         reporting_currency_secondary: v.reporting_currency_secondary,
         cors_allowed_origins: v.cors_allowed_origins,
         oauth_redirect_uris: v.oauth_redirect_uris,
-        app_hosts: appHosts(state.accountId),
+        app_hosts: appHosts(state.accountId, ports.site),
       };
     case 'payment':
     case 'tax':
@@ -297,7 +297,7 @@ function groupOf(context: ApiContext): SettingsGroup {
 export async function getSettings(context: ApiContext): Promise<ApiResult> {
   const principal = requirePrincipal(context);
   const state = await readSettingsState(principal.accountId, groupOf(context));
-  return { status: 200, body: await settingsResource(state, context.baseUrl, maySeeSignatureKey(principal), context.platform.secrets) };
+  return { status: 200, body: await settingsResource(state, context.baseUrl, maySeeSignatureKey(principal), context.platform) };
 }
 
 /**
@@ -310,5 +310,5 @@ export const updateSettings = withBodyFor('group', settingsUpdates, async (conte
   const state = await changeSettings(principal.accountId, group, context.body as SettingsInputs[typeof group], context.platform.secrets);
   const showKey = maySeeSignatureKey(principal);
   // An idempotent replay copy must not keep the signature key in clear.
-  return { status: 200, body: await settingsResource(state, context.baseUrl, showKey, context.platform.secrets), sensitive: showKey && state.group === 'technical' };
+  return { status: 200, body: await settingsResource(state, context.baseUrl, showKey, context.platform), sensitive: showKey && state.group === 'technical' };
 });

@@ -84,7 +84,7 @@ function itemView(cart: CartRecord, item: CartItemRecord): CartItemView {
 /** `POST /carts`: 201; a limited token becomes bound to the new cart. */
 export const createCartAction = withBody(cartCreate, async (context) => {
   const prepared = await prepare(context);
-  const origin = { ipAddress: context.sourceIp || null, ipCountry: viewerCountry(context.headers) };
+  const origin = { ipAddress: context.sourceIp || null, ipCountry: viewerCountry(context.headers, context.fromOwnEdge) };
   const cart = await createCart(context.body, origin, await writeContext(prepared, context.platform.clock));
   const body = await renderResource(cartDeclaration, cart, prepared.render);
   return { status: 201, body, location: prepared.render.url(cartPath(cart.cart_id)) };

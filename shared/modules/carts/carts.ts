@@ -18,7 +18,6 @@ import { customerDeclaration, saleCustomerOf, type CustomerRecord } from '../cus
 import { newId } from '../../core/ids';
 import { MAX_MONEY } from '../../rest/fields';
 import { addressJson, emptyAddress, mergeAddress } from '../../rest/addresses';
-import { fromOwnEdge } from '../../http/transport';
 import { declareResource, type FormattedShape } from '../../rest/declarations';
 import { isCountryCode } from '../../rest/formatted';
 import { invalid, sends } from '../../rest/input';
@@ -250,11 +249,11 @@ export interface CartOrigin {
 
 /**
  * The viewer country of a request: the edge's `cloudfront-viewer-country` header, when our own
- * edge vouches for it (a client calling the API directly could send any value) and it is a
- * country code.
+ * edge vouches for it (`fromOwnEdge`, the request's transport: a client calling the API directly
+ * could send any value) and it is a country code.
  */
-export function viewerCountry(headers: Record<string, string>): string | null {
-  if (!fromOwnEdge(headers)) return null;
+export function viewerCountry(headers: Record<string, string>, fromOwnEdge: boolean): string | null {
+  if (!fromOwnEdge) return null;
   const value = headers['cloudfront-viewer-country']?.trim();
   return value && isCountryCode(value) ? value.toUpperCase() : null;
 }

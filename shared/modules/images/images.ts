@@ -9,7 +9,6 @@
  * paths, never overwrites), the image id keeps two uploads of the same bytes apart so deleting
  * one never removes the other's files.
  */
-import { config } from '../../core/config';
 import { declareResource } from '../../rest/declarations';
 import type { RenderContext } from '../../rest/render-context';
 
@@ -83,11 +82,11 @@ export function imageObjectKeys(image: Pick<ImageFacts, 'sha256' | 'image_id' | 
 
 /**
  * The public root the `images/...` keys are served under: in the cloud the apps distribution
- * (`CARTWHEEL_PUBLIC_IMAGES_URL`, e.g. `https://d111.cloudfront.net/`), locally the origin the
- * request came to (the local gateway serves `/images/`).
+ * (the site's `imagesUrl`, from `CARTWHEEL_PUBLIC_IMAGES_URL`, e.g. `https://d111.cloudfront.net/`),
+ * locally the origin the request came to (the local gateway serves `/images/`).
  */
-export function imagesOrigin(context: Pick<RenderContext, 'baseUrl'>): string {
-  const configured = config().publicUrls.images;
+export function imagesOrigin(context: Pick<RenderContext, 'baseUrl' | 'site'>): string {
+  const configured = context.site.imagesUrl;
   if (configured) return configured.endsWith('/') ? configured : `${configured}/`;
   return `${new URL(context.baseUrl).origin}/`;
 }

@@ -22,7 +22,7 @@ import { createAccount, type AccountBootstrap } from '../../../shared/modules/ac
 import type { TransactItem } from '../../../shared/modules/identity/auths';
 import { config, resetConfig } from '../../../shared/core/config';
 import { InUseError } from '../../../shared/http/errors';
-import { resetDb } from '../../../shared/store/client';
+import { configureStore, resetDb } from '../../../shared/store/client';
 import { TransactionRejectedError } from '../../../shared/store/errors';
 import { kmsSecrets } from '../../../shared/platform/adapters/kms-secrets';
 import { systemClock } from '../../../shared/platform/adapters/system-clock';
@@ -246,7 +246,7 @@ describe('createAccount with the configuration the cloud path builds', () => {
       CARTWHEEL_PUBLIC_APPS_URL: `https://{account_id}.${STACK_OUTPUTS.AppsDistributionDomain}`,
     });
     resetConfig();
-    resetDb();
+    configureStore(config());
   });
   afterEach(() => {
     for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];

@@ -38,17 +38,17 @@ import {
   type GeneralView,
 } from '../../../shared/modules/accounts/settings-validation';
 import { FULL_ACCESS } from '../../../shared/core/access/permissions';
-import { resetConfig } from '../../../shared/core/config';
+import { readConfig, siteOf } from '../../../shared/core/config';
 import { ApiError } from '../../../shared/http/errors';
 import { parseInput } from '../../../shared/rest/validate';
 import { localSecrets } from '../../../infra/local/local-secrets';
+import { configureStore } from '../../../shared/store/client';
 
 const keyFile = join(mkdtempSync(join(tmpdir(), 'cartwheel-settings-')), 'local.key');
-process.env.CARTWHEEL_TABLE = 'cartwheel';
-process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
-process.env.CARTWHEEL_APPS_DOMAIN = 'apps.example.test';
-resetConfig();
+configureStore({ tableName: 'cartwheel', region: 'us-east-1', endpoints: { dynamodb: 'http://127.0.0.1:1' } });
 const secrets = localSecrets(keyFile);
+/** What settingsResource draws on: the sealer and the site's apps domain. */
+const ports = { secrets, site: siteOf(readConfig({ CARTWHEEL_APPS_DOMAIN: 'apps.example.test' })) };
 const ddb = mockClient(DynamoDBDocumentClient);
 
 /** A body as the settings action hands it on: parsed by its group's schema (which throws the first 400 of a value on its own). */
@@ -384,7 +384,7 @@ describe('the write cycle (table mocked)', () => {
 
   it('applies defaults for groups never saved, and the readers do the same', async () => {
     const state = await readSettingsState(account, 'payment');
-    expect(await settingsResource(state, 'https://api.example.test/api/v1/', false, secrets)).toEqual({
+    expect(await settingsResource(state, 'https://api.example.test/api/v1/', false, ports)).toEqual({
       object: 'settings', type: 'payment', url: 'https://api.example.test/api/v1/settings/payment', ...defaultPaymentSettings(),
     });
     expect(await readPaymentSettings(account)).toEqual(defaultPaymentSettings());
@@ -451,7 +451,7 @@ describe('the write cycle (table mocked)', () => {
     expect(puts.map((put) => put.Item!.sk)).toEqual(['settings#general', 'settings#technical']);
     expect(puts[1]!.Item).toMatchObject({ cors_allowed_origins: ['https://shop.example'], timezone: 'UTC', signature_key_sealed: sealed });
     expect(puts[1]!.Item).not.toHaveProperty('company_name');
-    expect(await settingsResource(state, 'https://api.example.test/api/v1/', false, secrets)).toEqual({
+    expect(await settingsResource(state, 'https://api.example.test/api/v1/', false, ports)).toEqual({
       object: 'settings', type: 'general', url: 'https://api.example.test/api/v1/settings/general',
       company_name: 'Acme 2', support_email: 'a@acme.test', support_website: null, notification_from_addresses: [],
       reporting_currency_primary: 'USD', reporting_currency_secondary: null,
@@ -461,10 +461,10 @@ describe('the write cycle (table mocked)', () => {
 
   it('shows, hides and rotates the signature key', async () => {
     const state = await readSettingsState(account, 'technical');
-    expect((await settingsResource(state, 'https://x/api/v1/', true, secrets)).signature_key).toBe('K'.repeat(32));
-    expect(await settingsResource(state, 'https://x/api/v1/', false, secrets)).not.toHaveProperty('signature_key');
+    expect((await settingsResource(state, 'https://x/api/v1/', true, ports)).signature_key).toBe('K'.repeat(32));
+    expect(await settingsResource(state, 'https://x/api/v1/', false, ports)).not.toHaveProperty('signature_key');
     const rotated = await changeSettings(account, 'technical', parse('technical', { rotate_signature_key: true }), secrets);
-    const shown = (await settingsResource(rotated, 'https://x/api/v1/', true, secrets)).signature_key as string;
+    const shown = (await settingsResource(rotated, 'https://x/api/v1/', true, ports)).signature_key as string;
     expect(shown).toMatch(/^[0-9A-Za-z]{32}$/);
     expect(shown).not.toBe('K'.repeat(32));
     const put = ddb.commandCalls(PutCommand)[0]!.args[0].input;

@@ -17,11 +17,11 @@ import { cartCreate, cartItemUpsert, cartUpdate } from '../../../shared/modules/
 import { CartLockedError, CartPaidError } from '../../../shared/modules/carts/errors';
 import { changeItem, removeItem, upsertEntry, upsertItem } from '../../../shared/modules/carts/items';
 import type { CartRecord } from '../../../shared/modules/carts/types';
-import { config, resetConfig } from '../../../shared/core/config';
-import { db, resetDb } from '../../../shared/store/client';
+import { config } from '../../../shared/core/config';
+import { configureStore, db, resetDb } from '../../../shared/store/client';
 import { collectionPartition, getRecord, retryOnConflict, VersionConflictError } from '../../../shared/store/records';
 import { queryItems } from '../../../shared/store/query';
-import { Harness, TABLE } from '../../local/fixtures/dynamo-harness';
+import { emulatedStore, Harness, TABLE } from '../../local/fixtures/dynamo-harness';
 import { paymentSettings, taxSettings } from '../pricing/fixtures';
 
 const harness = new Harness();
@@ -42,10 +42,7 @@ let write: CartWriteContext;
 
 beforeAll(async () => {
   const { emulator } = await harness.startWithTable();
-  process.env.CARTWHEEL_TABLE = TABLE;
-  process.env.CARTWHEEL_DYNAMODB_ENDPOINT = emulator.endpoint;
-  resetConfig();
-  resetDb();
+  configureStore(emulatedStore(emulator.endpoint));
   const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'secret', permissions: [] }, systemClock);
   write = { scope, principal: await authenticate(token, systemClock, config().rateLimits.perToken), payment, tax, clock: systemClock };
   for (const body of [

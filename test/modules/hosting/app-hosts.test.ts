@@ -17,6 +17,7 @@ import { defineFamily, type FamilyActionTable } from '../../../shared/app/famili
 import { apiHandler } from '../../../shared/http/pipeline';
 import { testPlatform } from '../../support/platform';
 import { systemClock } from '../../../shared/platform/adapters/system-clock';
+import { configureStore } from '../../../shared/store/client';
 
 describe('appHostAccount', () => {
   it('reads the account from <account_id>.<apps domain>, case-insensitively and with or without ports', () => {
@@ -41,8 +42,7 @@ describe('appHostAccount', () => {
 });
 
 describe('the API on an app host', () => {
-  process.env.CARTWHEEL_TABLE = 'cartwheel';
-  process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
+  configureStore({ tableName: 'cartwheel', region: 'us-east-1', endpoints: { dynamodb: 'http://127.0.0.1:1' } });
   process.env.CARTWHEEL_APPS_DOMAIN = 'apps.example.test';
   process.env.CARTWHEEL_EDGE_SECRET = 'edge-secret';
   resetConfig();

@@ -5,6 +5,7 @@
  * failed and cleaned up (at once, or by the sweep after the grace period), deploys and
  * rollbacks switch pointers only, and a deleted app stops at once and leaves nothing behind.
  */
+import { readConfig, siteOf } from '../../../shared/core/config';
 import { describe, expect, it } from 'vitest';
 import { findDue } from '../../../shared/work/due-work-store';
 import { sweepDue } from '../../../shared/work/runner';
@@ -141,7 +142,7 @@ describe('apps', () => {
   });
 
   it('builds the public address from the apps URL template with the account in lower case', () => {
-    expect(appUrl('XG5908XMX3MH', 'shop')).toBe('http://xg5908xmx3mh.apps.localhost:4000/shop/');
+    expect(appUrl(siteOf(readConfig({})), 'XG5908XMX3MH', 'shop')).toBe('http://xg5908xmx3mh.apps.localhost:4000/shop/');
   });
 });
 

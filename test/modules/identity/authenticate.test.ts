@@ -13,9 +13,9 @@ import type { TokenRecord } from '../../../shared/core/access/token-records';
 import { hashToken, newToken } from '../../../shared/core/access/tokens';
 import { config, resetConfig } from '../../../shared/core/config';
 import { ManualClock } from '../../../infra/local/manual-clock';
+import { configureStore } from '../../../shared/store/client';
 
-process.env.CARTWHEEL_TABLE = 'cartwheel';
-process.env.CARTWHEEL_DYNAMODB_ENDPOINT = 'http://127.0.0.1:1';
+configureStore({ tableName: 'cartwheel', region: 'us-east-1', endpoints: { dynamodb: 'http://127.0.0.1:1' } });
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const T0 = Date.parse('2026-11-21T12:00:00Z');

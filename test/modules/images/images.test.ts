@@ -28,6 +28,7 @@ import { testPlatform, type TestPlatform } from '../../support/platform';
 import { jpeg, svg, transparentPng } from './fixtures';
 import { ManualClock } from '../../../infra/local/manual-clock';
 import { refusal } from '../../support/refusal';
+import { readConfig, siteOf } from '../../../shared/core/config';
 
 const harness = new Harness();
 const scope = { accountId: 'ACCTIMG', mode: 'test' as const };
@@ -39,6 +40,7 @@ useEmulatedTable(harness);
 
 const context = {
   baseUrl: 'http://localhost:4000/api/v1/',
+  site: siteOf(readConfig({})),
   url: (path: string) => `http://localhost:4000/api/v1/${path}`,
   date: (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null),
   currency: 'USD',

@@ -29,12 +29,12 @@ import {
   type PromotionInputContext,
   type PromotionRecord,
 } from '../../../shared/modules/promotions/promotions';
-import { config, resetConfig } from '../../../shared/core/config';
+import { config } from '../../../shared/core/config';
 import { parseInput } from '../../../shared/rest/validate';
-import { db, resetDb } from '../../../shared/store/client';
+import { configureStore, db, resetDb } from '../../../shared/store/client';
 import { transact, TransactionRejectedError } from '../../../shared/store/entity';
 import { getRecord, recordKey, retryOnConflict, type RecordScope } from '../../../shared/store/records';
-import { Harness, TABLE } from '../../local/fixtures/dynamo-harness';
+import { emulatedStore, Harness, TABLE } from '../../local/fixtures/dynamo-harness';
 import { paymentSettings, taxSettings } from '../pricing/fixtures';
 
 const harness = new Harness();
@@ -57,10 +57,7 @@ let write: CartWriteContext;
 
 beforeAll(async () => {
   const { emulator } = await harness.startWithTable();
-  process.env.CARTWHEEL_TABLE = TABLE;
-  process.env.CARTWHEEL_DYNAMODB_ENDPOINT = emulator.endpoint;
-  resetConfig();
-  resetDb();
+  configureStore(emulatedStore(emulator.endpoint));
   const { token } = await issueToken({ accountId: scope.accountId, mode: scope.mode, kind: 'secret', permissions: [] }, systemClock);
   write = { scope, principal: await authenticate(token, systemClock, config().rateLimits.perToken), payment, tax, clock: systemClock };
   for (const body of [

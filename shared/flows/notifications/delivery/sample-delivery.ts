@@ -69,7 +69,7 @@ export async function sendSampleDelivery(platform: Platform, record: EventSubscr
   const subscription = await openSubscription(record, platform.secrets);
   const now = platform.clock.nowMs();
   const scope = { accountId: record.account_id, mode: record.mode };
-  const context = await renderContextFor(scope, record, now);
+  const context = await renderContextFor(platform.site, scope, record, now);
   const test = record.mode === 'test';
   const eventId = `test_${randomString(12, ID_ALPHABET)}`;
   const fingerprint = `test_${randomString(12, ID_ALPHABET)}`;

@@ -2,7 +2,7 @@
  * Hosted apps as the API shows them (hosting.md §2–§5): the four declarations (app, version,
  * deployment, alias), their JSON and their paths, and the public address of an alias.
  */
-import { config } from '../../../core/config';
+import type { Site } from '../../../core/config';
 import { declareResource } from '../../../rest/declarations';
 import type { RenderContext } from '../../../rest/render-context';
 import type { AliasRecord, AppRecord, DeploymentRecord, VersionRecord } from './app-records';
@@ -32,13 +32,13 @@ export function aliasPath(appId: string, alias: string): string {
 }
 
 /**
- * The public address of an alias (hosting.md §1): the configured apps URL template with the
+ * The public address of an alias (hosting.md §1): the site's apps URL template with the
  * account id lower-cased (browsers lower-case host names), then `/<alias>/`.
  *
- * @example appUrl('XG5908XMX3MH', 'shop') // 'http://xg5908xmx3mh.apps.localhost:4000/shop/' locally
+ * @example appUrl(site, 'XG5908XMX3MH', 'shop') // 'http://xg5908xmx3mh.apps.localhost:4000/shop/' locally
  */
-export function appUrl(accountId: string, alias: string): string {
-  const root = config().publicUrls.appsTemplate.replaceAll('{account_id}', accountId.toLowerCase());
+export function appUrl(site: Pick<Site, 'appsTemplate'>, accountId: string, alias: string): string {
+  const root = site.appsTemplate.replaceAll('{account_id}', accountId.toLowerCase());
   return `${root.replace(/\/+$/, '')}/${alias}/`;
 }
 
@@ -106,7 +106,7 @@ export const appDeclaration = declareResource<AppRecord>({
       live_version: app.live_version_id ? context.url(versionPath(app.app_id, app.live_version_id)) : null,
       live_version_id: app.live_version_id,
       live_version_number: app.live_version_number,
-      app_url: appUrl(app.account_id, app.alias),
+      app_url: appUrl(context.site, app.account_id, app.alias),
       versions: `${url}/versions`,
       deployments: `${url}/deployments`,
       aliases: `${url}/aliases`,
@@ -197,7 +197,7 @@ export const aliasDeclaration = declareResource<AliasRecord>({
       primary: alias.primary,
       version_id: alias.pinned_version_id,
       test: alias.test,
-      app_url: appUrl(alias.account_id, alias.alias),
+      app_url: appUrl(context.site, alias.account_id, alias.alias),
       date_created: context.date(alias.created_ms),
       date_modified: context.date(alias.modified_ms),
     };

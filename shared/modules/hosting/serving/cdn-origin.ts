@@ -24,11 +24,17 @@ export const INDEX_APPENDED_HEADER = 'x-cartwheel-index';
 /** A rewritten path: `/apps/<account_id>/<app_id>/<version_id>/<path>`. */
 const VERSION_PATH = /^\/apps\/([^/]+)\/([^/]+)\/([^/]+)\/(.*)$/;
 
-/** Answers a CDN origin request (function URL event) for the app host it names under `appsDomain`. */
-export async function serveCdnOrigin(source: HostingSource, event: APIGatewayProxyEventV2, nowMs: number, appsDomain: string): Promise<APIGatewayProxyStructuredResultV2> {
+/** Where app hosts are: the apps domain, and the secret the CDN proves the forwarded host with. */
+export interface AppHosting {
+  appsDomain: string;
+  edgeSecret: string | undefined;
+}
+
+/** Answers a CDN origin request (function URL event) for the app host it names under `hosting.appsDomain`. */
+export async function serveCdnOrigin(source: HostingSource, event: APIGatewayProxyEventV2, nowMs: number, hosting: AppHosting): Promise<APIGatewayProxyStructuredResultV2> {
   const method = event.requestContext.http.method;
   const headers = event.headers ?? {};
-  const accountId = appHostAccount(transportOf(event).host, appsDomain);
+  const accountId = appHostAccount(transportOf(event, hosting.edgeSecret).host, hosting.appsDomain);
   if (!accountId) return toFunctionUrlResult(notFound(method));
   const rewritten = VERSION_PATH.exec(event.rawPath);
   if (rewritten) {
