@@ -21,10 +21,6 @@ import type { Principal } from '../../core/access/principal';
 
 const STATUSES = ['initiated', 'pending', 'completed', 'failed', 'refunded', 'cancelled'];
 
-async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  return actionScope(context);
-}
-
 /**
  * The answer of a payment attempt: 201 with the payment and its Location, or the gateway's
  * 402/502/504 error carrying the failed payment in `meta.payment`.
@@ -37,14 +33,14 @@ async function paymentAnswer(outcome: PaymentOutcome, render: RenderContext): Pr
 
 /** `POST /carts/{cart_id}/payments`: charges the cart and creates its order. */
 export const payCartAction = withBody(cartPaymentCreate, async (context) => {
-  const { render } = await prepare(context);
+  const { render } = await actionScope(context);
   const outcome = await payCart(context.platform, { principal: requirePrincipal(context), cartId: context.params.cart_id!, body: context.body, ipAddress: context.sourceIp });
   return paymentAnswer(outcome, render);
 });
 
 /** `GET /carts/{cart_id}/payments`: the cart's payment attempts (offset list). */
 export async function listCartPaymentsAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const principal = requirePrincipal(context);
   const cartId = context.params.cart_id!;
   assertReach(principal, `carts/${cartId}`, 'cart');
@@ -57,7 +53,7 @@ export async function listCartPaymentsAction(context: ApiContext): Promise<ApiRe
 
 /** `GET /payments/{payment_id}`. */
 export async function getPaymentAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const paymentId = context.params.payment_id!;
   const principal = requirePrincipal(context);
   const wantsOrder = 'order' in parseExpand(withLegacyOptions(context.query.expand, context.query), 'single');
@@ -88,13 +84,13 @@ async function readWithOrder(scope: RecordScope, paymentId: string, render: Rend
 
 /** `POST /payments`: a direct payment (no order). */
 export const payDirectAction = withBody(directPaymentCreate, async (context) => {
-  const { render } = await prepare(context);
+  const { render } = await actionScope(context);
   return paymentAnswer(await payDirect(context.platform, requirePrincipal(context), context.body, context.sourceIp), render);
 });
 
 /** `POST /payments/{payment_id}`: changes only `reference`, `description` and `meta`. */
 export const updatePaymentAction = withBody(paymentUpdate, async (context) => {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const paymentId = context.params.payment_id!;
   assertReach(requirePrincipal(context), `payments/${paymentId}`, 'payment');
   const body = context.body;
@@ -114,7 +110,7 @@ export const updatePaymentAction = withBody(paymentUpdate, async (context) => {
  * `initiated`, so a completed payment answers 200 unchanged and a failed one 422 (§4.6).
  */
 export async function commitPaymentAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const paymentId = context.params.payment_id!;
   assertReach(requirePrincipal(context), `payments/${paymentId}`, 'payment');
   const payment = await getRecord(paymentDeclaration, scope, paymentId);
@@ -126,7 +122,7 @@ export async function commitPaymentAction(context: ApiContext): Promise<ApiResul
 
 /** `GET /payments`: cursor list; filters `status`, `customer_id`, `currency`. */
 export async function listPaymentsAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const request = cursorQuery(context.query, render);
   const conditions: string[] = [];
   const values: Record<string, unknown> = {};
@@ -160,7 +156,7 @@ export async function listPaymentsAction(context: ApiContext): Promise<ApiResult
  * card types, currencies and countries a cart's `options` gives (commerce.md §3.4, §4.6).
  */
 export async function paymentOptionsAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const settings = await readPaymentSettingsCached(scope.accountId);
   const form = formOptions(settings, render.locale);
   return {

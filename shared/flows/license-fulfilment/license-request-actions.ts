@@ -17,7 +17,7 @@ import { resendLicenseRequest } from './resend';
 
 const STATUSES: readonly LicenseRequestStatus[] = ['queued', 'retry', 'completed', 'failed'];
 
-async function prepare(context: ApiContext, withOrder: boolean): Promise<{ scope: RecordScope; render: RenderContext }> {
+async function requestScope(context: ApiContext, withOrder: boolean): Promise<{ scope: RecordScope; render: RenderContext }> {
   const { scope, render } = await actionScope(context);
   if (!withOrder) return { scope, render };
   // §11.1: `order` is always the full order with its customer; the caller's own expand comes after.
@@ -27,7 +27,7 @@ async function prepare(context: ApiContext, withOrder: boolean): Promise<{ scope
 
 /** `GET /license_requests`: cursor list; filters `status`, `order_id`, `product_id`, `license_service_id`. */
 export async function listLicenseRequestsAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context, true);
+  const { scope, render } = await requestScope(context, true);
   const request = cursorQuery(context.query, render);
   const { status, order_id, product_id, license_service_id } = context.query;
   if (status && !(STATUSES as readonly string[]).includes(status)) {
@@ -54,14 +54,14 @@ declareQuery(listLicenseRequestsAction, {
 
 /** `GET /license_requests/{license_request_id}`: with the full order; `expand=license_service` through the engine. */
 export async function getLicenseRequestAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context, true);
+  const { scope, render } = await requestScope(context, true);
   const request = await getLicenseRequest(scope, context.params.license_request_id!);
   return { status: 200, body: await renderResource(licenseRequestDeclaration, request, render) };
 }
 
 /** `POST /license_requests/{license_request_id}/retry`: one manual attempt now (§10); 200, or 502/504/422 with the request in `meta`. */
 export async function retryLicenseRequestAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context, true);
+  const { scope, render } = await requestScope(context, true);
   const { request, outcome } = await resendLicenseRequest(context.platform, scope, context.params.license_request_id!);
   const body = await renderResource(licenseRequestDeclaration, request, render);
   const error = outcome.attempt.error;
@@ -74,7 +74,7 @@ export async function retryLicenseRequestAction(context: ApiContext): Promise<Ap
 
 /** `GET /licenses/{license_id}`: `orders:read`, or a limited token whose payment reached the license (404 otherwise). */
 export async function getLicenseAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context, false);
+  const { scope, render } = await requestScope(context, false);
   const licenseId = context.params.license_id!;
   assertReach(requirePrincipal(context), `licenses/${licenseId}`, 'license');
   const license = await getLicense(scope, licenseId);

@@ -10,15 +10,10 @@ import { cursorQuery, renderCursorList } from '../../rest/cursor-list';
 import { renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import type { RenderContext } from '../../rest/render-context';
-import type { RecordScope } from '../../store/entity';
 import { retryEvent } from './delivery/retry-event';
 import { RemoteServerError, RemoteServerTimeoutError, eventDeclaration, type EventRecord, type EventStatus, eventListSource, getEvent, type EventFilters } from '../../modules/events';
 
 const STATUSES: readonly EventStatus[] = ['pending', 'delivered', 'retry', 'failed'];
-
-async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  return actionScope(context);
-}
 
 /** The event as the API shows it, with `debug` when asked for (§7.1). */
 async function renderEvent(event: EventRecord, render: RenderContext, debug: boolean): Promise<Record<string, unknown>> {
@@ -28,7 +23,7 @@ async function renderEvent(event: EventRecord, render: RenderContext, debug: boo
 
 /** `GET /events`: cursor list; filters `status`, `type`, `event_subscription_id`, `fingerprint`. */
 export async function listEventsAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const request = cursorQuery(context.query, render);
   const filters: EventFilters = {};
   const { status, type, event_subscription_id: subscriptionId, fingerprint } = context.query;
@@ -54,14 +49,14 @@ declareQuery(listEventsAction, {
 
 /** `GET /events/{event_id}`: `expand=event_subscription` through the engine; `debug=true` adds the last request. */
 export async function getEventAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const event = await getEvent(scope, context.params.event_id!);
   return { status: 200, body: await renderEvent(event, render, booleanParameter(context.query, 'debug') ?? false) };
 }
 
 /** `POST /events/{event_id}/retry`: one manual attempt now (§7.3); 200, or 502/504 with the event in `meta`. */
 export async function retryEventAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const { event, outcome } = await retryEvent(context.platform, scope, context.params.event_id!);
   const body = await renderEvent(event, render, false);
   const error = outcome.attempt.error;

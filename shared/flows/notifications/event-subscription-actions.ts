@@ -10,9 +10,7 @@ import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../h
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
-import type { RenderContext } from '../../rest/render-context';
 import { readOffsetCollection } from '../../store/offset-index';
-import type { RecordScope } from '../../store/records';
 import { logger } from '../../core/logging';
 import { endEventsOfDeletedSubscription } from './delivery/end-deleted';
 import { sendSampleDelivery } from './delivery/sample-delivery';
@@ -20,10 +18,6 @@ import type { JsonObject } from './body';
 import { eventSubscriptionCreate, eventSubscriptionTest, eventSubscriptionUpdate, eventSubscriptionPartition, createEventSubscription, deleteEventSubscription, eventSubscriptionDeclaration, eventSubscriptionPath, maySeeSecrets, readEventSubscription, SECRET_PROPERTIES, subscriptionView, updateEventSubscription, type EventSubscriptionRecord, type EventSubscriptionView, type OpenedEventSubscription } from '../../modules/events';
 
 const SORT_FIELDS = ['date_created'] as const;
-
-async function prepare(context: ApiContext): Promise<{ principal: Principal; scope: RecordScope; render: RenderContext }> {
-  return actionScope(context);
-}
 
 /** What `principal` may see of a record that was just written with its secrets at hand (no second open). */
 function visible(record: OpenedEventSubscription, principal: Principal): EventSubscriptionView {
@@ -39,7 +33,7 @@ function showsSecret(view: EventSubscriptionView): boolean {
 
 /** `POST /event_subscriptions`: 201 with `Location`. */
 export const createEventSubscriptionAction = withBody(eventSubscriptionCreate, async (context) => {
-  const { principal, scope, render } = await prepare(context);
+  const { principal, scope, render } = await actionScope(context);
   const record = visible(await createEventSubscription(scope, context.body, context.platform), principal);
   const body = await renderResource(eventSubscriptionDeclaration, record, render);
   return { status: 201, body, location: render.url(eventSubscriptionPath(record.event_subscription_id)), sensitive: showsSecret(record) };
@@ -47,7 +41,7 @@ export const createEventSubscriptionAction = withBody(eventSubscriptionCreate, a
 
 /** `GET /event_subscriptions/{event_subscription_id}`. */
 export async function getEventSubscriptionAction(context: ApiContext): Promise<ApiResult> {
-  const { principal, scope, render } = await prepare(context);
+  const { principal, scope, render } = await actionScope(context);
   const record = await readEventSubscription(scope, context.params.event_subscription_id!);
   const view = await subscriptionView(record, principal, context.platform.secrets);
   return { status: 200, body: await renderResource(eventSubscriptionDeclaration, view, render) };
@@ -55,7 +49,7 @@ export async function getEventSubscriptionAction(context: ApiContext): Promise<A
 
 /** `POST /event_subscriptions/{event_subscription_id}`: partial update, validated as the subscription will be. */
 export const updateEventSubscriptionAction = withBody(eventSubscriptionUpdate, async (context) => {
-  const { principal, scope, render } = await prepare(context);
+  const { principal, scope, render } = await actionScope(context);
   const saved = await updateEventSubscription(scope, context.params.event_subscription_id!, context.body, context.platform);
   const view = visible(saved, principal);
   return { status: 200, body: await renderResource(eventSubscriptionDeclaration, view, render), sensitive: showsSecret(view) };
@@ -63,7 +57,7 @@ export const updateEventSubscriptionAction = withBody(eventSubscriptionUpdate, a
 
 /** `DELETE /event_subscriptions/{event_subscription_id}`: a hard delete (204). */
 export async function deleteEventSubscriptionAction(context: ApiContext): Promise<ApiResult> {
-  const { scope } = await prepare(context);
+  const { scope } = await actionScope(context);
   const subscriptionId = context.params.event_subscription_id!;
   await deleteEventSubscription(scope, subscriptionId);
   // §2.2: its pending and retry events end now (best effort; the worker ends any left at their next attempt).
@@ -79,7 +73,7 @@ export async function deleteEventSubscriptionAction(context: ApiContext): Promis
  * whatever the destination replied. Nothing is stored.
  */
 export const testEventSubscriptionAction = withBody(eventSubscriptionTest, async (context) => {
-  const { scope } = await prepare(context);
+  const { scope } = await actionScope(context);
   const record = await readEventSubscription(scope, context.params.event_subscription_id!);
   const result = await sendSampleDelivery(context.platform, record, (context.body.data ?? undefined) as JsonObject | undefined);
   return { status: 200, body: { object: 'event_test_result', ...result } };
@@ -87,7 +81,7 @@ export const testEventSubscriptionAction = withBody(eventSubscriptionTest, async
 
 /** `GET /event_subscriptions`: offset list, oldest first unless `desc`; filters `event_type`, `method`, `active`. */
 export async function listEventSubscriptionsAction(context: ApiContext): Promise<ApiResult> {
-  const { principal, scope, render } = await prepare(context);
+  const { principal, scope, render } = await actionScope(context);
   const query = context.query;
   const page = offsetPage(query);
   sortByParameter(query, SORT_FIELDS);

@@ -41,10 +41,6 @@ interface Prepared {
   render: RenderContext;
 }
 
-async function prepare(context: ApiContext): Promise<Prepared> {
-  return actionScope(context);
-}
-
 /**
  * Writes price with the settings of this second (the per-process cache: a change made here is
  * seen at once, one made elsewhere within a second, as for payments), which saves a shopper's
@@ -83,7 +79,7 @@ function itemView(cart: CartRecord, item: CartItemRecord): CartItemView {
 
 /** `POST /carts`: 201; a limited token becomes bound to the new cart. */
 export const createCartAction = withBody(cartCreate, async (context) => {
-  const prepared = await prepare(context);
+  const prepared = await actionScope(context);
   const origin = { ipAddress: context.sourceIp || null, ipCountry: viewerCountry(context.headers, context.fromOwnEdge) };
   const cart = await createCart(context.body, origin, await writeContext(prepared, context.platform.clock));
   const body = await renderResource(cartDeclaration, cart, prepared.render);
@@ -92,7 +88,7 @@ export const createCartAction = withBody(cartCreate, async (context) => {
 
 /** `GET /carts/{cart_id}`. */
 export async function getCartAction(context: ApiContext): Promise<ApiResult> {
-  const prepared = await prepare(context);
+  const prepared = await actionScope(context);
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
   return { status: 200, body: await renderResource(cartDeclaration, await readCart(prepared, cartId), prepared.render) };
@@ -100,7 +96,7 @@ export async function getCartAction(context: ApiContext): Promise<ApiResult> {
 
 /** `POST /carts/{cart_id}`: partial update with the create fields; 422 once paid, 409 while a payment runs. */
 export const updateCartAction = withBody(cartUpdate, async (context) => {
-  const prepared = await prepare(context);
+  const prepared = await actionScope(context);
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
   const write = await writeContext(prepared, context.platform.clock);
@@ -110,7 +106,7 @@ export const updateCartAction = withBody(cartUpdate, async (context) => {
 
 /** `GET /carts`: cursor list; filters `payment_status`, `open`, `customer_id`. */
 export async function listCartsAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const query = context.query;
   const request = cursorQuery(query, render);
   const conditions: string[] = [];
@@ -148,7 +144,7 @@ export async function listCartsAction(context: ApiContext): Promise<ApiResult> {
 
 /** `GET /carts/{cart_id}/items`: the cart's items as an offset list, in cart order. */
 export async function listItemsAction(context: ApiContext): Promise<ApiResult> {
-  const prepared = await prepare(context);
+  const prepared = await actionScope(context);
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
   const page = offsetPage(context.query);
@@ -161,7 +157,7 @@ export async function listItemsAction(context: ApiContext): Promise<ApiResult> {
 
 /** `POST /carts/{cart_id}/items`: upsert; 201 with `Location` when added, 200 when the quantity was set. */
 export const upsertItemAction = withBody(cartItemUpsert, async (context) => {
-  const prepared = await prepare(context);
+  const prepared = await actionScope(context);
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
   const entry = upsertEntry(context.body);
@@ -188,7 +184,7 @@ export const upsertItemAction = withBody(cartItemUpsert, async (context) => {
 
 /** `GET /carts/{cart_id}/items/{item_id}`. */
 export async function getItemAction(context: ApiContext): Promise<ApiResult> {
-  const prepared = await prepare(context);
+  const prepared = await actionScope(context);
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
   const cart = await readCart(prepared, cartId);
@@ -202,7 +198,7 @@ export async function getItemAction(context: ApiContext): Promise<ApiResult> {
  * quantity 0 removed it. An item that is not in the cart is 404, whatever the body asks.
  */
 export const updateItemAction = withBody(cartItemUpdate, async (context) => {
-  const prepared = await prepare(context);
+  const prepared = await actionScope(context);
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
   const change = itemChange(context.body);
@@ -225,7 +221,7 @@ export const updateItemAction = withBody(cartItemUpdate, async (context) => {
  * written when it is not in the cart (a second delete of one item included).
  */
 export async function deleteItemAction(context: ApiContext): Promise<ApiResult> {
-  const prepared = await prepare(context);
+  const prepared = await actionScope(context);
   const cartId = context.params.cart_id!;
   assertCartReach(prepared, cartId);
   const write = await writeContext(prepared, context.platform.clock);

@@ -16,7 +16,7 @@ import { productImagesChange } from '../images';
 
 const SORT_FIELDS = ['name', 'product_id', 'date_created', 'date_modified'] as const;
 
-async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
+async function catalogScope(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
   const { scope, render } = await actionScope(context);
   requestCurrency(context.query, render.payment);
   return { scope, render };
@@ -37,7 +37,7 @@ async function readProduct(scope: RecordScope, id: string): Promise<ProductRecor
 
 /** `POST /products`. */
 export const createProductAction = withBody(productCreate, async (context) => {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await catalogScope(context);
   const record = await createProduct(scope, context.body, render.payment, context.platform.clock);
   const body = await renderResource(productDeclaration, record, render);
   return { status: 201, body, location: render.url(`products/${encodeURIComponent(record.product_id)}`) };
@@ -45,7 +45,7 @@ export const createProductAction = withBody(productCreate, async (context) => {
 
 /** `GET /products/{product_id}`; limited tokens see active products only (hidden ones by id). */
 export async function getProductAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await catalogScope(context);
   const record = await readProduct(scope, context.params.product_id!);
   if (render.principal?.kind === 'limited' && (!record.active || record.deleted)) {
     throw new NotFoundError(`The product ${context.params.product_id} does not exist.`, { parameter: 'product_id' });
@@ -55,7 +55,7 @@ export async function getProductAction(context: ApiContext): Promise<ApiResult> 
 
 /** `POST /products/{product_id}`: partial update; `{"deleted": false}` restores. */
 export const updateProductAction = withBody(productUpdate, async (context) => {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await catalogScope(context);
   const body = context.body;
   const productId = context.params.product_id!;
   const saved = await updateProduct(scope, productId, async (current) => {
@@ -68,7 +68,7 @@ export const updateProductAction = withBody(productUpdate, async (context) => {
 
 /** `DELETE /products/{product_id}`: a soft delete (orders keep their lines). */
 export async function deleteProductAction(context: ApiContext): Promise<ApiResult> {
-  const { scope } = await prepare(context);
+  const { scope } = await catalogScope(context);
   const productId = context.params.product_id!;
   await updateProduct(scope, productId, async (current) => (current.deleted ? undefined : productRevision(current, current, true, context.platform.clock)), () => readProduct(scope, productId));
   return { status: 204 };
@@ -76,7 +76,7 @@ export async function deleteProductAction(context: ApiContext): Promise<ApiResul
 
 /** `GET /products`: offset list with filters and sort orders. */
 export async function listProductsAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await catalogScope(context);
   const query = context.query;
   const page = offsetPage(query);
   const sortBy = sortByParameter(query, SORT_FIELDS);

@@ -8,9 +8,8 @@ import { cursorQuery, type CursorSource, renderCursorList } from '../../rest/cur
 import { renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import { readReachable } from '../../rest/reach';
-import type { RenderContext } from '../../rest/render-context';
 import type { Revision } from '../../store/entity';
-import { collectionPartition, findRecord, type RecordScope } from '../../store/records';
+import { collectionPartition, findRecord } from '../../store/records';
 import { customerCreate, customerUpdate, type CustomerInput } from './customer-schemas';
 import {
   addLoginAfterSale,
@@ -23,13 +22,9 @@ import {
 } from './customers';
 import { updateCustomer } from './customer-store';
 
-async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  return actionScope(context);
-}
-
 /** `POST /customers`. */
 export const createCustomerAction = withBody(customerCreate, async (context) => {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const record = await createCustomer(scope, context.body, context.platform.clock);
   const body = await renderResource(customerDeclaration, record, render);
   return { status: 201, body, location: body.url as string };
@@ -37,7 +32,7 @@ export const createCustomerAction = withBody(customerCreate, async (context) => 
 
 /** `GET /customers/{customer_id}`. */
 export async function getCustomerAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const record = await readReachable(customerDeclaration, scope, context.params.customer_id!, requirePrincipal(context));
   return { status: 200, body: await renderResource(customerDeclaration, record, render) };
 }
@@ -48,7 +43,7 @@ export async function getCustomerAction(context: ApiContext): Promise<ApiResult>
  * update of `/customers/me`, the customer of a sale it paid only the one update that adds a login.
  */
 export const updateCustomerAction = withBody(customerUpdate, async (context) => {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const customerId = context.params.customer_id!;
   const change = changeAllowedTo(requirePrincipal(context), customerId);
   const saved = await updateCustomer(scope, customerId, (current) => change(current, context.body, context.platform.clock));
@@ -64,14 +59,14 @@ function changeAllowedTo(principal: Principal, customerId: string): (current: Cu
 
 /** `DELETE /customers/{customer_id}`. */
 export async function deleteCustomerAction(context: ApiContext): Promise<ApiResult> {
-  const { scope } = await prepare(context);
+  const { scope } = await actionScope(context);
   await deleteCustomer(scope, context.params.customer_id!);
   return { status: 204 };
 }
 
 /** `GET /customers`: cursor list; filters `q` (name, email, username) and `has_payments`. */
 export async function listCustomersAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const request = cursorQuery(context.query, render);
   const search = context.query.q?.trim().toLowerCase() || undefined;
   const hasPayments = booleanParameter(context.query, 'has_payments');

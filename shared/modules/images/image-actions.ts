@@ -13,32 +13,32 @@ import { actionScope } from '../../rest/action-scope';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/entity';
 import { deleteImage } from './delete-image';
-import { imageDeclaration, imagePath } from './images';
+import { imageDeclaration } from './images';
 import { getImage, IMAGE_SORT_FIELDS, listImages } from './read-images';
 
 /** The caller's scope and render context; limited tokens are refused (403) before anything is read. */
-export async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
+export async function imageScope(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
   if (requirePrincipal(context).kind === 'limited') throw new InsufficientPermissionsError('Limited tokens read images only inside products.');
   return actionScope(context);
 }
 
 /** `GET /images/{image_id}`. */
 export async function getImageAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await imageScope(context);
   const record = await getImage(scope, context.params.image_id!);
   return { status: 200, body: await renderResource(imageDeclaration, record, render) };
 }
 
 /** `DELETE /images/{image_id}`: 204; products drop it (before the answer, up to a budget; the sweep does the rest). */
 export async function deleteImageAction(context: ApiContext): Promise<ApiResult> {
-  const { scope } = await prepare(context);
+  const { scope } = await imageScope(context);
   await deleteImage(context.platform, scope, context.params.image_id!);
   return { status: 204 };
 }
 
 /** `GET /images`: offset list, newest first unless `desc=false`; `sort_by` date_created or filename; `q` searches file names. */
 export async function listImagesAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await imageScope(context);
   const query = context.query;
   const page = offsetPage(query);
   const { items, total } = await listImages(scope, {

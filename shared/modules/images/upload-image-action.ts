@@ -2,7 +2,7 @@
 import { readUpload } from '../../http/body/multipart';
 import type { ApiContext, ApiResult } from '../../http/types';
 import { renderResource } from '../../rest/render';
-import { prepare } from './image-actions';
+import { imageScope } from './image-actions';
 import { imageDeclaration, imagePath } from './images';
 import { MAX_IMAGE_BYTES } from './limits';
 import { uploadImage } from './upload-image';
@@ -13,7 +13,7 @@ import { uploadImage } from './upload-image';
  * PNG, GIF or WebP of at most 40 megapixels whose name and type agree with its bytes.
  */
 export async function uploadImageAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await imageScope(context);
   // Shoppers were refused before the body is read.
   const upload = await readUpload(context.headers, context.rawBody, { field: 'file', maxFileBytes: MAX_IMAGE_BYTES, noun: 'image' });
   const key = context.headers['idempotency-key'];

@@ -16,10 +16,6 @@ import { customerOrders, updateOrder } from './order-store';
 import { paymentDeclaration, paymentsOfCustomer } from '../payments';
 import { customerDeclaration } from '../customers';
 
-async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  return actionScope(context);
-}
-
 /** The order of the path, within the caller's reach (a paid sale's, or its customer's for customer scope; 404 otherwise). */
 async function readOrder(context: ApiContext, scope: RecordScope): Promise<OrderRecord> {
   return readReachable(orderDeclaration, scope, context.params.order_id!, requirePrincipal(context));
@@ -27,13 +23,13 @@ async function readOrder(context: ApiContext, scope: RecordScope): Promise<Order
 
 /** `GET /orders/{order_id}`. */
 export async function getOrderAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   return { status: 200, body: await renderResource(orderDeclaration, await readOrder(context, scope), render) };
 }
 
 /** `POST /orders/{order_id}`: changes only `meta`, `referrer` and `affiliate_id`. */
 export const updateOrderAction = withBody(orderUpdate, async (context) => {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const body = context.body;
   const changes: Partial<OrderRecord> = {};
   if (sends(body, 'meta')) changes.meta = body.meta;
@@ -48,7 +44,7 @@ export const updateOrderAction = withBody(orderUpdate, async (context) => {
 
 /** `GET /orders`: cursor list; filters `payment_status`, `fulfilled`, `customer_id`, `q`. */
 export async function listOrdersAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const request = cursorQuery(context.query, render);
   const conditions: string[] = [];
   const values: Record<string, unknown> = {};
@@ -80,7 +76,7 @@ export async function listOrdersAction(context: ApiContext): Promise<ApiResult> 
 
 /** `GET /orders/{order_id}/items`: offset list of the order's items. */
 export async function listOrderItemsAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const order = await readOrder(context, scope);
   const page = offsetPage(context.query);
   const views = order.items.slice(page.offset, page.offset + page.limit).map((item) => ({ order, item }));
@@ -90,7 +86,7 @@ export async function listOrderItemsAction(context: ApiContext): Promise<ApiResu
 
 /** `GET /orders/{order_id}/items/{item_id}`. */
 export async function getOrderItemAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const order = await readOrder(context, scope);
   const item = order.items.find((candidate) => candidate.item_id === context.params.item_id);
   if (!item) throw new NotFoundError('The order item does not exist.', { parameter: 'item_id' });
@@ -99,7 +95,7 @@ export async function getOrderItemAction(context: ApiContext): Promise<ApiResult
 
 /** `POST /orders/{order_id}/items/{item_id}`: changes only the item's `meta`. */
 export const updateOrderItemAction = withBody(orderItemUpdate, async (context) => {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const body = context.body;
   const itemId = context.params.item_id!;
   const meta = sends(body, 'meta') ? body.meta : undefined;
@@ -134,7 +130,7 @@ async function offsetPageOf<T>(
 
 /** `GET /orders/{order_id}/payments`: the payment that completed the order (offset list). */
 export async function listOrderPaymentsAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const order = await readOrder(context, scope);
   const payment = await findRecord(paymentDeclaration, scope, order.payment_id);
   return offsetPageOf(context, render, paymentDeclaration, payment ? [payment] : [], `orders/${order.order_id}/payments`);
@@ -148,7 +144,7 @@ async function readCustomer(context: ApiContext, scope: RecordScope): Promise<st
 
 /** `GET /customers/{customer_id}/orders`: offset list in creation order (the store's listing per customer). */
 export async function listCustomerOrdersAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const customerId = await readCustomer(context, scope);
   const orders = await customerOrders(scope, customerId);
   return offsetPageOf(context, render, orderDeclaration, orders, `customers/${customerId}/orders`);
@@ -156,7 +152,7 @@ export async function listCustomerOrdersAction(context: ApiContext): Promise<Api
 
 /** `GET /customers/{customer_id}/payments`: offset list (reads the mode's payments filtered by customer). */
 export async function listCustomerPaymentsAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const customerId = await readCustomer(context, scope);
   const payments = await paymentsOfCustomer(scope, customerId);
   return offsetPageOf(context, render, paymentDeclaration, payments, `customers/${customerId}/payments`);

@@ -21,7 +21,7 @@ import {
 import { paymentMethodCreate, paymentMethodUpdate } from './payment-method-schemas';
 
 /** The scope, the render context and the customer (within the caller's reach; 404 when missing). */
-async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext; customerId: string }> {
+async function paymentMethodsScope(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext; customerId: string }> {
   const { principal, scope, render } = await actionScope(context);
   const customer = await readReachable(customerDeclaration, scope, context.params.customer_id!, principal);
   return { scope, render, customerId: customer.customer_id };
@@ -29,7 +29,7 @@ async function prepare(context: ApiContext): Promise<{ scope: RecordScope; rende
 
 /** `GET /customers/{customer_id}/payment_methods`: offset list, oldest first (`desc=true` reverses). */
 export async function listPaymentMethodsAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render, customerId } = await prepare(context);
+  const { scope, render, customerId } = await paymentMethodsScope(context);
   const methods = await listPaymentMethods(scope, customerId);
   const page = offsetPage(context.query);
   const ordered = booleanParameter(context.query, 'desc') ? [...methods].reverse() : methods;
@@ -44,7 +44,7 @@ export async function listPaymentMethodsAction(context: ApiContext): Promise<Api
  * and saves it.
  */
 export const createPaymentMethodAction = withBody(paymentMethodCreate, async (context) => {
-  const { scope, render, customerId } = await prepare(context);
+  const { scope, render, customerId } = await paymentMethodsScope(context);
   const isDefault = context.body.is_default ?? undefined;
   const card = newCard(context.body.data!, 'data', context.platform.clock.nowMs());
   if (scope.mode === 'live') throw new FeatureNotEnabledError('Saving live cards needs a payment gateway integration, which this deployment does not have yet.', null);
@@ -65,21 +65,21 @@ export const createPaymentMethodAction = withBody(paymentMethodCreate, async (co
 
 /** `GET /customers/{customer_id}/payment_methods/{payment_method_id}`. */
 export async function getPaymentMethodAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render, customerId } = await prepare(context);
+  const { scope, render, customerId } = await paymentMethodsScope(context);
   const record = await getCustomerPaymentMethod(scope, customerId, context.params.payment_method_id!);
   return { status: 200, body: await renderResource(paymentMethodDeclaration, record, render) };
 }
 
 /** `POST /customers/{customer_id}/payment_methods/{payment_method_id}`: partial update. */
 export const updatePaymentMethodAction = withBody(paymentMethodUpdate, async (context) => {
-  const { scope, render, customerId } = await prepare(context);
+  const { scope, render, customerId } = await paymentMethodsScope(context);
   const saved = await updatePaymentMethod(scope, customerId, context.params.payment_method_id!, context.body, context.platform.clock);
   return { status: 200, body: await renderResource(paymentMethodDeclaration, saved, render) };
 });
 
 /** `DELETE /customers/{customer_id}/payment_methods/{payment_method_id}`: 204. */
 export async function deletePaymentMethodAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, customerId } = await prepare(context);
+  const { scope, customerId } = await paymentMethodsScope(context);
   const current = await getCustomerPaymentMethod(scope, customerId, context.params.payment_method_id!);
   // Deleted concurrently meanwhile is the outcome the caller asked for (no error).
   await deletePaymentMethod(scope, current);

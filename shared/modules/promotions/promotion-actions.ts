@@ -26,14 +26,6 @@ import { promotionCreate, promotionUpdate } from './promotion-schemas';
 
 const SORT_FIELDS = ['name', 'date_created'] as const;
 
-/**
- * The caller's scope and render context. The render context holds the zone in effect (the
- * `timezone` parameter, validated, else the account default), which `expires` is read in.
- */
-async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  return actionScope(context);
-}
-
 function inputContext(render: RenderContext, clock: Clock): PromotionInputContext {
   return { payment: render.payment, zone: render.zone, now: clock.nowMs() };
 }
@@ -44,7 +36,7 @@ function readPromotion(scope: RecordScope, id: string): Promise<PromotionRecord>
 
 /** `POST /promotions`: 201; 409 in_use for a taken id or code. */
 export const createPromotionAction = withBody(promotionCreate, async (context) => {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const record = await createPromotion(scope, context.body, inputContext(render, context.platform.clock), context.platform.clock);
   const body = await renderResource(promotionDeclaration, record, render);
   return { status: 201, body, location: render.url(promotionPath(record.promotion_id)) };
@@ -52,14 +44,14 @@ export const createPromotionAction = withBody(promotionCreate, async (context) =
 
 /** `GET /promotions/{promotion_id}`: deleted promotions stay readable by id. */
 export async function getPromotionAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const record = await readPromotion(scope, context.params.promotion_id!);
   return { status: 200, body: await renderResource(promotionDeclaration, record, render) };
 }
 
 /** `POST /promotions/{promotion_id}`: partial update; `{"deleted": false}` restores. */
 export const updatePromotionAction = withBody(promotionUpdate, async (context) => {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const body = context.body;
   const saved = await updatePromotion(scope, context.params.promotion_id!, (current) =>
     promotionRevision(current, promotionFields(body, current, inputContext(render, context.platform.clock)), body.deleted === false ? false : current.deleted, context.platform.clock),
@@ -69,7 +61,7 @@ export const updatePromotionAction = withBody(promotionUpdate, async (context) =
 
 /** `DELETE /promotions/{promotion_id}`: a soft delete (`deleted: true`, `active: false`); orders keep their link. */
 export async function deletePromotionAction(context: ApiContext): Promise<ApiResult> {
-  const { scope } = await prepare(context);
+  const { scope } = await actionScope(context);
   await updatePromotion(scope, context.params.promotion_id!, (current) =>
     current.deleted ? { next: current, write: false } : promotionRevision(current, current, true, context.platform.clock),
   );
@@ -78,7 +70,7 @@ export async function deletePromotionAction(context: ApiContext): Promise<ApiRes
 
 /** `GET /promotions`: offset list; filters `active`, `q` (name or code), `deleted`; `sort_by` name or date_created. */
 export async function listPromotionsAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const query = context.query;
   const page = offsetPage(query);
   const sortBy = sortByParameter(query, SORT_FIELDS);

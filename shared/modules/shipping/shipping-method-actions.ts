@@ -8,7 +8,6 @@ import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../h
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
-import type { RenderContext } from '../../rest/render-context';
 import { readOffsetCollection } from '../../store/offset-index';
 import { collectionPartition, getRecord, type RecordScope } from '../../store/records';
 import {
@@ -24,17 +23,13 @@ import { shippingMethodCreate, shippingMethodUpdate } from './shipping-method-sc
 
 const SORT_FIELDS = ['name', 'date_created'] as const;
 
-async function prepare(context: ApiContext): Promise<{ scope: RecordScope; render: RenderContext }> {
-  return actionScope(context);
-}
-
 function readMethod(scope: RecordScope, id: string): Promise<ShippingMethodRecord> {
   return getRecord(shippingMethodDeclaration, scope, id);
 }
 
 /** `POST /shipping_methods`: 201; 409 in_use for a taken id. */
 export const createShippingMethodAction = withBody(shippingMethodCreate, async (context) => {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const record = await createShippingMethod(scope, context.body, render.payment, context.platform.clock);
   const body = await renderResource(shippingMethodDeclaration, record, render);
   return { status: 201, body, location: render.url(shippingMethodPath(record.shipping_method_id)) };
@@ -42,14 +37,14 @@ export const createShippingMethodAction = withBody(shippingMethodCreate, async (
 
 /** `GET /shipping_methods/{shipping_method_id}`. */
 export async function getShippingMethodAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const record = await readMethod(scope, context.params.shipping_method_id!);
   return { status: 200, body: await renderResource(shippingMethodDeclaration, record, render) };
 }
 
 /** `POST /shipping_methods/{shipping_method_id}`: partial update. */
 export const updateShippingMethodAction = withBody(shippingMethodUpdate, async (context) => {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const body = context.body;
   const methodId = context.params.shipping_method_id!;
   const saved = await updateShippingMethodRecord(
@@ -63,7 +58,7 @@ export const updateShippingMethodAction = withBody(shippingMethodUpdate, async (
 
 /** `DELETE /shipping_methods/{shipping_method_id}`: a hard delete (204); carts stop quoting it at their next write. */
 export async function deleteShippingMethodAction(context: ApiContext): Promise<ApiResult> {
-  const { scope } = await prepare(context);
+  const { scope } = await actionScope(context);
   const methodId = context.params.shipping_method_id!;
   await removeShippingMethod(scope, methodId, () => readMethod(scope, methodId));
   return { status: 204 };
@@ -71,7 +66,7 @@ export async function deleteShippingMethodAction(context: ApiContext): Promise<A
 
 /** `GET /shipping_methods`: offset list; filters `active`, `q` (name); `sort_by` name or date_created. */
 export async function listShippingMethodsAction(context: ApiContext): Promise<ApiResult> {
-  const { scope, render } = await prepare(context);
+  const { scope, render } = await actionScope(context);
   const query = context.query;
   const page = offsetPage(query);
   const sortBy = sortByParameter(query, SORT_FIELDS);

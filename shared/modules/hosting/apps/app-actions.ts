@@ -18,7 +18,7 @@ import { createApp, deleteApp, listApps, updateApp } from './manage-apps';
 import { deleteVersion, listVersions, readVersion } from './versions';
 
 /** The caller's account and render context. */
-export async function prepare(context: ApiContext): Promise<{ accountId: string; render: RenderContext }> {
+export async function appScope(context: ApiContext): Promise<{ accountId: string; render: RenderContext }> {
   const { scope, render } = await actionScope(context);
   return { accountId: scope.accountId, render };
 }
@@ -33,34 +33,34 @@ function paging(query: Record<string, string>): OffsetPage & { descending: boole
 /** `POST /apps`: 201 with `Location`; `test` defaults to the token's mode. */
 export const createAppAction = withBody(appCreate, async (context) => {
   const principal = requirePrincipal(context);
-  const { render } = await prepare(context);
+  const { render } = await appScope(context);
   const app = await createApp(context.platform, principal.accountId, principal.mode, context.body);
   return { status: 201, body: await renderResource(appDeclaration, app, render), location: render.url(appPath(app.app_id)) };
 });
 
 /** `GET /apps/{app_id}`. */
 export async function getAppAction(context: ApiContext): Promise<ApiResult> {
-  const { accountId, render } = await prepare(context);
+  const { accountId, render } = await appScope(context);
   return { status: 200, body: await renderResource(appDeclaration, await getApp(accountId, context.params.app_id!), render) };
 }
 
 /** `POST /apps/{app_id}`: partial update. */
 export const updateAppAction = withBody(appUpdate, async (context) => {
-  const { accountId, render } = await prepare(context);
+  const { accountId, render } = await appScope(context);
   const app = await updateApp(context.platform, accountId, context.params.app_id!, context.body);
   return { status: 200, body: await renderResource(appDeclaration, app, render) };
 });
 
 /** `DELETE /apps/{app_id}`: 204; every alias stops at once, files go afterwards. */
 export async function deleteAppAction(context: ApiContext): Promise<ApiResult> {
-  const { accountId } = await prepare(context);
+  const { accountId } = await appScope(context);
   await deleteApp(context.platform, accountId, context.params.app_id!);
   return { status: 204 };
 }
 
 /** `GET /apps`: offset list, oldest first unless `desc`; `q` searches name and alias; `sort_by` name, date_created, date_deployed. */
 export async function listAppsAction(context: ApiContext): Promise<ApiResult> {
-  const { accountId, render } = await prepare(context);
+  const { accountId, render } = await appScope(context);
   const query = context.query;
   const page = paging(query);
   const search = query.q?.trim().toLowerCase();
@@ -73,7 +73,7 @@ export async function listAppsAction(context: ApiContext): Promise<ApiResult> {
 
 /** `GET /apps/{app_id}/versions`: offset list by number (upload order). */
 export async function listVersionsAction(context: ApiContext): Promise<ApiResult> {
-  const { accountId, render } = await prepare(context);
+  const { accountId, render } = await appScope(context);
   const query = context.query;
   const appId = context.params.app_id!;
   // Upload order is both number order and creation order.
@@ -86,14 +86,14 @@ export async function listVersionsAction(context: ApiContext): Promise<ApiResult
 
 /** `GET /apps/{app_id}/versions/{version_id}`. */
 export async function getVersionAction(context: ApiContext): Promise<ApiResult> {
-  const { accountId, render } = await prepare(context);
+  const { accountId, render } = await appScope(context);
   const version = await readVersion(accountId, context.params.app_id!, context.params.version_id!);
   return { status: 200, body: await renderResource(versionDeclaration, version, render) };
 }
 
 /** `DELETE /apps/{app_id}/versions/{version_id}`: 204; 409 in_use while live or pinned. */
 export async function deleteVersionAction(context: ApiContext): Promise<ApiResult> {
-  const { accountId } = await prepare(context);
+  const { accountId } = await appScope(context);
   await deleteVersion(context.platform, accountId, context.params.app_id!, context.params.version_id!);
   return { status: 204 };
 }
@@ -103,7 +103,7 @@ export async function deleteVersionAction(context: ApiContext): Promise<ApiResul
 /** `POST /apps/{app_id}/deploy`: 201 with the deployment record. */
 export const deployAction = withBody(deployBody, async (context) => {
   const principal = requirePrincipal(context);
-  const { accountId, render } = await prepare(context);
+  const { accountId, render } = await appScope(context);
   const deployment = await deployVersion(context.platform, accountId, context.params.app_id!, context.body.version_id, principal);
   return { status: 201, body: await renderResource(deploymentDeclaration, deployment, render), location: render.url(deploymentPath(deployment.app_id, deployment.deployment_id)) };
 });
@@ -111,14 +111,14 @@ export const deployAction = withBody(deployBody, async (context) => {
 /** `POST /apps/{app_id}/rollback`: 201 with the deployment record (`action: rollback`). */
 export const rollbackAction = withBody(rollbackBody, async (context) => {
   const principal = requirePrincipal(context);
-  const { accountId, render } = await prepare(context);
+  const { accountId, render } = await appScope(context);
   const deployment = await rollback(context.platform, accountId, context.params.app_id!, context.body.version_id ?? undefined, principal);
   return { status: 201, body: await renderResource(deploymentDeclaration, deployment, render), location: render.url(deploymentPath(deployment.app_id, deployment.deployment_id)) };
 });
 
 /** `GET /apps/{app_id}/deployments`: offset list, oldest first unless `desc`. */
 export async function listDeploymentsAction(context: ApiContext): Promise<ApiResult> {
-  const { accountId, render } = await prepare(context);
+  const { accountId, render } = await appScope(context);
   const query = context.query;
   const appId = context.params.app_id!;
   sortByParameter(query, DEPLOYMENT_SORT_FIELDS);
@@ -130,7 +130,7 @@ export async function listDeploymentsAction(context: ApiContext): Promise<ApiRes
 
 /** `GET /apps/{app_id}/deployments/{deployment_id}`. */
 export async function getDeploymentAction(context: ApiContext): Promise<ApiResult> {
-  const { accountId, render } = await prepare(context);
+  const { accountId, render } = await appScope(context);
   const deployment = await readDeployment(accountId, context.params.app_id!, context.params.deployment_id!);
   return { status: 200, body: await renderResource(deploymentDeclaration, deployment, render) };
 }
@@ -139,7 +139,7 @@ export async function getDeploymentAction(context: ApiContext): Promise<ApiResul
 
 /** `GET /apps/{app_id}/aliases`: offset list, primary first. */
 export async function listAliasesAction(context: ApiContext): Promise<ApiResult> {
-  const { accountId, render } = await prepare(context);
+  const { accountId, render } = await appScope(context);
   const query = context.query;
   const appId = context.params.app_id!;
   const page = paging(query);
@@ -151,28 +151,28 @@ export async function listAliasesAction(context: ApiContext): Promise<ApiResult>
 
 /** `POST /apps/{app_id}/aliases`: 201 with `Location`. */
 export const createAliasAction = withBody(aliasCreate, async (context) => {
-  const { accountId, render } = await prepare(context);
+  const { accountId, render } = await appScope(context);
   const alias = await createAlias(context.platform, accountId, context.params.app_id!, context.body);
   return { status: 201, body: await renderResource(aliasDeclaration, alias, render), location: render.url(aliasPath(alias.app_id, alias.alias)) };
 });
 
 /** `GET /apps/{app_id}/aliases/{alias}`. */
 export async function getAliasAction(context: ApiContext): Promise<ApiResult> {
-  const { accountId, render } = await prepare(context);
+  const { accountId, render } = await appScope(context);
   const alias = await readAlias(accountId, context.params.app_id!, context.params.alias!);
   return { status: 200, body: await renderResource(aliasDeclaration, alias, render) };
 }
 
 /** `POST /apps/{app_id}/aliases/{alias}`: change `version_id` or `test`. */
 export const updateAliasAction = withBody(aliasUpdate, async (context) => {
-  const { accountId, render } = await prepare(context);
+  const { accountId, render } = await appScope(context);
   const alias = await updateAlias(context.platform, accountId, context.params.app_id!, context.params.alias!, context.body);
   return { status: 200, body: await renderResource(aliasDeclaration, alias, render) };
 });
 
 /** `DELETE /apps/{app_id}/aliases/{alias}`: 204; the primary alias cannot be deleted (422). */
 export async function deleteAliasAction(context: ApiContext): Promise<ApiResult> {
-  const { accountId } = await prepare(context);
+  const { accountId } = await appScope(context);
   await deleteAlias(context.platform, accountId, context.params.app_id!, context.params.alias!);
   return { status: 204 };
 }

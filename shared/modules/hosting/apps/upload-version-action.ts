@@ -3,7 +3,7 @@ import { readUpload } from '../../../http/body/multipart';
 import type { ApiContext, ApiResult } from '../../../http/types';
 import { parseInput } from '../../../rest/validate';
 import { renderResource } from '../../../rest/render';
-import { prepare } from './app-actions';
+import { appScope } from './app-actions';
 import { versionFields } from './app-schemas';
 import { versionDeclaration, versionPath, versionView } from './apps';
 import { getApp } from './apps-store';
@@ -17,7 +17,7 @@ import { uploadVersion } from './upload-version';
  * `meta.reason`) for a package the platform does not take, with nothing stored.
  */
 export async function uploadVersionAction(context: ApiContext): Promise<ApiResult> {
-  const { accountId, render } = await prepare(context);
+  const { accountId, render } = await appScope(context);
   const appId = context.params.app_id!;
   await getApp(accountId, appId);
   const upload = await readUpload(context.headers, context.rawBody, { field: 'file', maxFileBytes: MAX_PACKAGE_BYTES, noun: 'zip package' });

@@ -11,9 +11,7 @@ import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../.
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../../rest/offset-list';
 import { renderElements, renderResource } from '../../../rest/render';
 import { actionScope } from '../../../rest/action-scope';
-import type { RenderContext } from '../../../rest/render-context';
 import { readOffsetCollection } from '../../../store/offset-index';
-import type { RecordScope } from '../../../store/records';
 import type { LicenseServiceRecord } from './license-service-record';
 import { LICENSE_SERVICE_TYPES, licenseServiceCreate, licenseServiceUpdate } from './license-service-schemas';
 import { licenseServicePartition } from './license-service-store';
@@ -33,10 +31,6 @@ import {
 
 const SORT_FIELDS = ['date_created', 'name'] as const;
 
-async function prepare(context: ApiContext): Promise<{ principal: Principal; scope: RecordScope; render: RenderContext }> {
-  return actionScope(context);
-}
-
 /** What `principal` may see of a service that was just written with its privileged parts at hand. */
 function visible(record: WrittenLicenseService, principal: Principal): LicenseServiceView {
   if (maySeeSecrets(principal)) return record;
@@ -52,7 +46,7 @@ function showsSecret(view: LicenseServiceView): boolean {
 
 /** `POST /license_services`: 201 with `Location`. */
 export const createLicenseServiceAction = withBody(licenseServiceCreate, async (context) => {
-  const { principal, scope, render } = await prepare(context);
+  const { principal, scope, render } = await actionScope(context);
   const view = visible(await createLicenseService(scope, context.body, context.platform), principal);
   const body = await renderResource(licenseServiceDeclaration, view, render);
   return { status: 201, body, location: render.url(licenseServicePath(view.license_service_id)), sensitive: showsSecret(view) };
@@ -60,7 +54,7 @@ export const createLicenseServiceAction = withBody(licenseServiceCreate, async (
 
 /** `GET /license_services/{license_service_id}`. */
 export async function getLicenseServiceAction(context: ApiContext): Promise<ApiResult> {
-  const { principal, scope, render } = await prepare(context);
+  const { principal, scope, render } = await actionScope(context);
   const record = await getLicenseService(scope, context.params.license_service_id!);
   const view = await licenseServiceView(record, principal, context.platform.secrets);
   return { status: 200, body: await renderResource(licenseServiceDeclaration, view, render), sensitive: showsSecret(view) };
@@ -68,7 +62,7 @@ export async function getLicenseServiceAction(context: ApiContext): Promise<ApiR
 
 /** `POST /license_services/{license_service_id}`: partial update, validated as the service will be. */
 export const updateLicenseServiceAction = withBody(licenseServiceUpdate, async (context) => {
-  const { principal, scope, render } = await prepare(context);
+  const { principal, scope, render } = await actionScope(context);
   const saved = await updateLicenseService(scope, context.params.license_service_id!, context.body, context.platform);
   const view = visible(saved, principal);
   return { status: 200, body: await renderResource(licenseServiceDeclaration, view, render), sensitive: showsSecret(view) };
@@ -76,14 +70,14 @@ export const updateLicenseServiceAction = withBody(licenseServiceUpdate, async (
 
 /** `DELETE /license_services/{license_service_id}`: a hard delete (204); 409 in_use while linked or busy. */
 export async function deleteLicenseServiceAction(context: ApiContext): Promise<ApiResult> {
-  const { scope } = await prepare(context);
+  const { scope } = await actionScope(context);
   await deleteLicenseService(await getLicenseService(scope, context.params.license_service_id!));
   return { status: 204 };
 }
 
 /** `GET /license_services`: offset list, oldest first unless `desc`; filter `type`; `sort_by` `date_created` or `name`. */
 export async function listLicenseServicesAction(context: ApiContext): Promise<ApiResult> {
-  const { principal, scope, render } = await prepare(context);
+  const { principal, scope, render } = await actionScope(context);
   const query = context.query;
   const page = offsetPage(query);
   const sortBy = sortByParameter(query, SORT_FIELDS);
