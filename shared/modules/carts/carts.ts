@@ -14,10 +14,10 @@ import type { PaymentSettings, TaxSettings } from '../accounts';
 import { assertBindingCapacity, bindingWrite, bindingWritten } from '../identity';
 import { type Principal } from '../../core/access/principal';
 import type { SubscriptionPlan } from '../catalog';
-import { customerDeclaration, saleCustomerOf, type CustomerRecord } from '../customers';
+import { customerDeclaration, mergeSaleDetails, saleCustomerOf, type CustomerRecord } from '../customers';
 import { newId } from '../../core/ids';
 import { MAX_MONEY } from '../../rest/fields';
-import { addressJson, emptyAddress, mergeAddress } from '../../rest/addresses';
+import { addressJson, emptyAddress } from '../../rest/addresses';
 import { declareResource, type FormattedShape } from '../../rest/declarations';
 import { isCountryCode } from '../../rest/formatted';
 import { invalid, sends } from '../../rest/input';
@@ -338,14 +338,7 @@ async function applyCustomer(
   if (body.customer === null) {
     customer = { ...guestCustomer(), customer_id: customer.customer_id, username: customer.username };
   }
-  if (patch) {
-    for (const name of ['name', 'email', 'company_name', 'phone', 'tax_number'] as const) {
-      const value = patch[name];
-      if (value !== undefined) customer[name] = value;
-    }
-    if (patch.billing_address !== undefined) customer.billing_address = mergeAddress(customer.billing_address, patch.billing_address);
-    if (patch.shipping_address !== undefined) customer.shipping_address = mergeAddress(customer.shipping_address, patch.shipping_address);
-  }
+  if (patch) customer = mergeSaleDetails(customer, patch);
   return { customer, customer_tax_exempt: taxExempt };
 }
 

@@ -233,6 +233,26 @@ export function customerFromSale(
   };
 }
 
+/** Contact details and addresses with every property null. */
+function emptyCustomerDetails(): CustomerDetails {
+  return { name: null, email: null, company_name: null, phone: null, tax_number: null, billing_address: emptyAddress(), shipping_address: emptyAddress() };
+}
+
+/**
+ * A body's `customer` merged over sale customer details, property by property (commerce.md
+ * §1.5): sent properties change, omitted ones stay, null clears; addresses merge the same way.
+ */
+export function mergeSaleDetails<D extends CustomerDetails>(current: D, patch: NonNullable<SaleCustomerInput>): D {
+  const next = { ...current };
+  for (const name of ['name', 'email', 'company_name', 'phone', 'tax_number'] as const) {
+    const value = patch[name];
+    if (value !== undefined) next[name] = value;
+  }
+  if (patch.billing_address !== undefined) next.billing_address = mergeAddress(current.billing_address, patch.billing_address);
+  if (patch.shipping_address !== undefined) next.shipping_address = mergeAddress(current.shipping_address, patch.shipping_address);
+  return next;
+}
+
 /**
  * The details a body's `customer` holds on its own, over empty ones: a direct payment's payer
  * (commerce.md §4.3), who becomes a new customer when the payment completes. Undefined when no
@@ -240,15 +260,7 @@ export function customerFromSale(
  */
 export function saleDetailsOf(patch: SaleCustomerInput): CustomerDetails | undefined {
   if (!patch) return undefined;
-  const details: CustomerDetails = {
-    name: patch.name ?? null,
-    email: patch.email ?? null,
-    company_name: patch.company_name ?? null,
-    phone: patch.phone ?? null,
-    tax_number: patch.tax_number ?? null,
-    billing_address: mergeAddress(undefined, patch.billing_address),
-    shipping_address: mergeAddress(undefined, patch.shipping_address),
-  };
+  const details = mergeSaleDetails(emptyCustomerDetails(), patch);
   const filled = (value: unknown): boolean =>
     value !== null && value !== undefined && (typeof value !== 'object' || Object.values(value).some(filled));
   return Object.values(details).some(filled) ? details : undefined;
