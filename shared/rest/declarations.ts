@@ -30,8 +30,9 @@ export interface SubCollection {
    * Reads the stored records of the first page (default order, default limit) and the
    * collection's size, for `expand`; the engine renders them and builds the offset envelope.
    * Undefined while the listed resource does not exist yet: the sub-collection stays a URL.
+   * `parent` is the parent's stored record when the engine read it (undefined for an inline object).
    */
-  firstPage?: (parentId: string, context: RenderContext) => Promise<{ records: unknown[]; totalItems: number }>;
+  firstPage?: (parentId: string, context: RenderContext, parent?: unknown) => Promise<{ records: unknown[]; totalItems: number }>;
 }
 
 /**

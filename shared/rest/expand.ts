@@ -210,7 +210,7 @@ export async function expandResources(
           const parentId = idOf(declaration, node.stored, node.json);
           if (!target || !firstPage || parentId === undefined || !mayReadList(context, target, node.reached)) continue;
           lists.push(
-            firstPage(parentId, context).then(({ records, totalItems }) => {
+            firstPage(parentId, context, node.stored).then(({ records, totalItems }) => {
               const data = records.map((record) => renderStored(target, record, context));
               node.json[property] = offsetList(data, { limit: MAX_LIMIT, offset: 0 }, totalItems, pageUrlBuilder(value, {}, 'offset'));
               records.forEach((record, position) => {

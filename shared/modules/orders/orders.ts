@@ -141,9 +141,10 @@ export const orderDeclaration = declareResource<OrderRecord>({
   subCollections: {
     payments: {
       resource: 'payment',
-      async firstPage(orderId, context) {
+      async firstPage(orderId, context, parent) {
         const scope = { accountId: context.accountId, mode: context.mode };
-        const order = await findOrder(scope, orderId);
+        // The order the engine already read, or (inline, without its record) read here.
+        const order = (parent as OrderRecord | undefined) ?? (await findOrder(scope, orderId));
         const payment = order && (await findRecord(paymentDeclaration, scope, order.payment_id));
         return firstPageOf(payment ? [payment] : []);
       },
