@@ -203,6 +203,15 @@ export class AppsHosting extends Construct {
           { function: this.forwardedHost, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST },
         ],
       },
+      // Invoke URLs reach the same HTTP API (its `ANY /func/v1/{proxy+}` route), uncached, every method.
+      functions: {
+        origin: apiOrigin,
+        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.ALLOW_ALL,
+        allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+        cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+        originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        compress: false,
+      },
     };
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'Cartwheel hosted apps and /api/v1 proxy',

@@ -159,6 +159,8 @@ export function createGateway(options: GatewayOptions) {
           const target = pathFormTarget(path);
           return serveAppFile(req, res, options.apps, target.accountId, target.path);
         },
+        // Until the function-router family exists (issue 23), invoke URLs answer as unmatched paths.
+        functions: () => serve.api(),
         api: async () => {
           const edge: EdgeFacts = { sourceIp, port: options.port(), edgeSecret: options.edgeSecret, ...(onAppHost ? { forwardedHost: req.headers.host! } : {}) };
           const family: FamilyName = match ? match.route.family : fallbackFamily;

@@ -105,9 +105,82 @@ export interface ObjectStorage {
   delete(bucket: 'functions' | 'apps', key: string): Promise<void>;
 }
 
-/** Runs customer code (hosted functions): Lambda in the cloud, a child-process runner locally. */
+// Hosted functions (functions.md): merchant code run by the platform. The functions module
+// stores the records and decides; a runner deploys the code and runs it: Lambda in the cloud
+// (adapters/lambda-functions.ts), warm confined child processes locally (infra/local/functions/).
+
+/** Which hosted function, in which account and mode. */
+export interface FunctionRef {
+  accountId: string;
+  mode: 'test' | 'live';
+  functionId: string;
+}
+
+/** The runtimes of functions.md §2, by their full names. */
+export type FunctionRuntime = 'nodejs22.x' | 'python3.13' | 'java21' | 'dotnet8';
+
+/** What a function runs with: its code, entry point and limits. */
+export interface FunctionSettings extends FunctionRef {
+  runtime: FunctionRuntime;
+  /** The merchant's handler name as the contract writes it (`index.handler`, `app/routes.quote`). */
+  handler: string;
+  timeoutSeconds: number;
+  memoryMb: number;
+  /**
+   * The uploaded zip in the `functions` bucket, under a key that is never overwritten: the code
+   * this deployment serves (a settings-only change keeps the previous one).
+   */
+  codeKey: string;
+  /**
+   * Names one deployment (code and settings) for good: a new one for every change. Locally,
+   * children of another deployment are retired; in the cloud it names the staged package.
+   */
+  deploymentId: string;
+}
+
+/** One deployment to make live: the settings and the decrypted variables. */
+export interface FunctionDeployment extends FunctionSettings {
+  environment: Record<string, string>;
+  /** Only settings changed: the code already serving stays (cloud: no new package, UpdateFunctionConfiguration only). */
+  settingsOnly: boolean;
+}
+
+/** A deployment's result: live, or why not (the record's `status_message`). */
+export type DeployOutcome = { ok: true } | { ok: false; message: string };
+
+/** The function to call: the deployment serving now, with its variables opened only when a runner needs them (a local child starting). */
+export interface InvokeTarget extends FunctionSettings {
+  environment(): Promise<Record<string, string>>;
+}
+
+/**
+ * How a call ended (functions.md §7.3-§7.6). `returned` carries the handler's `success` value
+ * as it settled (undefined when a promise resolved to nothing); mapping it to the HTTP answer is
+ * the functions module's. The rest are the failures the caller gets as 502, 504 or 429.
+ */
+export type InvokeOutcome =
+  | { kind: 'returned'; value: unknown }
+  | { kind: 'error'; errorType: string; errorMessage: string }
+  | { kind: 'timeout' }
+  | { kind: 'crashed'; message?: string }
+  | { kind: 'out_of_memory' }
+  | { kind: 'runtime_unavailable'; message: string }
+  /** The runner refused for load (Lambda TooManyRequestsException): 429, never 500. */
+  | { kind: 'throttled' }
+  /** No deployed function answers (removed, or not deployed yet in the cloud). */
+  | { kind: 'not_found' };
+
+/** Deploys and runs hosted functions: Lambda in the cloud, warm child processes locally. */
 export interface FunctionRunner {
-  invoke(functionId: string, event: unknown, options: { timeoutMs: number }): Promise<unknown>;
+  /**
+   * Makes `deployment` the serving one and resolves once it serves (or failed). Safe to repeat
+   * with the same `deploymentId` (a crashed deployment is run again by due work).
+   */
+  deploy(deployment: FunctionDeployment): Promise<DeployOutcome>;
+  /** Removes the function and everything deployed of it; nothing to remove is fine. */
+  remove(ref: FunctionRef): Promise<void>;
+  /** Calls the function once with `event` (functions.md §7.2) and answers how it ended; rejects only on a bug. */
+  invoke(target: InvokeTarget, event: unknown): Promise<InvokeOutcome>;
 }
 
 /** Every port, built once per process. */
@@ -119,7 +192,7 @@ export interface Platform {
   http: OutboundHttp;
   queues: QueuePort;
   objects: ObjectStorage;
-  /** Hosted functions; absent until that capability exists. */
+  /** Hosted functions: Lambda in the cloud, the local runner locally, a fake in tests. (Optional until issue 23's adapters are wired.) */
   functions?: FunctionRunner;
   /** The public addresses (not a port: configuration the composition hands down with the ports). */
   site: Site;

@@ -50,6 +50,13 @@ export const PACKAGE_LIMITS: ZipLimits = {
   ratioFloorBytes: 64 * 1024,
 };
 
+/** The package limits of functions.md §4: 50 MB compressed, 250 MB uncompressed, 10,000 files, paths of 512 characters. */
+export const FUNCTION_PACKAGE_LIMITS: ZipLimits = {
+  ...PACKAGE_LIMITS,
+  maxTotalBytes: 250 * 1024 * 1024,
+  maxFiles: 10_000,
+};
+
 /** Longest path in UTF-8 bytes (object keys are limited to 1,024 bytes with their prefix). */
 const MAX_PATH_UTF8_BYTES = 900;
 
