@@ -8,6 +8,7 @@ import { defineFamily, lambdaHandler } from '../../shared/app/families';
 import type { FamilyActions } from '../../shared/http/pipeline';
 import { openApiDocument } from '../../shared/rest/openapi';
 import { appActions } from './apps';
+import { deleteHostedFunctionAction, getHostedFunctionAction, listHostedFunctionsAction } from '../../shared/modules/functions/actions';
 import { family as hosting } from './app-serving';
 import { family as auths } from './auths';
 import { family as carts } from './carts';
@@ -33,14 +34,24 @@ const imagesWithoutUpload: FamilyActions = {
 /** The apps family without its upload (a multipart route, which the route table describes). */
 const appsWithoutUpload: FamilyActions = { family: 'apps', actions: appActions };
 
+/** The hosted functions family without its two uploads (multipart routes, which the route table describes). */
+const hostedFunctionsWithoutUploads: FamilyActions = {
+  family: 'hosted-functions',
+  actions: {
+    'GET /api/v1/hosted_functions': listHostedFunctionsAction,
+    'GET /api/v1/hosted_functions/{hosted_function_id}': getHostedFunctionAction,
+    'DELETE /api/v1/hosted_functions/{hosted_function_id}': deleteHostedFunctionAction,
+  },
+};
+
 /**
  * The families the document describes, by the route table's family names: the compiler refuses
  * a family added to a module manifest without its entry here (the fallback has no routes; this
- * family, defined below, joins in `documentedFamilies`).
+ * family, defined below, joins in `documentedFamilies`; the invoke surface's router serves no API route).
  */
 const documented = {
-  apps: appsWithoutUpload, auths, carts, catalog, customers, events, hosting, images: imagesWithoutUpload, licenses, orders, payments, promotions, settings, shipping,
-} satisfies Record<Exclude<FamilyName, 'fallback' | 'openapi'>, FamilyActions>;
+  apps: appsWithoutUpload, auths, carts, catalog, customers, events, hosting, 'hosted-functions': hostedFunctionsWithoutUploads, images: imagesWithoutUpload, licenses, orders, payments, promotions, settings, shipping,
+} satisfies Record<Exclude<FamilyName, 'fallback' | 'openapi' | 'function-router'>, FamilyActions>;
 
 /** Every family whose actions the document describes. */
 export function documentedFamilies(): readonly FamilyActions[] {

@@ -6,6 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { newId } from '../../shared/core/ids';
+import { isTextual } from '../../shared/http/body/content-type';
 
 /** Headers only the platform's own edge may set; anything a client sends under these names is dropped. */
 const EDGE_HEADERS = new Set(['x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port', 'x-forwarded-for', 'x-cartwheel-edge', 'cloudfront-forwarded-proto']);
@@ -84,12 +85,6 @@ export function toApiGatewayEvent(
     ...(body.length ? { body: isText ? body.toString('utf8') : body.toString('base64') } : {}),
     isBase64Encoded: !isText,
   };
-}
-
-function isTextual(contentType: string | undefined): boolean {
-  if (!contentType) return true;
-  const type = contentType.split(';')[0]!.trim().toLowerCase();
-  return type.startsWith('text/') || type.endsWith('/json') || type.endsWith('+json') || type.endsWith('/xml') || type === 'application/x-www-form-urlencoded';
 }
 
 /** A Lambda context for a local invocation with the same time budget as the cloud function. */

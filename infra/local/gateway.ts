@@ -12,11 +12,13 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { families, fallbackFamily, routes, type FamilyName, type RouteDefinition } from '../../shared/app/routes';
+import type { ApiGate } from '../../shared/http/gate';
 import { apiGate } from '../../shared/app/gate';
 import { surfaces, type SurfaceName } from '../../shared/app/surfaces';
 import { surfaceFor, type SurfaceDefinition } from '../../shared/http/surfaces';
 import { compileRoutes } from '../../shared/http/route-matcher';
 import { bodyTooLarge, requestBodyLimit } from '../../shared/http/body-limits';
+import { MAX_INVOKE_BYTES } from '../../shared/modules/functions';
 import { ServiceUnavailableError } from '../../shared/http/errors';
 import { apiHandler, type ServedFamily } from '../../shared/http/pipeline';
 import type { ObjectStorage, Platform } from '../../shared/platform/ports';
@@ -60,9 +62,12 @@ export function familyHandlers(platform: Platform, settings: Pick<PlatformConfig
   const gate = apiGate(platform.clock, settings);
   const loaded = new Map<FamilyName, Promise<HttpHandler>>();
   const load = async (family: FamilyName): Promise<HttpHandler> => {
-    const module = (await import(entryUrl(families[family].entry))) as { handler: HttpHandler; family?: ServedFamily };
+    const module = (await import(entryUrl(families[family].entry))) as { handler: HttpHandler; family?: ServedFamily; surfaceHandler?: (platform: Platform, gate: ApiGate) => unknown };
     if (typeof module.handler !== 'function') throw new Error(`${families[family].entry} does not export a handler`);
-    return module.family ? (apiHandler(module.family, platform, gate) as unknown as HttpHandler) : module.handler;
+    // A route family is served by the pipeline, a surface's handler is built, both over the local platform.
+    if (module.family) return apiHandler(module.family, platform, gate) as unknown as HttpHandler;
+    if (module.surfaceHandler) return module.surfaceHandler(platform, gate) as HttpHandler;
+    return module.handler;
   };
   return (family) => {
     let handler = loaded.get(family);
@@ -136,22 +141,33 @@ export function createGateway(options: GatewayOptions) {
       if (requestHeaderBytes(req.rawHeaders) > MAX_REQUEST_HEADER_BYTES) return answerError(req, res, headersTooLarge(), true);
       if (req.httpVersion === '1.1' && req.headers.host === undefined) return answerError(req, res, hostMissing(), true);
       const match = matcher.match(method, path);
-      const limit = requestBodyLimit({ contentType: req.headers['content-type'], route: match?.route });
-      if (Number(req.headers['content-length'] ?? 0) > limit) return answerError(req, res, bodyTooLarge(limit), true);
-      if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
-      const body = await readBody(req, limit);
-      if (body === undefined) return answerError(req, res, bodyTooLarge(limit), true);
-      const sourceIp = req.socket.remoteAddress ?? '127.0.0.1';
       // An app host answers its account's apps, image files and, in-process, the API (links
       // come back on the app host); it has no local pages.
       const appAccount = appHostAccount(req.headers.host, options.apps.domain);
       const onAppHost = appAccount !== undefined;
       const surface = surfaceFor(localSurfaces, path, onAppHost ? 'app-hosts' : 'platform')!;
+      // An invoke URL takes up to 6 MB, and a larger body is the contract's 422 (functions.md §7.1).
+      const limit = surface.name === 'functions' ? MAX_INVOKE_BYTES : requestBodyLimit({ contentType: req.headers['content-type'], route: match?.route });
+      if (Number(req.headers['content-length'] ?? 0) > limit) return answerError(req, res, bodyTooLarge(limit), true);
+      if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
+      const body = await readBody(req, limit);
+      if (body === undefined) return answerError(req, res, bodyTooLarge(limit), true);
+      const sourceIp = req.socket.remoteAddress ?? '127.0.0.1';
       if (surface.name === 'local') {
         await handleLocalPage(req, res, body, sourceIp, options.localPages);
         return;
       }
       await options.ready;
+      /** Calls a family's handler with the API Gateway event of this request, as API Gateway would. */
+      const callFamily = async (family: FamilyName, routeKey: string, params: Record<string, string> | undefined) => {
+        const edge: EdgeFacts = { sourceIp, port: options.port(), edgeSecret: options.edgeSecret, ...(onAppHost ? { forwardedHost: req.headers.host! } : {}) };
+        const event = toApiGatewayEvent(req, body, routeKey, params, edge);
+        // What the request cost in DynamoDB, counted when its answer is ready (work left running
+        // after that is not the request's): local only, for benches and curious developers.
+        const handler = await options.handler(family);
+        const { value: result, cost } = await measureCost(() => handler(event, lambdaContext(family, TIMEOUT_MS)));
+        writeResult(res, { ...result, headers: { ...result.headers, [COST_HEADER]: formatCost(cost) } });
+      };
       const serve: Record<SurfaceName, () => Promise<void>> = {
         images: () => serveImageFile(req, res, path, options.objects),
         apps: () => {
@@ -159,18 +175,9 @@ export function createGateway(options: GatewayOptions) {
           const target = pathFormTarget(path);
           return serveAppFile(req, res, options.apps, target.accountId, target.path);
         },
-        // Until the function-router family exists (issue 23), invoke URLs answer as unmatched paths.
-        functions: () => serve.api(),
-        api: async () => {
-          const edge: EdgeFacts = { sourceIp, port: options.port(), edgeSecret: options.edgeSecret, ...(onAppHost ? { forwardedHost: req.headers.host! } : {}) };
-          const family: FamilyName = match ? match.route.family : fallbackFamily;
-          const event = toApiGatewayEvent(req, body, match ? match.routeKey : '$default', match?.params, edge);
-          // What the request cost in DynamoDB, counted when its answer is ready (work left running
-          // after that is not the request's): local only, for benches and curious developers.
-          const handler = await options.handler(family);
-          const { value: result, cost } = await measureCost(() => handler(event, lambdaContext(family, TIMEOUT_MS)));
-          writeResult(res, { ...result, headers: { ...result.headers, [COST_HEADER]: formatCost(cost) } });
-        },
+        // Invoke URLs: the function router, as its `ANY /func/v1/{proxy+}` route calls it in the cloud.
+        functions: () => callFamily('function-router', 'ANY /func/v1/{proxy+}', { proxy: path.slice('/func/v1/'.length) }),
+        api: () => callFamily(match ? match.route.family : fallbackFamily, match ? match.routeKey : '$default', match?.params),
       };
       return await serve[surface.name]();
     } catch (error) {

@@ -18,8 +18,9 @@ import { shippingModule } from '../modules/shipping/module';
 import { eventsModule } from '../modules/events/module';
 import { licensesModule } from '../modules/licenses/module';
 import { hostingModule } from '../modules/hosting/module';
+import { functionsModule } from '../modules/functions/module';
 
-export { accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule };
+export { accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule };
 
 /** Every module of the platform. */
-export const modules = [accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule] as const;
+export const modules = [accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule] as const;

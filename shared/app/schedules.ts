@@ -20,7 +20,7 @@ export interface ScheduleDefinition {
 export const schedules: readonly ScheduleDefinition[] = [
   {
     name: 'due-work',
-    description: 'Runs due work no process finished: unsent confirmation emails, payments whose process died, image deletions, event deliveries, license requests, app file clean-up, alias pointers not yet copied to the CDN',
+    description: 'Runs due work no process finished: unsent confirmation emails, payments whose process died, image deletions, event deliveries, license requests, app file clean-up, alias pointers not yet copied to the CDN, function deployments and removals',
     entry: 'handlers/jobs/due-work.ts',
     everyMinutes: 1,
     memoryMb: 256,
@@ -30,15 +30,19 @@ export const schedules: readonly ScheduleDefinition[] = [
     // request did not copy to the CDN's KeyValueStore are copied here (app-edge-pointer work).
     grants: {
       table: 'readWrite',
-      secrets: 'none',
+      // Hosted functions' variables are opened to deploy them.
+      secrets: 'decrypt',
       email: true,
       sendsTo: ['event-notifications', 'license-requests'],
       objects: [
         { bucket: 'apps', prefix: 'images/', delete: true },
         { bucket: 'apps', prefix: 'apps/', delete: true },
         { bucket: 'apps', prefix: 'app-manifests/', read: true, delete: true },
+        // Hosted function deployments (the zip, packaged with the wrapper in the cloud) and removals.
+        { bucket: 'functions', prefix: 'functions/', read: true, put: true, delete: true },
       ],
       edgePointers: true,
+      functions: 'manage',
     },
   },
 ];

@@ -16,6 +16,7 @@ import { licenseOpenWork, licenseRequestWork } from '../flows/license-fulfilment
 import { eventDeliveryWork } from '../flows/notifications/delivery/deliver-event';
 import { eventFanOutDueWork } from '../flows/notifications/fan-out';
 import { appFilesWork, edgePointerWork, versionFilesWork } from '../modules/hosting';
+import { functionDeployWork, functionRemovalWork } from '../modules/functions';
 import { imageFilesWork, imageUnlinkWork } from '../modules/images';
 import type { DueKind } from '../work/due-work-store';
 import type { DueHandler } from '../work/runner';
@@ -34,6 +35,8 @@ export const dueHandlers = {
   'app-edge-pointer': edgePointerWork,
   'app-version-files': versionFilesWork,
   'app-files': appFilesWork,
+  'function-deploy': functionDeployWork,
+  'function-removal': functionRemovalWork,
 } as const satisfies Record<DueKind, DueHandler>;
 
 /** The handlers in sweep order. */

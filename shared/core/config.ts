@@ -64,11 +64,13 @@ export interface Site {
   appsTemplate: string;
   /** Domain under which hosted apps live: `<account_id>.<appsDomain>`. */
   appsDomain: string;
+  /** Where hosted functions are invoked (`{functions_url}/func/v1/<id>`), e.g. `https://fn.example.com`. */
+  functionsUrl: string;
 }
 
 /** The public addresses of a configuration. */
 export function siteOf(settings: Pick<PlatformConfig, 'publicUrls' | 'appsDomain'>): Site {
-  return { apiUrl: settings.publicUrls.api, imagesUrl: settings.publicUrls.images, appsTemplate: settings.publicUrls.appsTemplate, appsDomain: settings.appsDomain };
+  return { apiUrl: settings.publicUrls.api, imagesUrl: settings.publicUrls.images, appsTemplate: settings.publicUrls.appsTemplate, appsDomain: settings.appsDomain, functionsUrl: settings.publicUrls.functions };
 }
 
 /** A token bucket: `rate` tokens per second refill, at most `burst` held. */

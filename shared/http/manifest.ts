@@ -28,6 +28,11 @@ export interface FamilyGrants {
    * edge function reads, hosting.md §10): its ARN in `CARTWHEEL_APP_POINTERS_KVS_ARN`.
    */
   edgePointers?: boolean;
+  /**
+   * Hosted functions' cloud functions (functions.md §10): `manage` deploys, updates and removes
+   * them (and passes their one execution role); `invoke` only calls those tagged for the platform.
+   */
+  functions?: 'manage' | 'invoke';
 }
 
 /** Object access under one key prefix of a bucket. */

@@ -47,6 +47,7 @@ export const tableDefinition = {
         'shipping method': 'shipping methods by creation sequence (offset list)',
         'event subscription': 'event subscriptions by creation sequence (offset list)',
         'license service': 'license services by creation sequence (offset list)',
+        'hosted function': 'hosted functions by creation sequence (offset list)',
         image: 'images by creation sequence (offset list); pending and deleted ones are not listed',
         app: 'apps by creation sequence (offset list)',
         'app version': 'versions of an app by number (offset list): <account>#apps#<app_id>#versions',

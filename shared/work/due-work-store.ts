@@ -25,7 +25,9 @@ export type DueKind =
   | 'license-follow-up'
   | 'app-version-files'
   | 'app-files'
-  | 'app-edge-pointer';
+  | 'app-edge-pointer'
+  | 'function-deploy'
+  | 'function-removal';
 
 /** A due-work record. */
 export interface DueWorkRecord {

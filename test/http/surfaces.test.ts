@@ -26,6 +26,6 @@ describe('surfaces (shared/app/surfaces.ts)', () => {
   });
 
   it('gives the CDN its path patterns', () => {
-    expect(surfaces.map((surface) => pathPatternOf(surface))).toEqual(['/images/*', '/api/v1/*', '/apps/*']);
+    expect(surfaces.map((surface) => pathPatternOf(surface))).toEqual(['/images/*', '/api/v1/*', '/func/v1/*', '/apps/*']);
   });
 });

@@ -12,12 +12,20 @@ import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
 import { readOffsetCollection } from '../../store/offset-index';
 import { logger } from '../../core/logging';
+import { destinationFunction } from '../../modules/functions';
+import type { Platform } from '../../platform/ports';
+import type { RecordScope } from '../../store/records';
 import { endEventsOfDeletedSubscription } from './delivery/end-deleted';
 import { sendSampleDelivery } from './delivery/sample-delivery';
 import type { JsonObject } from './body';
-import { eventSubscriptionCreate, eventSubscriptionTest, eventSubscriptionUpdate, eventSubscriptionPartition, createEventSubscription, deleteEventSubscription, eventSubscriptionDeclaration, eventSubscriptionPath, maySeeSecrets, readEventSubscription, SECRET_PROPERTIES, subscriptionView, updateEventSubscription, type EventSubscriptionRecord, type EventSubscriptionView, type OpenedEventSubscription } from '../../modules/events';
+import { eventSubscriptionCreate, eventSubscriptionTest, eventSubscriptionUpdate, eventSubscriptionPartition, createEventSubscription, deleteEventSubscription, eventSubscriptionDeclaration, eventSubscriptionPath, maySeeSecrets, readEventSubscription, SECRET_PROPERTIES, subscriptionView, updateEventSubscription, type EventSubscriptionRecord, type SubscriptionPorts, type EventSubscriptionView, type OpenedEventSubscription } from '../../modules/events';
 
 const SORT_FIELDS = ['date_created'] as const;
+
+/** The ports of a subscription write, with hosted functions recognised as destinations in `scope` (events.md §9). */
+function subscriptionPorts(platform: Platform, scope: RecordScope): SubscriptionPorts {
+  return { secrets: platform.secrets, http: platform.http, clock: platform.clock, destinationFunction: (destination) => destinationFunction(platform.site, scope, destination) };
+}
 
 /** What `principal` may see of a record that was just written with its secrets at hand (no second open). */
 function visible(record: OpenedEventSubscription, principal: Principal): EventSubscriptionView {
@@ -34,7 +42,7 @@ function showsSecret(view: EventSubscriptionView): boolean {
 /** `POST /event_subscriptions`: 201 with `Location`. */
 export const createEventSubscriptionAction = withBody(eventSubscriptionCreate, async (context) => {
   const { principal, scope, render } = await actionScope(context);
-  const record = visible(await createEventSubscription(scope, context.body, context.platform), principal);
+  const record = visible(await createEventSubscription(scope, context.body, subscriptionPorts(context.platform, scope)), principal);
   const body = await renderResource(eventSubscriptionDeclaration, record, render);
   return { status: 201, body, location: render.url(eventSubscriptionPath(record.event_subscription_id)), sensitive: showsSecret(record) };
 });
@@ -50,7 +58,7 @@ export async function getEventSubscriptionAction(context: ApiContext): Promise<A
 /** `POST /event_subscriptions/{event_subscription_id}`: partial update, validated as the subscription will be. */
 export const updateEventSubscriptionAction = withBody(eventSubscriptionUpdate, async (context) => {
   const { principal, scope, render } = await actionScope(context);
-  const saved = await updateEventSubscription(scope, context.params.event_subscription_id!, context.body, context.platform);
+  const saved = await updateEventSubscription(scope, context.params.event_subscription_id!, context.body, subscriptionPorts(context.platform, scope));
   const view = visible(saved, principal);
   return { status: 200, body: await renderResource(eventSubscriptionDeclaration, view, render), sensitive: showsSecret(view) };
 });

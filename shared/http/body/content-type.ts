@@ -23,3 +23,23 @@ export function isMediaType(header: string | undefined, type: string): boolean {
   }
   return true;
 }
+
+/**
+ * Whether a body of this type is text: `text/*`, JSON, XML, form-encoded or JavaScript (what API
+ * Gateway and the invoke surface pass as a string; everything else travels base64-encoded). No
+ * header counts as text.
+ */
+export function isTextual(header: string | undefined): boolean {
+  const type = mediaType(header);
+  if (!type) return true;
+  return (
+    type.startsWith('text/') ||
+    type.endsWith('/json') ||
+    type.endsWith('+json') ||
+    type.endsWith('/xml') ||
+    type.endsWith('+xml') ||
+    type === 'application/x-www-form-urlencoded' ||
+    type === 'application/javascript' ||
+    type === 'application/ecmascript'
+  );
+}

@@ -45,10 +45,22 @@ const CHUNK_BYTES = 256 * 1024;
  * text field longer than 64 KB 400 invalid_input (its name, reason `too_long`).
  */
 export async function readUpload(headers: Record<string, string | undefined>, body: Buffer | undefined, options: UploadOptions): Promise<UploadedForm> {
-  const contentType = headers['content-type'];
   const missing = () =>
     new InvalidInputError(`Send the ${options.noun ?? 'file'} as a file in the form field ${options.field} (multipart/form-data).`, { property: options.field, reason: 'required' });
   if (!body?.length) throw missing();
+  const form = await readForm(headers, body, options);
+  if (!form.file) throw missing();
+  return { ...form.file, fields: form.fields };
+}
+
+/**
+ * Reads a `multipart/form-data` request whose file is optional (an update that may or may not
+ * replace the code): its text fields, and the file in `options.field` when one was sent. The
+ * errors are `readUpload`'s, but for the missing file.
+ */
+export async function readForm(headers: Record<string, string | undefined>, body: Buffer | undefined, options: UploadOptions): Promise<{ file?: UploadedFile; fields: Record<string, string> }> {
+  const contentType = headers['content-type'];
+  if (!body?.length) return { fields: {} };
   if (mediaType(contentType) !== 'multipart/form-data') {
     throw new InvalidSyntaxError('An upload must be sent with Content-Type: multipart/form-data.', { header: 'Content-Type', expected: 'multipart/form-data' });
   }
@@ -62,12 +74,12 @@ export async function readUpload(headers: Record<string, string | undefined>, bo
   } catch (error) {
     throw new InvalidSyntaxError(`The multipart body cannot be read: ${(error as Error).message}.`, { header: 'Content-Type' });
   }
-  return new Promise<UploadedForm>((resolve, reject) => {
+  return new Promise<{ file?: UploadedFile; fields: Record<string, string> }>((resolve, reject) => {
     let settled = false;
     let found: UploadedFile | undefined;
     let wrongKind = false;
     const fields: Record<string, string> = {};
-    const finish = (outcome: UploadedForm | Error) => {
+    const finish = (outcome: { file?: UploadedFile; fields: Record<string, string> } | Error) => {
       if (settled) return;
       settled = true;
       if (outcome instanceof Error) reject(outcome);
@@ -103,11 +115,11 @@ export async function readUpload(headers: Record<string, string | undefined>, bo
     });
     parser.on('error', (error: Error) => finish(new InvalidSyntaxError(`The multipart body cannot be read: ${error.message}.`)));
     parser.on('close', () => {
-      if (found) return finish({ ...found, fields });
+      if (found) return finish({ file: found, fields });
       if (wrongKind) {
         return finish(new InvalidInputError(`The form field ${options.field} must be a file, not a text value.`, { property: options.field, reason: 'invalid' }));
       }
-      finish(missing());
+      finish({ fields });
     });
     // Feed the body in slices and stop once the outcome is known (an over-size file).
     for (let offset = 0; offset < body.length && !settled; offset += CHUNK_BYTES) parser.write(body.subarray(offset, offset + CHUNK_BYTES));

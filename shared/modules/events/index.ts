@@ -11,4 +11,4 @@ export { basicUsernameField, customHeaderNameField, headerValueField, openSubscr
 export { eventListSource, type EventFilters } from './event-store';
 export { eventSubscriptionCreate, eventSubscriptionTest, eventSubscriptionUpdate } from './subscriptions/event-subscription-schemas';
 export { eventSubscriptionPartition } from './subscriptions/event-subscription-store';
-export { SECRET_PROPERTIES, createEventSubscription, deleteEventSubscription, eventSubscriptionPath, maySeeSecrets, subscriptionView, updateEventSubscription, type EventSubscriptionView } from './subscriptions/event-subscriptions';
+export { SECRET_PROPERTIES, createEventSubscription, deleteEventSubscription, eventSubscriptionPath, maySeeSecrets, subscriptionView, updateEventSubscription, type EventSubscriptionView, type SubscriptionPorts } from './subscriptions/event-subscriptions';

@@ -16,7 +16,7 @@ export const eventsModule = defineModule({
       description: 'Event subscriptions and events: /event_subscriptions, /events',
       // The secret properties of a subscription are sealed on write and opened for privileged readers
       // and for manual retries, which also send email notifications (outbound HTTP needs no grant).
-      grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: true, sendsTo: [] },
+      grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: true, sendsTo: [], functions: 'invoke' },
     },
   },
   routes: [
@@ -40,7 +40,7 @@ export const eventsModule = defineModule({
         memoryMb: 256,
         // Attempts and schedules are recorded in the table; subscription secrets and the account's
         // signature key are opened; email subscriptions send through SES. Outbound HTTP needs no grant.
-        grants: { table: 'readWrite', secrets: 'decrypt', email: true, sendsTo: [] },
+        grants: { table: 'readWrite', secrets: 'decrypt', email: true, sendsTo: [], functions: 'invoke' },
       },
     },
   ],

@@ -8,7 +8,9 @@
 import { readGeneralSettings, readTechnicalSettings, signatureKeyPurpose } from '../../../modules/accounts';
 import type { OutboundResponse, Platform } from '../../../platform/ports';
 import type { AttemptErrorCode, DeliveryAttempt, EventRecord, RecordedRequest, OpenedEventSubscription } from '../../../modules/events';
-import { attemptEntry, sendSigned } from '../../../outbound/attempt';
+import { attemptEntry, sendSigned, signedHeaders, type SignedRequest } from '../../../outbound/attempt';
+import { unixSeconds } from '../../../outbound/signature';
+import { deliverToFunction } from '../../../modules/functions';
 import { transportError } from '../../../outbound/errors';
 import { htmlToText } from '../../../core/html';
 import { signingKey } from '../body';
@@ -78,23 +80,37 @@ async function httpAttempt(platform: Platform, event: EventRecord, subscription:
   const started = platform.clock.nowMs();
   const key = signingKey(await accountSignatureKey(platform, event.account_id), subscription.secrets.signature_key);
   const { http_authorization_password: password, http_authorization: authorization, custom_header_value: headerValue } = subscription.secrets;
-  const sent = await sendSigned(
-    platform.http,
-    {
-      url: subscription.destination,
-      body: event.body,
-      contentType: event.content_type,
-      userAgent: USER_AGENT,
-      headers: { 'X-Event-Type': event.type },
-      webhookId: event.event_id,
-      key,
-      credentials: { username: subscription.http_authorization_username, password, authorization, headerName: subscription.custom_header_name, headerValue },
-    },
-    { signedAtMs: started, timeoutMs: options.timeoutMs },
-  );
+  const request: SignedRequest = {
+    url: subscription.destination,
+    body: event.body,
+    contentType: event.content_type,
+    userAgent: USER_AGENT,
+    headers: { 'X-Event-Type': event.type },
+    webhookId: event.event_id,
+    key,
+    credentials: { username: subscription.http_authorization_username, password, authorization, headerName: subscription.custom_header_name, headerValue },
+  };
+  if (subscription.hosted_function_id) return functionAttempt(platform, event, subscription.hosted_function_id, request, started, options);
+  const sent = await sendSigned(platform.http, request, { signedAtMs: started, timeoutMs: options.timeoutMs });
   return {
     attempt: attemptEntry(options, started, subscription.destination, { ...sent.measured, error: errorOf(sent.response, options.timeoutMs) }),
     request: { method: 'POST', url: subscription.destination, headers: sent.recordedHeaders, body: event.body },
+  };
+}
+
+/**
+ * §9: a hosted function of the account as the destination, called inside the platform with the
+ * same signed headers (no connection, no token); its `statusCode` decides the outcome.
+ */
+async function functionAttempt(platform: Platform, event: EventRecord, functionId: string, request: SignedRequest, started: number, options: AttemptOptions): Promise<AttemptOutcome> {
+  const headers = signedHeaders(request, unixSeconds(new Date(started)));
+  const sentAt = performance.now();
+  const scope = { accountId: event.account_id, mode: event.mode };
+  const delivered = await deliverToFunction(platform, scope, functionId, request.url, headers.sent, request.body, options.timeoutMs);
+  const elapsed = Math.round(performance.now() - sentAt);
+  return {
+    attempt: attemptEntry(options, started, request.url, { status_code: delivered.status_code, duration_ms: elapsed, error: delivered.error, response_body: delivered.response_body }),
+    request: { method: 'POST', url: request.url, headers: headers.recorded, body: request.body },
   };
 }
 

@@ -67,6 +67,8 @@ export interface EventSubscriptionRecord extends SubscriptionSettings {
   mode: 'live' | 'test';
   /** The four secret properties as sealed JSON (`SubscriptionSecrets`), or null when none is set. */
   secrets_sealed: string | null;
+  /** The hosted function the destination invokes (§9), recognised when saved; absent or null for any other destination. */
+  hosted_function_id?: string | null;
   created_ms: number;
   modified_ms: number;
   /** Its place in the creation-order listing. */
@@ -118,8 +120,7 @@ export const eventSubscriptionDeclaration = declareResource<EventSubscriptionVie
       hide: stored.hide,
       timezone: stored.timezone,
       ...(secrets ? { signature_key: secrets.signature_key } : {}),
-      // Hosted functions (events.md §9) do not exist yet; this becomes their URL when the destination is one.
-      hosted_function: null,
+      hosted_function: stored.hosted_function_id ? context.url(`hosted_functions/${encodeURIComponent(stored.hosted_function_id)}`) : null,
       date_created: context.date(stored.created_ms),
       date_modified: context.date(stored.modified_ms),
     };
@@ -206,28 +207,43 @@ export async function checkDestination(settings: SubscriptionSettings, http: Out
   if (settings.method === 'http') await assertDestinationAllowed(settings.destination, http, 'destination', 'notifications');
 }
 
-/** The ports a subscription write needs: sealing, the outbound address policy and the clock. */
+/** The ports a subscription write needs: sealing, the outbound address policy, the clock, and who recognises hosted functions. */
 export interface SubscriptionPorts {
   secrets: SecretsPort;
   http: OutboundHttp;
   clock: Clock;
+  /**
+   * The hosted function an `http` destination invokes in the subscription's scope, or null for
+   * any other URL; throws 400 for a function of another account or mode (§9). Absent: none is.
+   */
+  destinationFunction?: (destination: string) => Promise<string | null>;
+}
+
+/**
+ * The hosted function an `http` destination invokes (§9), checked; any other destination must
+ * pass the address check of §3 (a function is called inside the platform, no connection opened).
+ */
+async function destinationOf(settings: SubscriptionSettings, ports: SubscriptionPorts): Promise<string | null> {
+  const functionId = settings.method === 'http' && ports.destinationFunction ? await ports.destinationFunction(settings.destination) : null;
+  if (functionId === null) await checkDestination(settings, ports.http);
+  return functionId;
 }
 
 /** Creates a subscription: validate, check the destination, seal, reserve its listing position, write record and counter together. */
 export async function createEventSubscription(scope: RecordScope, body: EventSubscriptionInput, ports: SubscriptionPorts): Promise<OpenedEventSubscription> {
   const { settings, secrets } = eventSubscriptionFields(body, undefined);
-  await checkDestination(settings, ports.http);
+  const functionId = await destinationOf(settings, ports);
   const subscriptionId = newId();
   const secretsSealed = await sealed.seal(secrets, scope, subscriptionId, ports.secrets);
   const start = await startListedRecord(scope, reserveEventSubscriptionSequence, ports.clock);
-  const record: EventSubscriptionRecord = { event_subscription_id: subscriptionId, ...settings, secrets_sealed: secretsSealed, ...start };
+  const record: EventSubscriptionRecord = { event_subscription_id: subscriptionId, ...settings, secrets_sealed: secretsSealed, hosted_function_id: functionId, ...start };
   await insertEventSubscription(scope, record);
   return { ...record, secrets };
 }
 
 /** The current fields of a stored subscription (secrets opened), what an update applies to. */
 async function currentFields(record: EventSubscriptionRecord, port: SecretsPort): Promise<SubscriptionFields> {
-  const { event_subscription_id: _id, account_id: _account, mode: _mode, secrets_sealed: _sealed, created_ms: _c, modified_ms: _m, seq: _seq, ...settings } = record;
+  const { event_subscription_id: _id, account_id: _account, mode: _mode, secrets_sealed: _sealed, hosted_function_id: _function, created_ms: _c, modified_ms: _m, seq: _seq, ...settings } = record;
   return { settings, secrets: await openSecrets(record, port) };
 }
 
@@ -240,9 +256,9 @@ export async function updateEventSubscription(scope: RecordScope, subscriptionId
   return (await updateEventSubscriptionRecord(scope, subscriptionId, async (current) => {
     const before = await currentFields(current, ports.secrets);
     const { settings, secrets } = eventSubscriptionFields(body, before);
-    await checkDestination(settings, ports.http);
+    const functionId = await destinationOf(settings, ports);
     const secretsSealed = sealed.same(secrets, before.secrets) ? current.secrets_sealed : await sealed.seal(secrets, scope, current.event_subscription_id, ports.secrets);
-    const next: EventSubscriptionRecord = { ...current, ...settings, secrets_sealed: secretsSealed, modified_ms: Math.max(ports.clock.nowMs(), current.modified_ms + 1) };
+    const next: EventSubscriptionRecord = { ...current, ...settings, secrets_sealed: secretsSealed, hosted_function_id: functionId, modified_ms: Math.max(ports.clock.nowMs(), current.modified_ms + 1) };
     return { next, answer: { ...next, secrets } };
   })) as OpenedEventSubscription;
 }
