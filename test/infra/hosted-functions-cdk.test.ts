@@ -4,7 +4,7 @@
  * route to the function router, and the runtime wrappers inside the bundle of a deploying family.
  * Built from test families, so it holds before the functions module's manifest exists.
  */
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { App } from 'aws-cdk-lib';
@@ -13,6 +13,7 @@ import { queues } from '../../shared/app/queues';
 import type { FamilyDefinition, FamilyGrants } from '../../shared/app/routes';
 import { wrapperDirectory } from '../../shared/platform/adapters/lambda-functions';
 import { functionsPrefixOf, MANAGE_FUNCTIONS_ACTIONS } from '../../infra/cloud/hosted-functions';
+import { repoRoot } from '../../infra/cloud/platform-function';
 import { type Synthesized, allowedActions, functionWithRole, referencedId, resourcesOfType, roleStatements, synthesize, synthTimeout } from './synthesize';
 
 const fixture = 'test/infra/fixtures/handler.ts';
@@ -23,7 +24,7 @@ const family = (description: string, grants: Partial<FamilyGrants>): FamilyDefin
   grants: { table: 'none', secrets: 'none', email: false, sendsTo: [], ...grants },
 });
 const testFamilies: Record<string, FamilyDefinition> = {
-  manager: family('deploys hosted functions', { functions: 'manage' }),
+  manager: { ...family('deploys hosted functions', { functions: 'manage' }), entry: 'test/infra/fixtures/wrapper-handler.ts' },
   invoker: family('calls hosted functions', { functions: 'invoke' }),
   'function-router': family('answers invoke URLs', { functions: 'invoke' }),
   fallback: family('answers everything else', {}),
@@ -127,6 +128,19 @@ describe('hosted functions in the stack', () => {
     expect(wrapperDirectory(pathToFileURL(path.join(manager, 'index.mjs')).href)).toBe(path.join(manager, 'function-wrapper/'));
     // Families that only invoke carry no wrapper.
     expect(existsSync(path.join(assetDirOf('invoker'), 'function-wrapper'))).toBe(false);
+  });
+
+  it('runs the bundled runner, which finds the wrappers copied beside it (not the source tree)', async () => {
+    // Inside the repository, so the SDK packages the bundle leaves to the Lambda runtime resolve.
+    mkdirSync(path.join(repoRoot, '.tmp'), { recursive: true });
+    const scratch = mkdtempSync(path.join(repoRoot, '.tmp', 'bundle-'));
+    try {
+      cpSync(assetDirOf('manager'), scratch, { recursive: true });
+      const bundle = (await import(pathToFileURL(path.join(scratch, 'index.mjs')).href)) as { handler: () => Promise<string> };
+      expect(await bundle.handler()).toBe(path.join(scratch, 'function-wrapper/'));
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 
   it('expires staged packages a crashed deployment left in the functions bucket', () => {
