@@ -19,6 +19,7 @@
  */
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import yazl from 'yazl';
 import type { GetFunctionCommandOutput, LambdaClient, UpdateFunctionConfigurationCommandInput } from '@aws-sdk/client-lambda';
@@ -144,13 +145,16 @@ export function lambdaFunctions(options: LambdaFunctionsOptions): FunctionRunner
     if (!upload) throw new MerchantError('The uploaded code package is missing; upload the code again.');
     const merchant = await openZipPackage(upload, FUNCTION_PACKAGE_LIMITS);
     const zip = new yazl.ZipFile();
-    const output = collect(zip.outputStream);
+    const output = collect(zip);
     // Fixed times and modes make a repeated deployment stage the same bytes. The upload reader
     // keeps no modes; every file is executable so bundled binaries keep working (the code is read-only).
     const entry = { mtime: PACKAGE_TIME, mode: 0o100755 };
     for (const file of merchant.files) {
       if (file.path.startsWith('__cartwheel__/')) continue;
-      zip.addBuffer(await merchant.read(file), file.path, entry);
+      // Inflated only when the zip writer reaches it: one merchant file in memory at a time.
+      zip.addReadStreamLazy(file.path, { ...entry, size: file.bytes }, (done) => {
+        merchant.read(file).then((data) => done(null, Readable.from([data])), (error: unknown) => done(error, undefined as never));
+      });
     }
     const wrapper = WRAPPERS[deployment.runtime];
     if (wrapper) for (const file of wrapperFiles(wrapper.folder)) zip.addBuffer(file.data, file.path, entry);
@@ -431,12 +435,14 @@ function filesUnder(root: string, prefix = ''): string[] {
 /** Fixed entry time of staged packages (so a repeat builds the same bytes). */
 const PACKAGE_TIME = new Date('2020-01-01T00:00:00Z');
 
-function collect(stream: NodeJS.ReadableStream): Promise<Buffer> {
+/** The zip's bytes; a file that could not be read (yazl reports it on the zip itself) rejects. */
+function collect(zip: yazl.ZipFile): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('error', reject);
-    stream.on('end', () => resolve(Buffer.concat(chunks)));
+    zip.on('error', reject);
+    zip.outputStream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    zip.outputStream.on('error', reject);
+    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
   });
 }
 

@@ -291,6 +291,16 @@ describe('deploy', () => {
     store.set('bad.zip', Buffer.from('not a zip'));
     expect(await functions.deploy(deployment({ codeKey: 'bad.zip' }))).toMatchObject({ ok: false, message: expect.stringMatching(/zip|read/i) });
     expect(await functions.deploy(deployment({ codeKey: 'gone.zip' }))).toMatchObject({ ok: false, message: expect.stringMatching(/missing/) });
+    // A file whose bytes do not match its checksum is found only while it is copied into the package.
+    const zip = new yazl.ZipFile();
+    zip.addBuffer(Buffer.from('exports.main = 1; // MARKER'), 'src/api.js', { compress: false });
+    zip.end();
+    const chunks: Buffer[] = [];
+    for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+    const corrupt = Buffer.concat(chunks);
+    corrupt.write('X', corrupt.indexOf('MARKER'));
+    store.set('corrupt.zip', corrupt);
+    expect(await functions.deploy(deployment({ codeKey: 'corrupt.zip' }))).toMatchObject({ ok: false, message: expect.stringMatching(/checksum/) });
     expect(lambda.commandCalls(CreateFunctionCommand)).toHaveLength(0);
   });
 
