@@ -11,6 +11,12 @@ import type { FamilyDefinition, RouteDefinition } from '../../shared/app/routes'
 import { pascalCase } from './outputs';
 import { type PlatformResources, PlatformFunction } from './platform-function';
 
+/** The family that answers hosted functions' invoke URLs (the `functions` surface, functions.md §7). */
+export const FUNCTION_ROUTER_FAMILY = 'function-router';
+
+/** The functions surface's one route: every method and path under `/func/v1/` (the router matches the rest). */
+export const FUNCTION_ROUTE = { method: 'ANY', path: '/func/v1/{proxy+}' } as const;
+
 /** A route as the API needs it; `family` is a plain string so tests can pass their own families. */
 export type ApiRoute = Pick<RouteDefinition, 'method' | 'path'> & { family: string };
 
@@ -84,6 +90,16 @@ export class PlatformApi extends Construct {
         httpApi: this.httpApi,
         routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
         integration: integrationOf(route.family),
+      });
+    }
+    // Invoke URLs go to the function router when the stack has one and the route table does not
+    // already name the route itself.
+    const routesInvokeUrls = props.routes.some((route) => route.path === FUNCTION_ROUTE.path);
+    if (integrations.has(FUNCTION_ROUTER_FAMILY) && !routesInvokeUrls) {
+      new apigw.HttpRoute(this, `Route ${FUNCTION_ROUTE.method} ${FUNCTION_ROUTE.path}`, {
+        httpApi: this.httpApi,
+        routeKey: apigw.HttpRouteKey.with(FUNCTION_ROUTE.path, apigw.HttpMethod.ANY),
+        integration: integrationOf(FUNCTION_ROUTER_FAMILY),
       });
     }
     new apigw.HttpRoute(this, 'DefaultRoute', {

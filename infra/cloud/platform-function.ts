@@ -20,7 +20,9 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { FamilyGrants } from '../../shared/app/routes';
 import { queueUrlVariable } from '../../shared/app/queues';
-import { copyCommand, nativeModuleFiles, type NativeModule } from './native-modules';
+import { STAGED_PACKAGES_PREFIX } from '../../shared/platform/adapters/lambda-functions';
+import { MANAGE_FUNCTIONS_ACTIONS } from './hosted-functions';
+import { type BundleCopy, copyCommand, nativeModuleFiles, type NativeModule } from './native-modules';
 
 /** The repository root: family `entry` paths in shared/app/routes.ts are relative to it. */
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -65,6 +67,8 @@ export interface PlatformResources {
   appPointers?: cloudfront.IKeyValueStore;
   /** Work queues by logical name (shared/app/queues.ts). */
   queues: ReadonlyMap<string, sqs.IQueue>;
+  /** The customer functions' execution role and name prefix (`functions` grants); absent in stacks without hosted functions. */
+  hostedFunctions?: { executionRole: iam.IRole; prefix: string; functionArns: string };
   shared: SharedEnvironment;
 }
 
@@ -112,7 +116,7 @@ export class PlatformFunction extends Construct {
       timeout: props.timeout ?? Duration.seconds(29),
       logGroup,
       environment: { ...environmentFor(grants, resources, { cdnOrigin: props.cdnOrigin }), ...props.extraEnvironment },
-      bundling: props.nativeModules?.length ? withNativeModules(props.nativeModules) : bundlingOptions,
+      bundling: bundlingFor(props.nativeModules ?? [], grants.functions === 'manage'),
     });
     Tags.of(this.function).add(roleTagKey, props.role);
 
@@ -139,19 +143,26 @@ const bundlingOptions: nodejs.BundlingOptions = {
   forceDockerBundling: false,
 };
 
+/** Where the hosted functions' runtime wrappers are, and where a deploying function's bundle holds them (beside `index.mjs`). */
+export const FUNCTION_WRAPPER_COPY: BundleCopy = { from: path.join(repoRoot, 'shared/platform/function-wrapper'), to: 'function-wrapper' };
+
 /**
- * The bundling of a function with native modules: esbuild leaves them external, and after it
- * ran their JavaScript and linux-arm64 binaries are copied into the bundle's `node_modules`.
+ * The bundling of a function with files beside the bundle, copied after esbuild ran: native
+ * modules (esbuild leaves them external; their JavaScript and linux-arm64 binaries go into the
+ * bundle's `node_modules`), and for functions that deploy hosted functions the runtime wrappers
+ * the Lambda runner adds to each package (it reads them from `function-wrapper/` at run time).
  */
-function withNativeModules(modules: readonly NativeModule[]): nodejs.BundlingOptions {
-  const { externals, copies } = nativeModuleFiles(modules);
+function bundlingFor(modules: readonly NativeModule[], functionWrappers: boolean): nodejs.BundlingOptions {
+  if (!modules.length && !functionWrappers) return bundlingOptions;
+  const { externals, copies } = modules.length ? nativeModuleFiles(modules) : { externals: [], copies: [] };
+  const allCopies = functionWrappers ? [...copies, FUNCTION_WRAPPER_COPY] : copies;
   return {
     ...bundlingOptions,
     externalModules: [...(bundlingOptions.externalModules ?? []), ...externals],
     commandHooks: {
       beforeBundling: () => [],
       beforeInstall: () => [],
-      afterBundling: (_inputDir, outputDir) => [copyCommand(outputDir, copies)],
+      afterBundling: (_inputDir, outputDir) => [copyCommand(outputDir, allCopies)],
     },
   };
 }
@@ -188,6 +199,11 @@ export function environmentFor(grants: FamilyGrants, resources: PlatformResource
     environment[queueUrlVariable(name)] = queueNamed(resources, name).queueUrl;
   }
   if (grants.edgePointers) environment[APP_POINTERS_VARIABLE] = appPointersOf(resources).keyValueStoreArn;
+  if (grants.functions) {
+    const hosted = hostedFunctionsOf(resources);
+    environment.CARTWHEEL_FUNCTIONS_ROLE_ARN = hosted.executionRole.roleArn;
+    environment.CARTWHEEL_FUNCTIONS_PREFIX = hosted.prefix;
+  }
   return environment;
 }
 
@@ -233,6 +249,36 @@ export function grantAccess(grantee: lambda.IFunction, grants: FamilyGrants, res
       new iam.PolicyStatement({ actions: [...APP_POINTERS_ACTIONS], resources: [appPointersOf(resources).keyValueStoreArn] }),
     );
   }
+
+  // Customer Lambdas by the stage's name prefix only: the platform's own functions are never reachable.
+  if (grants.functions === 'manage') {
+    const hosted = hostedFunctionsOf(resources);
+    grantee.addToRolePolicy(new iam.PolicyStatement({ actions: [...MANAGE_FUNCTIONS_ACTIONS], resources: [hosted.functionArns] }));
+    // The one execution role, and only to Lambda.
+    grantee.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['iam:PassRole'], resources: [hosted.executionRole.roleArn], conditions: { StringEquals: { 'iam:PassedToService': 'lambda.amazonaws.com' } } }),
+    );
+    // Staged packages: written by the runner, read by Lambda with the caller's rights, deleted once served.
+    grantee.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject', 's3:DeleteObject'], resources: [resources.functionsBucket.arnForObjects(`${STAGED_PACKAGES_PREFIX}*`)] }),
+    );
+  }
+  if (grants.functions === 'invoke') {
+    const hosted = hostedFunctionsOf(resources);
+    grantee.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['lambda:InvokeFunction'],
+        resources: [hosted.functionArns],
+        conditions: { StringEquals: { 'aws:ResourceTag/cartwheel:platform': hosted.prefix } },
+      }),
+    );
+  }
+}
+
+/** The hosted functions' role and prefix, or a synth-time error for a grant in a stack without them. */
+function hostedFunctionsOf(resources: PlatformResources): NonNullable<PlatformResources['hostedFunctions']> {
+  if (!resources.hostedFunctions) throw new Error('A functions grant needs the hosted functions role and prefix (resources.hostedFunctions)');
+  return resources.hostedFunctions;
 }
 
 /** Environment variable holding the ARN of the alias pointers' KeyValueStore (`edgePointers` grants). */

@@ -13,6 +13,7 @@ import type { QueueDefinition } from '../../shared/app/queues';
 import type { FamilyDefinition } from '../../shared/app/routes';
 import { type ApiRoute, type ApiThrottle, PlatformApi } from './api';
 import { DataStore } from './data';
+import { HostedFunctions } from './hosted-functions';
 import { type AppsCustomDomain, AppsHosting } from './hosting';
 import { outputNames, pascalCase, queueUrlOutput } from './outputs';
 import type { PlatformResources } from './platform-function';
@@ -55,6 +56,7 @@ export class CartwheelStack extends Stack {
   readonly api: PlatformApi;
   readonly hosting: AppsHosting;
   readonly appPointers: cloudfront.KeyValueStore;
+  readonly hostedFunctions: HostedFunctions;
 
   constructor(scope: Construct, id: string, props: CartwheelStackProps) {
     super(scope, id, props);
@@ -129,6 +131,8 @@ export class CartwheelStack extends Stack {
     this.appPointers = new cloudfront.KeyValueStore(this, 'AppPointers', {
       comment: `Cartwheel ${props.stage}: <account_id>/<alias> -> <app_id>/<version_id> of the served version`,
     });
+    // The customer functions' execution role and name prefix (`functions` grants).
+    this.hostedFunctions = new HostedFunctions(this, 'HostedFunctions', { stage: props.stage, functionsBucket: this.data.functionsBucket });
     const resources: PlatformResources = {
       table: this.data.table,
       secretsKey: this.data.secretsKey,
@@ -136,6 +140,7 @@ export class CartwheelStack extends Stack {
       appsBucket: this.data.appsBucket,
       appPointers: this.appPointers,
       queues: this.workQueues.queues(),
+      hostedFunctions: this.hostedFunctions,
       shared: {
         emailFrom: emailFrom.valueAsString,
         ratePerToken: ratePerToken.valueAsString,

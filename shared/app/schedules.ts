@@ -23,7 +23,8 @@ export const schedules: readonly ScheduleDefinition[] = [
     description: 'Runs due work no process finished: unsent confirmation emails, payments whose process died, image deletions, event deliveries, license requests, app file clean-up, alias pointers not yet copied to the CDN, function deployments and removals',
     entry: 'handlers/jobs/due-work.ts',
     everyMinutes: 1,
-    memoryMb: 256,
+    // A hosted function's deployment builds its package (the zip and the wrapper, up to 50 MB) in memory.
+    memoryMb: 1024,
     // Image files of deleted and abandoned images are removed here, and the files of failed,
     // deleted and abandoned app versions and deleted apps (read from their manifests).
     // Due event deliveries and license requests are handed to their queues. Alias pointers a

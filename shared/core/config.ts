@@ -39,6 +39,12 @@ export interface PlatformConfig {
   appsDomain: string;
   /** ARN of the CDN's copy of the alias pointers (CloudFront KeyValueStore); set only for functions granted `edgePointers`. */
   appPointersArn: string | undefined;
+  /**
+   * Hosted functions in the cloud (functions.md §10), set only for functions granted `functions`:
+   * the one execution role every customer function runs with, and the stage's prefix of their
+   * Lambda names (also their `cartwheel:platform` tag).
+   */
+  hostedFunctions: { roleArn: string; prefix: string } | undefined;
   /** Public base URLs used where no request host exists (account bootstrap output). */
   publicUrls: {
     api: string;
@@ -138,6 +144,7 @@ export function readConfig(env: NodeJS.ProcessEnv): PlatformConfig {
     },
     appsDomain: env.CARTWHEEL_APPS_DOMAIN ?? 'apps.localhost:4000',
     appPointersArn: env.CARTWHEEL_APP_POINTERS_KVS_ARN || undefined,
+    hostedFunctions: env.CARTWHEEL_FUNCTIONS_PREFIX ? { roleArn: env.CARTWHEEL_FUNCTIONS_ROLE_ARN ?? '', prefix: env.CARTWHEEL_FUNCTIONS_PREFIX } : undefined,
     publicUrls: {
       api: apiUrl,
       functions: env.CARTWHEEL_PUBLIC_FUNCTIONS_URL ?? 'http://localhost:4000',

@@ -29,8 +29,12 @@ export interface FamilyGrants {
    */
   edgePointers?: boolean;
   /**
-   * Hosted functions' cloud functions (functions.md §10): `manage` deploys, updates and removes
-   * them (and passes their one execution role); `invoke` only calls those tagged for the platform.
+   * Hosted functions' Lambdas (functions.md §10), all named `<prefix>-*` (the stage's prefix):
+   * `manage` creates, updates, reads, deletes and invokes them, passes them the one execution role
+   * and stages their packages under `deployed/` in the functions bucket (the management family and
+   * due work); `invoke` only calls those tagged `cartwheel:platform` = prefix (the router, event
+   * deliveries). Either puts the role's ARN and the prefix in `CARTWHEEL_FUNCTIONS_ROLE_ARN` and
+   * `CARTWHEEL_FUNCTIONS_PREFIX`, and `manage` ships the runtime wrappers in the bundle.
    */
   functions?: 'manage' | 'invoke';
 }

@@ -26,4 +26,10 @@ describe('configuration', () => {
     expect(config).not.toHaveProperty('email');
     expect(config).toMatchObject({ kmsKeyId: 'key-1', edgeSecret: 'e' });
   });
+
+  it('reads the hosted functions role and name prefix only where they were granted', () => {
+    expect(readConfig({}).hostedFunctions).toBeUndefined();
+    const config = readConfig({ CARTWHEEL_FUNCTIONS_ROLE_ARN: 'arn:aws:iam::1:role/fn', CARTWHEEL_FUNCTIONS_PREFIX: 'cwfn-dev' });
+    expect(config.hostedFunctions).toEqual({ roleArn: 'arn:aws:iam::1:role/fn', prefix: 'cwfn-dev' });
+  });
 });
