@@ -63,10 +63,15 @@ function attempt(what) {
 
 exports.env = async () => ({ statusCode: 200, body: JSON.stringify(process.env) });
 
-// Tries to read every path in PROBE_PATH (":"-separated): files and folders.
+/** The paths in PROBE_PATH (":"-separated); `HOME` stands for the function's own folder. */
+function probePaths() {
+  return (process.env.PROBE_PATH || '').split(':').filter(Boolean).map((target) => (target === 'HOME' ? process.env.HOME : target));
+}
+
+// Tries to read every path in PROBE_PATH: files and folders.
 exports.read = async () => {
   const results = {};
-  for (const target of (process.env.PROBE_PATH || '').split(':').filter(Boolean)) {
+  for (const target of probePaths()) {
     results[target] = attempt(() => {
       const stat = fs.statSync(target);
       return stat.isDirectory() ? fs.readdirSync(target) : fs.readFileSync(target, 'utf8');
@@ -78,7 +83,7 @@ exports.read = async () => {
 // Tries to write into every folder of PROBE_PATH, and into TMPDIR (which must work).
 exports.write = async () => {
   const results = {};
-  for (const target of [...(process.env.PROBE_PATH || '').split(':').filter(Boolean), process.env.TMPDIR]) {
+  for (const target of [...probePaths(), process.env.TMPDIR]) {
     results[target] = attempt(() => fs.writeFileSync(path.join(target, 'probe-was-here'), 'x'));
   }
   return { statusCode: 200, body: JSON.stringify(results) };
@@ -89,4 +94,28 @@ exports.spawn = async () => {
   results.child_process = attempt(() => require('node:child_process').execSync('echo spawned').toString());
   results.worker = attempt(() => new (require('node:worker_threads').Worker)('1', { eval: true }) && 'started');
   return { statusCode: 200, body: JSON.stringify(results) };
+};
+
+// One function, many behaviours (the event body says which), so a test can misbehave and then
+// check that the next call on the same function works.
+const instance = Math.random().toString(36).slice(2);
+exports.act = async (event) => {
+  const [action, argument] = String(event.body || 'count').split(':');
+  switch (action) {
+    case 'count':
+      return { statusCode: 200, body: JSON.stringify({ instance, calls: ++calls }) };
+    case 'hold':
+      await new Promise((resolve) => setTimeout(resolve, Number(argument || 300)));
+      return { statusCode: 200, body: JSON.stringify({ instance, calls: ++calls }) };
+    case 'sleep':
+      return exports.sleepForever();
+    case 'loop':
+      return exports.loopForever();
+    case 'exit':
+      return exports.exit();
+    case 'oom':
+      return exports.oom();
+    default:
+      throw new Error(`unknown action ${action}`);
+  }
 };

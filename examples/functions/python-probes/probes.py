@@ -32,6 +32,11 @@ def env(event, context):
     return {"statusCode": 200, "body": json.dumps(dict(os.environ))}
 
 
+def _probe_paths():
+    """The paths in PROBE_PATH (":"-separated); HOME stands for the function's own folder."""
+    return [os.environ["HOME"] if target == "HOME" else target for target in os.environ.get("PROBE_PATH", "").split(":") if target]
+
+
 def _attempt(what):
     try:
         return {"ok": True, "value": what()}
@@ -41,7 +46,7 @@ def _attempt(what):
 
 def read(event, context):
     results = {}
-    for target in filter(None, os.environ.get("PROBE_PATH", "").split(":")):
+    for target in _probe_paths():
         def look(target=target):
             if os.path.isdir(target):
                 return os.listdir(target)
@@ -53,7 +58,7 @@ def read(event, context):
 
 def write(event, context):
     results = {}
-    for target in [*filter(None, os.environ.get("PROBE_PATH", "").split(":")), os.environ["TMPDIR"]]:
+    for target in [*_probe_paths(), os.environ["TMPDIR"]]:
         def put(target=target):
             with open(os.path.join(target, "probe-was-here"), "w", encoding="utf-8") as handle:
                 handle.write("x")
@@ -63,3 +68,29 @@ def write(event, context):
 
 def spawn(event, context):
     return {"statusCode": 200, "body": json.dumps({"subprocess": _attempt(lambda: subprocess.run(["echo", "spawned"], capture_output=True, check=True).stdout.decode())})}
+
+
+instance = os.urandom(6).hex()
+
+
+def act(event, context):
+    """One function, many behaviours (the event body says which)."""
+    global calls
+    action, _, argument = (event.get("body") or "count").partition(":")
+    if action == "count":
+        calls += 1
+        return {"statusCode": 200, "body": json.dumps({"instance": instance, "calls": calls})}
+    if action == "hold":
+        time.sleep(int(argument or "300") / 1000)
+        calls += 1
+        return {"statusCode": 200, "body": json.dumps({"instance": instance, "calls": calls})}
+    if action == "sleep":
+        return sleep_forever(event, context)
+    if action == "loop":
+        while True:
+            pass
+    if action == "exit":
+        return exit_now(event, context)
+    if action == "oom":
+        return oom(event, context)
+    raise ValueError(f"unknown action {action}")

@@ -16,6 +16,9 @@
 const net = require('node:net');
 const { loadHandler, runHandler } = require(process.argv[2]);
 
+// bwrap's --chdir exports PWD; the contract's environment is exactly the runner's (functions.md §11).
+delete process.env.PWD;
+
 const channel = new net.Socket({ fd: 3, readable: true, writable: true });
 let init;
 let fn;

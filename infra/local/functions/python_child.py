@@ -96,6 +96,8 @@ def confine(init):
 
 
 def main():
+    # bwrap's --chdir exports PWD; the contract's environment is exactly the runner's.
+    os.environ.pop("PWD", None)
     init = receive()
     sys.path.insert(0, init["wrapperDir"])
     import cartwheel_wrapper  # noqa: E402 - found through the path just added
