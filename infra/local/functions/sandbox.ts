@@ -143,7 +143,8 @@ export function childCommand(launch: ChildLaunch): ChildCommand {
     args.push('--ro-bind', join(childFiles.pythonWrapperDir, 'cartwheel_wrapper.py'), join(INSIDE.pythonWrapperDir, 'cartwheel_wrapper.py'));
   }
   args.push('--ro-bind', launch.codeDir, INSIDE.code, '--bind', launch.scratchDir, INSIDE.scratch);
-  args.push('--proc', '/proc', '--dev', '/dev', '--chdir', INSIDE.code, '--');
+  // The root bwrap builds is a tmpfs: read-only too, so the scratch folder is the only place to write.
+  args.push('--proc', '/proc', '--dev', '/dev', '--remount-ro', '/', '--chdir', INSIDE.code, '--');
   return { file: launch.bwrap!, args: [...args, ...inner], cwd: launch.codeDir, inside };
 }
 
