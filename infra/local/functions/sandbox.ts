@@ -10,14 +10,26 @@ import { accessSync, constants, existsSync, lstatSync, readlinkSync, realpathSyn
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const here = dirname(fileURLToPath(import.meta.url));
+/**
+ * The repository: the closest folder above this module holding the child programs. This module
+ * runs from the sources, or bundled into the runtime's build (`.build/local/<key>/`, which has
+ * no copy of the `.cjs` and `.py` files), whose folder is inside the repository.
+ */
+function repoRoot(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'infra/local/functions/node-child.cjs'))) return dir;
+    if (dirname(dir) === dir) throw new Error('The local function runner cannot find infra/local/functions/node-child.cjs');
+  }
+}
 
-/** The files a child runs, next to this module and in the platform wrapper. */
+const root = repoRoot();
+
+/** The files a child runs: the runner's child programs and the platform wrapper. */
 export const childFiles = {
-  nodeChild: join(here, 'node-child.cjs'),
-  nodeWrapper: join(here, '../../../shared/platform/function-wrapper/node/index.cjs'),
-  pythonChild: join(here, 'python_child.py'),
-  pythonWrapperDir: join(here, '../../../shared/platform/function-wrapper/python'),
+  nodeChild: join(root, 'infra/local/functions/node-child.cjs'),
+  nodeWrapper: join(root, 'shared/platform/function-wrapper/node/index.cjs'),
+  pythonChild: join(root, 'infra/local/functions/python_child.py'),
+  pythonWrapperDir: join(root, 'shared/platform/function-wrapper/python'),
 };
 
 /** Where a confined child sees things. */
