@@ -115,6 +115,10 @@ exports.act = async (event) => {
       return exports.exit();
     case 'oom':
       return exports.oom();
+    case 'channel':
+      // Writes over the runner's own channel (fd 3), then waits.
+      fs.writeSync(3, 'not a message\n');
+      return new Promise(() => undefined);
     default:
       throw new Error(`unknown action ${action}`);
   }

@@ -35,6 +35,8 @@ export interface ChildSpec {
 const NODE_OOM = /JavaScript heap out of memory|Reached heap limit|Allocation failed - process out of memory/;
 /** Keep this much of the child's stderr to read its last words. */
 const STDERR_TAIL = 8192;
+/** Largest message from a child (a response is at most 6 MB; JSON escaping may double it). */
+const MAX_MESSAGE = 32 * 1024 * 1024;
 /** Longest output line passed on. */
 const MAX_LINE = 2000;
 
@@ -142,14 +144,26 @@ export class Child {
   }
 
   private receive(chunk: string): void {
+    if (this.exited) return;
     let newline = chunk.indexOf('\n');
     if (newline >= 0) newline += this.buffered.length;
     this.buffered += chunk;
-    for (; newline >= 0; newline = this.buffered.indexOf('\n')) {
+    for (; newline >= 0 && !this.exited; newline = this.buffered.indexOf('\n')) {
       const line = this.buffered.slice(0, newline);
       this.buffered = this.buffered.slice(newline + 1);
-      if (line) this.handle(JSON.parse(line) as ChildMessage);
+      if (!line) continue;
+      // Merchant code can write to fd 3 too: what is not a message ends the child, never the runtime.
+      let message: ChildMessage;
+      try {
+        message = JSON.parse(line) as ChildMessage;
+        if (!message || typeof message !== 'object') throw new Error('not a message');
+      } catch {
+        this.end({ kind: 'crashed', message: 'The function wrote over the runtime channel.' });
+        return;
+      }
+      this.handle(message);
     }
+    if (this.buffered.length > MAX_MESSAGE) this.end({ kind: 'crashed', message: `The function's answer exceeded ${MAX_MESSAGE / (1024 * 1024)} MB.` });
   }
 
   private handle(message: ChildMessage): void {
@@ -158,15 +172,15 @@ export class Child {
       this.settleStart(undefined);
     } else if (message.type === 'loadError') {
       // The handler cannot be loaded: answer that, and let the next call try a fresh child.
-      this.failStart(message.result);
+      this.failStart(resultOf(message.result));
     } else if (message.type === 'outOfMemory') {
       if (this.starting) this.failStart({ kind: 'out_of_memory' });
       else this.end({ kind: 'out_of_memory' });
-    } else if (message.type === 'result' && this.pending?.id === message.id) {
+    } else if (message.type === 'result' && this.pending !== undefined && this.pending.id === message.id) {
       const { resolve, timer } = this.pending;
       this.pending = undefined;
       clearTimeout(timer);
-      resolve(message.result);
+      resolve(resultOf(message.result));
     }
   }
 
@@ -204,6 +218,14 @@ export class Child {
     this.channel.destroy();
     this.spec.onExit(this);
   }
+}
+
+/** A child's result as the port types it: only `returned` and `error` come from a child. */
+function resultOf(result: unknown): InvokeOutcome {
+  const given = (result ?? {}) as { kind?: unknown; value?: unknown; errorType?: unknown; errorMessage?: unknown };
+  if (given.kind === 'returned') return 'value' in given && given.value !== undefined ? { kind: 'returned', value: given.value } : ({ kind: 'returned' } as InvokeOutcome);
+  if (given.kind === 'error') return { kind: 'error', errorType: String(given.errorType ?? 'Error'), errorMessage: String(given.errorMessage ?? '') };
+  return { kind: 'crashed', message: 'The function wrote over the runtime channel.' };
 }
 
 /** Calls `line` for each line of a stream (cut at MAX_LINE), and `raw` with each chunk. */

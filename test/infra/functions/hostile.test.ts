@@ -124,5 +124,9 @@ describe.each(modes)('hostile functions (confine: %s)', (mode) => {
     it('exiting mid-call is a crash', async () => {
       expect(await misbehave(runtime, 'exit')).toMatchObject({ kind: 'crashed' });
     });
+
+    it('writing over the runner\'s channel is a crash, not the runtime\'s', async () => {
+      expect(await misbehave(runtime, 'channel', { timeoutSeconds: 20 })).toMatchObject({ kind: 'crashed', message: expect.stringContaining('channel') });
+    });
   });
 });

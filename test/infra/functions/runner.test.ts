@@ -88,6 +88,27 @@ describe('deploying and calling the examples', () => {
     expect(await runner.invoke(targetOf(failing), eventOf())).toEqual({ kind: 'error', errorType: 'ValueError', errorMessage: 'country required' });
   });
 
+  it('finds handlers in folders: Node files by extension order and package type, Python modules by / or .', async () => {
+    await objects.put('functions', 'nested.zip', await zipFolder(undefined, {
+      'package.json': '{"type":"module"}',
+      'src/api.js': 'export const main = async () => ({ statusCode: 200, body: "esm js" });',
+      'src/api.cjs': 'exports.main = async () => ({ statusCode: 200, body: "cjs loses to js" });',
+      'lib/old.cjs': 'exports.main = async () => ({ statusCode: 200, body: "cjs" });',
+      'app/__init__.py': '',
+      'app/routes.py': 'def quote(event, context):\n    return {"statusCode": 200, "body": "python nested"}\n',
+    }));
+    const cases: Array<[string, DeploymentSpec['runtime'], string]> = [
+      ['src/api.main', 'nodejs22.x', 'esm js'],
+      ['lib/old.main', 'nodejs22.x', 'cjs'],
+      ['app/routes.quote', 'python3.13', 'python nested'],
+      ['app.routes.quote', 'python3.13', 'python nested'],
+    ];
+    for (const [handler, runtime, body] of cases) {
+      const deployment = await deployed({ codeKey: 'nested.zip', handler, runtime });
+      expect(await runner.invoke(targetOf(deployment), eventOf()), handler).toEqual({ kind: 'returned', value: { statusCode: 200, body } });
+    }
+  });
+
   it('answers deployment problems without throwing', async () => {
     expect(await runner.deploy(deploymentOf({ codeKey: 'missing.zip', handler: 'index.handler' }))).toMatchObject({ ok: false, message: expect.stringContaining('missing.zip') });
     expect(await runner.deploy(deploymentOf({ codeKey: 'echo.zip', handler: 'main.handler' }))).toMatchObject({ ok: false, message: expect.stringContaining('main.js') });
