@@ -48,7 +48,8 @@ def confine(init):
 
     real = os.path.realpath
     scratch = real(init["scratchDir"])
-    readable = [real(init["codeDir"]), scratch, real(init["wrapperDir"])]
+    # Its own code, scratch folder and the runner's files; the interpreter's library; its own /proc entry.
+    readable = [real(init["codeDir"]), scratch, real(init["wrapperDir"]), real(sys.base_prefix), real(sys.prefix), f"/proc/{os.getpid()}"]
     private = [real(path) for path in init.get("privatePaths", [])]
 
     def inside(path, roots):

@@ -18,6 +18,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DeployOutcome, FunctionDeployment, FunctionRef, FunctionRunner, FunctionSettings, InvokeOutcome, InvokeTarget, ObjectStorage } from '../../../shared/platform/ports';
 import { Child } from './child';
@@ -45,8 +46,10 @@ export interface LocalFunctionRunnerOptions {
   /** Longest a child may take to start and load its handler (default 10 s). */
   startTimeoutMs?: number;
   /**
-   * Folders a Python child may not read outside its own code when there are no namespaces
-   * (default: the folder holding `dir`, the data directory); Node children read only their code.
+   * Folders a Python child may not read (its own code, scratch folder and interpreter excepted):
+   * by default the folder holding `dir` (the data directory), the operator's home, the runtime's
+   * working directory (the repository) and `/proc` (other processes' environments). Node
+   * children read only their code and the runner's files.
    */
   privatePaths?: string[];
 }
@@ -98,7 +101,7 @@ export function localFunctionRunner(options: LocalFunctionRunnerOptions): LocalF
   const maxChildren = options.maxChildren ?? FOUR;
   const idleMs = options.idleMs ?? TEN_MINUTES;
   const startTimeoutMs = options.startTimeoutMs ?? 10_000;
-  const privatePaths = options.privatePaths ?? [dirname(options.dir)];
+  const privatePaths = options.privatePaths ?? [dirname(options.dir), homedir(), process.cwd(), '/proc'];
   const functions = new Map<string, FunctionState>();
   const unpacking = new Map<string, Promise<void>>();
   /** Code folders a deploy or a call is using right now (never swept, even before they serve). */
@@ -203,7 +206,7 @@ export function localFunctionRunner(options: LocalFunctionRunnerOptions): LocalF
           memoryMb: settings.memoryMb,
           wrapperDir: command.inside.wrapperDir,
           scratchDir: command.inside.scratch,
-          privatePaths: command.inside.code === codeDir ? privatePaths : [],
+          privatePaths,
         },
         startTimeoutMs,
         onOutput: outputBudget(prefix, log),

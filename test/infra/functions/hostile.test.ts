@@ -76,10 +76,10 @@ describe.each(modes)('hostile functions (confine: %s)', (mode) => {
     const handler = (name: string) => (node ? `index.${name}` : `probes.${name === 'exit' ? 'exit_now' : name}`);
 
     it('cannot read the data directory or another function\'s code', async () => {
-      // Without namespaces a Python child may read what its user can outside the data directory;
-      // the repository and /etc are checked where the confinement covers them.
+      // Without namespaces a Python child may read what its user can outside the private paths
+      // (data directory, home, repository, /proc): /etc is checked where the confinement covers it.
       const covered = node || mode === 'auto';
-      const targets = [secret, data.root, otherCode, ...(covered ? [repoFile, '/etc/shadow'] : [])];
+      const targets = [secret, data.root, otherCode, repoFile, '/proc/1/environ', `/proc/${process.pid}/environ`, ...(covered ? ['/etc/shadow'] : [])];
       const deployment = await probe(runtime, handler('read'), { environment: { PROBE_PATH: targets.join(':') } });
       const results = await bodyOf(deployment);
       for (const target of targets) expect(results[target], target).toMatchObject({ ok: false });
