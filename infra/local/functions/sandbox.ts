@@ -42,6 +42,9 @@ const INSIDE = {
   pythonWrapperDir: '/opt/cartwheel/python',
 };
 
+/** Own PID, IPC and host-name namespaces (the mount namespace comes with bwrap), no capabilities, a new session, gone with its parent. */
+const NAMESPACE_FLAGS = ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
+
 /** The `PATH` a child gets: the system's, never the operator's (which names their home). */
 export const CHILD_PATH = '/usr/local/bin:/usr/bin:/bin';
 
@@ -67,7 +70,8 @@ export function onPath(name: string, path = process.env.PATH ?? ''): string | un
 export function findBwrap(): string | undefined {
   const bwrap = onPath('bwrap');
   if (!bwrap) return undefined;
-  const probe = spawnSync(bwrap, ['--unshare-pid', '--unshare-ipc', '--die-with-parent', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', 'true'], { stdio: 'ignore', timeout: 10_000 });
+  // The flags children get (NAMESPACE_FLAGS), so a machine that refuses one of them runs children unconfined rather than not at all.
+  const probe = spawnSync(bwrap, [...NAMESPACE_FLAGS, '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--remount-ro', '/', 'true'], { stdio: 'ignore', timeout: 10_000 });
   return probe.status === 0 ? bwrap : undefined;
 }
 
@@ -141,7 +145,7 @@ export function childCommand(launch: ChildLaunch): ChildCommand {
   const inside = { code: at.code, scratch: at.scratch, wrapperDir };
   if (!confined) return { file: inner[0]!, args: inner.slice(1), cwd: launch.codeDir, inside };
 
-  const args = ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
+  const args = [...NAMESPACE_FLAGS];
   args.push(...systemBinds());
   if (launch.runtime === 'node') {
     const node = realpathSync(launch.node ?? process.execPath);
