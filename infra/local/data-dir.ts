@@ -14,6 +14,8 @@ export function dataPaths(dataDir: string) {
     queues: join(root, 'queues'),
     objects: join(root, 'objects'),
     outbox: join(root, 'outbox'),
+    /** Hosted functions' unpacked code and scratch folders (infra/local/functions/). */
+    functions: join(root, 'functions'),
     localKey: join(root, 'local.key'),
     clock: join(root, 'clock.json'),
     bootstrap: join(root, 'bootstrap.json'),

@@ -18,6 +18,7 @@ import type { Emulators } from './emulators';
 import { holdGateway } from './gateway-hold';
 import { localSecrets } from './local-secrets';
 import { outboxEmail } from './outbox';
+import { localFunctionRunner, type LocalFunctionRunner } from './functions';
 
 /** The configuration of a local runtime answering on `port`. */
 function localConfig(emulators: Pick<Emulators, 'env'>, port: number, edgeSecret = ''): PlatformConfig {
@@ -45,15 +46,19 @@ function pick(env: NodeJS.ProcessEnv, names: string[]): Record<string, string> {
  * by the runtime and by operator commands that open a stopped data directory, so both configure
  * the platform identically.
  */
-export function useLocalPlatform(paths: ReturnType<typeof dataPaths>, emulators: Pick<Emulators, 'env'>, port: number, clock: Clock, edgeSecret = ''): { platform: Platform; settings: PlatformConfig } {
+export function useLocalPlatform(paths: ReturnType<typeof dataPaths>, emulators: Pick<Emulators, 'env'>, port: number, clock: Clock, edgeSecret = '', log?: (line: string) => void): { platform: LocalPlatform; settings: PlatformConfig } {
   const settings = localConfig(emulators, port, edgeSecret);
   useConfig(settings);
   configureStore(settings);
-  return { platform: localPlatform(paths, settings, clock), settings };
+  return { platform: localPlatform(paths, settings, clock, log), settings };
 }
 
-/** The local ports over `paths` (data directory) and `settings`, on `clock`. */
-export function localPlatform(paths: Pick<ReturnType<typeof dataPaths>, 'outbox' | 'localKey'>, settings: PlatformConfig, clock: Clock): Platform {
+/** The local ports; the function runner's own handle lets the runtime stop its children. */
+export type LocalPlatform = Platform & { functions: LocalFunctionRunner };
+
+/** The local ports over `paths` (data directory) and `settings`, on `clock`; `log` gets hosted functions' output. */
+export function localPlatform(paths: Pick<ReturnType<typeof dataPaths>, 'outbox' | 'localKey' | 'functions'>, settings: PlatformConfig, clock: Clock, log?: (line: string) => void): LocalPlatform {
+  const objects = s3Objects({ region: settings.region, endpoint: settings.endpoints.s3, buckets: { functions: settings.functionsBucket, apps: settings.appsBucket } });
   return {
     clock,
     site: siteOf(settings),
@@ -63,6 +68,8 @@ export function localPlatform(paths: Pick<ReturnType<typeof dataPaths>, 'outbox'
     gateway: holdGateway(testGateway(clock), process.env.CARTWHEEL_GATEWAY_HOLD_FILE),
     http: guardedHttp({ allowLoopback: true }, clock),
     queues: sqsQueues({ region: settings.region, endpoint: settings.endpoints.sqs, urls: settings.queueUrls }),
-    objects: s3Objects({ region: settings.region, endpoint: settings.endpoints.s3, buckets: { functions: settings.functionsBucket, apps: settings.appsBucket } }),
+    objects,
+    // Starts nothing until a function is called (operator commands build it too).
+    functions: localFunctionRunner({ dir: paths.functions, objects, log }),
   };
 }

@@ -129,7 +129,8 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     emulators = await startEmulators(paths.root);
     // The handlers reach the emulator in this process without a socket (CARTWHEEL_DYNAMO_TRANSPORT=http: over HTTP, to compare).
     useDynamoTransport(process.env.CARTWHEEL_DYNAMO_TRANSPORT === 'http' ? undefined : inProcessClientOptions(emulators.dynamo));
-    const { platform, settings } = useLocalPlatform(paths, emulators, port, clock, edgeSecret);
+    const { platform, settings } = useLocalPlatform(paths, emulators, port, clock, edgeSecret, log);
+    if (platform.functions.confinement() === 'none') log('Hosted functions run without namespaces (bwrap not found): crash and mistake isolation only');
 
     gateway = createGateway({
       handler: familyHandlers(platform, settings),
@@ -177,6 +178,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
         await closed;
         await Promise.all(pollers.map((poller) => poller.stop()));
         await stopSchedules();
+        await platform.functions.stop();
         await emulators!.stop();
         useDynamoTransport(undefined);
         release();
