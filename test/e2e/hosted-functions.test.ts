@@ -244,7 +244,7 @@ describe('the invoke URL (§7)', () => {
     expect(preflight.headers.get('access-control-allow-origin')).toBe('https://shop.example.test');
     expect(preflight.headers.get('access-control-allow-methods')).toBe('PUT');
     expect(preflight.headers.get('access-control-max-age')).toBe('600');
-    expectError(await invoke(echo.invoke_url, { method: 'TRACE', token: owner }), 405, 'method_not_allowed');
+    expectError(await invoke(echo.invoke_url, { method: 'PROPFIND', token: owner }), 405, 'method_not_allowed');
     expectError(await invoke(echo.invoke_url, { token: owner, headers: { Origin: 'https://evil.example.test' } }), 403, 'invalid_origin');
     const local = await invoke(echo.invoke_url, { token: owner, headers: { Origin: 'http://localhost:5173' } });
     expect(local.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
@@ -329,10 +329,10 @@ describe('functions as event destinations (events.md §9)', () => {
       'index.js': "const seen = []; exports.handler = async (event) => { if (event.httpMethod === 'GET') return { body: JSON.stringify(seen) }; seen.push({ headers: event.headers, body: JSON.parse(event.body) }); return { statusCode: 200, body: 'thanks' }; };",
     }));
     expect(received.status, received.text).toBe(201);
-    const subscription = await api(`${base}event_subscriptions`, { method: 'POST', token: owner, body: { event_type: 'order:created', destination: `${received.body.invoke_url}?from=events` } });
+    const subscription = await api(`${base}event_subscriptions`, { method: 'POST', token: owner, body: { event_type: 'order:created', method: 'http', destination: `${received.body.invoke_url}?from=events` } });
     expect(subscription.status, subscription.text).toBe(201);
     expect(subscription.body.hosted_function).toBe(`${base}hosted_functions/${received.body.hosted_function_id}`);
-    const live = await api(`${base}event_subscriptions`, { method: 'POST', token: liveOwner, body: { event_type: 'order:created', destination: received.body.invoke_url } });
+    const live = await api(`${base}event_subscriptions`, { method: 'POST', token: liveOwner, body: { event_type: 'order:created', method: 'http', destination: received.body.invoke_url } });
     expectError(live, 400, 'invalid_input', { property: 'destination' });
 
     // A sample delivery waits for the attempt: the function answers it.
