@@ -344,5 +344,35 @@ describe('functions as event destinations (events.md §9)', () => {
     expect(seen[0]!.headers['X-Hosted-Function-Id']).toBe(received.body.hosted_function_id);
     expect(seen[0]!.headers['x-service-signature']).toBeTruthy();
     expect(seen[0]!.body.data).toBeTruthy();
+
+    // A real order: its order:created notification reaches the function through the delivery worker.
+    expect((await api(`${base}products`, { method: 'POST', token: owner, body: { product_id: 'fn-sold', name: 'Sold', type: 'digital', prices: [{ currency: 'USD', price: 7 }] } })).status).toBe(201);
+    const cart = await api(`${base}carts`, { method: 'POST', token: owner, body: { items: [{ product_id: 'fn-sold', quantity: 1 }], customer: { name: 'Ana Ruiz', email: 'ana@example.org', billing_address: { country: 'US' } } } });
+    expect(cart.status, cart.text).toBe(201);
+    const paid = await api(`${base}carts/${cart.body.cart_id}/payments`, { method: 'POST', token: owner, body: { payment_method: { type: 'credit_card', data: { number: '4242424242424242', exp_month: 12, exp_year: 2031, cvv: '123' } } } });
+    expect(paid.status, paid.text).toBe(201);
+    const orderId = String(paid.body.order).split('/').pop();
+    let delivered: { headers: Record<string, string>; body: { type: string; data: { order_id: string } } } | undefined;
+    for (let waited = 0; !delivered && waited < 30_000; waited += 100) {
+      const now = (await invoke(received.body.invoke_url, { token: owner })).body as Array<{ headers: Record<string, string>; body: { type: string; data: { order_id: string } } }>;
+      delivered = now.find((entry) => entry.body.type === 'order:created' && entry.body.data.order_id === orderId);
+      if (!delivered) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(delivered, 'the order:created notification reached the function').toBeDefined();
+    expect(delivered!.headers['webhook-id']).toBeTruthy();
+    const events = await get(`events?event_subscription_id=${subscription.body.event_subscription_id}`);
+    expect(events.status, events.text).toBe(200);
+  });
+
+  it('records a delivery to a deleted function as function_not_found', async () => {
+    const doomed = await create({ name: 'Doomed', runtime: 'node', handler: 'index.handler' }, sourceZip({ 'index.js': "exports.handler = async () => ({ statusCode: 500, body: 'no' });" }));
+    const subscription = await api(`${base}event_subscriptions`, { method: 'POST', token: owner, body: { event_type: 'product:created', method: 'http', destination: doomed.body.invoke_url } });
+    expect(subscription.status, subscription.text).toBe(201);
+    const refused = await api(`${base}event_subscriptions/${subscription.body.event_subscription_id}/test`, { method: 'POST', token: owner });
+    expect(refused.body).toMatchObject({ success: false, status_code: 500 });
+    expect((await api(`${base}hosted_functions/${doomed.body.hosted_function_id}`, { method: 'DELETE', token: owner })).status).toBe(204);
+    const gone = await api(`${base}event_subscriptions/${subscription.body.event_subscription_id}/test`, { method: 'POST', token: owner });
+    expect(gone.status, gone.text).toBe(200);
+    expect(gone.body).toMatchObject({ success: false, status_code: null, error: { code: 'function_not_found' } });
   });
 });
