@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
-import { appZip } from '../support/zip-writer';
+import { appZip, zipOf } from '../support/zip-writer';
 
 let runtime: RuntimeProcess;
 let base: string;
@@ -27,6 +27,7 @@ let remoteServiceId: string;
 let liveServiceId: string;
 let appId: string;
 let versionId: string;
+let functionId: string;
 /** A customer-scope token (signed in as customer `cs1`) and cs1's saved card. */
 let portal: string;
 let portalMethodId: string;
@@ -84,6 +85,12 @@ beforeAll(async () => {
   const version = await fetch(`${base}apps/${appId}/versions`, { method: 'POST', headers: { Authorization: `Bearer ${secret}` }, body: form });
   expect(version.status).toBe(201);
   versionId = ((await version.json()) as { version_id: string }).version_id;
+  const fnForm = new FormData();
+  for (const [name, value] of Object.entries({ name: 'Probe', runtime: 'node', handler: 'index.handler', environment_variables: '{"KEEP":"1"}' })) fnForm.append(name, value);
+  fnForm.append('file', new Blob([new Uint8Array(zipOf([{ name: 'index.js', data: "exports.handler = async () => ({ body: 'ok' });" }]))], { type: 'application/zip' }), 'fn.zip');
+  const hosted = await fetch(`${base}hosted_functions`, { method: 'POST', headers: { Authorization: `Bearer ${secret}` }, body: fnForm });
+  expect(hosted.status).toBe(201);
+  functionId = ((await hosted.json()) as { hosted_function_id: string }).hosted_function_id;
   shopper = (await api(`${base}auths/limited?account_id=${account}&test=true`, { method: 'POST', token: secret })).body.token;
   const paidCart = await api(`${base}carts`, { method: 'POST', token: shopper, body: { items: [{ product_id: 'p1' }], customer: buyer } });
   const paid = await api(`${base}carts/${paidCart.body.cart_id}/payments`, { method: 'POST', token: shopper, body: { payment_method: card() } });
@@ -114,6 +121,7 @@ async function snapshot(): Promise<Record<string, string>> {
     `event_subscriptions/${subscriptionId}`, 'event_subscriptions?limit=100',
     'products/licensed', `license_services/${listServiceId}`, `license_services/${remoteServiceId}`, 'license_services?limit=100',
     `apps/${appId}`, 'apps?limit=100', `apps/${appId}/versions`, `apps/${appId}/aliases`, `apps/${appId}/deployments`,
+    `hosted_functions/${functionId}`, 'hosted_functions?limit=100',
   ];
   const answers = await Promise.all(reads.map((path) => api(`${base}${path}`, { token: secret }).then((answer) => [path, answer.text] as const)));
   const ledger = await api(`${origin}/_local/gateway/charges`);
@@ -466,6 +474,25 @@ post(app, { alias: 'taken' }, 'alias', 'app update alias taken', { status: 409, 
 post(app, { settings: [] }, 'settings', 'app update settings an array');
 post(app, { test: 'false' }, 'test', 'app update test "false"');
 post(app, { style: { blob: 'x'.repeat(70_000) }, name: 'Changed' }, 'style', 'app update style over 64 KB', { status: 422, code: 'account_limit_exceeded' });
+// --- hosted functions (functions.md §3, §6): a refused update changes nothing and deploys nothing
+const hostedFunction = () => `hosted_functions/${functionId}`;
+post(hostedFunction, { name: null }, 'name', 'function update name null');
+post(hostedFunction, { name: 'x'.repeat(101) }, 'name', 'function update name too long');
+post(hostedFunction, { description: 'x'.repeat(1001) }, 'description', 'function update description too long');
+for (const value of ['ruby', 'nodejs18.x', '', 5, null]) post(hostedFunction, { runtime: value }, 'runtime', `function runtime ${JSON.stringify(value)}`);
+for (const value of ['index', '../up.handler', '.handler', 5]) post(hostedFunction, { handler: value }, 'handler', `function handler ${JSON.stringify(value)}`);
+post(hostedFunction, { handler: 'missing.handler' }, 'handler', 'function handler whose file is not in the package');
+post(hostedFunction, { runtime: 'java' }, 'handler', 'function runtime java with a Node handler');
+for (const value of [0, 901, '1.5', 'ten', -1, true]) post(hostedFunction, { timeout: value }, 'timeout', `function timeout ${JSON.stringify(value)}`);
+for (const value of [127, 3009, '256MB', null]) post(hostedFunction, { memory_mb: value }, 'memory_mb', `function memory_mb ${JSON.stringify(value)}`);
+for (const value of [{ PATH: '/' }, { CARTWHEEL_X: '1' }, { AWS_REGION: 'x' }, { NODE_OPTIONS: '--inspect' }, { 'A-B': '1' }, [{ name: 'A', value: 1 }], [{ value: '1' }], 'nope', 5, [{ name: 'NEW' }], { BIG: 'x'.repeat(5000) }]) {
+  post(hostedFunction, { environment_variables: value }, 'environment_variables', `function variables ${JSON.stringify(value).slice(0, 30)}`);
+}
+rows.push({ label: 'function created with JSON instead of a form', method: 'POST', path: () => 'hosted_functions', body: { name: 'x', runtime: 'node', handler: 'index.handler' }, status: 400, code: 'invalid_syntax' });
+rows.push({ label: 'function update of an unknown id', method: 'POST', path: () => 'hosted_functions/NOSUCHFN', body: { name: 'x' }, status: 404, code: 'resource_not_found' });
+rows.push({ label: 'function id with ../', method: 'GET', path: () => 'hosted_functions/..%2Fsettings', status: 404, code: 'resource_not_found' });
+rows.push({ label: 'function delete of an unknown id', method: 'DELETE', path: () => 'hosted_functions/NOSUCHFN', status: 404, code: 'resource_not_found' });
+rows.push({ label: 'function update by a limited token', method: 'POST', path: hostedFunction, body: { name: 'x' }, token: () => shopper, status: 403, code: 'insufficient_permissions' });
 const deploy = () => `apps/${appId}/deploy`;
 for (const value of [5, {}, [], true, '']) post(deploy, { version_id: value }, 'version_id', `deploy version_id ${JSON.stringify(value)}`);
 post(deploy, {}, 'version_id', 'deploy without version_id');
