@@ -6,10 +6,11 @@
  * live are separate and another account's token gets 404; an order:created subscription to a
  * function delivers to it.
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
+import { api, startRuntime, tempDataDir, type RuntimeProcess } from '../support/runtime-process';
 import { zipOf } from '../support/zip-writer';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -21,6 +22,7 @@ let functionsUrl: string;
 let account: string;
 let owner: string;
 let liveOwner: string;
+let otherAccount: { account_id: string; tokens: { live_secret: string; test_secret: string } };
 
 type Reply = Awaited<ReturnType<typeof api>>;
 
@@ -94,15 +96,26 @@ const ECHO = `exports.handler = (event, context, callback) => {
 let echo: { hosted_function_id: string; invoke_url: string };
 
 beforeAll(async () => {
-  runtime = await startRuntime({ env: RATES });
+  // A second account is made by the operator command while the runtime is stopped.
+  const dataDir = tempDataDir();
+  const first = await startRuntime({ dataDir, env: RATES });
+  await first.stop();
+  const made = spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', join(ROOT, 'infra/accounts/create-account.ts'), '--company', 'Other', '--email', 'other@example.test', '--user-id', 'other-owner'], {
+    cwd: ROOT,
+    env: { ...process.env, CARTWHEEL_DATA_DIR: dataDir },
+    encoding: 'utf8',
+  });
+  expect(made.status, made.stderr).toBe(0);
+  otherAccount = JSON.parse(made.stdout);
+  runtime = await startRuntime({ dataDir, env: RATES });
   base = runtime.bootstrap.api_url;
   functionsUrl = runtime.bootstrap.functions_url;
   account = runtime.bootstrap.account_id;
   owner = runtime.bootstrap.tokens.test_secret;
   liveOwner = runtime.bootstrap.tokens.live_secret;
-  const made = await create({ name: 'Echo', runtime: 'node', handler: 'index.handler', environment_variables: '[{"name":"REGION","value":"eu"}]' }, sourceZip({ 'index.js': ECHO }));
-  expect(made.status, made.text).toBe(201);
-  echo = made.body;
+  const echoMade = await create({ name: 'Echo', runtime: 'node', handler: 'index.handler', environment_variables: '[{"name":"REGION","value":"eu"}]' }, sourceZip({ 'index.js': ECHO }));
+  expect(echoMade.status, echoMade.text).toBe(201);
+  echo = echoMade.body;
 }, 180_000);
 
 afterAll(async () => {
@@ -191,6 +204,22 @@ describe('reading, listing and variables', () => {
     expectError(await get('hosted_functions?sort_by=size'), 400, 'invalid_input');
   });
 
+  it('hides every function from another account: 404 on read, update and delete, and none listed', async () => {
+    const other = otherAccount.tokens.test_secret;
+    const path = `hosted_functions/${echo.hosted_function_id}`;
+    expectError(await get(path, other), 404, 'resource_not_found');
+    expectError(await api(`${base}${path}`, { method: 'POST', token: other, body: { name: 'Taken' } }), 404, 'resource_not_found');
+    expectError(await form(path, { name: 'Taken' }, sourceZip({ 'index.js': ECHO }), other), 404, 'resource_not_found');
+    expectError(await api(`${base}${path}`, { method: 'DELETE', token: other }), 404, 'resource_not_found');
+    expect((await get('hosted_functions', other)).body.data).toEqual([]);
+    expect((await get(path)).body.name).toBe('Echo');
+    const theirs = await create({ name: 'Theirs', runtime: 'node', handler: 'index.handler' }, sourceZip({ 'index.js': ECHO }), other);
+    expect(theirs.status, theirs.text).toBe(201);
+    expectError(await invoke(theirs.body.invoke_url, { token: owner }), 404, 'resource_not_found');
+    const subscription = await api(`${base}event_subscriptions`, { method: 'POST', token: owner, body: { event_type: 'order:created', method: 'http', destination: theirs.body.invoke_url } });
+    expectError(subscription, 400, 'invalid_input', { property: 'destination' });
+  });
+
   it('keeps test and live apart: the other mode is token_type_mismatch', async () => {
     expectError(await get(`hosted_functions/${echo.hosted_function_id}`, liveOwner), 400, 'token_type_mismatch');
   });
@@ -229,6 +258,8 @@ describe('the invoke URL (§7)', () => {
     expectError(await invoke(echo.invoke_url), 401, 'invalid_token');
     expectError(await invoke(echo.invoke_url, { token: 'sk.test.nope' }), 401, 'invalid_token');
     expectError(await invoke(`${functionsUrl}/func/v1/UNKNOWN00000`, { token: owner }), 404, 'resource_not_found');
+    expectError(await invoke(echo.invoke_url, { token: otherAccount.tokens.test_secret }), 404, 'resource_not_found');
+    expectError(await invoke(echo.invoke_url, { token: otherAccount.tokens.test_secret, query: true }), 404, 'resource_not_found');
     expectError(await invoke(echo.invoke_url, { token: liveOwner }), 400, 'token_type_mismatch');
     const reader = await secretToken([{ resource: 'hosted_functions', methods: ['read'] }]);
     expectError(await invoke(echo.invoke_url, { token: reader }), 403, 'insufficient_permissions');
