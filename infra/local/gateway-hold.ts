@@ -1,13 +1,15 @@
 /**
- * A test-only hold on the built-in test gateway, local runtime only: with
- * `CARTWHEEL_GATEWAY_HOLD_FILE=<path>` every card authorization waits while that file exists,
- * so a test can keep payments in flight for as long as it needs (a stop in the middle of them)
- * without depending on machine load. `GET /_local/gateway/held` counts the charges waiting;
- * removing the file releases them. The cloud's platform (shared/app/platforms.ts) never wraps
- * its gateway, and nothing outside infra/local reads the variable.
+ * Test-only holds, local runtime only, so a test can keep work in flight for as long as it needs
+ * (a stop or a `kill -9` in the middle of it) without depending on machine load:
+ * - `CARTWHEEL_GATEWAY_HOLD_FILE=<path>`: every card authorization of the built-in test gateway
+ *   waits while that file exists; `GET /_local/gateway/held` counts the charges waiting;
+ * - `CARTWHEEL_FUNCTION_DEPLOY_HOLD_FILE=<path>`: every hosted function deployment waits while
+ *   that file exists (after its record and due work are committed).
+ * Removing the file releases them. The cloud's platform (shared/app/platforms.ts) never wraps
+ * its ports, and nothing outside infra/local reads the variables.
  */
 import { existsSync } from 'node:fs';
-import type { PaymentGateway } from '../../shared/platform/ports';
+import type { FunctionRunner, PaymentGateway } from '../../shared/platform/ports';
 
 /** How often a held charge looks for the file again. */
 const POLL_MS = 10;
@@ -36,4 +38,14 @@ export function holdGateway(gateway: PaymentGateway, holdFile: string | undefine
       return gateway.charge(request);
     },
   };
+}
+
+/** `runner`, with each deployment waiting while `holdFile` exists; `runner` itself without a file. */
+export function holdDeployments<R extends FunctionRunner>(runner: R, holdFile: string | undefined): R {
+  if (!holdFile) return runner;
+  const deploy: FunctionRunner['deploy'] = async (deployment) => {
+    while (existsSync(holdFile)) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    return runner.deploy(deployment);
+  };
+  return { ...runner, deploy };
 }

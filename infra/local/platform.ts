@@ -15,7 +15,7 @@ import type { Clock, Platform } from '../../shared/platform/ports';
 import { configureStore } from '../../shared/store/client';
 import type { dataPaths } from './data-dir';
 import type { Emulators } from './emulators';
-import { holdGateway } from './gateway-hold';
+import { holdDeployments, holdGateway } from './gateway-hold';
 import { localSecrets } from './local-secrets';
 import { outboxEmail } from './outbox';
 import { localFunctionRunner, type LocalFunctionRunner } from './functions';
@@ -70,6 +70,7 @@ export function localPlatform(paths: Pick<ReturnType<typeof dataPaths>, 'outbox'
     queues: sqsQueues({ region: settings.region, endpoint: settings.endpoints.sqs, urls: settings.queueUrls }),
     objects,
     // Starts nothing until a function is called (operator commands build it too).
-    functions: localFunctionRunner({ dir: paths.functions, objects, log }),
+    // A test may hold deployments (CARTWHEEL_FUNCTION_DEPLOY_HOLD_FILE, gateway-hold.ts): local only.
+    functions: holdDeployments(localFunctionRunner({ dir: paths.functions, objects, log }), process.env.CARTWHEEL_FUNCTION_DEPLOY_HOLD_FILE),
   };
 }
