@@ -159,14 +159,14 @@ export function createGateway(options: GatewayOptions) {
       }
       await options.ready;
       /** Calls a family's handler with the API Gateway event of this request, as API Gateway would. */
-      const callFamily = async (family: FamilyName, routeKey: string, params: Record<string, string> | undefined) => {
+      const callFamily = async (family: FamilyName, routeKey: string, params: Record<string, string> | undefined, withCost = true) => {
         const edge: EdgeFacts = { sourceIp, port: options.port(), edgeSecret: options.edgeSecret, ...(onAppHost ? { forwardedHost: req.headers.host! } : {}) };
         const event = toApiGatewayEvent(req, body, routeKey, params, edge);
         // What the request cost in DynamoDB, counted when its answer is ready (work left running
         // after that is not the request's): local only, for benches and curious developers.
         const handler = await options.handler(family);
         const { value: result, cost } = await measureCost(() => handler(event, lambdaContext(family, TIMEOUT_MS)));
-        writeResult(res, { ...result, headers: { ...result.headers, [COST_HEADER]: formatCost(cost) } });
+        writeResult(res, withCost ? { ...result, headers: { ...result.headers, [COST_HEADER]: formatCost(cost) } } : result);
       };
       const serve: Record<SurfaceName, () => Promise<void>> = {
         images: () => serveImageFile(req, res, path, options.objects),
@@ -176,7 +176,8 @@ export function createGateway(options: GatewayOptions) {
           return serveAppFile(req, res, options.apps, target.accountId, target.path);
         },
         // Invoke URLs: the function router, as its `ANY /func/v1/{proxy+}` route calls it in the cloud.
-        functions: () => callFamily('function-router', 'ANY /func/v1/{proxy+}', { proxy: path.slice('/func/v1/'.length) }),
+        // A function's answer is passed through as it is: no cost header of the platform's.
+        functions: () => callFamily('function-router', 'ANY /func/v1/{proxy+}', { proxy: path.slice('/func/v1/'.length) }, false),
         api: () => callFamily(match ? match.route.family : fallbackFamily, match ? match.routeKey : '$default', match?.params),
       };
       return await serve[surface.name]();
