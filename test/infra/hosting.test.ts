@@ -179,7 +179,7 @@ describe('CloudFront distribution for hosted apps', () => {
 
   it('sends settings/, analytics/ and oauth/callback.html under every alias to the hosting handler, uncached, after the API', () => {
     const patterns = (config.CacheBehaviors as Record<string, any>[]).map((behaviour) => behaviour.PathPattern);
-    expect(patterns).toEqual([imagesPathPattern, apiPathPattern, ...hostingPathPatterns]);
+    expect(patterns).toEqual([imagesPathPattern, apiPathPattern, '/func/v1/*', ...hostingPathPatterns]);
     const handlerOrigin = appFilesGroup().Members.Items[1].OriginId;
     for (const pattern of hostingPathPatterns) {
       expect(behaviourFor(pattern), pattern).toMatchObject({
