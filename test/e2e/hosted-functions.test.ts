@@ -7,6 +7,8 @@
  * function delivers to it.
  */
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -328,6 +330,39 @@ describe('the invoke URL (§7)', () => {
     expect(java.status, java.text).toBe(201);
     const reply = await invoke(java.body.invoke_url, { token: owner });
     if (reply.status !== 200) expectError(reply, 502, 'remote_server_error', { reason: 'runtime_unavailable' });
+  });
+
+  it('refuses calls past 50 running for the account with 429 and Retry-After: 1, at once, and serves the rest', async () => {
+    // Each call waits on this server until the test has seen the refusals, so exactly 50 are running then.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const gate = createServer((_request, response) => void released.then(() => response.end('go')));
+    await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(gate.address() as AddressInfo).port}/`;
+      const held = await create({ name: 'Held', runtime: 'node', handler: 'index.handler', environment_variables: JSON.stringify({ GATE_URL: url }) }, sourceZip({ 'index.js': "exports.handler = async () => { await (await fetch(process.env.GATE_URL)).text(); return { body: 'done' }; };" }));
+      expect(held.status, held.text).toBe(201);
+      const refusals: Reply[] = [];
+      const calls = Array.from({ length: 60 }, () =>
+        invoke(held.body.invoke_url, { token: owner }).then((reply) => {
+          if (reply.status === 429) refusals.push(reply);
+          return reply;
+        }),
+      );
+      for (let waited = 0; refusals.length < 10 && waited < 60_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(refusals).toHaveLength(10);
+      release();
+      const replies = await Promise.all(calls);
+      expect(replies.filter((reply) => reply.status === 200)).toHaveLength(50);
+      for (const reply of refusals) {
+        expectError(reply, 429, 'request_limit_exceeded');
+        expect(reply.headers.get('retry-after')).toBe('1');
+      }
+      expect((await invoke(held.body.invoke_url, { token: owner })).text).toBe('done');
+    } finally {
+      release();
+      gate.close();
+    }
   });
 
   it('answers 50 concurrent invocations of one function', async () => {

@@ -1,7 +1,7 @@
 /**
  * The pure parts of invoking a hosted function (functions.md §7.2, §7.5, §7.6; events.md §9):
  * the event a function receives, how its result becomes the HTTP answer, how failures are
- * answered, and which destinations name a function.
+ * answered, and which destinations name a function (the concurrency limit: invocation-slots.test.ts).
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,6 @@ import { ApiError } from '../../../shared/core/errors';
 import { answerOf, responseOf } from '../../../shared/modules/functions/invoke/answer';
 import { deliveryEvent, invokeEvent } from '../../../shared/modules/functions/invoke/event';
 import { invokedFunctionId } from '../../../shared/modules/functions/invoke/destination';
-import { takeInvocationSlot } from '../../../shared/modules/functions/invoke/concurrency';
 
 const origin = { accountId: 'ACCT00000001', mode: 'test' as const, functionId: 'FN0000000001', requestId: 'REQ000000001', sourceIp: '203.0.113.7' };
 
@@ -128,21 +127,5 @@ describe('destinations that name a function (events.md §9)', () => {
     expect(invokedFunctionId(site, 'http://localhost:4000/func/v1/')).toBeUndefined();
     expect(invokedFunctionId(site, 'not a url')).toBeUndefined();
     expect(invokedFunctionId({ functionsUrl: 'https://fn.example.test/' }, 'https://fn.example.test/func/v1/ABC')).toBe('ABC');
-  });
-});
-
-describe('the per-account limit of concurrent invocations (§8)', () => {
-  it('refuses the call past the limit at once, per account and mode, and frees a slot once', () => {
-    const taken = Array.from({ length: 3 }, () => takeInvocationSlot('LIMITACCT', 'test', 3));
-    expect(taken.every(Boolean)).toBe(true);
-    expect(takeInvocationSlot('LIMITACCT', 'test', 3)).toBeUndefined();
-    const other = takeInvocationSlot('LIMITACCT', 'live', 3);
-    expect(other).toBeDefined();
-    taken[0]!();
-    taken[0]!();
-    const again = takeInvocationSlot('LIMITACCT', 'test', 3);
-    expect(again).toBeDefined();
-    expect(takeInvocationSlot('LIMITACCT', 'test', 3)).toBeUndefined();
-    for (const release of [...taken, again, other]) release?.();
   });
 });

@@ -2,6 +2,7 @@
  * Calling a function's serving deployment through the runner port, within the account's limit
  * of concurrent invocations: what the invoke surface and event delivery (events.md §9) share.
  */
+import { logger } from '../../../core/logging';
 import type { InvokeOutcome, InvokeTarget, Platform } from '../../../platform/ports';
 import { runnerOf } from '../deploy-work';
 import type { HostedFunctionRecord } from '../records';
@@ -32,12 +33,13 @@ export function servingTarget(platform: Pick<Platform, 'secrets'>, record: Hoste
  * Calls `target` with `event` if the account has a free slot (§8); answers `throttled` at once
  * when it has none, without calling.
  */
-export async function callFunction(platform: Pick<Platform, 'functions'>, target: InvokeTarget, event: FunctionEvent): Promise<InvokeOutcome> {
-  const release = takeInvocationSlot(target.accountId, target.mode);
+export async function callFunction(platform: Pick<Platform, 'functions' | 'clock'>, target: InvokeTarget, event: FunctionEvent): Promise<InvokeOutcome> {
+  const release = await takeInvocationSlot(platform.clock, { accountId: target.accountId, mode: target.mode }, target.timeoutSeconds * 1000);
   if (!release) return { kind: 'throttled' };
   try {
     return await runnerOf(platform).invoke(target, event);
   } finally {
-    release();
+    // A slot not given back (the table unreachable) frees itself when its lease ends.
+    await release().catch((error: unknown) => logger.error('An invocation slot could not be given back; its lease will end', { functionId: target.functionId, error: error as Error }));
   }
 }

@@ -76,7 +76,7 @@ function withinLimit(call: Promise<InvokeOutcome>, timeoutMs: number): Promise<I
  * is success; an error, crash or invalid response is `function_error` (502); a timeout is
  * `timeout` (504); a deleted function is `function_not_found`.
  */
-export async function deliverToFunction(platform: Pick<Platform, 'functions' | 'secrets'>, scope: RecordScope, functionId: string, destination: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<FunctionDelivery> {
+export async function deliverToFunction(platform: Pick<Platform, 'functions' | 'secrets' | 'clock'>, scope: RecordScope, functionId: string, destination: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<FunctionDelivery> {
   const record = await findHostedFunction(scope, functionId);
   if (!record) return { status_code: null, error: { code: 'function_not_found', message: `The hosted function ${functionId} was deleted` }, response_body: null };
   const target = servingTarget(platform, record);
