@@ -71,13 +71,25 @@ function entryPoints() {
 const EXTERNAL = /^(node:|@aws-sdk\/|@smithy\/|@aws-crypto\/|@aws\/|(fauxqs|dynalite|sharp|esbuild)(\/|$))/;
 
 /**
+ * The SDK's packages are CommonJS: imported, Node first scans each one's source for its export
+ * names (tens of milliseconds for the DynamoDB client alone); required, it does not. The build
+ * imports them through a module that requires them, the one instance Node's `require` holds.
+ */
+const SDK = /^(@aws-sdk|@smithy|@aws-crypto|@aws)\//;
+
+/**
  * Every other package is bundled: Node loads a package of a hundred small modules (zod, the
  * Powertools, sanitize-html with postcss) far slower than the same code in a chunk.
  */
 const packagesBundled = {
   name: 'packages-bundled',
   setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, (args) => (EXTERNAL.test(args.path) ? { path: args.path, external: true } : undefined));
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (!EXTERNAL.test(args.path)) return undefined;
+      if (SDK.test(args.path) && args.kind !== 'require-call') return { path: args.path, namespace: 'sdk-required' };
+      return { path: args.path, external: true };
+    });
+    build.onLoad({ filter: /./, namespace: 'sdk-required' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
   },
 };
 
