@@ -86,7 +86,8 @@ const packagesBundled = {
   setup(build) {
     build.onResolve({ filter: /^[^./]/ }, (args) => {
       if (!EXTERNAL.test(args.path)) return undefined;
-      if (SDK.test(args.path) && args.kind !== 'require-call') return { path: args.path, namespace: 'sdk-required' };
+      // Only static imports: a dynamic import of such a module would answer its default export alone.
+      if (SDK.test(args.path) && args.kind === 'import-statement') return { path: args.path, namespace: 'sdk-required' };
       return { path: args.path, external: true };
     });
     build.onLoad({ filter: /./, namespace: 'sdk-required' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
