@@ -4,7 +4,6 @@
  * buckets inside them, created exactly as the CDK stack describes them.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs, type FauxqsServer } from 'fauxqs';
 import { queues, queueUrlVariable } from '../../shared/app/queues';
@@ -82,41 +81,32 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
     CARTWHEEL_FUNCTIONS_BUCKET: LOCAL_BUCKETS.functions,
     CARTWHEEL_APPS_BUCKET: LOCAL_BUCKETS.apps,
   };
-  // Queues and buckets are independent: made (or found) at once, not one round trip after another.
-  const s3 = new S3Client({ region: LOCAL_REGION, forcePathStyle: true, ...localClientOptions(fauxqs.address) });
-  const [made] = await Promise.all([
-    Promise.all(
-      queues.map(async (queue) => {
-        const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${queue.name}-dlq` }));
-        const dlqArn = await queueArn(sqs, dlq.QueueUrl!);
-        const main = await sqs.send(
-          new CreateQueueCommand({
-            QueueName: queue.name,
-            Attributes: {
-              VisibilityTimeout: String(queue.visibilityTimeoutSeconds),
-              RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: queue.maxReceiveCount }),
-            },
-          }),
-        );
-        return { name: queue.name, url: main.QueueUrl!, arn: await queueArn(sqs, main.QueueUrl!) };
-      }),
-    ),
-    Promise.all(
-      Object.values(LOCAL_BUCKETS).map(async (bucket) => {
-        try {
-          await s3.send(new HeadBucketCommand({ Bucket: bucket }));
-        } catch {
-          await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-        }
-      }),
-    ),
-  ]);
+  // The buckets through fauxqs's own call, the store call its CreateBucket action makes (a bucket
+  // that exists is kept): no S3 client, whose package would load before the first request only
+  // for this (the platform's objects port loads it when an object is first touched).
+  for (const bucket of Object.values(LOCAL_BUCKETS)) fauxqs.createBucket(bucket);
+  // The queues are independent: made (or found) at once, not one round trip after another.
+  const made = await Promise.all(
+    queues.map(async (queue) => {
+      const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${queue.name}-dlq` }));
+      const dlqArn = await queueArn(sqs, dlq.QueueUrl!);
+      const main = await sqs.send(
+        new CreateQueueCommand({
+          QueueName: queue.name,
+          Attributes: {
+            VisibilityTimeout: String(queue.visibilityTimeoutSeconds),
+            RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: queue.maxReceiveCount }),
+          },
+        }),
+      );
+      return { name: queue.name, url: main.QueueUrl!, arn: await queueArn(sqs, main.QueueUrl!) };
+    }),
+  );
   await tableReady;
   for (const queue of made) {
     created.push(queue);
     env[queueUrlVariable(queue.name)] = queue.url;
   }
-  s3.destroy();
   return {
     dynamo,
     fauxqs,

@@ -11,6 +11,8 @@ import { existsSync, readFileSync, writeFileSync, renameSync, chmodSync } from '
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAccount, type AccountBootstrap } from '../../shared/modules/accounts';
+import { hashPassword } from '../../shared/modules/identity';
+import { generatePassword } from '../../shared/core/ids';
 import { useDynamoTransport } from '../../shared/store/client';
 import { inProcessClientOptions } from './dynamo/in-process';
 import { dataPaths, lockDataDir } from './data-dir';
@@ -125,6 +127,8 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     const port = (server.address() as AddressInfo).port;
     const origin = `http://localhost:${port}`;
 
+    // An empty data directory's owner password is hashed (scrypt, on the thread pool) while the emulators start.
+    const owner = existsSync(paths.bootstrap) ? undefined : prehashedPassword();
     log('Starting emulators (DynamoDB, SQS, S3)...');
     emulators = await startEmulators(paths.root);
     // The handlers reach the emulator in this process without a socket (CARTWHEEL_DYNAMO_TRANSPORT=http: over HTTP, to compare).
@@ -145,7 +149,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     
     const pollers = await startQueuePollers(emulators, platform, log);
     const stopSchedules = await startSchedules(platform, log);
-        const bootstrap = await seedOrReload(platform, settings.publicUrls, paths.bootstrap, port, log);
+        const bootstrap = await seedOrReload(platform, settings.publicUrls, paths.bootstrap, port, log, owner);
     writeBootstrap(paths.bootstrap, bootstrap);
     
     // dynalite has no TTL expiry: on a timer, a bounded sweep (the next 2,000 items each time:
@@ -274,7 +278,7 @@ async function startQueuePollers(emulators: Emulators, platform: Platform, log: 
 }
 
 /** First start seeds the account (answering `urls`); later starts reload its facts and refresh the URLs. */
-async function seedOrReload(platform: Platform, urls: PlatformConfig['publicUrls'], file: string, port: number, log: (line: string) => void): Promise<AccountBootstrap> {
+async function seedOrReload(platform: Platform, urls: PlatformConfig['publicUrls'], file: string, port: number, log: (line: string) => void, owner?: { password: string; passwordHash: Promise<string> }): Promise<AccountBootstrap> {
   const origin = `http://localhost:${port}`;
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as AccountBootstrap;
@@ -287,7 +291,15 @@ async function seedOrReload(platform: Platform, urls: PlatformConfig['publicUrls
     };
   }
   log('Empty data directory: seeding an account...');
-  return createAccount({ company: 'Local Merchant', email: 'owner@example.test' }, platform, urls);
+  return createAccount({ company: 'Local Merchant', email: 'owner@example.test', ...owner }, platform, urls);
+}
+
+/** A generated owner password with its hash under way (a failed hash fails the seeding that awaits it). */
+function prehashedPassword(): { password: string; passwordHash: Promise<string> } {
+  const password = generatePassword();
+  const passwordHash = hashPassword(password);
+  passwordHash.catch(() => undefined);
+  return { password, passwordHash };
 }
 
 /** Writes bootstrap.json atomically with mode 0600 (it holds tokens and a password). */

@@ -18,6 +18,12 @@ export interface CreateAccountInput {
   email: string;
   userId?: string;
   password?: string;
+  /**
+   * The hash of `password` (`hashPassword`), when the caller began it earlier: the local runtime
+   * hashes the seeded owner's password (scrypt, on the thread pool) while its emulators start.
+   * Used only together with `password`; hashed here otherwise.
+   */
+  passwordHash?: Promise<string>;
 }
 
 /** What the operator gets back: the facts of bootstrap.json plus `owner.user_id`. */
@@ -71,7 +77,7 @@ export async function createAccount(input: CreateAccountInput, { secrets, clock 
       account_id: accountId,
       name: company,
       email,
-      password_hash: await hashPassword(password),
+      password_hash: await (input.password !== undefined && input.passwordHash ? input.passwordHash : hashPassword(password)),
       is_account_owner: true,
       language: 'en',
       locale: 'en-US',

@@ -2,10 +2,14 @@
  * Queue and object-storage adapters on SDK v3. The same code serves the cloud and the local
  * runtime: only the endpoint differs (fauxqs locally), as with DynamoDB.
  */
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { localClientOptions, localUnsignedAuth } from '../../store/client';
 import type { ObjectStorage, QueuePort } from '../ports';
+import { onFirstUse } from './on-first-use';
+
+// Loaded when an object is first touched: most functions (and a local start) never do.
+const s3Sdk = onFirstUse(() => import('@aws-sdk/client-s3'));
 
 /** SQS by logical queue name (shared/app/queues.ts); clients are made on first use. */
 export function sqsQueues(options: { region: string; endpoint?: string; urls: Record<string, string> }): QueuePort {
@@ -39,25 +43,32 @@ export function sqsQueues(options: { region: string; endpoint?: string; urls: Re
 /** Messages SQS takes in one SendMessageBatch. */
 const SQS_BATCH_MAX = 10;
 
-/** S3 with the platform's two buckets. */
+/** S3 with the platform's two buckets; the client (and its package) is made on first use. */
 export function s3Objects(options: { region: string; endpoint?: string; buckets: { functions: string; apps: string } }): ObjectStorage {
   let s3: S3Client | undefined;
-  const client = () => (s3 ??= new S3Client({ region: options.region, forcePathStyle: Boolean(options.endpoint), ...localClientOptions(options.endpoint) }));
+  const client = async () => {
+    const sdk = await s3Sdk();
+    s3 ??= new sdk.S3Client({ region: options.region, forcePathStyle: Boolean(options.endpoint), ...localClientOptions(options.endpoint) });
+    return { s3, sdk };
+  };
   return {
     async put(bucket, key, body, contentType) {
-      await client().send(new PutObjectCommand({ Bucket: options.buckets[bucket], Key: key, Body: body, ...(contentType ? { ContentType: contentType } : {}) }));
+      const { s3, sdk } = await client();
+      await s3.send(new sdk.PutObjectCommand({ Bucket: options.buckets[bucket], Key: key, Body: body, ...(contentType ? { ContentType: contentType } : {}) }));
     },
     async get(bucket, key) {
+      const { s3, sdk } = await client();
       try {
-        const result = await client().send(new GetObjectCommand({ Bucket: options.buckets[bucket], Key: key }));
+        const result = await s3.send(new sdk.GetObjectCommand({ Bucket: options.buckets[bucket], Key: key }));
         return Buffer.from(await result.Body!.transformToByteArray());
       } catch (error) {
-        if (error instanceof NoSuchKey || (error as Error).name === 'NoSuchKey') return undefined;
+        if (error instanceof sdk.NoSuchKey || (error as Error).name === 'NoSuchKey') return undefined;
         throw error;
       }
     },
     async delete(bucket, key) {
-      await client().send(new DeleteObjectCommand({ Bucket: options.buckets[bucket], Key: key }));
+      const { s3, sdk } = await client();
+      await s3.send(new sdk.DeleteObjectCommand({ Bucket: options.buckets[bucket], Key: key }));
     },
   };
 }

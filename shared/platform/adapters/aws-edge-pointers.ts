@@ -12,14 +12,13 @@
  * and a signer that failed to load must fail only the pointer copy (which is due work, retried),
  * never a cold start.
  */
-import {
-  CloudFrontKeyValueStoreClient,
-  DeleteKeyCommand,
-  DescribeKeyValueStoreCommand,
-  PutKeyCommand,
-} from '@aws-sdk/client-cloudfront-keyvaluestore';
+import type { CloudFrontKeyValueStoreClient } from '@aws-sdk/client-cloudfront-keyvaluestore';
 import type { EdgePointers } from '../ports';
 import { edgePointerKey, edgePointerValue } from '../edge-pointer-format';
+import { onFirstUse } from './on-first-use';
+
+// Loaded on the first pointer write, like the signer: the client package is not needed before.
+const sdk = onFirstUse(() => import('@aws-sdk/client-cloudfront-keyvaluestore'));
 
 /** Whether a write failed only because its ETag was no longer the store's. */
 function isStaleETag(error: unknown): boolean {
@@ -28,16 +27,17 @@ function isStaleETag(error: unknown): boolean {
   return name === 'ConflictException' || name === 'PreconditionFailed' || status === 409 || status === 412;
 }
 
-/** The alias pointers in the KeyValueStore `arn`; the client is made on first use. */
+/** The alias pointers in the KeyValueStore `arn`; the client (and its package) is made on first use. */
 export function kvsEdgePointers(options: { arn: string; region: string; client?: CloudFrontKeyValueStoreClient }): EdgePointers {
   let client = options.client;
-  const kvs = () => (client ??= new CloudFrontKeyValueStoreClient({ region: options.region }));
+  const kvs = async () => (client ??= new (await sdk()).CloudFrontKeyValueStoreClient({ region: options.region }));
   let etag: string | undefined;
 
   let signer: Promise<unknown> | undefined;
 
   async function currentETag(): Promise<string> {
-    const described = await kvs().send(new DescribeKeyValueStoreCommand({ KvsARN: options.arn }));
+    const { DescribeKeyValueStoreCommand } = await sdk();
+    const described = await (await kvs()).send(new DescribeKeyValueStoreCommand({ KvsARN: options.arn }));
     if (!described.ETag) throw new Error('DescribeKeyValueStore answered no ETag');
     return described.ETag;
   }
@@ -62,12 +62,16 @@ export function kvsEdgePointers(options: { arn: string; region: string; client?:
     async put(accountId, alias, target) {
       const Key = edgePointerKey(accountId, alias);
       const Value = edgePointerValue(target.appId, target.versionId);
-      await write((IfMatch) => kvs().send(new PutKeyCommand({ KvsARN: options.arn, Key, Value, IfMatch })));
+      const { PutKeyCommand } = await sdk();
+      const store = await kvs();
+      await write((IfMatch) => store.send(new PutKeyCommand({ KvsARN: options.arn, Key, Value, IfMatch })));
     },
     async delete(accountId, alias) {
       const Key = edgePointerKey(accountId, alias);
+      const { DeleteKeyCommand } = await sdk();
+      const store = await kvs();
       try {
-        await write((IfMatch) => kvs().send(new DeleteKeyCommand({ KvsARN: options.arn, Key, IfMatch })));
+        await write((IfMatch) => store.send(new DeleteKeyCommand({ KvsARN: options.arn, Key, IfMatch })));
       } catch (error) {
         // A key that is not there is deleted already; a missing store fails the Describe above.
         if ((error as Error).name !== 'ResourceNotFoundException') throw error;

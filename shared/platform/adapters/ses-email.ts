@@ -2,9 +2,12 @@
  * The cloud adapter of the email port (shared/platform/ports.ts): SES. The local adapter is
  * the outbox directory (infra/local/outbox.ts). Callers never know which one runs.
  */
-import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { newId } from '../../core/ids';
 import type { EmailMessage, EmailPort } from '../ports';
+import { onFirstUse } from './on-first-use';
+
+const sdk = onFirstUse(() => import('@aws-sdk/client-sesv2'));
 
 export type { EmailMessage } from '../ports';
 
@@ -20,7 +23,7 @@ export interface OutboxEntry {
 }
 
 /**
- * Sending through SES; the client is made on first use. SES has no de-duplication key: a
+ * Sending through SES; the client (and its package) is made on first use. SES has no de-duplication key: a
  * message's `dedupKey` travels as a tag only, and exactly-once rests on the sender's claim
  * (shared/work), which leaves the window between SES accepting and the claim's record.
  */
@@ -28,6 +31,7 @@ export function sesEmail(options: { from: string; region: string }): EmailPort {
   let ses: SESv2Client | undefined;
   return {
     async send(message: EmailMessage) {
+      const { SESv2Client, SendEmailCommand } = await sdk();
       ses ??= new SESv2Client({ region: options.region });
       const result = await ses.send(
         new SendEmailCommand({
