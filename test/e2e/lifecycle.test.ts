@@ -132,7 +132,8 @@ describe('local runtime lifecycle', () => {
     } finally {
       await second.stop();
     }
-  });
+    // Six operator commands, each opening the data directory with its own emulators.
+  }, 300_000);
 });
 
 describe('limits and the manual clock', () => {

@@ -9,8 +9,11 @@ import { fallbackFamily, families, routes } from '../../shared/app/routes';
 import { type CartwheelStackProps, CartwheelStack } from '../../infra/cloud/stack';
 import { roleTagKey } from '../../infra/cloud/platform-function';
 
-/** Bundling runs esbuild once per function, so a synthesis takes a few seconds. */
-export const synthTimeout = 120_000;
+/**
+ * Bundling runs esbuild once per function: a synthesis takes tens of seconds on a quiet 2-core
+ * machine and several minutes on a loaded one (as many as vitest's hook limit allows).
+ */
+export const synthTimeout = 300_000;
 
 /** A synthesized stack and its template. */
 export interface Synthesized {
