@@ -167,7 +167,7 @@ describe('refunding an order', () => {
     expect((await api(order.url, { token: secret })).body).toMatchObject({ payment_status: 'refunded', total_refunded: 10.99 });
 
     const byAmount = await paidOrder([{ product_id: 'odd', quantity: 3 }]);
-    const parts = [];
+    const parts: any[] = [];
     for (const total of [3, 3, 3]) {
       const part = await refund(`orders/${byAmount.order.order_id}/refunds`, { total });
       expect(part.status, part.text).toBe(201);
