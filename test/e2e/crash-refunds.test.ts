@@ -16,7 +16,7 @@ const card = { payment_method: { type: 'credit_card', data: { number: '424242424
 const buyer = { name: 'Ada Lee', email: 'ada@example.test', billing_address: { country: 'US', postal_code: '94107' } };
 
 /** Polls `read` until `done` holds (or `timeoutMs` passes), answering the last value. */
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
   const by = Date.now() + timeoutMs;
   for (;;) {
     const value = await read().catch(() => undefined as T);
@@ -80,4 +80,4 @@ it('records exactly one refund, refunded once at the gateway, when the runtime d
     if (existsSync(holdFile)) rmSync(holdFile);
     await runtime.stop();
   }
-}, 120_000);
+}, 180_000);

@@ -149,7 +149,7 @@ describe('refunding an order', () => {
     expect((await api(`${base}refunds`, { token })).status).toBe(403);
 
     // Each refund is an event (the subscription makes one per occurrence).
-    await expect.poll(async () => (await api(`${base}events?type=refund:created_success&limit=100`, { token: secret })).body.data.filter((e: any) => e.data?.order === order.url || e.data?.refund_id === half.body.refund_id || e.data?.refund_id === rest.body.refund_id).length, { timeout: 10_000 }).toBe(2);
+    await expect.poll(async () => (await api(`${base}events?type=refund:created_success&limit=100`, { token: secret })).body.data.filter((e: any) => e.data?.order === order.url || e.data?.refund_id === half.body.refund_id || e.data?.refund_id === rest.body.refund_id).length, { timeout: 30_000 }).toBe(2);
   });
 
   it('puts the rounding remainder on the final refund, by items and by amount', async () => {
