@@ -19,6 +19,7 @@ import { family as licenses } from './licenses';
 import { family as orders } from './orders';
 import { family as payments } from './payments';
 import { family as promotions } from './promotions';
+import { family as refunds } from './refunds';
 import { family as settings } from './settings';
 import { family as shipping } from './shipping-methods';
 
@@ -50,7 +51,7 @@ const hostedFunctionsWithoutUploads: FamilyActions = {
  * family, defined below, joins in `documentedFamilies`; the invoke surface's router serves no API route).
  */
 const documented = {
-  apps: appsWithoutUpload, auths, carts, catalog, customers, events, hosting, 'hosted-functions': hostedFunctionsWithoutUploads, images: imagesWithoutUpload, licenses, orders, payments, promotions, settings, shipping,
+  apps: appsWithoutUpload, auths, carts, catalog, customers, events, hosting, 'hosted-functions': hostedFunctionsWithoutUploads, images: imagesWithoutUpload, licenses, orders, payments, promotions, refunds, settings, shipping,
 } satisfies Record<Exclude<FamilyName, 'fallback' | 'openapi' | 'function-router'>, FamilyActions>;
 
 /** Every family whose actions the document describes. */

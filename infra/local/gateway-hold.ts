@@ -3,6 +3,9 @@
  * (a stop or a `kill -9` in the middle of it) without depending on machine load:
  * - `CARTWHEEL_GATEWAY_HOLD_FILE=<path>`: every card authorization of the built-in test gateway
  *   waits while that file exists; `GET /_local/gateway/held` counts the charges waiting;
+ * - `CARTWHEEL_GATEWAY_REFUND_HOLD_FILE=<path>`: every refund of the built-in test gateway waits
+ *   while that file exists AFTER its ledger recorded it and before it answers (the moment a
+ *   crash leaves money refunded and no refund record); `GET /_local/gateway/held` counts them;
  * - `CARTWHEEL_FUNCTION_DEPLOY_HOLD_FILE=<path>`: every hosted function deployment waits while
  *   that file exists (after its record and due work are committed).
  * Removing the file releases them. The cloud's platform (shared/app/platforms.ts) never wraps
@@ -15,18 +18,40 @@ import type { FunctionRunner, PaymentGateway } from '../../shared/platform/ports
 const POLL_MS = 10;
 
 let waiting = 0;
+let waitingRefunds = 0;
 
 /** Charges waiting on the hold file right now (`/_local/gateway/held`). */
 export function heldCharges(): number {
   return waiting;
 }
 
-/** `gateway`, with each charge waiting while `holdFile` exists; `gateway` itself without a file. */
-export function holdGateway(gateway: PaymentGateway, holdFile: string | undefined): PaymentGateway {
-  if (!holdFile) return gateway;
+/** Refunds made and waiting on the refund hold file right now (`/_local/gateway/held`). */
+export function heldRefunds(): number {
+  return waitingRefunds;
+}
+
+/**
+ * `gateway`, with each charge waiting while `holdFile` exists and each refund, once made,
+ * waiting while `refundHoldFile` exists; `gateway` itself without either.
+ */
+export function holdGateway(gateway: PaymentGateway, holdFile: string | undefined, refundHoldFile?: string): PaymentGateway {
+  if (!holdFile && !refundHoldFile) return gateway;
   return {
     ...gateway,
+    async refund(request) {
+      const result = await gateway.refund(request);
+      if (refundHoldFile && existsSync(refundHoldFile)) {
+        waitingRefunds++;
+        try {
+          while (existsSync(refundHoldFile)) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        } finally {
+          waitingRefunds--;
+        }
+      }
+      return result;
+    },
     async charge(request) {
+      if (!holdFile) return gateway.charge(request);
       if (existsSync(holdFile)) {
         waiting++;
         try {

@@ -13,7 +13,7 @@ import { isLoopback } from '../../shared/http/transport';
 import { newId } from '../../shared/core/ids';
 import { listCharges, type GatewayChargeRecord } from '../../shared/modules/payments';
 import { writeResult } from './api-event';
-import { heldCharges } from './gateway-hold';
+import { heldCharges, heldRefunds } from './gateway-hold';
 import { ManualClock } from './manual-clock';
 import { listOutbox, readOutboxBody, type OutboxBodies } from './outbox';
 import type { ReadCacheStats } from './dynamo/read-cache';
@@ -59,7 +59,22 @@ function localError(res: ServerResponse, status: number, code: string, message: 
 /** A ledger entry of the built-in test gateway as the local page shows it. */
 function describeCharge(charge: GatewayChargeRecord): Record<string, unknown> {
   const [accountId, mode, paymentId] = charge.key.split('#');
+  if (charge.state === 'refunded') {
+    // A refund of the charge keyed `charge_key`: its own key ends with the refund id.
+    return {
+      kind: 'refund',
+      account_id: accountId,
+      mode,
+      payment_id: charge.charge_key?.split('#')[2] ?? null,
+      refund_id: paymentId,
+      outcome: charge.refund?.outcome,
+      amount: charge.amount,
+      currency: charge.currency,
+      date: new Date(charge.created_ms).toISOString(),
+    };
+  }
   return {
+    kind: 'charge',
     account_id: accountId,
     mode,
     payment_id: paymentId,
@@ -113,7 +128,7 @@ export async function handleLocalPage(
     return json(res, 200, { data: (await listCharges()).map(describeCharge) });
   }
   if (path === '/_local/gateway/held' && method === 'GET') {
-    return json(res, 200, { held: heldCharges() });
+    return json(res, 200, { held: heldCharges(), held_refunds: heldRefunds() });
   }
   if (path === '/_local/clock') {
     if (method === 'GET') return json(res, 200, { now: isoSeconds(new Date(options.clock.nowMs())), mode: options.clock instanceof ManualClock ? 'manual' : 'system' });

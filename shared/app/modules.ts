@@ -13,6 +13,7 @@ import { paymentMethodsModule } from '../modules/payment-methods/module';
 import { cartsModule } from '../modules/carts/module';
 import { paymentsModule } from '../modules/payments/module';
 import { ordersModule } from '../modules/orders/module';
+import { refundsModule } from '../modules/refunds/module';
 import { promotionsModule } from '../modules/promotions/module';
 import { shippingModule } from '../modules/shipping/module';
 import { eventsModule } from '../modules/events/module';
@@ -20,7 +21,7 @@ import { licensesModule } from '../modules/licenses/module';
 import { hostingModule } from '../modules/hosting/module';
 import { functionsModule } from '../modules/functions/module';
 
-export { accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule };
+export { accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, refundsModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule };
 
 /** Every module of the platform. */
-export const modules = [accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule] as const;
+export const modules = [accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, refundsModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule] as const;

@@ -11,6 +11,7 @@
  */
 import { confirmationEmailWork } from '../flows/checkout/confirmation';
 import { paymentRecoveryWork } from '../flows/checkout/recover-payment';
+import { refundRecoveryWork } from '../flows/refunds/recover-refund';
 import { licenseFollowUpWork } from '../flows/license-fulfilment/emails';
 import { licenseOpenWork, licenseRequestWork } from '../flows/license-fulfilment/run-request';
 import { eventDeliveryWork } from '../flows/notifications/delivery/deliver-event';
@@ -24,6 +25,7 @@ import type { DueHandler } from '../work/runner';
 /** Each kind's handler, in sweep order. */
 export const dueHandlers = {
   'payment-recovery': paymentRecoveryWork,
+  'refund-recovery': refundRecoveryWork,
   'license-open': licenseOpenWork,
   'license-request': licenseRequestWork,
   'license-follow-up': licenseFollowUpWork,

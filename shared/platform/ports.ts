@@ -296,10 +296,36 @@ export interface PaymentGateway {
   /** The recorded result of the charge with `key`, or undefined when none was made. */
   lookup(key: string): Promise<ChargeResult | undefined>;
   /**
-   * Makes sure no charge with `key` happens from now on, and answers the charge if one
-   * already happened (then nothing is voided: the caller must honour it).
+   * Makes sure no charge (or refund) with `key` happens from now on, and answers the charge if
+   * one already happened (then nothing is voided: the caller must honour it; a refund that
+   * happened is answered by `lookupRefund`).
    */
   voidKey(key: string): Promise<ChargeResult | undefined>;
+  /**
+   * Refunds part or all of the charge made with `request.chargeKey`, once per `request.key`: a
+   * repeated refund with the same key answers the first result and moves no more money.
+   * Resolves with every outcome; rejects only on a bug or when the gateway cannot be reached.
+   */
+  refund(request: RefundRequest): Promise<RefundResult>;
+  /** The recorded result of the refund with `key`, or undefined when none was made. */
+  lookupRefund(key: string): Promise<RefundResult | undefined>;
+}
+
+/** A refund to make: `amount` in `currency`, of the charge made with `chargeKey`, keyed by `key`. */
+export interface RefundRequest {
+  /** The refund's idempotency key (the platform uses `<account>#<mode>#<refund_id>`). */
+  key: string;
+  chargeKey: string;
+  amount: number;
+  currency: string;
+}
+
+/** The result of `PaymentGateway.refund` (commerce.md §7: a refusal is 402 `transaction_failure`). */
+export interface RefundResult {
+  outcome: 'refunded' | 'refused';
+  /** The gateway's id of the refund; null when refused. */
+  refundId: string | null;
+  message: string | null;
 }
 
 // The CDN's copy of the alias pointers (hosting.md §10; modules/hosting/serving/edge-pointers.ts

@@ -56,6 +56,7 @@ export const tableDefinition = {
         cart: 'carts by date_created (cursor list)',
         order: 'orders by date_created (cursor list)',
         payment: 'payments by date_created (cursor list), and payments of an order (filtered)',
+        refund: 'refunds by date_created (cursor list), and refunds of a customer (filtered)',
         occurrence: 'occurrences by date_created (operators, tests)',
         event: 'events by date_created (cursor list)',
         'license request': 'license requests by date_created (cursor list)',
@@ -72,6 +73,7 @@ export const tableDefinition = {
         cart: 'carts by date_modified',
         order: 'orders by date_modified',
         payment: 'payments by date_modified',
+        refund: 'refunds by date_modified',
         event: 'events by date_modified (cursor list, date_type=date_modified)',
         'license request': 'license requests by date_modified (cursor list, date_type=date_modified)',
       },
@@ -84,6 +86,7 @@ export const tableDefinition = {
       uses: {
         order: "a customer's orders: <owner>#customer-orders#<customer_id>, sk <date_created>#<id>",
         payment: 'duplicate detection: <owner>#payment-dup#<fingerprint>#<currency>#<total>, sk <date_created>#<id>',
+        refund: "a payment's (and its order's) refunds: <owner>#payment-refunds#<payment_id>, sk <date_created>#<id>",
         'payment method': "a customer's saved methods: <owner>#customer-payment-methods#<customer_id>",
         'due work': 'work due at a time, across accounts: due#<kind>, sk <next attempt ISO>#<account>#<mode>#<ref> (shared/work)',
         'gateway charge': 'the built-in test gateway ledger in charge order: test-gateway#charges (listed by the local runtime only)',

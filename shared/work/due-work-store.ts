@@ -16,6 +16,7 @@ import { TransactionRejectedError } from '../store/errors';
 export type DueKind =
   | 'confirmation-email'
   | 'payment-recovery'
+  | 'refund-recovery'
   | 'image-unlink'
   | 'image-files'
   | 'event-fanout'

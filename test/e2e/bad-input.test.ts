@@ -122,6 +122,7 @@ async function snapshot(): Promise<Record<string, string>> {
     'products/licensed', `license_services/${listServiceId}`, `license_services/${remoteServiceId}`, 'license_services?limit=100',
     `apps/${appId}`, 'apps?limit=100', `apps/${appId}/versions`, `apps/${appId}/aliases`, `apps/${appId}/deployments`,
     `hosted_functions/${functionId}`, 'hosted_functions?limit=100',
+    'refunds?limit=100', `orders/${orderId}/refunds`, `payments/${paymentId}/refunds`,
   ];
   const answers = await Promise.all(reads.map((path) => api(`${base}${path}`, { token: secret }).then((answer) => [path, answer.text] as const)));
   const ledger = await api(`${origin}/_local/gateway/charges`);
@@ -240,6 +241,32 @@ post(direct, { ...directBody, currency: 5 }, 'currency', 'direct payment currenc
 post(direct, { ...directBody, reference: { a: 1 } }, 'reference', 'direct payment reference an object');
 post(() => `payments/${paymentId}`, { meta: nestedMeta(40) }, 'meta', 'payment update meta 40 deep');
 post(() => `payments/${paymentId}`, { description: 7 }, 'description', 'payment update description a number');
+
+// --- refunds: nothing is refunded or reserved on a refused request (the ledger and the refunds are in the snapshot)
+const orderRefunds = () => `orders/${orderId}/refunds`;
+const paymentRefunds = () => `payments/${paymentId}/refunds`;
+for (const value of [...NOT_NUMBERS.slice(0, 6), -5, 1e13, 0, 1.001, 100]) post(orderRefunds, { total: value }, 'total', `order refund total ${JSON.stringify(value)}`);
+post(orderRefunds, { items: [{ item_id: 'p1', quantity: 1 }], total: 1 }, 'total', 'order refund with items and total', { reason: 'conflict' });
+post(orderRefunds, { items: 'p1' }, 'items', 'order refund items a string');
+post(orderRefunds, { items: [{ item_id: 'p1', quantity: 0 }] }, 'items[0].quantity', 'order refund quantity 0');
+post(orderRefunds, { items: [{ item_id: 'p1', quantity: 'x' }] }, 'items[0].quantity', 'order refund quantity "x"');
+post(orderRefunds, { items: [{ item_id: 'p1', quantity: 2 }] }, 'items[0].quantity', 'order refund quantity above the order', { reason: 'out_of_range' });
+post(orderRefunds, { items: [{ quantity: 1 }] }, 'items[0].item_id', 'order refund item without id');
+post(orderRefunds, { items: [{ item_id: 'big', quantity: 1 }] }, 'items[0].item_id', 'order refund item not in the order', { reason: 'not_found' });
+post(orderRefunds, { shipping: 'yes' }, 'shipping', 'order refund shipping "yes"');
+post(orderRefunds, { reason: 'r'.repeat(501) }, 'reason', 'order refund reason 501 characters');
+post(orderRefunds, { meta: nestedMeta(40) }, 'meta', 'order refund meta 40 deep');
+post(paymentRefunds, { items: [{ item_id: 'p1', quantity: 1 }] }, 'items', 'payment refund by items', { reason: 'not_allowed' });
+post(paymentRefunds, { total: 'ten' }, 'total', 'payment refund total "ten"');
+rows.push({ label: 'order refund: limited token', method: 'POST', path: orderRefunds, body: {}, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'payment refund: limited token', method: 'POST', path: paymentRefunds, body: {}, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'refund list: limited token', method: 'GET', path: () => 'refunds', token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'refund of an unknown order', method: 'POST', path: () => 'orders/NOSUCHORDER/refunds', body: {}, status: 404, code: 'resource_not_found' });
+rows.push({ label: 'refund of an unknown payment', method: 'POST', path: () => 'payments/NOSUCHPAYMENT/refunds', body: {}, status: 404, code: 'resource_not_found' });
+rows.push({ label: 'refunds of an unknown customer', method: 'GET', path: () => 'customers/NOSUCHCUSTOMER/refunds', status: 404, code: 'resource_not_found' });
+for (const query of ['limit=0', 'limit=x', 'after_item=NOPE', 'date_type=x', 'after_item=A&before_item=B', 'date_start=yesterdayish']) {
+  rows.push({ label: `refund list ${query}`, method: 'GET', path: () => `refunds?${query}`, status: 400, code: 'invalid_input' });
+}
 
 // --- customers
 const customers = () => 'customers';
@@ -530,6 +557,8 @@ const bodyTargets: Array<[string, () => string, Partial<Case>]> = [
   ['my saved card', myMethod, asPortal],
   ['a cart', cart, asShopper],
   ['direct payments', direct, {}],
+  ['order refunds', orderRefunds, {}],
+  ['payment refunds', paymentRefunds, {}],
   ['settings', payment, {}],
   ['event subscriptions', subscriptions, {}],
   ['a subscription test', subscriptionTest, {}],
@@ -562,6 +591,7 @@ const idPaths: Array<[string, (id: string) => string, Partial<Case>]> = [
   ['cart', (id) => `carts/${id}`, {}],
   ['order', (id) => `orders/${id}`, {}],
   ['payment', (id) => `payments/${id}`, {}],
+  ['refund', (id) => `refunds/${id}`, {}],
   ['promotion', (id) => `promotions/${id}`, {}],
   ['shipping method', (id) => `shipping_methods/${id}`, {}],
   ['event subscription', (id) => `event_subscriptions/${id}`, {}],
@@ -586,6 +616,8 @@ for (const id of BAD_IDS.slice(0, 3)) {
   rows.push({ label: `update product id ${id}`, method: 'POST', path: () => `products/${id}`, body: { name: 'X' }, status: 404, code: 'resource_not_found' });
   rows.push({ label: `delete product id ${id}`, method: 'DELETE', path: () => `products/${id}`, status: 404, code: 'resource_not_found' });
   rows.push({ label: `cart item of cart ${id}`, method: 'POST', path: () => `carts/${id}/items`, body: { product_id: 'p1' }, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `refund of order id ${id}`, method: 'POST', path: () => `orders/${id}/refunds`, body: {}, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `refund of payment id ${id}`, method: 'POST', path: () => `payments/${id}/refunds`, body: {}, status: 404, code: 'resource_not_found' });
   rows.push({ label: `retry event id ${id}`, method: 'POST', path: () => `events/${id}/retry`, status: 404, code: 'resource_not_found' });
   rows.push({ label: `test subscription id ${id}`, method: 'POST', path: () => `event_subscriptions/${id}/test`, status: 404, code: 'resource_not_found' });
   rows.push({ label: `test subscription id ${id} (trailing segment)`, method: 'POST', path: () => `event_subscriptions/${id}/test/x`, status: 404, code: 'resource_not_found' });

@@ -3,7 +3,8 @@ import { byDate, defineEntity, type Change, type RecordScope } from '../../store
 import type { TransactEntry } from '../../store/transact';
 import { table } from '../../store/client';
 import { listSortKey } from '../../store/keys';
-import type { OrderRecord } from './orders';
+import { VersionConflictError } from '../../store/errors';
+import type { OrderRecord, OrderRefundLedger } from './orders';
 
 /** The listing partition of one customer's orders (gsi3). */
 function customerOrdersPartition(scope: RecordScope, customerId: string): string {
@@ -113,4 +114,42 @@ export function updateOrder(scope: RecordScope, orderId: string, change: Change<
 /** A customer's orders in creation order (gsi3). */
 export async function customerOrders(scope: RecordScope, customerId: string): Promise<OrderRecord[]> {
   return orders.query('gsi3', { KeyConditionExpression: 'gsi3pk = :pk', ExpressionAttributeValues: { ':pk': customerOrdersPartition(scope, customerId) } });
+}
+
+/** The version a refund write gives the order read as `order` at `now`: later than any it had. */
+function refundVersion(order: OrderRecord, now: number): { modified_ms: number; gsi2sk: string } {
+  const modified = Math.max(now, order.modified_ms + 1);
+  return { modified_ms: modified, gsi2sk: listSortKey(modified, order.order_id) };
+}
+
+/**
+ * Writes the order's refund ledger after a refund reserved (`reserve`) or gave back money, units
+ * or shipping, only over the ledger read (`seq`; a concurrent refund refuses it with
+ * `VersionConflictError`). A reservation also requires `payment_status` `completed` and the
+ * reserved total within the order's total: the same guard as on its payment, on the order item.
+ */
+export function refundLedgerEntry(order: OrderRecord, ledger: OrderRefundLedger, now: number, reserve: boolean): TransactEntry {
+  const asRead = order.refund_ledger ? { expression: 'refund_ledger.seq = :ledger_seq', values: { ':ledger_seq': order.refund_ledger.seq } } : { expression: 'attribute_not_exists(refund_ledger)', values: {} };
+  return orders.updateEntry({ accountId: order.account_id, mode: order.mode }, order.order_id, {
+    name: reserve ? 'order.refund-reserve' : 'order.refund-release',
+    set: { refund_ledger: ledger, ...refundVersion(order, now) },
+    condition: reserve
+      ? {
+          expression: `payment_status = :completed AND totals.#total >= :reserved AND ${asRead.expression}`,
+          names: { '#total': 'total' },
+          values: { ':completed': 'completed', ':reserved': ledger.reserved.total, ...asRead.values },
+        }
+      : { expression: asRead.expression, values: asRead.values },
+    onConditionFailed: () => new VersionConflictError(`order ${order.order_id} changed concurrently`),
+  });
+}
+
+/** Adds a completed refund to the order's `total_refunded`, only over the amount read; `payment_status` becomes `refunded` at its total (§5.6). */
+export function refundedAmountEntry(order: OrderRecord, totalRefunded: number, now: number): TransactEntry {
+  return orders.updateEntry({ accountId: order.account_id, mode: order.mode }, order.order_id, {
+    name: 'order.refunded-amount',
+    set: { total_refunded: totalRefunded, payment_status: totalRefunded >= order.totals.total ? 'refunded' : 'completed', ...refundVersion(order, now) },
+    condition: { expression: 'total_refunded = :before AND payment_status = :completed', values: { ':before': order.total_refunded, ':completed': 'completed' } },
+    onConditionFailed: () => new VersionConflictError(`order ${order.order_id} changed concurrently`),
+  });
 }

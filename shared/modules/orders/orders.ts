@@ -61,6 +61,20 @@ export interface OrderRecord extends Dated {
   licenses_outstanding?: number;
   /** License requests that ended `failed` and were not completed since. */
   licenses_failed?: number;
+  /**
+   * What refunds reserved of this order (done or running): money by part, each line's refunded
+   * units and amounts, the shipping refunded, and how many times it changed (`seq`), written only
+   * over the `seq` read (order-store.ts). Absent until the first refund.
+   */
+  refund_ledger?: OrderRefundLedger;
+}
+
+/** An order's refund ledger (see `OrderRecord.refund_ledger`). */
+export interface OrderRefundLedger {
+  seq: number;
+  reserved: Record<string, number>;
+  lines?: Record<string, { quantity: number; subtotal: number; tax: number; total: number }>;
+  shipping?: { subtotal: number; tax: number };
 }
 
 const LINE_MONEY = ['price', 'price_original', 'subtotal', 'subtotal_original', 'discount', 'tax', 'tax_original', 'total', 'total_original'] as const;
@@ -139,6 +153,8 @@ export const orderDeclaration = declareResource<OrderRecord>({
   customerOf: (order) => order.customer_id,
   // `payments` expands to the first page of GET /orders/{id}/payments: the payment that completed the order.
   subCollections: {
+    // `refunds` expands to the first page of GET /orders/{id}/refunds (the refunds module lists them).
+    refunds: { resource: 'refund' },
     payments: {
       resource: 'payment',
       async firstPage(orderId, context, parent) {

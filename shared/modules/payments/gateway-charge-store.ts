@@ -8,16 +8,23 @@ import { db, table } from '../../store/client';
 import { byDate, defineEntity, IS_NEW } from '../../store/entity';
 import { TransactionRejectedError } from '../../store/errors';
 import { writeOne } from '../../store/transact';
-import type { ChargeResult } from '../../platform/ports';
+import type { ChargeResult, RefundResult } from '../../platform/ports';
 
-/** A ledger entry: the charge's result, or `voided` when the key was closed before any charge. */
+/**
+ * A ledger entry: the charge's result, or `voided` when the key was closed before any charge;
+ * or a refund (`refunded`) of the charge keyed `charge_key`, with its result.
+ */
 export interface GatewayChargeRecord {
   key: string;
-  state: 'charged' | 'voided';
+  state: 'charged' | 'voided' | 'refunded';
   result: ChargeResult | null;
   amount: number | null;
   currency: string | null;
   created_ms: number;
+  /** Refunds: the key of the charge refunded. */
+  charge_key?: string;
+  /** Refunds: the refund's result. */
+  refund?: RefundResult;
 }
 
 /** The ledger across accounts (gsi3), newest last; only the local runtime's page lists it. */
@@ -40,7 +47,7 @@ export async function findCharge(chargeKey: string): Promise<GatewayChargeRecord
  * Records `entry` for its key unless the key has one already; answers the entry that stands
  * (the new one, or the earlier charge or void).
  */
-export async function recordOnce(chargeKey: string, entry: Pick<GatewayChargeRecord, 'state' | 'result' | 'amount' | 'currency' | 'created_ms'>): Promise<GatewayChargeRecord> {
+export async function recordOnce(chargeKey: string, entry: Omit<GatewayChargeRecord, 'key'>): Promise<GatewayChargeRecord> {
   const record: GatewayChargeRecord = { key: chargeKey, ...entry };
   try {
     await writeOne(charges.putEntry(record, { condition: IS_NEW, name: 'gateway-charge.record' }));

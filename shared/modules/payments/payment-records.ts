@@ -53,6 +53,19 @@ export interface PaymentRecord extends Dated {
   gateway_outcome?: 'approved';
   /** Card fingerprint (never the number), for duplicate detection. */
   fingerprint: string | null;
+  /**
+   * What refunds reserved of this payment (done or running), by money part, and how many times
+   * it changed (`seq`): a refund reserves by writing it over the `seq` it read (payment-store.ts).
+   * Absent until the first refund.
+   */
+  refund_ledger?: PaymentRefundLedger;
+}
+
+/** A payment's refund ledger (see `PaymentRecord.refund_ledger`). */
+export interface PaymentRefundLedger {
+  seq: number;
+  /** `subtotal`, `shipping`, `tax`, `total` and their `settlement_` twins reserved so far. */
+  reserved: Record<string, number>;
 }
 
 const SUCCESS: ReadonlySet<PaymentStatus> = new Set(['completed', 'pending', 'refunded']);
@@ -66,6 +79,8 @@ export const paymentDeclaration = declareResource<PaymentRecord>({
   permission: 'payments',
   scope: 'mode',
   links: { customer: 'customer', order: 'order', cart: 'cart' },
+  // `refunds` expands to the first page of GET /payments/{id}/refunds (the refunds module lists them).
+  subCollections: { refunds: { resource: 'refund' } },
   // Customer scope reads its customer's payments (commerce.md §0.1).
   customerOf: (payment) => payment.customer_id,
   // `customer.payments` expands to the first page of GET /customers/{id}/payments.

@@ -5,7 +5,9 @@
  */
 import { byDate, defineEntity, type Change, type RecordScope } from '../../store/entity';
 import { writeOne, type TransactEntry } from '../../store/transact';
-import type { PaymentRecord } from './payment-records';
+import { VersionConflictError } from '../../store/errors';
+import { listSortKey } from '../../store/keys';
+import type { PaymentRecord, PaymentRefundLedger } from './payment-records';
 
 /** The duplicate-detection partition: same account, mode, card, currency and total (§4.5). */
 function duplicatePartition(scope: RecordScope, fingerprint: string, currency: string, total: number): string {
@@ -109,4 +111,51 @@ export async function paymentsOfCart(scope: RecordScope, cartId: string): Promis
 /** A customer's payments, in creation order. */
 export async function paymentsOfCustomer(scope: RecordScope, customerId: string): Promise<PaymentRecord[]> {
   return paymentsWhere(scope, 'customer_id', customerId);
+}
+
+/** The version a refund write gives the payment read as `payment` at `now`: later than any it had. */
+function refundVersion(payment: PaymentRecord, now: number): { modified_ms: number; gsi2sk: string } {
+  const modified = Math.max(now, payment.modified_ms + 1);
+  return { modified_ms: modified, gsi2sk: listSortKey(modified, payment.payment_id) };
+}
+
+/** The condition that the payment's refund ledger is still the one read (`seq`), or still absent. */
+function ledgerAsRead(payment: PaymentRecord): { expression: string; values?: Record<string, unknown> } {
+  return payment.refund_ledger ? { expression: 'refund_ledger.seq = :ledger_seq', values: { ':ledger_seq': payment.refund_ledger.seq } } : { expression: 'attribute_not_exists(refund_ledger)' };
+}
+
+/**
+ * Writes the payment's refund ledger after a refund reserved (`reserve`) or gave back money,
+ * only over the ledger read: a concurrent refund refuses it (`VersionConflictError`: read again
+ * and decide again). A reservation also requires the payment `completed` and the reserved total
+ * within its total, so no refund, however they race, ever reserves more than was paid.
+ * The version moves on, so a client's versioned change made meanwhile (`updatePayment`) reads again.
+ */
+export function refundLedgerEntry(payment: PaymentRecord, ledger: PaymentRefundLedger, now: number, reserve: boolean): TransactEntry {
+  const asRead = ledgerAsRead(payment);
+  return payments.updateEntry({ accountId: payment.account_id, mode: payment.mode }, payment.payment_id, {
+    name: reserve ? 'payment.refund-reserve' : 'payment.refund-release',
+    set: { refund_ledger: ledger, ...refundVersion(payment, now) },
+    condition: reserve
+      ? {
+          expression: `#status = :completed AND #total >= :reserved AND ${asRead.expression}`,
+          names: { '#status': 'status', '#total': 'total' },
+          values: { ':completed': 'completed', ':reserved': ledger.reserved.total, ...asRead.values },
+        }
+      : { expression: asRead.expression, ...(asRead.values ? { values: asRead.values } : {}) },
+    onConditionFailed: () => new VersionConflictError(`payment ${payment.payment_id} changed concurrently`),
+  });
+}
+
+/**
+ * Adds a completed refund to the payment's `total_refunded`, only over the amount read (it only
+ * ever grows), and makes the payment `refunded` once that reaches its total (commerce.md §4.6).
+ */
+export function refundedAmountEntry(payment: PaymentRecord, totalRefunded: number, now: number): TransactEntry {
+  return payments.updateEntry({ accountId: payment.account_id, mode: payment.mode }, payment.payment_id, {
+    name: 'payment.refunded-amount',
+    set: { total_refunded: totalRefunded, status: totalRefunded >= payment.total ? 'refunded' : 'completed', ...refundVersion(payment, now) },
+    condition: { expression: 'total_refunded = :before AND #status = :completed', names: { '#status': 'status' }, values: { ':before': payment.total_refunded, ':completed': 'completed' } },
+    onConditionFailed: () => new VersionConflictError(`payment ${payment.payment_id} changed concurrently`),
+  });
 }

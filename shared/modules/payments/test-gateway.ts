@@ -7,7 +7,7 @@ import type { Clock } from '../../platform/ports';
 import { ID_ALPHABET, randomString } from '../../core/ids';
 import { cardBrand, cardExpired, luhnValid } from './cards';
 import { findCharge, recordOnce } from './gateway-charge-store';
-import type { ChargeOutcome, ChargeRequest, ChargeResponseData, ChargeResult, NewCard, PaymentGateway, SavedCardRef, TestBehaviour } from '../../platform/ports';
+import type { ChargeOutcome, ChargeRequest, ChargeResponseData, ChargeResult, NewCard, PaymentGateway, RefundRequest, RefundResult, SavedCardRef, TestBehaviour } from '../../platform/ports';
 
 /** The numbers with a fixed outcome; every other valid number approves. */
 const FIXED_BEHAVIOURS: ReadonlyMap<string, TestBehaviour> = new Map([
@@ -52,7 +52,8 @@ export function savedCardRef(card: NewCard): SavedCardRef {
  * The built-in test gateway, on the platform's `clock` (card expiry, ledger dates). It answers
  * at once, timeouts included. A keyed charge is recorded in its ledger (gateway-charge-store.ts)
  * before it answers, exactly once per key; a timeout or processor error is recorded too (no
- * money moved, and a retry of the key answers the same).
+ * money moved, and a retry of the key answers the same). A refund is recorded the same way,
+ * once per refund key, so a retried refund moves money once.
  */
 export function testGateway(clock: Clock): PaymentGateway {
   return {
@@ -68,6 +69,18 @@ export function testGateway(clock: Clock): PaymentGateway {
     async voidKey(key: string): Promise<ChargeResult | undefined> {
       const standing = await recordOnce(key, { state: 'voided', result: null, amount: null, currency: null, created_ms: clock.nowMs() });
       return standing.result ?? undefined;
+    },
+    // Refunds are never refused here (commerce.md §7), except of a charge the ledger has no approval for.
+    async refund(request: RefundRequest): Promise<RefundResult> {
+      const charge = await findCharge(request.chargeKey);
+      const refund: RefundResult = charge?.result?.outcome === 'approved'
+        ? { outcome: 'refunded', refundId: `test_re_${randomString(16, ID_ALPHABET)}`, message: 'Refunded.' }
+        : { outcome: 'refused', refundId: null, message: 'No approved charge to refund.' };
+      const standing = await recordOnce(request.key, { state: 'refunded', result: null, amount: request.amount, currency: request.currency, created_ms: clock.nowMs(), charge_key: request.chargeKey, refund });
+      return standing.refund ?? { outcome: 'refused', refundId: null, message: 'The key was used for something else.' };
+    },
+    async lookupRefund(key: string): Promise<RefundResult | undefined> {
+      return (await findCharge(key))?.refund;
     },
   };
 }
