@@ -19,7 +19,21 @@ import { eventEntries, type EventSpec } from '../../modules/events';
 import { findOrder, shippedQuantitiesEntry, type OrderRecord } from '../../modules/orders';
 import { createShipmentEntry, deleteShipmentEntry, shipmentLines, shippedAfter, type RequestedLine, type ShipmentRecord } from '../../modules/shipments';
 import { retryOnConflict, type RecordScope } from '../../store/entity';
-import { transact } from '../../store/transact';
+import { TransactionRejectedError, VersionConflictError } from '../../store/errors';
+import { transact, type TransactEntry } from '../../store/transact';
+
+/**
+ * Runs the transaction; one that concurrent transactions on the order kept cancelling is a lost
+ * race like a refused condition: the caller reads the order again (`retryOnConflict`).
+ */
+async function commit(entries: readonly TransactEntry[]): Promise<void> {
+  try {
+    await transact(entries);
+  } catch (error) {
+    if (error instanceof TransactionRejectedError && error.conflictOnly) throw new VersionConflictError('The order was being changed by concurrent transactions');
+    throw error;
+  }
+}
 
 /** What a new shipment says besides its lines. */
 export interface ShipmentDetails {
@@ -60,7 +74,7 @@ export async function shipOrder(platform: Platform, scope: RecordScope, readOrde
       modified_ms: now,
     };
     const events: EventSpec[] = [{ type: 'shipment:created', resource: 'shipment', id: shipmentId, record: shipment }];
-    await transact([createShipmentEntry(shipment), shippedQuantitiesEntry(order, shippedAfter(order, lines, 1), now, 'ship'), ...eventEntries(scope, events, now)]);
+    await commit([createShipmentEntry(shipment), shippedQuantitiesEntry(order, shippedAfter(order, lines, 1), now, 'ship'), ...eventEntries(scope, events, now)]);
     return shipment;
   });
 }
@@ -77,6 +91,6 @@ export async function deleteShipment(platform: Platform, scope: RecordScope, rea
     const entries = [deleteShipmentEntry(scope, shipment.shipment_id)];
     const shipped = order ? shippedAfter(order, shipment.items, -1) : new Map<string, number>();
     if (order && shipped.size) entries.push(shippedQuantitiesEntry(order, shipped, platform.clock.nowMs(), 'unship'));
-    await transact(entries);
+    await commit(entries);
   });
 }
