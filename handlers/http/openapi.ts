@@ -22,6 +22,7 @@ import { family as promotions } from './promotions';
 import { family as refunds } from './refunds';
 import { family as settings } from './settings';
 import { family as shipping } from './shipping-methods';
+import { family as shipments } from './shipments';
 
 /**
  * The images family without its upload: the upload route takes `multipart/form-data`, which the
@@ -51,7 +52,7 @@ const hostedFunctionsWithoutUploads: FamilyActions = {
  * family, defined below, joins in `documentedFamilies`; the invoke surface's router serves no API route).
  */
 const documented = {
-  apps: appsWithoutUpload, auths, carts, catalog, customers, events, hosting, 'hosted-functions': hostedFunctionsWithoutUploads, images: imagesWithoutUpload, licenses, orders, payments, promotions, refunds, settings, shipping,
+  apps: appsWithoutUpload, auths, carts, catalog, customers, events, hosting, 'hosted-functions': hostedFunctionsWithoutUploads, images: imagesWithoutUpload, licenses, orders, payments, promotions, refunds, settings, shipping, shipments,
 } satisfies Record<Exclude<FamilyName, 'fallback' | 'openapi' | 'function-router'>, FamilyActions>;
 
 /** Every family whose actions the document describes. */

@@ -20,8 +20,9 @@ import { eventsModule } from '../modules/events/module';
 import { licensesModule } from '../modules/licenses/module';
 import { hostingModule } from '../modules/hosting/module';
 import { functionsModule } from '../modules/functions/module';
+import { shipmentsModule } from '../modules/shipments/module';
 
-export { accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, refundsModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule };
+export { accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, refundsModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule, shipmentsModule };
 
 /** Every module of the platform. */
-export const modules = [accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, refundsModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule] as const;
+export const modules = [accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, refundsModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule, shipmentsModule] as const;

@@ -28,6 +28,9 @@ let liveServiceId: string;
 let appId: string;
 let versionId: string;
 let functionId: string;
+/** An order of a physical item (`phys` ×2) and a digital one (`p1`), and a shipment of one `phys`. */
+let shippedOrderId: string;
+let shipmentId: string;
 /** A customer-scope token (signed in as customer `cs1`) and cs1's saved card. */
 let portal: string;
 let portalMethodId: string;
@@ -97,6 +100,14 @@ beforeAll(async () => {
   expect(paid.status, paid.text).toBe(201);
   orderId = paid.body.order.split('/').pop();
   paymentId = paid.body.payment_id;
+  expect((await api(`${base}products`, { method: 'POST', token: secret, body: { product_id: 'phys', name: 'Mug', type: 'physical', prices: [{ currency: 'USD', price: 9 }] } })).status).toBe(201);
+  const physicalCart = await api(`${base}carts`, { method: 'POST', token: shopper, body: { items: [{ product_id: 'phys', quantity: 2 }, { product_id: 'p1' }], customer: buyer } });
+  const physicalPaid = await api(`${base}carts/${physicalCart.body.cart_id}/payments`, { method: 'POST', token: shopper, body: { payment_method: card() } });
+  expect(physicalPaid.status, physicalPaid.text).toBe(201);
+  shippedOrderId = physicalPaid.body.order.split('/').pop();
+  const shipment = await api(`${base}orders/${shippedOrderId}/shipments`, { method: 'POST', token: secret, body: { items: [{ item_id: 'phys', quantity: 1 }] } });
+  expect(shipment.status, shipment.text).toBe(201);
+  shipmentId = shipment.body.shipment_id;
   const open = await api(`${base}carts`, { method: 'POST', token: shopper, body: { items: [{ product_id: 'p1', quantity: 2 }], customer: buyer } });
   cartId = open.body.cart_id;
   const signedIn = await api(`${base}customers/login?account_id=${account}&test=true&expand=auth`, { method: 'POST', body: { username: 'cy', password: 'portal password' } });
@@ -123,6 +134,7 @@ async function snapshot(): Promise<Record<string, string>> {
     `apps/${appId}`, 'apps?limit=100', `apps/${appId}/versions`, `apps/${appId}/aliases`, `apps/${appId}/deployments`,
     `hosted_functions/${functionId}`, 'hosted_functions?limit=100',
     'refunds?limit=100', `orders/${orderId}/refunds`, `payments/${paymentId}/refunds`,
+    `orders/${shippedOrderId}`, `orders/${shippedOrderId}/shipments`, `shipments/${shipmentId}`, 'shipments?limit=100',
   ];
   const answers = await Promise.all(reads.map((path) => api(`${base}${path}`, { token: secret }).then((answer) => [path, answer.text] as const)));
   const ledger = await api(`${origin}/_local/gateway/charges`);
@@ -322,6 +334,37 @@ const shipping = () => 'shipping_methods';
 for (const value of ['1e3', 'free', 1e20, -1]) post(shipping, { name: 'S', prices: [{ currency: 'USD', price: value }] }, 'prices[0].price', `shipping price ${JSON.stringify(value)}`);
 post(shipping, { name: 'S', active: 'no', prices: [{ currency: 'USD', price: 1 }] }, 'active', 'shipping active "no"');
 post(() => 'shipping_methods/ship1', { countries: 'US' }, 'countries', 'shipping update countries a string');
+
+// --- shipments (commerce.md §8): nothing is shipped, and the order's fulfilment does not move
+const orderShipments = () => `orders/${shippedOrderId}/shipments`;
+const shipmentPath = () => `shipments/${shipmentId}`;
+for (const value of ['1e3', 'two', 0, -1, 1.5, 1_000_001, [], {}, true]) {
+  post(orderShipments, { items: [{ item_id: 'phys', quantity: value }] }, 'items[0].quantity', `shipment quantity ${JSON.stringify(value)}`);
+}
+post(orderShipments, { items: [{ item_id: 'phys', quantity: 2 }] }, 'items[0].quantity', 'shipment of more than is left', { reason: 'out_of_range' });
+post(orderShipments, { items: [{ item_id: 'p1', quantity: 1 }] }, 'items[0].item_id', 'shipment of a digital item', { reason: 'not_allowed' });
+post(orderShipments, { items: [{ item_id: 'nope', quantity: 1 }] }, 'items[0].item_id', 'shipment of an item not in the order', { reason: 'not_found' });
+post(orderShipments, { items: [{ item_id: 'phys', quantity: 1 }, { item_id: 'phys', quantity: 1 }] }, 'items[1].item_id', 'shipment naming an item twice', { reason: 'conflict' });
+post(orderShipments, { items: [{ quantity: 1 }] }, 'items[0].item_id', 'shipment line without item_id');
+post(orderShipments, { items: [] }, 'items', 'shipment with no lines');
+post(orderShipments, { items: 'phys' }, 'items', 'shipment items a string');
+for (const value of NOT_TEXTS(200)) post(orderShipments, { courier: value }, 'courier', `shipment courier ${JSON.stringify(value).slice(0, 20)}`);
+for (const value of ['javascript:alert(1)', 'ftp://example.test/x', '/relative', 5]) post(orderShipments, { tracking_url: value }, 'tracking_url', `shipment tracking_url ${JSON.stringify(value)}`);
+for (const value of ['soon', '2026-13-01', 5, {}]) post(orderShipments, { date_shipped: value }, 'date_shipped', `shipment date_shipped ${JSON.stringify(value)}`);
+post(orderShipments, { meta: nestedMeta(40) }, 'meta', 'shipment meta 40 deep');
+rows.push({ label: 'shipment of an order with nothing physical', method: 'POST', path: () => `orders/${orderId}/shipments`, body: {}, status: 422, code: 'invalid_state' });
+rows.push({ label: 'shipment of an unknown order', method: 'POST', path: () => 'orders/NOSUCHORDER/shipments', body: {}, status: 404, code: 'resource_not_found' });
+post(shipmentPath, { courier: 5 }, 'courier', 'shipment update courier a number');
+post(shipmentPath, { tracking_url: 'mailto:a@example.test' }, 'tracking_url', 'shipment update tracking_url mailto');
+post(shipmentPath, { date_shipped: 'yesterdayish' }, 'date_shipped', 'shipment update date_shipped');
+post(shipmentPath, { meta: 'q'.repeat(2100) }, 'meta', 'shipment update meta 2100 characters');
+rows.push({ label: 'shipment update of an unknown id', method: 'POST', path: () => 'shipments/NOSUCHSHIPMENT', body: { courier: 'X' }, status: 404, code: 'resource_not_found' });
+rows.push({ label: 'shipment delete of an unknown id', method: 'DELETE', path: () => 'shipments/NOSUCHSHIPMENT', status: 404, code: 'resource_not_found' });
+rows.push({ label: 'shipment create: limited token', method: 'POST', path: orderShipments, body: {}, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'shipment update: limited token', method: 'POST', path: shipmentPath, body: { courier: 'X' }, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'shipment delete: limited token', method: 'DELETE', path: shipmentPath, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'shipment create: customer scope', method: 'POST', path: orderShipments, body: {}, token: () => portal, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'shipment delete: another mode', method: 'DELETE', path: shipmentPath, token: () => runtime.bootstrap.tokens.live_secret, status: 400, code: 'token_type_mismatch' });
 
 // --- money precision (commerce.md §1.2): more decimals than the currency's minor units, as numbers and as strings
 const precise = { reason: 'precision' };
@@ -570,6 +613,8 @@ const bodyTargets: Array<[string, () => string, Partial<Case>]> = [
   ['a rollback', rollbackPath, {}],
   ['aliases', aliases, {}],
   ['an alias', primaryAlias, {}],
+  ['shipments of an order', orderShipments, {}],
+  ['a shipment', shipmentPath, {}],
 ];
 for (const [name, path, extra] of bodyTargets) {
   const json = { 'Content-Type': 'application/json' };
@@ -598,6 +643,7 @@ const idPaths: Array<[string, (id: string) => string, Partial<Case>]> = [
   ['event', (id) => `events/${id}`, {}],
   ['license service', (id) => `license_services/${id}`, {}],
   ['app', (id) => `apps/${id}`, {}],
+  ['shipment', (id) => `shipments/${id}`, {}],
 ];
 for (const [name, path] of idPaths) {
   for (const id of BAD_IDS) rows.push({ label: `GET ${name} id ${id.slice(0, 24)}`, method: 'GET', path: () => path(id), status: 404, code: 'resource_not_found' });
@@ -628,6 +674,9 @@ for (const id of BAD_IDS.slice(0, 3)) {
   rows.push({ label: `deploy to app id ${id}`, method: 'POST', path: () => `apps/${id}/deploy`, body: { version_id: 'X' }, status: 404, code: 'resource_not_found' });
   rows.push({ label: `delete version id ${id}`, method: 'DELETE', path: () => `apps/${appId}/versions/${id}`, status: 404, code: 'resource_not_found' });
   rows.push({ label: `delete alias ${id}`, method: 'DELETE', path: () => `apps/${appId}/aliases/${id}`, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `shipment of order id ${id}`, method: 'POST', path: () => `orders/${id}/shipments`, body: {}, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `update shipment id ${id}`, method: 'POST', path: () => `shipments/${id}`, body: { courier: 'X' }, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `delete shipment id ${id}`, method: 'DELETE', path: () => `shipments/${id}`, status: 404, code: 'resource_not_found' });
 }
 
 describe('bad input changes nothing (a table of probes)', () => {

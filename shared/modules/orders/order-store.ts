@@ -79,7 +79,7 @@ export function licenseItemEntry(change: LicenseItemChange): TransactEntry {
           `SET #items[${index}].#license = :license, #items[${index}].license_pending = :pending, #items[${index}].fulfilled = :item_fulfilled, ` +
           'fulfilled = :fulfilled, licenses_outstanding = :outstanding, licenses_failed = :failed, confirmation_email = :email, modified_ms = :modified, gsi2sk = :gsi2sk',
         ConditionExpression:
-          `#items[${index}].item_id = :item_id AND licenses_outstanding = :was_outstanding AND licenses_failed = :was_failed AND confirmation_email = :was_email`,
+          `#items[${index}].item_id = :item_id AND licenses_outstanding = :was_outstanding AND licenses_failed = :was_failed AND confirmation_email = :was_email AND ${shipmentWritesAsRead(order)}`,
         ExpressionAttributeNames: { '#items': 'items', '#license': 'license' },
         ExpressionAttributeValues: {
           ':license': change.license,
@@ -95,10 +95,20 @@ export function licenseItemEntry(change: LicenseItemChange): TransactEntry {
           ':was_outstanding': order.licenses_outstanding ?? 0,
           ':was_failed': order.licenses_failed ?? 0,
           ':was_email': order.confirmation_email,
+          ...(order.shipment_writes === undefined ? {} : { ':was_shipment_writes': order.shipment_writes }),
         },
       },
     },
   };
+}
+
+/**
+ * The condition that no shipment changed the order's shipped quantities since it was read: the
+ * license entry computes the order's `fulfilled` from its physical items as read, so a shipment
+ * committed meanwhile makes it read again (commerce.md §5.5).
+ */
+function shipmentWritesAsRead(order: OrderRecord): string {
+  return order.shipment_writes === undefined ? 'attribute_not_exists(shipment_writes)' : 'shipment_writes = :was_shipment_writes';
 }
 
 /** An order by id, or undefined (strongly consistent). */
@@ -152,4 +162,56 @@ export function refundedAmountEntry(order: OrderRecord, totalRefunded: number, n
     condition: { expression: 'total_refunded = :before AND payment_status = :completed', values: { ':before': order.total_refunded, ':completed': 'completed' } },
     onConditionFailed: () => new VersionConflictError(`order ${order.order_id} changed concurrently`),
   });
+}
+
+/**
+ * The entry that writes the shipped quantities of an order's items after a shipment is created
+ * or deleted (commerce.md §5.5, §8): each changed item's `shipped` and `fulfilled`, and the
+ * order's `fulfilled`. It holds only over the order as read (its version, so no other change to
+ * it came between), while it is not fully refunded (`ship`: a new shipment), and while each changed item has the
+ * quantity shipped it was read with and at least the new one ordered: two shipments of the
+ * last unit cannot both commit, and no item is ever shipped beyond its quantity. It counts the
+ * order's `shipment_writes`, which the license entry holds to (`licenseItemEntry`). A refusal is a
+ * lost race (`VersionConflictError`): the caller reads the order again and decides again.
+ *
+ * @example shippedQuantitiesEntry(order, new Map([['mug', 2]]), now, 'ship')
+ */
+export function shippedQuantitiesEntry(order: OrderRecord, shipped: ReadonlyMap<string, number>, modifiedMs: number, change: 'ship' | 'unship'): TransactEntry {
+  const items = order.items.map((item) => {
+    const quantity = shipped.get(item.item_id);
+    if (quantity === undefined) return item;
+    return { ...item, shipped: quantity, fulfilled: item.type === 'physical' ? quantity >= item.quantity : item.fulfilled };
+  });
+  const sets: string[] = [];
+  // A refunded order ships nothing more, but a shipment of it may still be taken back.
+  const conditions = ['modified_ms = :was_modified', ...(change === 'ship' ? ['payment_status <> :refunded'] : [])];
+  const values: Record<string, unknown> = { ':was_modified': order.modified_ms, ...(change === 'ship' ? { ':refunded': 'refunded' } : {}) };
+  items.forEach((item, index) => {
+    if (!shipped.has(item.item_id)) return;
+    const was = order.items[index]!.shipped;
+    sets.push(`#items[${index}].shipped = :shipped_${index}`, `#items[${index}].fulfilled = :fulfilled_${index}`);
+    conditions.push(`#items[${index}].item_id = :item_${index}`, `#items[${index}].quantity >= :shipped_${index}`);
+    conditions.push(was === undefined ? `attribute_not_exists(#items[${index}].shipped)` : `#items[${index}].shipped = :was_shipped_${index}`);
+    values[`:shipped_${index}`] = item.shipped;
+    values[`:fulfilled_${index}`] = item.fulfilled;
+    values[`:item_${index}`] = item.item_id;
+    if (was !== undefined) values[`:was_shipped_${index}`] = was;
+  });
+  if (!sets.length) throw new Error(`No item of order ${order.order_id} changes its shipped quantity`);
+  const modified = Math.max(modifiedMs, order.modified_ms + 1);
+  const scope = { accountId: order.account_id, mode: order.mode };
+  return {
+    name: 'order.shipped-quantities',
+    item: {
+      Update: {
+        TableName: table(),
+        Key: orders.key(scope, order.order_id),
+        UpdateExpression: `SET ${sets.join(', ')}, fulfilled = :fulfilled, shipment_writes = :shipment_writes, modified_ms = :modified, gsi2sk = :gsi2sk`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: { '#items': 'items' },
+        ExpressionAttributeValues: { ...values, ':fulfilled': items.every((item) => item.fulfilled), ':shipment_writes': (order.shipment_writes ?? 0) + 1, ':modified': modified, ':gsi2sk': listSortKey(modified, order.order_id) },
+      },
+    },
+    onConditionFailed: () => new VersionConflictError(`order ${order.order_id} changed while its shipped quantities were written`),
+  };
 }

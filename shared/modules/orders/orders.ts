@@ -25,6 +25,8 @@ export interface OrderItemRecord extends LineAmounts {
   tax_code: string | null;
   subscription_plan: unknown;
   fulfilled: boolean;
+  /** Units shipped so far (physical items; absent: none). Only shipments change it (`shippedQuantitiesEntry`). */
+  shipped?: number;
   /** The id of the item's license (licenses.md §7), once a code was stored. */
   license: string | null;
   license_pending: boolean;
@@ -61,6 +63,8 @@ export interface OrderRecord extends Dated {
   licenses_outstanding?: number;
   /** License requests that ended `failed` and were not completed since. */
   licenses_failed?: number;
+  /** How many times shipments changed the items' shipped quantities (absent: never); the license entry holds to it. */
+  shipment_writes?: number;
   /**
    * What refunds reserved of this order (done or running): money by part, each line's refunded
    * units and amounts, the shipping refunded, and how many times it changed (`seq`), written only
@@ -165,6 +169,8 @@ export const orderDeclaration = declareResource<OrderRecord>({
         return firstPageOf(payment ? [payment] : []);
       },
     },
+    // `shipments` expands to the first page of GET /orders/{id}/shipments (the shipments module's `listedUnder.order`).
+    shipments: { resource: 'shipment' },
   },
   // `customer.orders` expands to the first page of GET /customers/{id}/orders.
   listedUnder: { customer: async (customerId, context) => firstPageOf(await customerOrders({ accountId: context.accountId, mode: context.mode }, customerId)) },

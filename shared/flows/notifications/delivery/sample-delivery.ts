@@ -49,7 +49,7 @@ export function sampleData(resource: string, dateCreated: string, test: boolean)
     case 'product':
       return { ...data, name: 'Sample product', type: 'digital', active: true, prices: [{ currency: 'USD', price: 19 }] };
     case 'shipment':
-      return { ...data, order_id: sampleId(), carrier: 'Sample carrier', tracking_number: 'SAMPLE0001' };
+      return { ...data, order_id: sampleId(), courier: 'Sample courier', tracking_number: 'SAMPLE0001' };
     case 'license_request':
       return { ...data, status: 'failed', order_id: sampleId() };
     case 'license_service':
