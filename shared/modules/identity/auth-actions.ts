@@ -19,6 +19,7 @@ import {
   type SecretTokenChanges,
 } from './auths';
 import { authUpdate, secretAuthCreate } from './auth-schemas';
+import { issueTrustedTwin } from './user-sign-in';
 import { InsufficientPermissionsError, TokenTypeMismatchError } from '../../http/auth-errors';
 import { deniedGrants, FULL_ACCESS, grantablePermissions, isAllowed, type PermissionEntry } from '../../core/access/permissions';
 import type { Principal } from '../../core/access/principal';
@@ -121,6 +122,27 @@ export async function createLimitedAuth(context: ApiContext): Promise<ApiResult>
     location: render.url(`auths/${record.auth_id}`),
     // The header describes the issued token, not the caller's (conventions.md section 5).
     headers: { 'X-Token-Expires-In-Seconds': String(IDLE_LIFETIME_MS.limited! / 1000) },
+    sensitive: true,
+  };
+}
+
+/**
+ * `POST /auths/trusted` (auth.md 5.2): a trusted caller gets another trusted token for the same
+ * user with the same rights: a test one with `test=true`, else a live one, which only a live
+ * caller may have. Secret and limited callers: 403. The caller's token stays valid.
+ */
+export async function createTrustedAuth(context: ApiContext): Promise<ApiResult> {
+  const principal = requirePrincipal(context);
+  if (principal.kind !== 'trusted' || !principal.userId) throw new InsufficientPermissionsError('Only a trusted token can have a trusted twin.');
+  const mode: Mode = booleanParameter(context.query, 'test') ? 'test' : 'live';
+  if (mode === 'live' && principal.mode === 'test') throw new TokenTypeMismatchError('A test token cannot create a live token.');
+  const render = await renderContext(context, principal.accountId, mode);
+  const { record, token } = await issueTrustedTwin(principal.record, mode, context.platform.clock);
+  return {
+    status: 201,
+    body: await renderResource(authDeclaration, { ...record, full_token: token }, render),
+    location: render.url(`auths/${record.auth_id}`),
+    headers: { 'X-Token-Expires-In-Seconds': String(IDLE_LIFETIME_MS.trusted! / 1000) },
     sensitive: true,
   };
 }
