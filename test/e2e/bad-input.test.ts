@@ -115,7 +115,7 @@ beforeAll(async () => {
   expect((await api(`${base}settings/technical`, { method: 'POST', token: secret, body: { oauth_redirect_uris: [redirect] } })).status).toBe(200);
   ownerTrusted = await trustedTokenFor(runtime.bootstrap.signin_url, 'owner', runtime.bootstrap.owner.password, redirect);
   ownerTrustedTest = await trustedTokenFor(runtime.bootstrap.signin_url, 'owner', runtime.bootstrap.owner.password, redirect, { test: 'true' });
-  const user = await api(`${base}users`, { method: 'POST', token: secret, body: { user_id: 'u1', name: 'User One', email: 'u1@example.test', password: 'user one passphrase', permissions: [{ resource: 'orders', methods: ['read'] }] } });
+  const user = await api(`${base}users`, { method: 'POST', token: secret, body: { user_id: 'usr1', name: 'User One', email: 'u1@example.test', password: 'user one passphrase', permissions: [{ resource: 'orders', methods: ['read'] }] } });
   expect(user.status, user.text).toBe(201);
   const narrow = await api(`${base}auths/secret`, { method: 'POST', token: secret, body: { permissions: [{ resource: 'users', methods: ['*'] }] } });
   expect(narrow.status, narrow.text).toBe(201);
@@ -137,7 +137,7 @@ async function snapshot(): Promise<Record<string, string>> {
     'products/licensed', `license_services/${listServiceId}`, `license_services/${remoteServiceId}`, 'license_services?limit=100',
     `apps/${appId}`, 'apps?limit=100', `apps/${appId}/versions`, `apps/${appId}/aliases`, `apps/${appId}/deployments`,
     `hosted_functions/${functionId}`, 'hosted_functions?limit=100',
-    'users?limit=100', 'users/owner', 'users/u1',
+    'users?limit=100', 'users/owner', 'users/usr1',
     // Tokens by id, kind, user and rights (not their use times, which reading moves), in both modes.
     'auths?type=all&limit=100&test=true&show=auth_id,type,user,permissions', 'auths?type=all&limit=100&test=false&show=auth_id,type,user,permissions',
   ];
@@ -318,7 +318,7 @@ post(users, { ...userBody, user_id: 'OWNER' }, 'user_id', 'user id taken (other 
 post(users, { ...userBody, email: 'U1@example.test' }, 'email', 'user email taken (other case)', { status: 409, code: 'in_use' });
 post(users, { ...userBody, permissions: [{ resource: 'orders', methods: ['read'] }] }, undefined, 'user granted what the caller lacks', { status: 403, code: 'insufficient_permissions', token: () => usersOnly });
 post(users, { ...userBody, is_account_owner: true }, undefined, 'owner made by a non-owner', { status: 403, code: 'insufficient_permissions', token: () => usersOnly });
-const u1 = () => 'users/u1';
+const u1 = () => 'users/usr1';
 post(u1, { email: 'nope' }, 'email', 'user update email');
 post(u1, { name: null }, 'name', 'user update name null');
 post(u1, { password: 'short' }, 'password', 'user update password too short');
