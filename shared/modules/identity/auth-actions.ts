@@ -20,8 +20,9 @@ import {
 } from './auths';
 import { authUpdate, secretAuthCreate } from './auth-schemas';
 import { issueTrustedTwin } from './user-sign-in';
+import { checkEscalation } from './grants';
 import { InsufficientPermissionsError, TokenTypeMismatchError } from '../../http/auth-errors';
-import { deniedGrants, FULL_ACCESS, grantablePermissions, isAllowed, type PermissionEntry } from '../../core/access/permissions';
+import { grantablePermissions, isAllowed } from '../../core/access/permissions';
 import type { Principal } from '../../core/access/principal';
 import { IDLE_LIFETIME_MS, type TokenRecord } from '../../core/access/token-records';
 import type { Mode, TokenKind } from '../../core/access/tokens';
@@ -30,10 +31,6 @@ const LIST_TYPES = new Set(['secret', 'limited', 'trusted', 'all']);
 const SORT_FIELDS = new Set(['date_created', 'date_last_used', 'expires']);
 /** Filtering or sorting on other fields reads the whole partition; beyond this many it refuses. */
 const IN_MEMORY_LIST_LIMIT = 5000;
-
-function holderPermissions(principal: Principal) {
-  return principal.isOwner ? FULL_ACCESS : principal.permissions;
-}
 
 /** The mode named by the `test` parameter, or the caller's. */
 function modeParameter(context: ApiContext, principal: Principal): Mode {
@@ -50,14 +47,6 @@ async function resolveExpires(value: string | null | undefined, context: ApiCont
     throw new InvalidInputError('The property expires must lie in the future.', { property: 'expires', reason: 'out_of_range' });
   }
   return ms;
-}
-
-/** Rejects a requested permission list that grants more than the caller holds. */
-function checkEscalation(principal: Principal, requested: readonly PermissionEntry[]): void {
-  const denied = deniedGrants(requested, holderPermissions(principal));
-  if (denied.length) {
-    throw new InsufficientPermissionsError('You cannot grant permissions you do not hold.', { denied });
-  }
 }
 
 /** The render context of an /auths answer (validates show/hide, zone and locale up front). */

@@ -7,7 +7,8 @@ import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
 import { retryOnConflict } from '../../store/entity';
-import { deniedGrants, FULL_ACCESS, type PermissionEntry } from '../../core/access/permissions';
+import { deniedGrants, FULL_ACCESS } from '../../core/access/permissions';
+import { checkEscalation } from './grants';
 import type { Principal } from '../../core/access/principal';
 import { checkPasswordRules, hashPassword, verifyPassword } from './passwords';
 import { INVALID_LOGIN_MESSAGE } from './lockout';
@@ -19,11 +20,6 @@ import { userDeclaration, type UserRecord } from './users';
 const SORT_FIELDS = new Set(['name', 'user_id', 'date_created', 'date_last_login']);
 /** An account's users are read whole for lists (an account has few); beyond this many the list refuses. */
 const MAX_USERS = 5000;
-
-/** The caller's rights in write format: owners hold everything. */
-function holderPermissions(principal: Principal): readonly PermissionEntry[] {
-  return principal.isOwner ? FULL_ACCESS : principal.permissions;
-}
 
 /** Whether the caller counts as an owner: an owner's trusted token, or a token that holds every right. */
 function actsAsOwner(principal: Principal): boolean {
@@ -38,10 +34,7 @@ function checkGrant(principal: Principal, input: Pick<UserInput, 'permissions' |
   if (input.is_account_owner === true && !actsAsOwner(principal)) {
     throw new InsufficientPermissionsError('Only an account owner can make an account owner.', { denied: ['is_account_owner'] });
   }
-  if (input.permissions) {
-    const denied = deniedGrants(input.permissions, holderPermissions(principal));
-    if (denied.length) throw new InsufficientPermissionsError('You cannot grant permissions you do not hold.', { denied });
-  }
+  if (input.permissions) checkEscalation(principal, input.permissions);
 }
 
 /** The render context of a /users answer (users are account-wide; links follow the caller's mode). */
