@@ -20,7 +20,11 @@ export const FUNCTION_ROUTE = { method: 'ANY', path: '/func/v1/{proxy+}' } as co
 /** The family that answers the sign-in page (the `signin` surface, auth.md 5.1). */
 export const SIGNIN_FAMILY = 'signin';
 
-/** The sign-in surface's routes: the page itself and whatever follows it (the page answers the rest). */
+/**
+ * The sign-in surface's routes: the page itself and whatever follows it (the page answers the rest).
+ * A route key cannot end in `/`, so `{signin_url}` (`/signin/`) is caught by these two: HTTP APIs
+ * send a request with a trailing slash to the route without it, or to the greedy one below it.
+ */
 export const SIGNIN_ROUTES = [
   { method: 'ANY', path: '/signin' },
   { method: 'ANY', path: '/signin/{proxy+}' },
