@@ -23,6 +23,7 @@ import { family as refunds } from './refunds';
 import { family as settings } from './settings';
 import { family as shipping } from './shipping-methods';
 import { family as shipments } from './shipments';
+import { family as users } from './users';
 
 /**
  * The images family without its upload: the upload route takes `multipart/form-data`, which the
@@ -49,11 +50,11 @@ const hostedFunctionsWithoutUploads: FamilyActions = {
 /**
  * The families the document describes, by the route table's family names: the compiler refuses
  * a family added to a module manifest without its entry here (the fallback has no routes; this
- * family, defined below, joins in `documentedFamilies`; the invoke surface's router serves no API route).
+ * family, defined below, joins in `documentedFamilies`; the invoke surface's router and the sign-in page serve no API route).
  */
 const documented = {
-  apps: appsWithoutUpload, auths, carts, catalog, customers, events, hosting, 'hosted-functions': hostedFunctionsWithoutUploads, images: imagesWithoutUpload, licenses, orders, payments, promotions, refunds, settings, shipping, shipments,
-} satisfies Record<Exclude<FamilyName, 'fallback' | 'openapi' | 'function-router'>, FamilyActions>;
+  apps: appsWithoutUpload, auths, carts, catalog, customers, events, hosting, 'hosted-functions': hostedFunctionsWithoutUploads, images: imagesWithoutUpload, licenses, orders, payments, promotions, refunds, settings, shipping, shipments, users,
+} satisfies Record<Exclude<FamilyName, 'fallback' | 'openapi' | 'function-router' | 'signin'>, FamilyActions>;
 
 /** Every family whose actions the document describes. */
 export function documentedFamilies(): readonly FamilyActions[] {

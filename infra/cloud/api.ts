@@ -17,6 +17,19 @@ export const FUNCTION_ROUTER_FAMILY = 'function-router';
 /** The functions surface's one route: every method and path under `/func/v1/` (the router matches the rest). */
 export const FUNCTION_ROUTE = { method: 'ANY', path: '/func/v1/{proxy+}' } as const;
 
+/** The family that answers the sign-in page (the `signin` surface, auth.md 5.1). */
+export const SIGNIN_FAMILY = 'signin';
+
+/**
+ * The sign-in surface's routes: the page itself and whatever follows it (the page answers the rest).
+ * A route key cannot end in `/`, so `{signin_url}` (`/signin/`) is caught by these two: HTTP APIs
+ * send a request with a trailing slash to the route without it, or to the greedy one below it.
+ */
+export const SIGNIN_ROUTES = [
+  { method: 'ANY', path: '/signin' },
+  { method: 'ANY', path: '/signin/{proxy+}' },
+] as const;
+
 /** A route as the API needs it; `family` is a plain string so tests can pass their own families. */
 export type ApiRoute = Pick<RouteDefinition, 'method' | 'path'> & { family: string };
 
@@ -101,6 +114,17 @@ export class PlatformApi extends Construct {
         routeKey: apigw.HttpRouteKey.with(FUNCTION_ROUTE.path, apigw.HttpMethod.ANY),
         integration: integrationOf(FUNCTION_ROUTER_FAMILY),
       });
+    }
+    // The sign-in page goes to its family the same way.
+    if (integrations.has(SIGNIN_FAMILY)) {
+      for (const route of SIGNIN_ROUTES) {
+        if (props.routes.some((entry) => entry.path === route.path)) continue;
+        new apigw.HttpRoute(this, `Route ${route.method} ${route.path}`, {
+          httpApi: this.httpApi,
+          routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod.ANY),
+          integration: integrationOf(SIGNIN_FAMILY),
+        });
+      }
     }
     new apigw.HttpRoute(this, 'DefaultRoute', {
       httpApi: this.httpApi,

@@ -212,6 +212,16 @@ export class AppsHosting extends Construct {
         originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
         compress: false,
       },
+      // The sign-in page reaches the same HTTP API (its `ANY /signin/{proxy+}` route), uncached,
+      // forms posted, cookies and Accept-Language forwarded (ALL_VIEWER_EXCEPT_HOST_HEADER).
+      signin: {
+        origin: apiOrigin,
+        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+        cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+        originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        compress: false,
+      },
     };
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'Cartwheel hosted apps and /api/v1 proxy',

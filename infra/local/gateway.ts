@@ -178,6 +178,8 @@ export function createGateway(options: GatewayOptions) {
         // Invoke URLs: the function router, as its `ANY /func/v1/{proxy+}` route calls it in the cloud.
         // A function's answer is passed through as it is: no cost header of the platform's.
         functions: () => callFamily('function-router', 'ANY /func/v1/{proxy+}', { proxy: path.slice('/func/v1/'.length) }, false),
+        // The sign-in page, as its `ANY /signin/{proxy+}` route calls it in the cloud.
+        signin: () => callFamily('signin', 'ANY /signin/{proxy+}', { proxy: path.slice('/signin/'.length) }, false),
         api: () => callFamily(match ? match.route.family : fallbackFamily, match ? match.routeKey : '$default', match?.params),
       };
       return await serve[surface.name]();

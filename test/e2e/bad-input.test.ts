@@ -10,6 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
+import { trustedTokenFor } from '../support/sign-in';
 import { appZip, zipOf } from '../support/zip-writer';
 
 let runtime: RuntimeProcess;
@@ -34,6 +35,10 @@ let shipmentId: string;
 /** A customer-scope token (signed in as customer `cs1`) and cs1's saved card. */
 let portal: string;
 let portalMethodId: string;
+/** The owner's trusted tokens (live and test) and a secret token that may manage users but nothing else. */
+let ownerTrusted: string;
+let ownerTrustedTest: string;
+let usersOnly: string;
 
 const buyer = { name: 'Ada Lee', email: 'ada@example.test', billing_address: { country: 'US', postal_code: '94107' } };
 const card = (data: Record<string, unknown> = {}) => ({
@@ -116,7 +121,17 @@ beforeAll(async () => {
   const saved = await api(`${base}customers/me/payment_methods`, { method: 'POST', token: portal, body: card() });
   expect(saved.status, saved.text).toBe(201);
   portalMethodId = saved.body.payment_method_id;
-}, 60_000);
+  // Users and trusted tokens (auth.md 5, 9): a registered redirect, the owner signed in, a user to aim at.
+  const redirect = 'https://admin.example.test/cb';
+  expect((await api(`${base}settings/technical`, { method: 'POST', token: secret, body: { oauth_redirect_uris: [redirect] } })).status).toBe(200);
+  ownerTrusted = await trustedTokenFor(runtime.bootstrap.signin_url, 'owner', runtime.bootstrap.owner.password, redirect);
+  ownerTrustedTest = await trustedTokenFor(runtime.bootstrap.signin_url, 'owner', runtime.bootstrap.owner.password, redirect, { test: 'true' });
+  const user = await api(`${base}users`, { method: 'POST', token: secret, body: { user_id: 'usr1', name: 'User One', email: 'u1@example.test', password: 'user one passphrase', permissions: [{ resource: 'orders', methods: ['read'] }] } });
+  expect(user.status, user.text).toBe(201);
+  const narrow = await api(`${base}auths/secret`, { method: 'POST', token: secret, body: { permissions: [{ resource: 'users', methods: ['*'] }] } });
+  expect(narrow.status, narrow.text).toBe(201);
+  usersOnly = narrow.body.token;
+}, 90_000);
 
 afterAll(async () => {
   expect(await runtime.stop()).toBe(0);
@@ -135,6 +150,9 @@ async function snapshot(): Promise<Record<string, string>> {
     `hosted_functions/${functionId}`, 'hosted_functions?limit=100',
     'refunds?limit=100', `orders/${orderId}/refunds`, `payments/${paymentId}/refunds`,
     `orders/${shippedOrderId}`, `orders/${shippedOrderId}/shipments`, `shipments/${shipmentId}`, 'shipments?limit=100',
+    'users?limit=100', 'users/owner', 'users/usr1',
+    // Tokens by id, kind, user and rights (not their use times, which reading moves), in both modes.
+    'auths?type=all&limit=100&test=true&show=auth_id,type,user,permissions', 'auths?type=all&limit=100&test=false&show=auth_id,type,user,permissions',
   ];
   const answers = await Promise.all(reads.map((path) => api(`${base}${path}`, { token: secret }).then((answer) => [path, answer.text] as const)));
   const ledger = await api(`${origin}/_local/gateway/charges`);
@@ -317,6 +335,65 @@ for (const [who, token] of [['a secret token', () => secret], ['a shopper withou
   rows.push({ label: `my saved card delete: ${who}`, method: 'DELETE', path: myMethod, token, status: 404, code: 'resource_not_found' });
   rows.push({ label: `my customer update: ${who}`, method: 'POST', path: () => 'customers/me', body: { name: 'X' }, token, status: 404, code: 'resource_not_found' });
 }
+
+// --- users (auth.md 9): ids, texts, emails, the password rules, permission lists, uniqueness, escalation
+const users = () => 'users';
+const userBody = { user_id: 'newuser', name: 'New User', email: 'new@example.test' };
+for (const value of ['ab', 'a b', '../x', 'a/b', 'x'.repeat(65), 5, '', 'é-user']) post(users, { ...userBody, user_id: value }, 'user_id', `user id ${JSON.stringify(value).slice(0, 20)}`);
+post(users, { name: 'N', email: 'n@example.test' }, 'user_id', 'user without user_id');
+for (const value of NOT_TEXTS(100)) post(users, { ...userBody, name: value }, 'name', `user name ${JSON.stringify(value).slice(0, 20)}`);
+post(users, { user_id: 'newuser', email: 'n@example.test' }, 'name', 'user without name');
+for (const value of ['x', 'a@b', 5, null, '']) post(users, { ...userBody, email: value }, 'email', `user email ${JSON.stringify(value)}`);
+for (const [value, reason] of [['fourteen chars', 'too_short'], ['x'.repeat(129), 'too_long'], ['passwordpassword', 'invalid'], ['new@example.test', 'invalid'], ['               ', 'invalid']] as const) {
+  post(users, { ...userBody, password: value }, 'password', `user password ${JSON.stringify(value).slice(0, 20)}`, { reason });
+}
+post(users, { ...userBody, password: 123456789012345 }, 'password', 'user password a number');
+post(users, { ...userBody, permissions: [{ resource: 'nope', methods: ['read'] }] }, 'permissions[0].resource', 'user permission resource unknown');
+post(users, { ...userBody, permissions: [{ resource: 'orders', methods: ['fly'] }] }, 'permissions[0].methods[0]', 'user permission method unknown');
+post(users, { ...userBody, permissions: 'all' }, 'permissions', 'user permissions a string');
+post(users, { ...userBody, is_account_owner: 'yes' }, 'is_account_owner', 'user is_account_owner "yes"');
+post(users, { ...userBody, language: 'not a tag!' }, 'language', 'user language not a tag');
+post(users, { ...userBody, user_id: 'OWNER' }, 'user_id', 'user id taken (other case)', { status: 409, code: 'in_use' });
+post(users, { ...userBody, email: 'U1@example.test' }, 'email', 'user email taken (other case)', { status: 409, code: 'in_use' });
+post(users, { ...userBody, permissions: [{ resource: 'orders', methods: ['read'] }] }, undefined, 'user granted what the caller lacks', { status: 403, code: 'insufficient_permissions', token: () => usersOnly });
+post(users, { ...userBody, is_account_owner: true }, undefined, 'owner made by a non-owner', { status: 403, code: 'insufficient_permissions', token: () => usersOnly });
+const u1 = () => 'users/usr1';
+post(u1, { email: 'nope' }, 'email', 'user update email');
+post(u1, { name: null }, 'name', 'user update name null');
+post(u1, { password: 'short' }, 'password', 'user update password too short');
+post(u1, { password: 'u1@example.test' }, 'password', 'user update password is the email');
+post(u1, { permissions: [{ resource: '*', methods: ['*'], allow: 'yes' }] }, 'permissions[0].allow', 'user update allow "yes"');
+post(u1, { is_account_owner: 1 }, 'is_account_owner', 'user update is_account_owner 1');
+post(u1, { email: 'owner@example.test' }, 'email', 'user update email taken', { status: 409, code: 'in_use' });
+post(u1, { permissions: [{ resource: 'products', methods: ['read'] }] }, undefined, 'user update granting what the caller lacks', { status: 403, code: 'insufficient_permissions', token: () => usersOnly });
+for (const path of ['users/nope', 'users/..%2Fowner', 'users/%2e%2e']) {
+  rows.push({ label: `user read ${path}`, method: 'GET', path: () => path, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `user update ${path}`, method: 'POST', path: () => path, body: { name: 'X' }, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `user delete ${path}`, method: 'DELETE', path: () => path, status: 404, code: 'resource_not_found' });
+}
+rows.push({ label: 'user delete yourself', method: 'DELETE', path: () => 'users/owner', token: () => ownerTrusted, status: 422, code: 'invalid_state' });
+rows.push({ label: 'user delete the last owner', method: 'DELETE', path: () => 'users/owner', status: 422, code: 'invalid_state' });
+post(() => 'users/owner', { is_account_owner: false }, undefined, 'the last owner demoted', { status: 422, code: 'invalid_state' });
+rows.push({ label: 'user list sort_by unknown', method: 'GET', path: () => 'users?sort_by=email', status: 400, code: 'invalid_input' });
+// --- /users/me: trusted tokens only; what a user may change of itself
+const me = () => 'users/me';
+const asOwner = { token: () => ownerTrusted };
+post(me, { email: 'nope' }, 'email', 'my user email', asOwner);
+post(me, { name: '' }, 'name', 'my user name empty', asOwner);
+post(me, { password: 'too short' }, 'password', 'my user password too short', asOwner);
+post(me, { password: 'passwordpassword' }, 'password', 'my user password common', asOwner);
+post(me, { password: 'a fine new passphrase', current_password: 'wrong' }, 'current_password', 'my user current password wrong', asOwner);
+post(me, { locale: 7 }, 'locale', 'my user locale a number', asOwner);
+for (const [who, token] of [['a secret token', () => secret], ['a shopper', () => shopper], ['a customer-scope token', () => portal]] as const) {
+  rows.push({ label: `my user read: ${who}`, method: 'GET', path: me, token, status: 403, code: 'insufficient_permissions' });
+  rows.push({ label: `my user update: ${who}`, method: 'POST', path: me, body: { name: 'X' }, token, status: 403, code: 'insufficient_permissions' });
+}
+// --- POST /auths/trusted: trusted callers only; a test caller gets no live token
+rows.push({ label: 'trusted twin: a secret token', method: 'POST', path: () => 'auths/trusted?test=true', status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'trusted twin: a shopper', method: 'POST', path: () => 'auths/trusted?test=true', token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'trusted twin: live from a test token', method: 'POST', path: () => 'auths/trusted', token: () => ownerTrustedTest, status: 400, code: 'token_type_mismatch' });
+rows.push({ label: 'trusted twin: test not a boolean', method: 'POST', path: () => 'auths/trusted?test=maybe', token: () => ownerTrusted, status: 400, code: 'invalid_input' });
+rows.push({ label: 'trusted twin: an unknown token', method: 'POST', path: () => 'auths/trusted?test=true', token: () => 'tt.live.0000000000000000000000000000000000000000', status: 401, code: 'invalid_token' });
 
 // --- orders, promotions, shipping methods, settings, auths
 post(() => `orders/${orderId}`, { meta: nestedMeta(40) }, 'meta', 'order meta 40 deep');

@@ -25,7 +25,14 @@ describe('surfaces (shared/app/surfaces.ts)', () => {
     expect(on('/api/v2/carts', 'app-hosts')).toBe('apps');
   });
 
+  it('sends the sign-in page (with and without its slash) to the signin surface on the platform host only', () => {
+    expect(on('/signin/', 'platform')).toBe('signin');
+    expect(on('/signin', 'platform')).toBe('signin');
+    expect(on('/signin/oauth/authorize', 'platform')).toBe('signin');
+    expect(on('/signin/', 'app-hosts')).toBe('apps');
+  });
+
   it('gives the CDN its path patterns', () => {
-    expect(surfaces.map((surface) => pathPatternOf(surface))).toEqual(['/images/*', '/api/v1/*', '/func/v1/*', '/apps/*']);
+    expect(surfaces.map((surface) => pathPatternOf(surface))).toEqual(['/images/*', '/api/v1/*', '/func/v1/*', '/signin/*', '/apps/*']);
   });
 });

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { fallbackFamily, families, routeKey, routes } from '../../shared/app/routes';
 import { queues, queueUrlVariable } from '../../shared/app/queues';
 import { schedules } from '../../shared/app/schedules';
-import { FUNCTION_ROUTE, FUNCTION_ROUTER_FAMILY } from '../../infra/cloud/api';
+import { FUNCTION_ROUTE, FUNCTION_ROUTER_FAMILY, SIGNIN_FAMILY, SIGNIN_ROUTES } from '../../infra/cloud/api';
 import { type Synthesized, functionWithRole, referencedId, resourcesOfType, synthesize, synthTimeout } from './synthesize';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -39,7 +39,12 @@ describe('HTTP API from shared/app/routes.ts', () => {
 
   it('has one route per route table entry plus $default (and the invoke URLs\' route once the function router exists)', () => {
     const functionsRoute = FUNCTION_ROUTER_FAMILY in families && !routes.some((route) => (route.path as string) === FUNCTION_ROUTE.path) ? 1 : 0;
-    synth.template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1 + functionsRoute);
+    const signinRoutes = SIGNIN_FAMILY in families ? SIGNIN_ROUTES.length : 0;
+    synth.template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1 + functionsRoute + signinRoutes);
+  });
+
+  it.each(SIGNIN_ROUTES.map((route) => `${route.method} ${route.path}`))('sends the sign-in page\'s %s to the signin family function', (key) => {
+    expect(functionBehindRoute(key)).toBe(functionWithRole(synth.json, `family:${SIGNIN_FAMILY}`));
   });
 
   it.each(routes.map((route) => [routeKey(route), route.family] as const))(

@@ -179,7 +179,7 @@ describe('CloudFront distribution for hosted apps', () => {
 
   it('sends settings/, analytics/ and oauth/callback.html under every alias to the hosting handler, uncached, after the API', () => {
     const patterns = (config.CacheBehaviors as Record<string, any>[]).map((behaviour) => behaviour.PathPattern);
-    expect(patterns).toEqual([imagesPathPattern, apiPathPattern, '/func/v1/*', ...hostingPathPatterns]);
+    expect(patterns).toEqual([imagesPathPattern, apiPathPattern, '/func/v1/*', '/signin/*', ...hostingPathPatterns]);
     const handlerOrigin = appFilesGroup().Members.Items[1].OriginId;
     for (const pattern of hostingPathPatterns) {
       expect(behaviourFor(pattern), pattern).toMatchObject({
@@ -191,6 +191,16 @@ describe('CloudFront distribution for hosted apps', () => {
         FunctionAssociations: [{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionNamed('HostingForwardedHost'), 'FunctionARN'] } }],
       });
     }
+  });
+
+  it('sends the sign-in page to the API origin, uncached, every method, HTTPS only, viewer cookies and headers forwarded', () => {
+    expect(behaviourFor('/signin/*')).toMatchObject({
+      TargetOriginId: behaviourFor(apiPathPattern).TargetOriginId,
+      CachePolicyId: cachingDisabled,
+      OriginRequestPolicyId: allViewerExceptHostHeader,
+      ViewerProtocolPolicy: 'redirect-to-https',
+      AllowedMethods: expect.arrayContaining(['GET', 'HEAD', 'POST']),
+    });
   });
 
   it('uses price class 100 and HTTP/2 + HTTP/3', () => {

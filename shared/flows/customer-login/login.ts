@@ -9,7 +9,7 @@
  * gains the customer as a counted binding, in the same transaction as the sign-in's write.
  */
 import type { PaymentSettings, TaxSettings } from '../../modules/accounts';
-import { tokenWrites, assertBindingCapacity, bindingWritten, lockoutKey, withLockout, type LoginCheck, hashPassword, verifyPassword, customerScopeEntry, newTokenEntries } from '../../modules/identity';
+import { tokenWrites, assertBindingCapacity, bindingWritten, lockoutKey, withLockout, type LoginCheck, customerScopeEntry, newTokenEntries, checkPassword } from '../../modules/identity';
 import { type Principal } from '../../core/access/principal';
 import { type TokenRecord } from '../../core/access/token-records';
 import { assertWritable, updateCart, withTotals, type CartRecord } from '../../modules/carts';
@@ -18,7 +18,7 @@ import { transact, type TransactEntry } from '../../store/entity';
 import { VersionConflictError } from '../../store/errors';
 import { scope as modeScope, type ItemKey } from '../../store/keys';
 import type { RecordScope } from '../../store/records';
-import { customerIdOfUsername, findCustomerRecord, saleCustomerOf, type Credentials, type CustomerRecord } from '../../modules/customers';
+import { customerIdOfUsername, findCustomerRecord, rehashCustomerPassword, saleCustomerOf, type Credentials, type CustomerRecord } from '../../modules/customers';
 
 export type { Credentials } from '../../modules/customers';
 
@@ -35,30 +35,19 @@ async function customerByUsername(scope: RecordScope, username: string): Promise
   return customer && customer.username?.toLowerCase() === username.toLowerCase() ? customer : undefined;
 }
 
-let decoyHash: Promise<string> | undefined;
-
-/**
- * Spends the time of one password check on a name that cannot sign in, so answer times do
- * not tell unknown usernames from wrong passwords.
- */
-async function decoyCheck(password: string): Promise<void> {
-  decoyHash ??= hashPassword('decoy password never matched');
-  await verifyPassword(password, await decoyHash);
-}
-
 /**
  * Checks a customer's username and password under the login lockout (auth.md 5.3) and answers
  * the customer. 401 invalid_login for an unknown username or a customer without a password
- * (neither counted) and for a wrong password (counted); 401 account_locked while locked.
+ * (neither counted, and as slow as a wrong password) and for a wrong password (counted); 401
+ * account_locked while locked. A hash of older parameters is rewritten with the current ones
+ * (auth.md 9.3).
  */
 export async function signInCustomer(scope: RecordScope, credentials: Credentials, clock: Clock): Promise<CustomerRecord> {
   return withLockout(customerLockoutKey(scope, credentials.username), clock, async (): Promise<LoginCheck<CustomerRecord>> => {
     const customer = await customerByUsername(scope, credentials.username);
-    if (!customer?.password_hash) {
-      await decoyCheck(credentials.password);
-      return { outcome: 'unknown' };
-    }
-    return (await verifyPassword(credentials.password, customer.password_hash)) ? { outcome: 'success', value: customer } : { outcome: 'failure' };
+    return checkPassword(credentials.password, customer?.password_hash ? { value: customer, hash: customer.password_hash } : undefined, (rehashed) =>
+      rehashCustomerPassword(scope, customer!.customer_id, customer!.password_hash!, rehashed),
+    );
   });
 }
 

@@ -1,28 +1,12 @@
 /**
- * Where accounts live: the account record, its settings items (one per group, written under
- * their own `version`), its users, and the platform-wide claims that make a user id and an
- * owner email address unique. A taken user id or email is a 409 in_use naming the property.
+ * Where accounts live: the account record and its settings items (one per group, written under
+ * their own `version`). Users are the identity module's (its user store gives the owner's entries).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { InUseError } from '../../http/errors';
 import { db, table } from '../../store/client';
-import { byDate, defineEntity, IS_NEW, transact, TransactionRejectedError, writeAll, type TransactEntry } from '../../store/entity';
-import { accountKey, settingsKey, userEmailKey, userKey } from '../../store/keys';
+import { IS_NEW, transact, TransactionRejectedError, writeAll, type TransactEntry } from '../../store/entity';
+import { accountKey, settingsKey } from '../../store/keys';
 import { recordOf } from '../../store/storage';
-
-/** A user as the store writes it: platform-wide by lower-case user id, listed in its account by creation. */
-type UserRecord = Record<string, unknown> & { user_id: string; account_id: string; created_ms: number };
-
-const users = defineEntity<UserRecord>({
-  name: 'user',
-  collection: 'users',
-  scope: 'account',
-  idField: 'user_id',
-  indexes: { gsi1: 'users of an account by creation' },
-  keyOf: (user) => userKey(user.user_id),
-  // Users are account-wide: the mode does not enter their partition.
-  indexKeys: (user, partition) => ({ gsi1: byDate(partition, user.created_ms, user.user_id.toLowerCase()) }),
-});
 
 /** The stored settings of a group (without its key), or undefined. */
 export async function readSettingsItem(accountId: string, group: string, options: { consistent?: boolean } = {}): Promise<Record<string, unknown> | undefined> {
@@ -71,8 +55,8 @@ export interface NewAccount {
   account: Record<string, unknown>;
   technicalSettings: Record<string, unknown>;
   generalSettings: Record<string, unknown>;
-  /** The owner user (its key and listing keys are the store's). */
-  owner: UserRecord & { email: string };
+  /** The owner user's entries (the identity module's user store: the user and its claims). */
+  owner: TransactEntry[];
   /** The owner's token entries (token store). */
   tokens: TransactEntry[];
 }
@@ -83,21 +67,12 @@ export interface NewAccount {
  * or email address answers 409 in_use; any other refusal is a `TransactionRejectedError`.
  */
 export async function insertAccount(account: NewAccount): Promise<void> {
-  const { accountId, owner } = account;
+  const { accountId } = account;
   await transact([
     { name: 'account.create', item: { Put: { TableName: table(), Item: { ...accountKey(accountId), ...account.account }, ConditionExpression: IS_NEW.expression } } },
     { name: 'settings.technical', item: { Put: { TableName: table(), Item: { ...settingsKey(accountId, 'technical'), ...account.technicalSettings } } } },
     { name: 'settings.general', item: { Put: { TableName: table(), Item: { ...settingsKey(accountId, 'general'), ...account.generalSettings } } } },
-    users.putEntry(owner, {
-      name: 'user.create',
-      ifNew: true,
-      onConditionFailed: () => new InUseError(`The user id ${owner.user_id} is already taken.`, { property: 'user_id', reason: 'conflict' }),
-    }),
-    {
-      name: 'user.claim-email',
-      item: { Put: { TableName: table(), Item: { ...userEmailKey(owner.email), user_id: owner.user_id, account_id: accountId }, ConditionExpression: IS_NEW.expression } },
-      onConditionFailed: () => new InUseError(`The email address ${owner.email} is already taken.`, { property: 'email', reason: 'conflict' }),
-    },
+    ...account.owner,
     ...account.tokens,
   ]);
 }

@@ -3,7 +3,7 @@
  * the owner user and a live and a test secret token with every permission. Either all of it
  * exists afterwards or none of it does, so a failed run can simply be repeated.
  */
-import { tokenWrites, checkPasswordRules, hashPassword } from '../identity';
+import { tokenWrites, checkPasswordRules, hashPassword, newUserEntries } from '../identity';
 import { FULL_ACCESS } from '../../core/access/permissions';
 import type { PlatformConfig } from '../../core/config';
 import { InvalidInputError } from '../../http/errors';
@@ -72,7 +72,7 @@ export async function createAccount(input: CreateAccountInput, { secrets, clock 
     account: { account_id: accountId, company_name: company, created_ms: now, modified_ms: now },
     technicalSettings: { ...defaultTechnicalSettings(), signature_key_sealed: await secrets.seal(signatureKey, `signature_key:${accountId}`) },
     generalSettings: { company_name: company, support_email: email, support_website: null },
-    owner: {
+    owner: newUserEntries({
       user_id: userId,
       account_id: accountId,
       name: company,
@@ -84,7 +84,7 @@ export async function createAccount(input: CreateAccountInput, { secrets, clock 
       permissions: [],
       created_ms: now,
       modified_ms: now,
-    },
+    }),
     tokens: [...live.entries, ...test.entries],
   });
   return {

@@ -8,7 +8,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { InUseError } from '../../http/errors';
 import { db, table } from '../../store/client';
-import { byDate, defineEntity, EXISTS, IS_NEW, writeAll, type Change, type RecordScope, type TransactEntry } from '../../store/entity';
+import { byDate, defineEntity, EXISTS, IS_NEW, TransactionRejectedError, writeAll, type Change, type RecordScope, type TransactEntry } from '../../store/entity';
 import { VersionConflictError } from '../../store/errors';
 import type { CustomerRecord } from './customers';
 
@@ -95,4 +95,23 @@ export function hasPaymentsEntry(scope: RecordScope, customerId: string): Transa
 /** Creates the customer a paid sale makes (`customerFromSale`), in the payment's transaction. */
 export function createFromSaleEntry(record: CustomerRecord): TransactEntry {
   return customers.putEntry(record, { name: 'customer.create-from-sale', ifNew: true });
+}
+
+/**
+ * Rewrites a customer's password hash with the current parameters after a successful login
+ * (auth.md 9.3), only while the stored hash is still `before` (a concurrent password change
+ * wins). It is not a change of the customer: `date_modified` stays.
+ */
+export async function rehashCustomerPassword(scope: RecordScope, customerId: string, before: string, after: string): Promise<void> {
+  try {
+    await writeAll([
+      customers.updateEntry(scope, customerId, {
+        name: 'customer.rehash-password',
+        set: { password_hash: after },
+        condition: { expression: 'password_hash = :before', values: { ':before': before } },
+      }),
+    ]);
+  } catch (error) {
+    if (!(error instanceof TransactionRejectedError)) throw error;
+  }
 }

@@ -1,2 +1,3 @@
 /** The identity module's HTTP actions: what the route families (handlers/http) bind to routes. */
-export { authOptions, createLimitedAuth, createSecretAuth, deleteAuth, deleteOwnAuth, getAuth, getOwnAuth, listAuths, updateAuth } from './auth-actions';
+export { authOptions, createLimitedAuth, createTrustedAuth, createSecretAuth, deleteAuth, deleteOwnAuth, getAuth, getOwnAuth, listAuths, updateAuth } from './auth-actions';
+export { createUserAction, deleteUserAction, getMeUserAction, getUserAction, listUsersAction, updateMeUserAction, updateUserAction } from './user-actions';

@@ -19,8 +19,10 @@ import {
   type SecretTokenChanges,
 } from './auths';
 import { authUpdate, secretAuthCreate } from './auth-schemas';
+import { issueTrustedTwin } from './user-sign-in';
+import { checkEscalation } from './grants';
 import { InsufficientPermissionsError, TokenTypeMismatchError } from '../../http/auth-errors';
-import { deniedGrants, FULL_ACCESS, grantablePermissions, isAllowed, type PermissionEntry } from '../../core/access/permissions';
+import { grantablePermissions, isAllowed } from '../../core/access/permissions';
 import type { Principal } from '../../core/access/principal';
 import { IDLE_LIFETIME_MS, type TokenRecord } from '../../core/access/token-records';
 import type { Mode, TokenKind } from '../../core/access/tokens';
@@ -29,10 +31,6 @@ const LIST_TYPES = new Set(['secret', 'limited', 'trusted', 'all']);
 const SORT_FIELDS = new Set(['date_created', 'date_last_used', 'expires']);
 /** Filtering or sorting on other fields reads the whole partition; beyond this many it refuses. */
 const IN_MEMORY_LIST_LIMIT = 5000;
-
-function holderPermissions(principal: Principal) {
-  return principal.isOwner ? FULL_ACCESS : principal.permissions;
-}
 
 /** The mode named by the `test` parameter, or the caller's. */
 function modeParameter(context: ApiContext, principal: Principal): Mode {
@@ -49,14 +47,6 @@ async function resolveExpires(value: string | null | undefined, context: ApiCont
     throw new InvalidInputError('The property expires must lie in the future.', { property: 'expires', reason: 'out_of_range' });
   }
   return ms;
-}
-
-/** Rejects a requested permission list that grants more than the caller holds. */
-function checkEscalation(principal: Principal, requested: readonly PermissionEntry[]): void {
-  const denied = deniedGrants(requested, holderPermissions(principal));
-  if (denied.length) {
-    throw new InsufficientPermissionsError('You cannot grant permissions you do not hold.', { denied });
-  }
 }
 
 /** The render context of an /auths answer (validates show/hide, zone and locale up front). */
@@ -121,6 +111,27 @@ export async function createLimitedAuth(context: ApiContext): Promise<ApiResult>
     location: render.url(`auths/${record.auth_id}`),
     // The header describes the issued token, not the caller's (conventions.md section 5).
     headers: { 'X-Token-Expires-In-Seconds': String(IDLE_LIFETIME_MS.limited! / 1000) },
+    sensitive: true,
+  };
+}
+
+/**
+ * `POST /auths/trusted` (auth.md 5.2): a trusted caller gets another trusted token for the same
+ * user with the same rights: a test one with `test=true`, else a live one, which only a live
+ * caller may have. Secret and limited callers: 403. The caller's token stays valid.
+ */
+export async function createTrustedAuth(context: ApiContext): Promise<ApiResult> {
+  const principal = requirePrincipal(context);
+  if (principal.kind !== 'trusted' || !principal.userId) throw new InsufficientPermissionsError('Only a trusted token can have a trusted twin.');
+  const mode: Mode = booleanParameter(context.query, 'test') ? 'test' : 'live';
+  if (mode === 'live' && principal.mode === 'test') throw new TokenTypeMismatchError('A test token cannot create a live token.');
+  const render = await renderContext(context, principal.accountId, mode);
+  const { record, token } = await issueTrustedTwin(principal.record, mode, context.platform.clock);
+  return {
+    status: 201,
+    body: await renderResource(authDeclaration, { ...record, full_token: token }, render),
+    location: render.url(`auths/${record.auth_id}`),
+    headers: { 'X-Token-Expires-In-Seconds': String(IDLE_LIFETIME_MS.trusted! / 1000) },
     sensitive: true,
   };
 }

@@ -9,7 +9,7 @@ const MAX_PERMISSION_ENTRIES = 200;
 const MAX_METHODS = 20;
 
 /** One write-format entry (auth.md §8.1): a resource or `*`, its methods or `*`, and `allow` (default true). */
-const permissionEntry = body({
+export const permissionEntry = body({
   resource: z.enum([...permissionResources, '*'], { error: 'must name a known resource or "*"' }),
   methods: list(z.enum([...permissionMethods, '*'], { error: 'must be read, create, update, delete or "*"' }), MAX_METHODS).min(1, {
     error: 'must be a non-empty array',

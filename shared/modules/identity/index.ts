@@ -2,8 +2,11 @@
 export { authenticate, tokenRecordChanged } from './authenticate';
 export { authDeclaration, tokenWrites, type RenderedAuth, type TransactItem } from './auths';
 export { BindingLimitExceededError, assertBindingCapacity, bindingWrite, bindingWritten } from './bindings';
-export { lockoutKey, withLockout, type LoginCheck } from './lockout';
-export { checkPasswordRules, hashPassword, verifyPassword } from './passwords';
+export { AccountLockedError, checkPassword, InvalidLoginError, lockoutKey, withLockout, type LoginCheck } from './lockout';
+export { checkPasswordRules, hashPassword, needsRehash, verifyPassword } from './passwords';
 export { takeFromBucket } from './rate-limit';
 export { assertReach, reachWrite } from './reach';
 export { customerScopeEntry, newTokenEntries } from './token-store';
+export { newUserEntries } from './user-store';
+export { findUserByLogin, issueTrustedToken, signInUser } from './user-sign-in';
+export { type UserRecord } from './users';

@@ -16,6 +16,7 @@ import type { Clock } from '../../platform/ports';
 import type { ItemKey } from '../../store/keys';
 import { retryOnConflict } from '../../store/records';
 import { clearFailedLogins, readLockout, recordFailedLogin, type LockoutState } from './lockout-store';
+import { decoyPasswordCheck, hashPassword, needsRehash, verifyPassword } from './passwords';
 
 export { lockoutKey } from './lockout-store';
 
@@ -121,4 +122,20 @@ export async function withLockout<T>(key: ItemKey, clock: Clock, check: () => Pr
   }
   if (state) await resetFailures(key, clock);
   return result.value;
+}
+
+/**
+ * The password check of every login (users and customers alike), for `withLockout`: an unknown
+ * login name (`found` undefined) spends a dummy hash check and is `unknown`; a right password
+ * is `success`, and a hash of older parameters is rewritten through `rehash` (auth.md 9.3;
+ * a failed rewrite leaves the old hash, which keeps verifying); a wrong one is `failure`.
+ */
+export async function checkPassword<T>(password: string, found: { value: T; hash: string } | undefined, rehash: (hash: string) => Promise<void>): Promise<LoginCheck<T>> {
+  if (!found) {
+    await decoyPasswordCheck(password);
+    return { outcome: 'unknown' };
+  }
+  if (!(await verifyPassword(password, found.hash))) return { outcome: 'failure' };
+  if (needsRehash(found.hash)) await rehash(await hashPassword(password));
+  return { outcome: 'success', value: found.value };
 }

@@ -3,8 +3,9 @@
  * route families it owns, its routes and the resources it declares.
  */
 import { defineModule } from '../../http/manifest';
-import { allow, collectionRoutes } from '../../http/routes';
+import { allow, allowCrud, collectionRoutes } from '../../http/routes';
 import { authDeclaration } from './auths';
+import { userDeclaration } from './users';
 
 export const identityModule = defineModule({
   name: 'identity',
@@ -15,6 +16,21 @@ export const identityModule = defineModule({
       description: 'Tokens: /auths',
       // Idempotent replays of answers that carry a new token are stored sealed.
       grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: false, sendsTo: [] },
+    },
+    users: {
+      entry: 'handlers/http/users.ts',
+      // scrypt at N=2^15, r=8, p=3 takes 32 MiB per hash.
+      memoryMb: 512,
+      description: 'Users: /users and /users/me',
+      grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
+    },
+    // The sign-in page surface (auth.md 5.1, shared/app/surfaces.ts): HTML forms, no API route.
+    signin: {
+      entry: 'handlers/http/signin.ts',
+      memoryMb: 512,
+      description: 'The sign-in page: {signin_url} (HTML form, trusted tokens)',
+      // Reads users, settings and aliases, counts lockouts and the per-IP bucket, writes tokens.
+      grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
     },
   },
   routes: [
@@ -30,6 +46,12 @@ export const identityModule = defineModule({
     { method: 'GET', path: '/api/v1/auths/options', family: 'auths', access: { kind: 'any-token' } },
     { method: 'GET', path: '/api/v1/auths/me', family: 'auths', access: { kind: 'any-token' } },
     { method: 'DELETE', path: '/api/v1/auths/me', family: 'auths', access: { kind: 'any-token' } },
+    // The test twin of a trusted token (auth.md 5.2): the action refuses other token kinds.
+    { method: 'POST', path: '/api/v1/auths/trusted', family: 'auths', access: { kind: 'any-token' } },
+    ...collectionRoutes({ family: 'users', path: '/api/v1/users', id: 'user_id', access: allowCrud('users') }),
+    // The signed-in user (auth.md 9.2): the actions refuse every token but a trusted one.
+    { method: 'GET', path: '/api/v1/users/me', family: 'users', access: { kind: 'any-token' } },
+    { method: 'POST', path: '/api/v1/users/me', family: 'users', access: { kind: 'any-token' } },
   ],
-  declarations: [authDeclaration],
+  declarations: [authDeclaration, userDeclaration],
 });

@@ -1,0 +1,226 @@
+/**
+ * The sign-in page surface, `{signin_url}` (auth.md 5.1): `GET` shows the form, `POST` (a form
+ * body) checks the login under the lockout and the per-IP limit (auth.md 5.3) and, for a
+ * registered `redirect_uri`, issues a trusted token and answers `303` with the token in the
+ * fragment. Composed from the surfaces' first steps (`respond`: request id and the error
+ * envelope for faults; `tlsRequired`), then its own: method, anti-forgery, throttle, login,
+ * redirect check, issue. Everything it answers itself is HTML.
+ *
+ * Anti-forgery: each form carries a fresh random value that is also set as a short-lived,
+ * HttpOnly cookie on the sign-in path; a POST is accepted only when both are present and equal
+ * (compared in constant time). Another site can neither read the cookie nor set it, so a
+ * cross-site POST is refused (403) before any password is checked.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import middy from '@middy/core';
+import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { ApiError } from '../../core/errors';
+import { IDLE_LIFETIME_MS } from '../../core/access/token-records';
+import { parseFormBody } from '../../http/body/form';
+import type { ApiGate } from '../../http/gate';
+import { respond } from '../../http/middleware/respond';
+import { stateOf, transportOfState, type ApiEvent } from '../../http/middleware/state';
+import { tlsRequired } from '../../http/middleware/tls-required';
+import { AccountLockedError, issueTrustedToken, signInUser } from '../../modules/identity';
+import type { Platform } from '../../platform/ports';
+import { pageLanguage, textsOf } from './messages';
+import { errorPage, formPage, type FormFields, type PageMessage } from './page';
+import { isRegisteredRedirect } from './redirect-uris';
+
+/** What the page needs of the deployment besides the platform and the gate. */
+export interface SignInPageOptions {
+  /** The hosted apps' URL template (`https://{account_id}.apps.example.test`), for alias callbacks. */
+  appsTemplate: string;
+}
+
+type Result = APIGatewayProxyStructuredResultV2;
+
+/** The anti-forgery cookie, its lifetime and path (the page's own path only). */
+export const ANTI_FORGERY_COOKIE = 'cartwheel_signin';
+const ANTI_FORGERY_SECONDS = 15 * 60;
+const PAGE_PATH = '/signin/';
+/** Longest login name and password read (longer ones cannot be right: user ids ≤ 64, emails ≤ 254, passwords ≤ 128 characters). */
+const MAX_FIELD = 1024;
+
+/** A text field of the query or form, bounded; undefined when absent or empty. */
+function field(values: Record<string, string>, name: string): string | undefined {
+  const value = values[name];
+  return value ? value.slice(0, MAX_FIELD) : undefined;
+}
+
+function flagOf(values: Record<string, string>, name: string): boolean {
+  return ['true', '1'].includes((values[name] ?? '').toLowerCase());
+}
+
+/** The origin of an absolute http(s) URI, or undefined. */
+function originOf(uri: string | undefined): string | undefined {
+  if (!uri) return undefined;
+  try {
+    const url = new URL(uri);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The headers every answer of the page carries (auth.md 5.1): no caching, no referrer, framing only by the redirect's origin. */
+function pageHeaders(redirectUri: string | undefined, requestId: string): Record<string, string> {
+  const frameOrigin = originOf(redirectUri);
+  return {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': [
+      "default-src 'none'",
+      "style-src 'unsafe-inline'",
+      "base-uri 'none'",
+      // The form posts here; the 303 after it may lead to the redirect's origin.
+      `form-action 'self'${frameOrigin ? ` ${frameOrigin}` : ''}`,
+      `frame-ancestors ${frameOrigin ?? "'none'"}`,
+    ].join('; '),
+    ...(frameOrigin ? {} : { 'X-Frame-Options': 'DENY' }),
+    'X-Request-Id': requestId,
+  };
+}
+
+/** A fresh anti-forgery value and the cookie that carries it (SameSite=None for embedded forms, which need HTTPS). */
+function antiForgery(secure: boolean, compact: boolean): { value: string; cookie: string } {
+  const value = randomBytes(24).toString('base64url');
+  const sameSite = compact && secure ? 'None' : 'Lax';
+  return { value, cookie: `${ANTI_FORGERY_COOKIE}=${value}; Path=${PAGE_PATH}; Max-Age=${ANTI_FORGERY_SECONDS}; HttpOnly; SameSite=${sameSite}${secure ? '; Secure' : ''}` };
+}
+
+/** The anti-forgery cookie the browser sent, if any. */
+function cookieValue(event: ApiEvent): string | undefined {
+  const cookies = event.cookies ?? (event.headers?.cookie ? event.headers.cookie.split(';') : []);
+  for (const cookie of cookies) {
+    const [name, ...rest] = cookie.trim().split('=');
+    if (name === ANTI_FORGERY_COOKIE) return rest.join('=');
+  }
+  return undefined;
+}
+
+function sameValue(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b || a.length !== b.length) return false;
+  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+/** The `Location` of a successful sign-in: the URI without its fragment, then the token's (auth.md 5.1). */
+export function tokenRedirect(redirectUri: string, token: string, state: string | undefined): string {
+  const base = redirectUri.split('#')[0]!;
+  const seconds = IDLE_LIFETIME_MS.trusted! / 1000;
+  const parts = [`access_token=${encodeURIComponent(token)}`, 'token_type=bearer', `expires_in=${seconds}`, ...(state !== undefined ? [`state=${encodeURIComponent(state)}`] : [])];
+  return `${base}#${parts.join('&')}`;
+}
+
+/** Serves one request of the sign-in surface. */
+async function serve(event: ApiEvent, platform: Platform, gate: ApiGate, options: SignInPageOptions): Promise<Result> {
+  const state = stateOf(event);
+  const transport = transportOfState(state);
+  const secure = transport.scheme === 'https';
+  const method = event.requestContext.http.method.toUpperCase();
+  const query = Object.fromEntries(new URLSearchParams(event.rawQueryString ?? ''));
+  const acceptLanguage = event.headers?.['accept-language'];
+
+  if (event.rawPath === PAGE_PATH.slice(0, -1) && (method === 'GET' || method === 'HEAD')) {
+    // `{signin_url}` ends in `/`; the bare path leads there, its query kept.
+    return { statusCode: 308, headers: { ...pageHeaders(undefined, state.requestId), Location: `${PAGE_PATH}${event.rawQueryString ? `?${event.rawQueryString}` : ''}` } };
+  }
+  if (event.rawPath !== PAGE_PATH) {
+    // `{signin_url}oauth/authorize` comes with OAuth apps (auth.md 6.2); nothing else lives here.
+    const language = pageLanguage(query.lang, acceptLanguage);
+    return { statusCode: 404, headers: pageHeaders(undefined, state.requestId), body: errorPage(language, 'resource_not_found', 'Not found.', false) };
+  }
+  if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
+    return { statusCode: 405, headers: { ...pageHeaders(undefined, state.requestId), Allow: 'GET, HEAD, POST' }, body: '' };
+  }
+
+  const values = method === 'POST' ? ((await formFields(event)) ?? {}) : query;
+  const language = pageLanguage(field(values, 'lang') ?? (method === 'POST' ? query.lang : undefined), acceptLanguage);
+  const t = textsOf(language);
+  const fields: FormFields = {
+    redirectUri: field(values, 'redirect_uri'),
+    state: values.state !== undefined && values.state !== '' ? values.state.slice(0, MAX_FIELD) : undefined,
+    test: flagOf(values, 'test'),
+    compact: flagOf(values, 'iframe') || flagOf(values, 'msg'),
+    username: method === 'POST' ? (field(values, 'username') ?? '') : '',
+  };
+  /** The form again, with a fresh anti-forgery value, `status` and `message`. */
+  const form = (status: number, message?: PageMessage, extra: Record<string, string> = {}): Result => {
+    const guard = antiForgery(secure, fields.compact);
+    return {
+      statusCode: status,
+      headers: { ...pageHeaders(fields.redirectUri, state.requestId), ...extra },
+      cookies: [guard.cookie],
+      body: method === 'HEAD' ? '' : formPage(language, fields, guard.value, message),
+    };
+  };
+
+  if (method !== 'POST') return form(200, flagOf(query, 'logout') ? { kind: 'notice', text: t.signedOut } : undefined);
+
+  if (!sameValue(field(values, 'csrf_token'), cookieValue(event))) return form(403, { kind: 'error', code: 'invalid_origin', text: t.formExpired });
+  const username = field(values, 'username');
+  const password = values.password;
+  if (!username || !password) return form(400, { kind: 'error', code: 'invalid_input', text: t.missingFields });
+
+  // Every password check counts against the caller's address first (auth.md 5.3); over the
+  // limit nothing is checked and no user's count moves.
+  try {
+    await gate.throttleAnonymous(transport.sourceIp);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 429) throw error;
+    const seconds = Number(error.headers['Retry-After'] ?? 1);
+    return form(429, { kind: 'error', code: 'request_limit_exceeded', text: t.tooManyAttempts(seconds) }, { 'Retry-After': String(seconds) });
+  }
+
+  let user;
+  try {
+    user = await signInUser(username, password.slice(0, MAX_FIELD), platform.clock);
+  } catch (error) {
+    if (error instanceof AccountLockedError) {
+      const seconds = Number(error.headers['Retry-After'] ?? 1);
+      return form(401, { kind: 'error', code: 'account_locked', text: t.accountLocked(Math.ceil(seconds / 60)) }, { 'Retry-After': String(seconds) });
+    }
+    if (error instanceof ApiError && error.code === 'invalid_login') return form(401, { kind: 'error', code: 'invalid_login', text: t.invalidLogin });
+    throw error;
+  }
+
+  // Only now is the account known, so only now can the redirect be judged (auth.md 5.1.6).
+  const problem = !fields.redirectUri
+    ? { code: 'redirect_uri_missing', text: t.noRedirect }
+    : !(await isRegisteredRedirect(user.account_id, fields.redirectUri, options.appsTemplate))
+      ? { code: 'redirect_uri_unregistered', text: t.unregisteredRedirect(fields.redirectUri) }
+      : undefined;
+  if (problem) {
+    return { statusCode: 400, headers: pageHeaders(undefined, state.requestId), body: errorPage(language, problem.code, problem.text, fields.compact) };
+  }
+  const { token } = await issueTrustedToken(user, fields.test ? 'test' : 'live', platform.clock);
+  return {
+    statusCode: 303,
+    headers: { ...pageHeaders(fields.redirectUri, state.requestId), Location: tokenRedirect(fields.redirectUri!, token, fields.state), 'X-Token-Expires-In-Seconds': String(IDLE_LIFETIME_MS.trusted! / 1000) },
+    // The form's value is spent.
+    cookies: [`${ANTI_FORGERY_COOKIE}=; Path=${PAGE_PATH}; Max-Age=0; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`],
+  };
+}
+
+/** The form fields of a POST (an empty object for a body that is not a form: the anti-forgery check then refuses it). */
+async function formFields(event: ApiEvent): Promise<Record<string, string> | undefined> {
+  try {
+    return parseFormBody(event);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The handler of the sign-in surface over `platform` and `gate`: the `signin` family's Lambda in
+ * the cloud (`ANY /signin/{proxy+}` and `/signin/`), and the local gateway's for `/signin/` on
+ * the same port as the API, called with the same API Gateway v2 event.
+ */
+export function signInPage(platform: Platform, gate: ApiGate, options: SignInPageOptions) {
+  return middy<ApiEvent, Result, Error, Context>()
+    .use(respond(platform.clock))
+    .use(tlsRequired({ edgeSecret: gate.edgeSecret }))
+    .handler((event) => serve(event, platform, gate, options));
+}
