@@ -112,7 +112,7 @@ describe('local runtime lifecycle', () => {
     expect(defaultId.stderr).toMatch(/user id owner is already taken/);
     const badPassword = createAccount(dataDir, ['--company', 'Gamma', '--email', 'g@gamma.example', '--user-id', 'gamma', '--password', 'short']);
     expect(badPassword.status).not.toBe(0);
-    expect(badPassword.stderr).toMatch(/at least 10 characters/);
+    expect(badPassword.stderr).toMatch(/at least 15 characters/);
     const missing = createAccount(dataDir, ['--email', 'g@gamma.example']);
     expect(missing.stderr).toMatch(/--company is required/);
 
