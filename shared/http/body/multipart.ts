@@ -121,9 +121,15 @@ export async function readForm(headers: Record<string, string | undefined>, body
       }
       finish({ fields });
     });
-    // Feed the body in slices and stop once the outcome is known (an over-size file).
-    for (let offset = 0; offset < body.length && !settled; offset += CHUNK_BYTES) parser.write(body.subarray(offset, offset + CHUNK_BYTES));
-    if (!settled) parser.end();
-    else parser.destroy();
+    // Feed the body in slices and stop once the outcome is known (an over-size file). busboy
+    // reports the file's limit on a later turn of the event loop, so each slice waits for one.
+    void (async () => {
+      for (let offset = 0; offset < body.length && !settled; offset += CHUNK_BYTES) {
+        parser.write(body.subarray(offset, offset + CHUNK_BYTES));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (!settled) parser.end();
+      else parser.destroy();
+    })();
   });
 }
