@@ -45,6 +45,7 @@ describe('GET /openapi.json', () => {
       '/auths/options',
       '/auths/me',
       '/customers/me',
+      '/users/me',
       '/payments/options',
       '/app_installations/public_settings/{account_id}/{mode}/account.js',
       '/app_installations/public_settings/{account_id}/{mode}/account.json',
