@@ -14,20 +14,31 @@
 import { existsSync } from 'node:fs';
 import type { FunctionRunner, PaymentGateway } from '../../shared/platform/ports';
 
-/** How often a held charge looks for the file again. */
+/** How often held work looks for its file again. */
 const POLL_MS = 10;
 
-let waiting = 0;
-let waitingRefunds = 0;
+/** What waits on a hold file right now, by kind. */
+const held = { charges: 0, refunds: 0, deployments: 0 };
+
+/** Waits while `file` exists (nothing to wait for without one), counted under `kind` meanwhile. */
+async function waitWhileHeld(file: string | undefined, kind: keyof typeof held): Promise<void> {
+  if (!file || !existsSync(file)) return;
+  held[kind]++;
+  try {
+    while (existsSync(file)) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  } finally {
+    held[kind]--;
+  }
+}
 
 /** Charges waiting on the hold file right now (`/_local/gateway/held`). */
 export function heldCharges(): number {
-  return waiting;
+  return held.charges;
 }
 
 /** Refunds made and waiting on the refund hold file right now (`/_local/gateway/held`). */
 export function heldRefunds(): number {
-  return waitingRefunds;
+  return held.refunds;
 }
 
 /**
@@ -40,26 +51,11 @@ export function holdGateway(gateway: PaymentGateway, holdFile: string | undefine
     ...gateway,
     async refund(request) {
       const result = await gateway.refund(request);
-      if (refundHoldFile && existsSync(refundHoldFile)) {
-        waitingRefunds++;
-        try {
-          while (existsSync(refundHoldFile)) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-        } finally {
-          waitingRefunds--;
-        }
-      }
+      await waitWhileHeld(refundHoldFile, 'refunds');
       return result;
     },
     async charge(request) {
-      if (!holdFile) return gateway.charge(request);
-      if (existsSync(holdFile)) {
-        waiting++;
-        try {
-          while (existsSync(holdFile)) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-        } finally {
-          waiting--;
-        }
-      }
+      await waitWhileHeld(holdFile, 'charges');
       return gateway.charge(request);
     },
   };
@@ -69,7 +65,7 @@ export function holdGateway(gateway: PaymentGateway, holdFile: string | undefine
 export function holdDeployments<R extends FunctionRunner>(runner: R, holdFile: string | undefined): R {
   if (!holdFile) return runner;
   const deploy: FunctionRunner['deploy'] = async (deployment) => {
-    while (existsSync(holdFile)) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    await waitWhileHeld(holdFile, 'deployments');
     return runner.deploy(deployment);
   };
   return { ...runner, deploy };
