@@ -7,14 +7,11 @@
  * change nothing; deploy and rollback move the alias pointers; aliases keep their limits and
  * rules; apps are account-wide (both modes see them) but another account gets 404.
  */
-import { spawnSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startRuntime, tempDataDir, type RuntimeProcess } from '../support/runtime-process';
+import { api, startRuntimeWithSecondAccount, type RuntimeProcess } from '../support/runtime-process';
 import { storedObjectKeys } from '../support/stored-objects';
 import { appZip, honestBomb, lyingBomb, zipOf } from '../support/zip-writer';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const RATES = { CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000' };
 
 let runtime: RuntimeProcess;
@@ -25,18 +22,7 @@ let live: string;
 let otherAccount: { account_id: string; tokens: { live_secret: string; test_secret: string } };
 
 beforeAll(async () => {
-  // A second account is made by the operator command while the runtime is stopped.
-  const dataDir = tempDataDir();
-  const first = await startRuntime({ dataDir, env: RATES });
-  await first.stop();
-  const made = spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', join(ROOT, 'infra/accounts/create-account.ts'), '--company', 'Other', '--email', 'other@example.test', '--user-id', 'other-owner'], {
-    cwd: ROOT,
-    env: { ...process.env, CARTWHEEL_DATA_DIR: dataDir },
-    encoding: 'utf8',
-  });
-  expect(made.status, made.stderr).toBe(0);
-  otherAccount = JSON.parse(made.stdout);
-  runtime = await startRuntime({ dataDir, env: RATES });
+  ({ runtime, other: otherAccount } = await startRuntimeWithSecondAccount({ env: RATES }));
   base = runtime.bootstrap.api_url;
   account = runtime.bootstrap.account_id;
   token = runtime.bootstrap.tokens.test_secret;

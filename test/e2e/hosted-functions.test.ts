@@ -6,13 +6,12 @@
  * live are separate and another account's token gets 404; an order:created subscription to a
  * function delivers to it.
  */
-import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startRuntime, tempDataDir, type RuntimeProcess } from '../support/runtime-process';
+import { api, startRuntimeWithSecondAccount, type RuntimeProcess } from '../support/runtime-process';
 import { zipOf } from '../support/zip-writer';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -98,18 +97,7 @@ const ECHO = `exports.handler = (event, context, callback) => {
 let echo: { hosted_function_id: string; invoke_url: string };
 
 beforeAll(async () => {
-  // A second account is made by the operator command while the runtime is stopped.
-  const dataDir = tempDataDir();
-  const first = await startRuntime({ dataDir, env: RATES });
-  await first.stop();
-  const made = spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', join(ROOT, 'infra/accounts/create-account.ts'), '--company', 'Other', '--email', 'other@example.test', '--user-id', 'other-owner'], {
-    cwd: ROOT,
-    env: { ...process.env, CARTWHEEL_DATA_DIR: dataDir },
-    encoding: 'utf8',
-  });
-  expect(made.status, made.stderr).toBe(0);
-  otherAccount = JSON.parse(made.stdout);
-  runtime = await startRuntime({ dataDir, env: RATES });
+  ({ runtime, other: otherAccount } = await startRuntimeWithSecondAccount({ env: RATES }));
   base = runtime.bootstrap.api_url;
   functionsUrl = runtime.bootstrap.functions_url;
   account = runtime.bootstrap.account_id;

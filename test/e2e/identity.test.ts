@@ -7,13 +7,10 @@
  * lockout and its end; sliding idle expiry of trusted (60 minutes) and limited (14 days)
  * tokens; the per-IP limit on password checks; and another account's users and tokens out of reach.
  */
-import { spawnSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startRuntime, tempDataDir, type RuntimeProcess } from '../support/runtime-process';
+import { api, startRuntimeWithSecondAccount, type RuntimeProcess } from '../support/runtime-process';
 import { fragmentOf, openSignIn, signInThroughForm, submitSignIn, trustedTokenFor } from '../support/sign-in';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 /** Per token unlimited; per address a burst of 60 (the throttle test drains it on the manual clock). */
 const RATES = { CARTWHEEL_CLOCK: 'manual', CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '1/60' };
 const ADMIN = 'https://admin.example.test/oauth/index.html';
@@ -43,18 +40,7 @@ async function advanceClock(seconds: number): Promise<void> {
 const refillAddressBucket = () => advanceClock(60);
 
 beforeAll(async () => {
-  // A second account is made by the operator command while the runtime is stopped.
-  const dataDir = tempDataDir();
-  const first = await startRuntime({ dataDir, env: RATES });
-  await first.stop();
-  const made = spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', join(ROOT, 'infra/accounts/create-account.ts'), '--company', 'Other', '--email', 'other@example.test', '--user-id', 'other-owner'], {
-    cwd: ROOT,
-    env: { ...process.env, CARTWHEEL_DATA_DIR: dataDir },
-    encoding: 'utf8',
-  });
-  expect(made.status, made.stderr).toBe(0);
-  other = JSON.parse(made.stdout);
-  runtime = await startRuntime({ dataDir, env: RATES });
+  ({ runtime, other: other } = await startRuntimeWithSecondAccount({ env: RATES }));
   base = runtime.bootstrap.api_url;
   signin = runtime.bootstrap.signin_url;
   account = runtime.bootstrap.account_id;

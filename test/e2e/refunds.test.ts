@@ -7,12 +7,9 @@
  * 10 succeed, the gateway's ledger shows 10); and isolation: another account, the other mode,
  * another shopper's limited token and the customer-scope token.
  */
-import { spawnSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startRuntime, tempDataDir, type RuntimeProcess } from '../support/runtime-process';
+import { api, startRuntimeWithSecondAccount, type RuntimeProcess } from '../support/runtime-process';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const RATES = { CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000' };
 
 let runtime: RuntimeProcess;
@@ -51,17 +48,7 @@ const refund = (path: string, body: unknown, token = secret) => api(`${base}${pa
 
 beforeAll(async () => {
   // A second account, made by the operator command while the runtime is stopped (as apps.test.ts does).
-  const dataDir = tempDataDir();
-  const first = await startRuntime({ dataDir, env: RATES });
-  await first.stop();
-  const made = spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', join(ROOT, 'infra/accounts/create-account.ts'), '--company', 'Other', '--email', 'other@example.test', '--user-id', 'other-owner'], {
-    cwd: ROOT,
-    env: { ...process.env, CARTWHEEL_DATA_DIR: dataDir },
-    encoding: 'utf8',
-  });
-  expect(made.status, made.stderr).toBe(0);
-  other = JSON.parse(made.stdout);
-  runtime = await startRuntime({ dataDir, env: RATES });
+  ({ runtime, other: other } = await startRuntimeWithSecondAccount({ env: RATES }));
   base = runtime.bootstrap.api_url;
   account = runtime.bootstrap.account_id;
   secret = runtime.bootstrap.tokens.test_secret;

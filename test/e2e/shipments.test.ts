@@ -7,13 +7,10 @@
  * mode and other shoppers' tokens reach nothing, while the order's own limited token and its
  * customer's scope read the shipments.
  */
-import { spawnSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { api, startRuntime, tempDataDir, type RuntimeProcess } from '../support/runtime-process';
+import { api, startRuntimeWithSecondAccount, type RuntimeProcess } from '../support/runtime-process';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const RATES = { CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000' };
 
 let runtime: RuntimeProcess;
@@ -60,19 +57,8 @@ const shippedState = async (orderId: string) =>
   [await api(`${base}orders/${orderId}`, { token: secret }), await api(`${base}orders/${orderId}/shipments`, { token: secret }), await api(`${base}shipments?order_id=${orderId}`, { token: secret })].map((read) => read.text);
 
 beforeAll(async () => {
-  // A second account is made by the operator command while the runtime is stopped.
-  const dataDir = tempDataDir();
-  const first = await startRuntime({ dataDir, env: RATES });
-  await first.stop();
-  const made = spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', join(ROOT, 'infra/accounts/create-account.ts'), '--company', 'Other', '--email', 'other@example.test', '--user-id', 'other-owner'], {
-    cwd: ROOT,
-    env: { ...process.env, CARTWHEEL_DATA_DIR: dataDir },
-    encoding: 'utf8',
-  });
-  expect(made.status, made.stderr).toBe(0);
-  other = JSON.parse(made.stdout);
   receiver = await startReceiver();
-  runtime = await startRuntime({ dataDir, env: RATES });
+  ({ runtime, other: other } = await startRuntimeWithSecondAccount({ env: RATES }));
   base = runtime.bootstrap.api_url;
   account = runtime.bootstrap.account_id;
   secret = runtime.bootstrap.tokens.test_secret;

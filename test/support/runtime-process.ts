@@ -2,7 +2,7 @@
  * Starts the local runtime the way a developer does (`npm start`: a child process running
  * infra/local/main.ts) on a fresh data dir and a random port, for end-to-end tests.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -223,4 +223,29 @@ export function parseReply(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** What the operator command prints for an account it made (infra/accounts/create-account.ts). */
+export interface MadeAccount {
+  account_id: string;
+  owner: { user_id: string; email: string; password: string };
+  tokens: { live_secret: string; test_secret: string };
+}
+
+/**
+ * A runtime whose data directory holds a second account besides the seeded one (`other`), made
+ * by the operator command while the runtime was stopped, as an operator would: for isolation
+ * probes across accounts.
+ */
+export async function startRuntimeWithSecondAccount(options: Omit<RuntimeOptions, 'dataDir'> = {}): Promise<{ runtime: RuntimeProcess; other: MadeAccount }> {
+  const dataDir = tempDataDir();
+  const first = await startRuntime({ ...options, dataDir });
+  await first.stop();
+  const made = spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', join(ROOT, 'infra/accounts/create-account.ts'), '--company', 'Other', '--email', 'other@example.test', '--user-id', 'other-owner'], {
+    cwd: ROOT,
+    env: { ...process.env, CARTWHEEL_DATA_DIR: dataDir },
+    encoding: 'utf8',
+  });
+  if (made.status !== 0) throw new Error(`The operator command failed (${made.status}): ${made.stderr}`);
+  return { runtime: await startRuntime({ ...options, dataDir }), other: JSON.parse(made.stdout) as MadeAccount };
 }
