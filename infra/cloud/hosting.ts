@@ -177,6 +177,16 @@ export class AppsHosting extends Construct {
       ? acm.Certificate.fromCertificateArn(this, 'Certificate', props.customDomain.certificateArn)
       : undefined;
 
+    // What every surface served by the HTTP API shares: every method, never cached, every viewer
+    // header except Host (API Gateway routes on its own host name) plus CloudFront's own headers,
+    // CloudFront-Forwarded-Proto among them.
+    const toApi = {
+      origin: apiOrigin,
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+      cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+      originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+      compress: false,
+    } satisfies Partial<cloudfront.BehaviorOptions>;
     // The behaviours of the surfaces other than the apps (shared/app/surfaces.ts).
     const surfaceBehaviours: Record<Exclude<SurfaceName, 'apps'>, cloudfront.BehaviorOptions> = {
       images: {
@@ -189,39 +199,19 @@ export class AppsHosting extends Construct {
         compress: false,
       },
       api: {
-        origin: apiOrigin,
+        ...toApi,
         // Plain HTTP must reach the API, which answers `401 tls_required`; a redirect
         // would silently upgrade a client that is leaking its token in clear text.
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.ALLOW_ALL,
-        allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
-        cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
-        // Every viewer header except Host (API Gateway routes on its own host name), plus
-        // CloudFront's own headers, CloudFront-Forwarded-Proto among them.
-        originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-        compress: false,
         functionAssociations: [
           { function: this.forwardedHost, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST },
         ],
       },
-      // Invoke URLs reach the same HTTP API (its `ANY /func/v1/{proxy+}` route), uncached, every method.
-      functions: {
-        origin: apiOrigin,
-        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.ALLOW_ALL,
-        allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
-        cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
-        originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-        compress: false,
-      },
-      // The sign-in page reaches the same HTTP API (its `ANY /signin/{proxy+}` route), uncached,
-      // forms posted, cookies and Accept-Language forwarded (ALL_VIEWER_EXCEPT_HOST_HEADER).
-      signin: {
-        origin: apiOrigin,
-        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-        allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
-        cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
-        originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-        compress: false,
-      },
+      // Invoke URLs reach the same HTTP API (its `ANY /func/v1/{proxy+}` route); plain HTTP gets `tls_required` there too.
+      functions: { ...toApi, viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.ALLOW_ALL },
+      // The sign-in page reaches the same HTTP API (its `ANY /signin/{proxy+}` route): forms
+      // posted, cookies and Accept-Language forwarded; a browser is sent to HTTPS.
+      signin: { ...toApi, viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS },
     };
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'Cartwheel hosted apps and /api/v1 proxy',
