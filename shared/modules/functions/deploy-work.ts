@@ -24,7 +24,7 @@ import type { RecordScope } from '../../store/records';
 import { writeOne, type TransactEntry } from '../../store/transact';
 import { claimWritten, dueEntry, finishEntry, type DueClaim } from '../../work/due-work-store';
 import { runHere, type DueHandler } from '../../work/runner';
-import type { DeploymentSpec, HostedFunctionRecord } from './records';
+import type { DeploymentSpec, FunctionCodeAndSettings, HostedFunctionRecord } from './records';
 import { findHostedFunction, updateHostedFunction } from './hosted-function-store';
 import { openVariables } from './variables';
 
@@ -60,19 +60,10 @@ async function deleteCode(platform: Pick<Platform, 'objects'>, keys: readonly st
   }
 }
 
-/** The fields the API shows of a deployment (what a failed update reverts them to). */
-function shownFields(spec: DeploymentSpec): Pick<HostedFunctionRecord, 'code_key' | 'filename' | 'bytes' | 'runtime' | 'handler' | 'timeout' | 'memory_mb' | 'variable_names' | 'secrets_sealed'> {
-  return {
-    code_key: spec.code_key,
-    filename: spec.filename,
-    bytes: spec.bytes,
-    runtime: spec.runtime,
-    handler: spec.handler,
-    timeout: spec.timeout,
-    memory_mb: spec.memory_mb,
-    variable_names: spec.variable_names,
-    secrets_sealed: spec.secrets_sealed,
-  };
+/** The code and settings of a deployment (what a failed update shows again). */
+function codeAndSettingsOf(spec: DeploymentSpec): FunctionCodeAndSettings {
+  const { deployment_id: _id, settings_only: _settingsOnly, ...shown } = spec;
+  return shown;
 }
 
 async function deployClaimed(platform: Platform, claim: DueClaim): Promise<void> {
@@ -114,7 +105,7 @@ async function deployClaimed(platform: Platform, claim: DueClaim): Promise<void>
       } else if (current.serving) {
         // §5: the previous deployment stays live; the function says why the update failed.
         if (spec.code_key !== current.serving.code_key) superseded = [spec.code_key];
-        next = { ...current, ...shownFields(current.serving), pending: null, status: 'active', status_message: `The last update failed: ${outcome.message}`, modified_ms: modified };
+        next = { ...current, ...codeAndSettingsOf(current.serving), pending: null, status: 'active', status_message: `The last update failed: ${outcome.message}`, modified_ms: modified };
       } else {
         next = { ...current, pending: null, status: 'failed', status_message: outcome.message, modified_ms: modified };
       }

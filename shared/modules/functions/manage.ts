@@ -17,7 +17,7 @@ import type { RecordScope } from '../../store/records';
 import type { TransactEntry } from '../../store/transact';
 import type { HostedFunctionView } from './declaration';
 import { codeKeyOf, deployEntry, deployNow, removalEntry, removeNow } from './deploy-work';
-import type { DeploymentSpec, HostedFunctionRecord } from './records';
+import type { DeploymentSpec, FunctionCodeAndSettings, HostedFunctionRecord } from './records';
 import { handlerFiles, handlerFormProblem, type HostedFunctionCreate, type HostedFunctionUpdate } from './schemas';
 import { findHostedFunction, getHostedFunction, insertHostedFunction, removeHostedFunction, reserveHostedFunctionSequence, updateHostedFunction } from './hosted-function-store';
 import { openVariables, sealVariables, variablesAfter, type Variables } from './variables';
@@ -78,8 +78,7 @@ export async function createHostedFunction(platform: Platform, scope: RecordScop
   const codeKey = codeKeyOf(scope, functionId, deploymentId);
   const secretsSealed = await sealVariables(variables, scope, functionId, platform.secrets);
   const start = await startListedRecord(scope, reserveHostedFunctionSequence, platform.clock);
-  const spec: DeploymentSpec = {
-    deployment_id: deploymentId,
+  const settings: FunctionCodeAndSettings = {
     code_key: codeKey,
     filename: code.filename,
     bytes: code.data.length,
@@ -89,21 +88,13 @@ export async function createHostedFunction(platform: Platform, scope: RecordScop
     memory_mb: fields.memory_mb ?? DEFAULT_MEMORY_MB,
     variable_names: Object.keys(variables),
     secrets_sealed: secretsSealed,
-    settings_only: false,
   };
+  const spec: DeploymentSpec = { ...settings, deployment_id: deploymentId, settings_only: false };
   const record: HostedFunctionRecord = {
     hosted_function_id: functionId,
     name: fields.name,
     description: fields.description ?? null,
-    code_key: codeKey,
-    filename: spec.filename,
-    bytes: spec.bytes,
-    runtime,
-    handler: spec.handler,
-    timeout: spec.timeout,
-    memory_mb: spec.memory_mb,
-    variable_names: spec.variable_names,
-    secrets_sealed: secretsSealed,
+    ...settings,
     status: 'pending',
     status_message: null,
     serving: null,

@@ -9,10 +9,8 @@ import type { FunctionRuntime } from '../../platform/ports';
 /** A function's status (§5). */
 export type HostedFunctionStatus = 'pending' | 'active' | 'failed';
 
-/** The settings of a deployment: everything a runner needs besides the opened variables. */
-export interface DeploymentSpec {
-  /** New for every deployment (names its staged package and, locally, its warm children). */
-  deployment_id: string;
+/** A function's code and settings: what a deployment runs, and what the API shows (the last asked for). */
+export interface FunctionCodeAndSettings {
   /** The uploaded zip in the `functions` bucket (never overwritten). */
   code_key: string;
   filename: string;
@@ -25,28 +23,26 @@ export interface DeploymentSpec {
   variable_names: string[];
   /** `{environment_values: JSON}` sealed for the function (./variables), or null when none is set. */
   secrets_sealed: string | null;
+}
+
+/** One deployment: everything a runner needs besides the opened variables. */
+export interface DeploymentSpec extends FunctionCodeAndSettings {
+  /** New for every deployment (names its staged package and, locally, its warm children). */
+  deployment_id: string;
   /** Only variables, timeout or memory changed: the code and entry point serving stay. */
   settings_only: boolean;
 }
 
-/** A stored hosted function. */
-export interface HostedFunctionRecord {
+/**
+ * A stored hosted function: its code and settings as last asked for (what the API shows; the
+ * code is what a settings change or a retry deploys), and its deployments.
+ */
+export interface HostedFunctionRecord extends FunctionCodeAndSettings {
   hosted_function_id: string;
   account_id: string;
   mode: 'live' | 'test';
   name: string;
   description: string | null;
-  /** The settings last asked for (what the API shows), sealed variables included. */
-  runtime: FunctionRuntime;
-  handler: string;
-  timeout: number;
-  memory_mb: number;
-  variable_names: string[];
-  secrets_sealed: string | null;
-  /** The code last uploaded (what a settings change or a retry deploys). */
-  code_key: string;
-  filename: string;
-  bytes: number;
   status: HostedFunctionStatus;
   status_message: string | null;
   /** What serves invocations now; null until the first deployment went live. */
