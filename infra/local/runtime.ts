@@ -29,6 +29,7 @@ import { systemClock } from '../../shared/platform/adapters/system-clock';
 import type { Clock, Platform } from '../../shared/platform/ports';
 import { hostingSource } from '../../shared/modules/hosting';
 import type { PlatformConfig } from '../../shared/core/config';
+import { settleWithin } from '../../shared/core/parallel';
 
 /** Items the timer's TTL sweep examines per tick (every 5 s). */
 const TTL_SWEEP_ITEMS = 2000;
@@ -74,12 +75,6 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
   };
 }
 
-/** Resolves with the value, or undefined after `ms`. */
-function whenReady<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 /** 503 with the error envelope: still starting. */
 function answerStarting(req: IncomingMessage, res: ServerResponse): void {
@@ -117,7 +112,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     const gatewayReady = new Promise<ReturnType<typeof createGateway>>((resolve) => (gatewayBuilt = resolve));
     const server: Server = createGatewayServer((req, res) => {
       if (gateway) return void gateway.listener(req, res);
-      void whenReady(gatewayReady, STARTUP_WAIT_MS).then((built) => (built ? built.listener(req, res) : answerStarting(req, res)));
+      void settleWithin(gatewayReady, STARTUP_WAIT_MS, undefined).then((built) => (built ? built.listener(req, res) : answerStarting(req, res)));
     });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {

@@ -10,6 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { Clock, OutboundHttp, OutboundRequest, OutboundResponse } from '../ports';
+import { settleWithin } from '../../core/parallel';
 
 /** Largest response body kept (bytes); the rest is dropped. */
 const MAX_RESPONSE_BYTES = 256 * 1024;
@@ -65,22 +66,15 @@ export type HostResolver = (hostname: string) => Promise<string[]>;
 const RESOLVE_TIMEOUT_MS = 3_000;
 
 /** The system resolver (`getaddrinfo`, as the socket would use), bounded in time; a failure answers no addresses. */
-export const systemResolver: HostResolver = async (hostname) => {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<string[]>((resolve) => {
-    timer = setTimeout(() => resolve([]), RESOLVE_TIMEOUT_MS);
-    timer.unref();
-  });
-  try {
-    const found = dnsPromises.lookup(hostname, { all: true, verbatim: true }).then(
+export const systemResolver: HostResolver = (hostname) =>
+  settleWithin(
+    dnsPromises.lookup(hostname, { all: true, verbatim: true }).then(
       (entries) => entries.map((entry) => entry.address),
       () => [],
-    );
-    return await Promise.race([found, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-};
+    ),
+    RESOLVE_TIMEOUT_MS,
+    [],
+  );
 
 /**
  * Whether a destination URL passes the address guard by its host (events.md §3, the save-time

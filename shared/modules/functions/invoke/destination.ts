@@ -5,6 +5,7 @@
  */
 import type { Site } from '../../../core/config';
 import { newId } from '../../../core/ids';
+import { settleWithin } from '../../../core/parallel';
 import { ApiError } from '../../../core/errors';
 import { InvalidInputError } from '../../../http/errors';
 import type { InvokeOutcome, Platform } from '../../../platform/ports';
@@ -63,13 +64,6 @@ export interface FunctionDelivery {
   response_body: string | null;
 }
 
-/** The outcome of a call that outlasted the delivery's limit: the caller stops waiting (the function may finish on its own). */
-function withinLimit(call: Promise<InvokeOutcome>, timeoutMs: number): Promise<InvokeOutcome> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<InvokeOutcome>((resolve) => (timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs)));
-  return Promise.race([call, limit]).finally(() => clearTimeout(timer));
-}
-
 /**
  * Delivers a rendered notification to the function `functionId` of `scope` as a POST to
  * `destination`'s path and query, with the delivery `headers` (events.md §9). A 2xx `statusCode`
@@ -82,7 +76,8 @@ export async function deliverToFunction(platform: Pick<Platform, 'functions' | '
   const target = servingTarget(platform, record);
   if (!target) return { status_code: null, error: { code: 'function_error', message: `The hosted function ${functionId} is ${record.status}, not deployed` }, response_body: null };
   const event = deliveryEvent(new URL(destination), headers, body, { accountId: scope.accountId, mode: scope.mode, functionId, requestId: newId(), sourceIp: '127.0.0.1' });
-  const outcome = await withinLimit(callFunction(platform, target, event), Math.min(timeoutMs, target.timeoutSeconds * 1000 + 1000));
+  // A call that outlasts the delivery's limit is a timeout; the caller stops waiting (the function may finish on its own).
+  const outcome: InvokeOutcome = await settleWithin(callFunction(platform, target, event), Math.min(timeoutMs, target.timeoutSeconds * 1000 + 1000), { kind: 'timeout' });
   switch (outcome.kind) {
     case 'returned': {
       try {
