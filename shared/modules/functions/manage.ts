@@ -19,7 +19,7 @@ import type { HostedFunctionView } from './declaration';
 import { codeKeyOf, deployEntry, deployNow, removalEntry, removeNow } from './deploy-work';
 import type { DeploymentSpec, FunctionCodeAndSettings, HostedFunctionRecord } from './records';
 import { handlerFiles, handlerFormProblem, type HostedFunctionCreate, type HostedFunctionUpdate } from './schemas';
-import { findHostedFunction, getHostedFunction, insertHostedFunction, removeHostedFunction, reserveHostedFunctionSequence, updateHostedFunction } from './hosted-function-store';
+import { findHostedFunction, insertHostedFunction, removeHostedFunction, reserveHostedFunctionSequence, updateHostedFunction } from './hosted-function-store';
 import { openVariables, sealVariables, variablesAfter, type Variables } from './variables';
 
 /** The uploaded zip of a request. */
@@ -136,10 +136,13 @@ function sameVariables(a: Variables, b: Variables): boolean {
  * A partial update (§3, §5, §6): new code (multipart `file`) or settings. Name and description
  * alone change the record; variables, timeout and memory redeploy the settings (the function
  * stays `active`); new code, a new runtime or handler deploy anew (`pending` while the previous
- * deployment keeps serving). Every check runs before anything is written.
+ * deployment keeps serving). Every check runs, on the function as the caller `read` it, before
+ * anything is written; the write applies the change to the function as stored then (versioned,
+ * decided again after a lost race).
  */
-export async function updateHostedFunctionSettings(platform: Platform, scope: RecordScope, functionId: string, fields: HostedFunctionUpdate, code: UploadedCode | undefined): Promise<HostedFunctionView> {
-  const read = await getHostedFunction(scope, functionId);
+export async function updateHostedFunctionSettings(platform: Platform, read: HostedFunctionRecord, fields: HostedFunctionUpdate, code: UploadedCode | undefined): Promise<HostedFunctionView> {
+  const scope: RecordScope = { accountId: read.account_id, mode: read.mode };
+  const functionId = read.hosted_function_id;
   const runtime = runtimeOf(fields) ?? read.runtime;
   const handler = fields.handler ?? read.handler;
   if (runtime !== read.runtime || handler !== read.handler || code) checkHandlerForm(runtime, handler);

@@ -30,7 +30,7 @@ export async function updateHostedFunctionAction(context: ApiContext): Promise<A
   const { principal, scope, render } = await actionScope(context);
   const functionId = context.params.hosted_function_id!;
   // 404 (or token_type_mismatch) before the body is read.
-  await getHostedFunction(scope, functionId);
+  const read = await getHostedFunction(scope, functionId);
   let fields: unknown;
   let code: UploadedCode | undefined;
   if (isJsonContentType(context.headers['content-type']) || !context.rawBody?.length) {
@@ -41,7 +41,7 @@ export async function updateHostedFunctionAction(context: ApiContext): Promise<A
     if (form.file) code = { filename: form.file.filename, data: form.file.data };
   }
   const parsed = parseInput(hostedFunctionUpdate, fields);
-  const view = visible(await updateHostedFunctionSettings(context.platform, scope, functionId, parsed, code), principal);
+  const view = visible(await updateHostedFunctionSettings(context.platform, read, parsed, code), principal);
   return { status: 200, body: await renderResource(hostedFunctionDeclaration, view, render), sensitive: showsValues(view) };
 }
 
