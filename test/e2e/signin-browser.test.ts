@@ -8,13 +8,13 @@
  * `test-artifacts/`.
  */
 import { createServer, type Server } from 'node:http';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../support/browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = resolve(__dirname, '../../test-artifacts');
 
 let runtime: RuntimeProcess;
@@ -26,7 +26,6 @@ let siteOrigin: string;
 const visits: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium (.ci/run does) or set CHROMIUM_PATH`);
   site = createServer((req, res) => {
     visits.push(req.url ?? '/');
     if ((req.url ?? '').startsWith('/frame')) {
@@ -42,10 +41,7 @@ beforeAll(async () => {
     method: 'POST', token: runtime.bootstrap.tokens.live_secret, body: { oauth_redirect_uris: [`${siteOrigin}/admin/oauth.html`] },
   });
   expect(registered.status, registered.text).toBe(200);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {

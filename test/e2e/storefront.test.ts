@@ -5,15 +5,15 @@
  * same-origin `/api/v1`. The receipt shows the order lines and, once the remote license script
  * answered, the code. A screenshot of the receipt is kept in `test-artifacts/`.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../support/browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
 import { zipFiles } from '../support/zip-writer';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const EXAMPLE = resolve(__dirname, '../../examples/storefront');
 const ARTIFACTS = resolve(__dirname, '../../test-artifacts');
 
@@ -25,17 +25,12 @@ let secret: string;
 let appHost: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium (.ci/run does) or set CHROMIUM_PATH`);
   receiver = await startReceiver(() => ({ status: 200, body: 'KEY-<b>7731</b>' }));
   runtime = await startRuntime({ env: { CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000' } });
   base = runtime.bootstrap.api_url;
   secret = runtime.bootstrap.tokens.test_secret;
   appHost = `http://${runtime.bootstrap.account_id.toLowerCase()}.apps.localhost:${runtime.port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    // The machine's network is closed: Chromium's own background connections would only fail.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {
