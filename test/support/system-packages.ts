@@ -6,7 +6,8 @@
  *
  * - chromium: the browser tests (storefront, sign-in page) drive Debian's Chromium;
  * - bubblewrap: hosted functions run in their own namespaces (functions.md §11);
- * - poppler-utils: the receipt tests read PDFs back with pdftotext and draw pages with pdftoppm.
+ * - poppler-utils: the receipt tests read PDFs back with pdftotext and draw pages with pdftoppm;
+ * - curl, jq and zip: the guides in docs/ are shell commands, run as written by test/e2e/docs.test.ts.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 
@@ -24,6 +25,10 @@ export const SYSTEM_PACKAGES: readonly SystemPackage[] = [
   { command: 'bwrap', debian: 'bubblewrap' },
   { command: 'pdftotext', debian: 'poppler-utils' },
   { command: 'pdftoppm', debian: 'poppler-utils' },
+  // The guides' snippets (test/e2e/docs.test.ts) are shell commands with curl and jq.
+  { command: 'curl', debian: 'curl' },
+  { command: 'jq', debian: 'jq' },
+  { command: 'zip', debian: 'zip' },
 ];
 
 const onPath = (command: string): boolean => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
