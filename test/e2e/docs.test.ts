@@ -4,7 +4,7 @@
  * (as after `npm start` in a checkout), with the files its js and python blocks save.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,9 +12,12 @@ import { guideRun, snippetsOf } from '../support/doc-snippets';
 import { freePort, startRuntime, type RuntimeProcess } from '../support/runtime-process';
 
 const DOCS = resolve(import.meta.dirname, '../../docs');
-/** Guides whose commands need an AWS account; test/infra synthesizes each of their configurations instead. */
-const NOT_LOCAL = new Set(['operations.md']);
-const guides = readdirSync(DOCS).filter((name) => name.endsWith('.md') && !NOT_LOCAL.has(name)).sort();
+/**
+ * Pages not run here: the index (no code), and the operator guide, whose commands need an AWS
+ * account (test/infra synthesizes each configuration it describes instead).
+ */
+const NOT_RUN = new Set(['README.md', 'operations.md']);
+const guides = readdirSync(DOCS).filter((name) => name.endsWith('.md') && !NOT_RUN.has(name)).sort();
 
 const runtimes: RuntimeProcess[] = [];
 afterAll(async () => {
@@ -61,8 +64,10 @@ describe('the snippet reader', () => {
 });
 
 describe('the guides in docs/', () => {
-  it('has guides to run', () => {
-    expect(guides.length).toBeGreaterThanOrEqual(5);
+  it('has guides to run, each listed in the index', () => {
+    expect(guides.length).toBeGreaterThanOrEqual(9);
+    const index = readFileSync(join(DOCS, 'README.md'), 'utf8');
+    for (const guide of guides) expect(index, `docs/README.md does not list ${guide}`).toContain(`](${guide})`);
   });
 
   it.each(guides)('%s runs as written against a fresh runtime', async (guide) => {
