@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Chromium, bubblewrap and poppler-utils are on the machine (installed with apt when allowed).
+    globalSetup: ['test/support/system-packages.ts'],
     testTimeout: 60_000,
     // Suites that synthesize the CDK app bundle every Lambda function with esbuild in beforeAll:
     // about 30 s on a quiet 2-core machine, over 120 s when it is loaded; a hang still fails.

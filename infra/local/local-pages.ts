@@ -15,7 +15,8 @@ import { listCharges, type GatewayChargeRecord } from '../../shared/modules/paym
 import { writeResult } from './api-event';
 import { heldCharges, heldRefunds } from './gateway-hold';
 import { ManualClock } from './manual-clock';
-import { listOutbox, readOutboxBody, type OutboxBodies } from './outbox';
+import { listOutboxSummaries, readOutboxBody, type OutboxBodies } from './outbox';
+import { outboxPage, previewOf } from './outbox-page';
 import type { ReadCacheStats } from './dynamo/read-cache';
 import type { Clock } from '../../shared/platform/ports';
 
@@ -135,23 +136,25 @@ export async function handleLocalPage(
     if (method === 'POST') return moveClock(res, body, options.clock);
   }
   if (path === '/_local/outbox' && method === 'GET') {
-    const entries = await listOutbox(options.outboxDir);
-    const data = entries.map((entry) => ({
-      ...entry,
-      text_url: `${base}/_local/outbox/${entry.message_id}.txt`,
-      html_url: `${base}/_local/outbox/${entry.message_id}.html`,
-    }));
+    const summaries = await listOutboxSummaries(options.outboxDir);
+    const links = (id: string) => ({
+      text_url: `${base}/_local/outbox/${id}.txt`,
+      html_url: `${base}/_local/outbox/${id}.html`,
+      eml_url: `${base}/_local/outbox/${id}.eml`,
+    });
     if ((req.headers.accept ?? '').includes('text/html')) {
-      const rows = data
-        .map(
-          (m) =>
-            `<tr><td>${escapeHtml(m.date)}</td><td>${escapeHtml(m.to)}</td><td><a href="${escapeHtml(m.html_url)}">${escapeHtml(m.subject)}</a></td><td>${escapeHtml(m.kind)}</td><td><a href="${escapeHtml(m.text_url)}">text</a> · <a href="${escapeHtml(`${base}/_local/outbox/${m.message_id}.eml`)}">eml</a></td></tr>`,
-        )
-        .join('');
-      const page = `<!doctype html><html><head><meta charset="utf-8"><title>Cartwheel outbox</title></head><body><h1>Outbox (${data.length})</h1><table><thead><tr><th>Date</th><th>To</th><th>Subject</th><th>Kind</th><th>Raw</th></tr></thead><tbody>${rows}</tbody></table></body></html>`;
+      const entries = summaries.map(({ entry, text, hasHtml }) => {
+        const urls = links(entry.message_id);
+        // A message without an HTML body is shown as its text.
+        return { ...entry, ...urls, html_url: hasHtml ? urls.html_url : urls.text_url, preview: previewOf(text) };
+      });
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-      return void res.end(page);
+      return void res.end(outboxPage(entries, url.searchParams.get('message') ?? undefined));
     }
+    const data = summaries.map(({ entry }) => {
+      const { text_url, html_url } = links(entry.message_id);
+      return { ...entry, text_url, html_url };
+    });
     return json(res, 200, { data });
   }
   const message = /^\/_local\/outbox\/([0-9A-Z-]+)\.(html|txt|eml)$/.exec(path);

@@ -96,8 +96,22 @@ export async function readOutboxBody(dir: string, id: string, extension: keyof O
 /** Message files `listOutbox` reads at once. */
 const OUTBOX_READS_AT_ONCE = 16;
 
+/** What the outbox page shows of a message beside its metadata (./outbox-page.ts). */
+export interface OutboxSummary {
+  entry: OutboxEntry;
+  /** The text body (empty for a message an earlier version wrote, whose bodies are files of their own). */
+  text: string;
+  /** Whether the message has an HTML body to render. */
+  hasHtml: boolean;
+}
+
 /** Every message's metadata, newest first. */
 export async function listOutbox(dir: string): Promise<OutboxEntry[]> {
+  return (await listOutboxSummaries(dir)).map((summary) => summary.entry);
+}
+
+/** Every message's metadata, text and whether it has HTML, newest first (one read per message). */
+export async function listOutboxSummaries(dir: string): Promise<OutboxSummary[]> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -108,11 +122,12 @@ export async function listOutbox(dir: string): Promise<OutboxEntry[]> {
   // A few files at a time: all at once opened one descriptor per message, and an outbox of
   // 20,000 messages (a soak's 10,000 checkouts) ran the process out of them (EMFILE), failing
   // the page and any file the runtime opened meanwhile.
-  const entries = new Array<OutboxEntry>(ids.length);
+  const summaries = new Array<OutboxSummary>(ids.length);
   await inParallel(ids, OUTBOX_READS_AT_ONCE, async (id, index) => {
-    entries[index] = outboxEntry(await readMessageFile(dir, id));
+    const file = await readMessageFile(dir, id);
+    summaries[index] = { entry: outboxEntry(file), text: file.bodies?.txt ?? '', hasHtml: file.bodies ? file.bodies.html !== undefined : true };
   });
-  return entries;
+  return summaries;
 }
 
 /** Message `id`'s file, parsed. */

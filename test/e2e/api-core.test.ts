@@ -197,8 +197,16 @@ describe('secret tokens (auth.md 4, 7)', () => {
 
   it('answers 403 insufficient_permissions for a valid token without the right', async () => {
     const weak = await api(`${base}auths/secret`, { method: 'POST', token: live, body: { permissions: [{ resource: 'products', methods: ['read'] }] } });
-    expectError(await api(`${base}auths`, { token: weak.body.token }), 403, 'insufficient_permissions');
-    expectError(await api(`${base}auths/options`, { token: weak.body.token }), 403, 'insufficient_permissions');
+    const list = await api(`${base}auths`, { token: weak.body.token });
+    expectError(list, 403, 'insufficient_permissions');
+    // conventions.md §5: the answer names the permission to ask for, in the write format's words.
+    expect(list.body.error.meta).toEqual({ required_permission: 'auths:read' });
+    const options = await api(`${base}auths/options`, { token: weak.body.token });
+    expectError(options, 403, 'insufficient_permissions');
+    expect(options.body.error.meta.required_permission).toBe('auths:read');
+    const create = await api(`${base}products`, { method: 'POST', token: weak.body.token, body: { name: 'Refused', price: 1 } });
+    expectError(create, 403, 'insufficient_permissions');
+    expect(create.body.error.meta.required_permission).toBe('products:create');
     expect((await api(`${base}auths/me`, { token: weak.body.token })).status).toBe(200);
   });
 

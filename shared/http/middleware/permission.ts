@@ -11,11 +11,13 @@ export function permission(): ApiMiddleware {
       const access = routeOf(state).access;
       const principal = state.principal;
       if (access.kind !== 'permission') return;
-      if (!principal) throw new InsufficientPermissionsError();
+      // conventions.md §5: the 403 names the missing permission in the write format's words.
+      const required = { required_permission: `${access.resource}:${access.method}` };
+      if (!principal) throw new InsufficientPermissionsError(undefined, required);
       if (principal.isOwner) return;
       // Limited tokens reach single bound or paid-for resources; the action checks that (404 if not).
       if (principal.kind === 'limited' && access.reach) return;
-      if (!isAllowed(principal.permissions, access.resource, access.method)) throw new InsufficientPermissionsError();
+      if (!isAllowed(principal.permissions, access.resource, access.method)) throw new InsufficientPermissionsError(undefined, required);
     },
   };
 }

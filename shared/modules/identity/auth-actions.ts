@@ -62,7 +62,7 @@ export const createSecretAuth = withBody(secretAuthCreate, async (context) => {
   if (principal.mode === 'test' && mode === 'live') {
     throw new TokenTypeMismatchError('A test token cannot create a live token.');
   }
-  if (principal.kind !== 'secret' && principal.kind !== 'trusted') throw new InsufficientPermissionsError();
+  if (principal.kind !== 'secret' && principal.kind !== 'trusted') throw new InsufficientPermissionsError(undefined, { required_permission: 'auths:create' });
   const { comments, expires, permissions } = context.body;
   const expiresAtMs = await resolveExpires(expires, context, principal.accountId);
   checkEscalation(principal, permissions);
@@ -250,7 +250,7 @@ export async function authOptions(context: ApiContext): Promise<ApiResult> {
   const allowed =
     principal.kind === 'trusted' ||
     (principal.kind === 'secret' && (principal.isOwner || isAllowed(principal.permissions, 'auths', 'read')));
-  if (!allowed) throw new InsufficientPermissionsError();
+  if (!allowed) throw new InsufficientPermissionsError(undefined, { required_permission: 'auths:read' });
   const type = context.query.type || 'secret';
   if (!['secret', 'trusted', 'user'].includes(type)) {
     throw new InvalidInputError('The parameter type must be secret, trusted or user.', { parameter: 'type', reason: 'invalid' });
