@@ -55,8 +55,8 @@ export interface ApiResult {
   headers?: Record<string, string>;
   /** The body holds a secret (a new token, a signature key): an idempotent replay copy is stored sealed. */
   sensitive?: boolean;
-  /** A body that is not JSON (the public `account.js`), sent as it is with its own type; `body` is then unused. */
-  raw?: { body: string; contentType: string };
+  /** A body that is not JSON (the public `account.js`, a receipt's PDF bytes), sent as it is with its own type; `body` is then unused. */
+  raw?: { body: string | Uint8Array; contentType: string };
 }
 
 /** What an action declares about its input: the body schema, validated before the action runs. */
