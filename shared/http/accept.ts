@@ -67,7 +67,8 @@ export function withPrintable(json: Action, printable: Action): Action {
     const result = await (prefersMediaType(context.headers.accept, PDF_TYPE) ? printable(context) : json(context));
     return { ...result, headers: { ...result.headers, Vary: 'Accept' } };
   };
-  if (json.input) action.input = json.input;
+  // The API description lists the second type beside JSON.
+  action.input = { ...json.input, printable: PDF_TYPE };
   return action;
 }
 

@@ -66,6 +66,8 @@ export interface ActionInput {
   body?: z.ZodType;
   /** A body whose schema a path parameter picks (`POST /settings/{group}`); another value gets none. */
   bodyByParam?: { param: string; schemas: Readonly<Record<string, z.ZodType>> };
+  /** A second media type the success answer may have (`application/pdf`: a printable form, ./accept.ts). */
+  printable?: string;
 }
 
 /** The query parameters a list action takes besides the rendering ones (conventions.md §12). */

@@ -60,3 +60,16 @@ describe('withPrintable', () => {
     expect(pdfResult(Buffer.alloc(0), 'a"b/c\r\n.pdf').headers?.['Content-Disposition']).toBe('inline; filename="a_b_c__.pdf"');
   });
 });
+
+describe('the API description', () => {
+  it('lists application/pdf beside JSON for the order read only', async () => {
+    const { openApiDocument } = await import('../../shared/rest/openapi');
+    const { routes } = await import('../../shared/app/routes');
+    const { documentedFamilies } = await import('../../handlers/http/openapi');
+    const document = openApiDocument(routes, documentedFamilies(), 'https://api.example.test/api/v1') as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>> };
+    const contentOf = (path: string, method = 'get') => Object.keys(document.paths[path]![method]!.responses['200']!.content ?? {});
+    expect(contentOf('/orders/{order_id}')).toEqual(['application/json', 'application/pdf']);
+    expect(contentOf('/orders')).toEqual(['application/json']);
+    expect(contentOf('/orders/{order_id}/items/{item_id}')).toEqual(['application/json']);
+  });
+});
