@@ -117,8 +117,21 @@ interface Formats {
   quantity(quantity: number): string;
 }
 
+/** Quantity formatters by locale: building one costs more than printing a page's numbers, so each is built once (locales come from resolveLocale, a bounded set; capped anyway). */
+const quantityFormats = new Map<string, Intl.NumberFormat>();
+
+function quantityFormat(locale: string): Intl.NumberFormat {
+  let format = quantityFormats.get(locale);
+  if (!format) {
+    if (quantityFormats.size >= 200) quantityFormats.clear();
+    format = new Intl.NumberFormat(locale, { maximumFractionDigits: 3 });
+    quantityFormats.set(locale, format);
+  }
+  return format;
+}
+
 function formatsOf(document: PrintableDocument): Formats {
-  const quantities = new Intl.NumberFormat(document.locale, { maximumFractionDigits: 3 });
+  const quantities = quantityFormat(document.locale);
   return {
     money: (amount) => formatMoney(amount, document.currency, document.locale),
     percent: (fraction) => formatPercent(fraction, document.locale),
