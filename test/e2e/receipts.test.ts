@@ -233,6 +233,22 @@ describe('GET /orders/{id} as a PDF receipt', () => {
     expect((await api(`${base}orders/${order.order_id}`, { token: unbound, headers: { Accept: 'application/pdf' } })).body.error.code).toBe('resource_not_found');
   });
 
+  it('lets a signed-in customer print its own receipts and no one else’s (customer scope)', async () => {
+    const customerId = order.customer.split('/').pop();
+    const credentials = await api(`${base}customers/${customerId}`, { method: 'POST', token: secret, body: { username: 'ada-receipts', password: 'correct horse battery' } });
+    expect(credentials.status, credentials.text).toBe(200);
+    const signedIn = await api(`${base}customers/login?account_id=${account}&test=true&expand=auth`, { method: 'POST', body: { username: 'ada-receipts', password: 'correct horse battery' } });
+    expect(signedIn.status, signedIn.text).toBe(200);
+    const portal = signedIn.body.auth.token as string;
+    const own = await pdfOf(`orders/${order.order_id}`, portal);
+    expect(own.status).toBe(200);
+    expect(pagesOf(own.bytes, 'portal').join('\n')).toContain(order.order_id);
+    const someoneElses = (await paidOrder([{ product_id: 'guide-el', quantity: 1 }])).order.order_id;
+    const refused = await api(`${base}orders/${someoneElses}`, { token: portal, headers: { Accept: 'application/pdf' } });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.code).toBe('resource_not_found');
+  });
+
   it('answers the same bad-input errors as the JSON read (an unknown zone)', async () => {
     const json = await api(`${base}orders/${order.order_id}?timezone=Mars/Olympus`, { token: secret });
     const pdf = await api(`${base}orders/${order.order_id}?timezone=Mars/Olympus`, { token: secret, headers: { Accept: 'application/pdf' } });
