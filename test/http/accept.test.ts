@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PDF_TYPE, pdfResult, prefersMediaType, withPrintable } from '../../shared/http/accept';
+import { toResponse } from '../../shared/http/response';
 import type { ApiContext, ApiResult } from '../../shared/http/types';
 
 describe('prefersMediaType', () => {
@@ -58,6 +59,19 @@ describe('withPrintable', () => {
     expect(Buffer.from(result.raw!.body).toString()).toBe('%PDF-1.3');
     expect(result.headers).toEqual({ 'Content-Disposition': 'inline; filename="receipt-1.pdf"', Vary: 'Accept' });
     expect(pdfResult(Buffer.alloc(0), 'a"b/c\r\n.pdf').headers?.['Content-Disposition']).toBe('inline; filename="a_b_c__.pdf"');
+  });
+
+  it('sends bytes base64-encoded and flagged, as API Gateway carries binary bodies, and text as it is', () => {
+    const bytes = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0x80]);
+    const binary = toResponse(pdfResult(bytes.subarray(0), 'x.pdf'), 'req', undefined, undefined);
+    expect(binary).toMatchObject({ statusCode: 200, isBase64Encoded: true, headers: { 'Content-Type': 'application/pdf' } });
+    expect(Buffer.from(binary.body!, 'base64').equals(bytes)).toBe(true);
+    // A view into a larger buffer sends only its own bytes.
+    const view = Buffer.concat([Buffer.from('junk'), bytes]).subarray(4);
+    expect(Buffer.from(toResponse(pdfResult(view, 'x.pdf'), 'req', undefined, undefined).body!, 'base64').equals(bytes)).toBe(true);
+    const text = toResponse({ status: 200, raw: { body: 'var a = 1;', contentType: 'text/javascript' } }, 'req', undefined, undefined);
+    expect(text.body).toBe('var a = 1;');
+    expect(text.isBase64Encoded).toBeUndefined();
   });
 });
 
