@@ -85,6 +85,7 @@ export class PlatformApi extends Construct {
         resources: props.resources,
         role: `family:${name}`,
         ...(family.nativeModules ? { nativeModules: family.nativeModules } : {}),
+        ...(family.documentFonts ? { documentFonts: true } : {}),
         ...(family.cdnOrigin ? { cdnOrigin: true } : {}),
       });
       functions.set(name, fn);

@@ -23,6 +23,7 @@ import { queueUrlVariable } from '../../shared/app/queues';
 import { STAGED_PACKAGES_PREFIX } from '../../shared/platform/adapters/lambda-functions';
 import { MANAGE_FUNCTIONS_ACTIONS } from './hosted-functions';
 import { type BundleCopy, copyCommand, nativeModuleFiles, type NativeModule } from './native-modules';
+import { DOCUMENT_FONT_FILES, DOCUMENT_FONTS_FOLDER, documentFontFolder } from '../../shared/flows/receipts/fonts';
 
 /** The repository root: family `entry` paths in shared/app/routes.ts are relative to it. */
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -88,6 +89,8 @@ export interface PlatformFunctionProps {
   extraEnvironment?: Record<string, string>;
   /** Packages with native code shipped beside the bundle for linux-arm64 (native-modules.ts). */
   nativeModules?: readonly NativeModule[];
+  /** Ship the fonts printed documents embed in `fonts/` beside the bundle (`FamilyDefinition.documentFonts`). */
+  documentFonts?: boolean;
   /** An origin of the apps CDN: left without the CDN's own address (the image root), which would be a cycle. */
   cdnOrigin?: boolean;
 }
@@ -116,7 +119,7 @@ export class PlatformFunction extends Construct {
       timeout: props.timeout ?? Duration.seconds(29),
       logGroup,
       environment: { ...environmentFor(grants, resources, { cdnOrigin: props.cdnOrigin }), ...props.extraEnvironment },
-      bundling: bundlingFor(props.nativeModules ?? [], grants.functions === 'manage'),
+      bundling: bundlingFor(props.nativeModules ?? [], grants.functions === 'manage', props.documentFonts ?? false),
     });
     Tags.of(this.function).add(roleTagKey, props.role);
 
@@ -136,7 +139,8 @@ const bundlingOptions: nodejs.BundlingOptions = {
   target: 'node22',
   format: nodejs.OutputFormat.ESM,
   mainFields: ['module', 'main'],
-  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+  // Its own name for createRequire: a bundled ES module that imports `createRequire` itself (pdfkit does) would otherwise declare it twice.
+  banner: "import { createRequire as bundleCreateRequire } from 'module'; const require = bundleCreateRequire(import.meta.url);",
   // The nodejs22.x runtime ships AWS SDK v3; bundling it would only grow cold starts. Not the
   // packages it may lack (the KeyValueStore client and its SigV4A signer): those are bundled.
   externalModules: runtimeSdkPackages(),
@@ -146,16 +150,23 @@ const bundlingOptions: nodejs.BundlingOptions = {
 /** Where the hosted functions' runtime wrappers are, and where a deploying function's bundle holds them (beside `index.mjs`). */
 export const FUNCTION_WRAPPER_COPY: BundleCopy = { from: path.join(repoRoot, 'shared/platform/function-wrapper'), to: 'function-wrapper' };
 
+/** The fonts printed documents embed, from the installed package into the bundle's `fonts/` (where shared/flows/receipts/fonts.ts looks first). */
+export function documentFontCopies(): BundleCopy[] {
+  const folder = documentFontFolder();
+  return Object.values(DOCUMENT_FONT_FILES).map((file) => ({ from: path.join(folder, file), to: path.posix.join(DOCUMENT_FONTS_FOLDER, file) }));
+}
+
 /**
  * The bundling of a function with files beside the bundle, copied after esbuild ran: native
  * modules (esbuild leaves them external; their JavaScript and linux-arm64 binaries go into the
- * bundle's `node_modules`), and for functions that deploy hosted functions the runtime wrappers
- * the Lambda runner adds to each package (it reads them from `function-wrapper/` at run time).
+ * bundle's `node_modules`), for functions that deploy hosted functions the runtime wrappers
+ * the Lambda runner adds to each package (it reads them from `function-wrapper/` at run time),
+ * and for families that print documents the fonts (`fonts/`).
  */
-function bundlingFor(modules: readonly NativeModule[], functionWrappers: boolean): nodejs.BundlingOptions {
-  if (!modules.length && !functionWrappers) return bundlingOptions;
+function bundlingFor(modules: readonly NativeModule[], functionWrappers: boolean, documentFonts: boolean): nodejs.BundlingOptions {
+  if (!modules.length && !functionWrappers && !documentFonts) return bundlingOptions;
   const { externals, copies } = modules.length ? nativeModuleFiles(modules) : { externals: [], copies: [] };
-  const allCopies = functionWrappers ? [...copies, FUNCTION_WRAPPER_COPY] : copies;
+  const allCopies = [...copies, ...(functionWrappers ? [FUNCTION_WRAPPER_COPY] : []), ...(documentFonts ? documentFontCopies() : [])];
   return {
     ...bundlingOptions,
     externalModules: [...(bundlingOptions.externalModules ?? []), ...externals],

@@ -61,6 +61,11 @@ export interface FamilyDefinition {
    */
   nativeModules?: readonly 'sharp'[];
   /**
+   * The family prints documents (receipts, invoices: shared/flows/receipts): the fonts they embed
+   * ship beside the bundle in `fonts/` (infra/cloud/platform-function.ts).
+   */
+  documentFonts?: true;
+  /**
    * The function is also an origin of the apps CDN (through its function URL), so the CDN
    * depends on it: it is not told the CDN's own address (the image file root), which would
    * make the distribution depend on itself. Such a family renders no image links.

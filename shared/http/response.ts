@@ -35,8 +35,13 @@ export function toResponse(
   return {
     statusCode: result.status,
     headers,
-    ...(result.raw ? { body: result.raw.body } : result.body !== undefined && result.status !== 204 ? { body: JSON.stringify(result.body) } : {}),
+    ...(result.raw ? rawBody(result.raw.body) : result.body !== undefined && result.status !== 204 ? { body: JSON.stringify(result.body) } : {}),
   };
+}
+
+/** A raw body as API Gateway carries it: text as it is, bytes (a PDF) base64-encoded and flagged so. */
+function rawBody(body: string | Uint8Array): { body: string; isBase64Encoded?: true } {
+  return typeof body === 'string' ? { body } : { body: Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('base64'), isBase64Encoded: true };
 }
 
 /** The error envelope of any thrown value, as an action result. */

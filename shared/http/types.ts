@@ -55,8 +55,8 @@ export interface ApiResult {
   headers?: Record<string, string>;
   /** The body holds a secret (a new token, a signature key): an idempotent replay copy is stored sealed. */
   sensitive?: boolean;
-  /** A body that is not JSON (the public `account.js`), sent as it is with its own type; `body` is then unused. */
-  raw?: { body: string; contentType: string };
+  /** A body that is not JSON (the public `account.js`, a receipt's PDF bytes), sent as it is with its own type; `body` is then unused. */
+  raw?: { body: string | Uint8Array; contentType: string };
 }
 
 /** What an action declares about its input: the body schema, validated before the action runs. */
@@ -66,6 +66,8 @@ export interface ActionInput {
   body?: z.ZodType;
   /** A body whose schema a path parameter picks (`POST /settings/{group}`); another value gets none. */
   bodyByParam?: { param: string; schemas: Readonly<Record<string, z.ZodType>> };
+  /** A second media type the success answer may have (`application/pdf`: a printable form, ./accept.ts). */
+  printable?: string;
 }
 
 /** The query parameters a list action takes besides the rendering ones (conventions.md §12). */

@@ -107,7 +107,13 @@ function operation(route: RouteDefinition, actions: FamilyActions['actions']): R
     'x-cartwheel-permission': permissionOf(route),
     parameters,
     responses: {
-      [String(status)]: status === 204 ? { description: 'No content' } : { description: 'Success', content: { 'application/json': { schema: { type: 'object' } } } },
+      [String(status)]:
+        status === 204
+          ? { description: 'No content' }
+          : {
+              description: action?.input?.printable ? `Success: JSON, or ${action.input.printable} when the Accept header asks for it first (conventions.md §4)` : 'Success',
+              content: { 'application/json': { schema: { type: 'object' } }, ...(action?.input?.printable ? { [action.input.printable]: { schema: { type: 'string', format: 'binary' } } } : {}) },
+            },
       default: { description: 'Error (conventions.md §6)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
     },
   };

@@ -14,6 +14,8 @@ export const ordersModule = defineModule({
       memoryMb: 256,
       description: 'Orders: /orders',
       grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
+      // GET /orders/{id} with Accept: application/pdf prints the receipt.
+      documentFonts: true,
     },
   },
   routes: [

@@ -3,6 +3,7 @@
  * HTML and text, and the capability that owns the moment of sending calls `sendEmail`.
  */
 export {
+  addressLines,
   confirmationReady,
   renderOrderConfirmation,
   type ConfirmationAddress,

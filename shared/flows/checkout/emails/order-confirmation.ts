@@ -245,7 +245,7 @@ function licenseView(item: ConfirmationItem): LicenseView | null {
 }
 
 /** Address lines in a common international order: name, company, street, "postal city" or "city, state postal", country (English name). */
-function addressLines(address: ConfirmationAddress | null): string[] {
+export function addressLines(address: ConfirmationAddress | null): string[] {
   if (address === null) return [];
   const part = (value: string | null | undefined) => oneLine(value ?? '');
   const city = part(address.city);
