@@ -73,7 +73,16 @@
     page.data.forEach(function (product) {
       var li = document.createElement('li');
       li.dataset.productId = product.product_id;
-      li.append(text('span', product.name + ' — ' + priceOf(product)));
+      // Products carry their images embedded (link_square is a 300×300 crop); a placeholder keeps the rows aligned.
+      var image = (product.images || [])[0];
+      var thumb = document.createElement(image ? 'img' : 'span');
+      thumb.className = 'thumb';
+      if (image) {
+        thumb.src = image.link_square || image.link_small || image.link;
+        thumb.alt = product.name;
+        thumb.loading = 'lazy';
+      }
+      li.append(thumb, text('span', product.name + ' — ' + priceOf(product), 'name'));
       var add = text('button', 'Add to cart');
       add.type = 'button';
       add.addEventListener('click', function () {

@@ -8,6 +8,7 @@
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
+import sharp from 'sharp';
 import { launchChromium } from '../support/browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../support/receiver';
@@ -45,8 +46,13 @@ describe('the example storefront', () => {
     expect((await api(`${base}settings/technical`, { method: 'POST', token: secret, body: { allow_public_limited_test_tokens: true } })).status).toBe(200);
     const service = await api(`${base}license_services`, { method: 'POST', token: secret, body: { name: 'Keys', label: 'Serial number', type: 'remote_url', configuration: { url: `${receiver.url}/keys` } } });
     expect(service.status, service.text).toBe(201);
+    const picture = new FormData();
+    picture.append('file', new Blob([new Uint8Array(await sharp({ create: { width: 400, height: 320, channels: 3, background: '#0b6e4f' } }).png().toBuffer())], { type: 'image/png' }), 'editor.png');
+    const image = await fetch(`${base}images`, { method: 'POST', headers: { Authorization: `Bearer ${secret}` }, body: picture });
+    expect(image.status).toBe(201);
+    const imageId = ((await image.json()) as { image_id: string }).image_id;
     for (const product of [
-      { product_id: 'photo-editor', name: 'Photo Editor Pro', type: 'digital', prices: [{ currency: 'USD', price: 49 }], license_service_id: service.body.license_service_id },
+      { product_id: 'photo-editor', name: 'Photo Editor Pro', type: 'digital', prices: [{ currency: 'USD', price: 49 }], license_service_id: service.body.license_service_id, image_ids: [imageId] },
       { product_id: 'manual', name: 'Printed manual', type: 'digital', prices: [{ currency: 'USD', price: 5 }] },
     ]) {
       const created = await api(`${base}products`, { method: 'POST', token: secret, body: product });
@@ -71,8 +77,16 @@ describe('the example storefront', () => {
     await page.goto(`${appHost}/shop/`);
     await page.getByText('Photo Editor Pro').waitFor();
     expect(await page.locator('#mode').isVisible()).toBe(true);
+    // An empty cart shows no card form; the product with an image shows it, the other a placeholder.
+    expect(await page.locator('#checkout').isVisible()).toBe(false);
+    expect(await page.locator('#cart-empty').isVisible()).toBe(true);
+    const thumb = page.locator('li[data-product-id="photo-editor"] img.thumb');
+    await expect.poll(() => thumb.evaluate((img) => (img as unknown as { complete: boolean; naturalWidth: number }).complete && (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(300);
+    expect(await thumb.getAttribute('alt')).toBe('Photo Editor Pro');
+    expect(await page.locator('li[data-product-id="manual"] img').count()).toBe(0);
     await page.locator('li[data-product-id="photo-editor"] button').click();
     await page.locator('li[data-product-id="manual"] button').click();
+    expect(await page.locator('#checkout').isVisible()).toBe(true);
     await page.fill('input[name=name]', 'Ana Ruiz');
     await page.fill('input[name=email]', 'ana@example.org');
     await page.fill('input[name=number]', '4242424242424242');
