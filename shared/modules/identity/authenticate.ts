@@ -24,6 +24,7 @@ import type { Principal } from '../../core/access/principal';
 import { bucketBackoff, bucketClauses, MAX_BUCKET_ATTEMPTS, nextStep, slotsFit } from './rate-limit';
 import { IDLE_LIFETIME_MS, type TokenRecord } from '../../core/access/token-records';
 import { recordTokenUse } from './token-store';
+import { findGrant } from './oauth/grant-store';
 import { hashToken, parseToken } from '../../core/access/tokens';
 
 /** How long a cached token record is trusted (real time). */
@@ -53,6 +54,8 @@ interface CachedToken {
   record: TokenRecord;
   fetchedAt: number;
   lease?: Lease;
+  /** Tokens of an OAuth grant: when the grant was last found live (real time). */
+  grantCheckedAt?: number;
 }
 
 const cache = new Map<string, CachedToken>();
@@ -94,6 +97,7 @@ export async function authenticate(token: string | undefined, clock: Clock, limi
   }
   const now = clock.nowMs();
   if (isExpired(entry.record, now)) throw new ExpiredTokenError();
+  if (entry.record.grant_id) await assertGrantLive(tokenHash, entry);
 
   // Take one slot of the lease. Renewals are single-flight per token and process: concurrent
   // requests wait for the renewal in progress instead of each reserving a lease of their own
@@ -133,6 +137,21 @@ export async function authenticate(token: string | undefined, clock: Clock, limi
     ...(record.customer_id ? { customerId: record.customer_id } : {}),
     record,
   };
+}
+
+/**
+ * A token issued through an OAuth grant lives only while its grant does (auth.md 6.3: a code or
+ * refresh token presented twice revokes every token of the grant). The grant is read at most
+ * once a second per token and process, like the token record itself.
+ */
+async function assertGrantLive(tokenHash: string, entry: CachedToken): Promise<void> {
+  if (entry.grantCheckedAt !== undefined && performance.now() - entry.grantCheckedAt <= RECORD_FRESH_MS) return;
+  const grant = await findGrant(entry.record.account_id, entry.record.grant_id!);
+  if (!grant || grant.revoked) {
+    forgetToken(tokenHash);
+    throw new InvalidTokenError();
+  }
+  entry.grantCheckedAt = performance.now();
 }
 
 function isExpired(record: TokenRecord, now: number): boolean {
