@@ -199,11 +199,20 @@ describe('the authorization-code grant with PKCE', () => {
     expect((await api(`${base}users/me`, { token: second.body.access_token })).status).toBe(200);
     const third = await tokenRequest(base, { grant_type: 'refresh_token', refresh_token: second.body.refresh_token }, { basic: basic() });
     expect(third.status, third.text).toBe(200);
+    // A test twin keeps the app's limits and belongs to the grant, though the grant never listed it:
+    // revoking the grant ends it through the grant check alone (what a crash between marking and deleting relies on).
+    const twin = await api(`${base}auths/trusted?test=true`, { method: 'POST', token: third.body.access_token });
+    expect(twin.status, twin.text).toBe(201);
+    expect(twin.body.oauth_app).toBe(`${base}oauth_apps/${app.id}`);
+    expect((await api(`${base}users/me`, { token: twin.body.token })).status).toBe(200);
     // The first refresh token again: refused, and the whole grant ends.
     const reused = await tokenRequest(base, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token }, { basic: basic() });
     expectError(reused, 400, 'invalid_input', 'invalid_grant');
     expect(reused.body.error.meta.property).toBe('refresh_token');
-    for (const token of [first.body.access_token, second.body.access_token, third.body.access_token]) expectError(await api(`${base}users/me`, { token }), 401, 'invalid_token');
+    for (const token of [first.body.access_token, second.body.access_token, third.body.access_token, twin.body.token]) expectError(await api(`${base}users/me`, { token }), 401, 'invalid_token');
+    // The twin's record is still there (only the grant check refuses it), the listed ones are gone.
+    expect((await api(`${base}auths/${twin.body.auth_id}`, { token: secret })).status).toBe(200);
+    expectError(await api(third.body.auth, { token: secret }), 404, 'resource_not_found');
     expectError(await tokenRequest(base, { grant_type: 'refresh_token', refresh_token: third.body.refresh_token }, { basic: basic() }), 400, 'invalid_input', 'invalid_grant');
   });
 

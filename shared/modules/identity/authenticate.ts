@@ -75,6 +75,14 @@ export function forgetToken(tokenHash: string): void {
 }
 
 /**
+ * Forgets every token of an OAuth grant this process knows (after revoking the grant), so their
+ * next use here reads the grant again at once; other processes see it within a second.
+ */
+export function forgetGrant(grantId: string): void {
+  for (const [hash, entry] of cache) if (entry.record.grant_id === grantId) cache.delete(hash);
+}
+
+/**
  * Authenticates `token` at the time `clock` tells and takes one request from its rate-limit
  * bucket (`limit`, the per-token limit). Throws 401 invalid_token (missing, malformed, unknown,
  * revoked, expired) or 429.

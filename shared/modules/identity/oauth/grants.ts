@@ -16,6 +16,7 @@ import { newToken, parseToken, type Mode } from '../../../core/access/tokens';
 import { newId, randomBase62 } from '../../../core/ids';
 import type { Clock } from '../../../platform/ports';
 import { transact } from '../../../store/entity';
+import { forgetGrant } from '../authenticate';
 import { revokeAuth, tokenWrites } from '../auths';
 import { findTokenByAuthId } from '../token-store';
 import { findUser } from '../user-store';
@@ -258,6 +259,7 @@ export async function revokeGrant(accountId: string, grantId: string, now: numbe
   const grant = await findGrant(accountId, grantId);
   if (!grant) return;
   await markGrantRevoked(grant, now);
+  forgetGrant(grant.grant_id);
   for (const authId of grant.access_auth_ids) {
     const record = await findTokenByAuthId(accountId, authId);
     if (record) await revokeAuth(record).catch(() => undefined);
