@@ -296,8 +296,13 @@ describe('the authorization-code grant with PKCE', () => {
     expectError(await tokenRequest(base, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token }, { basic: creds }), 400, 'invalid_input', 'invalid_grant');
     expect((await openAuthorize(signin, { response_type: 'code', client_id: creds.clientId, redirect_uri: CALLBACK })).errorCode).toBe('invalid_client');
     expect((await api(`${base}users/me`, { token: tokens.body.access_token })).status).toBe(200);
+    // An implicit grant's token (no grant record) is the app's too.
+    expect((await api(`${base}oauth_apps/${made.body.oauth_app_id}`, { method: 'POST', token: secret, body: { active: true } })).status).toBe(200);
+    const implicit = fragmentOf((await authorizeThrough(signin, { response_type: 'token', client_id: creds.clientId, redirect_uri: CALLBACK }, owner.user_id, owner.password)).location).access_token!;
+    expect((await api(`${base}users/me`, { token: implicit })).status).toBe(200);
     expect((await api(`${base}oauth_apps/${made.body.oauth_app_id}`, { method: 'DELETE', token: secret })).status).toBe(204);
     expectError(await api(`${base}users/me`, { token: tokens.body.access_token }), 401, 'invalid_token');
+    expectError(await api(`${base}users/me`, { token: implicit }), 401, 'invalid_token');
   });
 
   it("ends a user's grants when the password changes, except the one of the token that changed it", async () => {

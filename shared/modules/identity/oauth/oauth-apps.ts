@@ -10,7 +10,9 @@ import { newId, randomBase62 } from '../../../core/ids';
 import { InvalidStateError, NotFoundError } from '../../../http/errors';
 import type { Clock } from '../../../platform/ports';
 import { retryOnConflict } from '../../../store/entity';
+import { revokeAuth } from '../auths';
 import { checkEscalation } from '../grants';
+import { listTokens } from '../token-store';
 import { revokeAppGrants } from './grants';
 import { secretHash } from './secrets';
 import { findOAuthApp, insertOAuthApp, listOAuthApps, removeOAuthApp, saveOAuthApp } from './oauth-app-store';
@@ -19,6 +21,8 @@ import { CLIENT_SECRET_PREFIX, type OAuthAppRecord } from './oauth-records';
 
 /** An account's apps are read whole for lists (an account has few); beyond this many the list refuses. */
 export const MAX_OAUTH_APPS = 5000;
+/** Most trusted tokens of one account and mode searched for a deleted app's (they lapse after an idle hour). */
+const MAX_TOKEN_SCAN = 10_000;
 
 /** A new client secret: `cs_` and 40 base62 characters. */
 function newClientSecret(): string {
@@ -106,5 +110,8 @@ export async function resetClientSecret(principal: Principal, appId: string, clo
 export async function deleteOAuthApp(principal: Principal, appId: string, clock: Clock): Promise<void> {
   const app = await getOAuthApp(principal.accountId, appId);
   await revokeAppGrants(app.account_id, app.oauth_app_id, clock.nowMs());
+  // Implicit grants issued tokens outside any grant: they go too.
+  const issued = (await Promise.all((['live', 'test'] as const).map((mode) => listTokens(app.account_id, mode, 'trusted', MAX_TOKEN_SCAN, false)))).flat();
+  for (const record of issued.filter((token) => token.oauth_app_id === app.oauth_app_id)) await revokeAuth(record).catch(() => undefined);
   await retryOnConflict(async () => removeOAuthApp(await getOAuthApp(principal.accountId, appId)));
 }
