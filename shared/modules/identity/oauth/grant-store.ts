@@ -21,6 +21,9 @@ import type { CodeRecord, ConsentRecord, GrantRecord, RefreshRecord } from './oa
 /** How long after it lapses an item stays, so a late second use is still recognised (ms). */
 const KEEP_AFTER_MS = 24 * 3600 * 1000;
 
+/** Access tokens a grant lists for deletion when it is revoked (a long-lived grant refreshes thousands of times). */
+const MAX_LISTED_ACCESS_TOKENS = 100;
+
 const ttlOf = (expiresAtMs: number) => Math.ceil((expiresAtMs + KEEP_AFTER_MS) / 1000);
 
 const grants = defineEntity<GrantRecord>({
@@ -98,7 +101,8 @@ export function rotateGrantEntry(grant: GrantRecord, change: { oldHash: string; 
     name: 'oauth-grant.rotate',
     set: {
       refresh_hash: change.newHash,
-      access_auth_ids: [...grant.access_auth_ids, change.authId],
+      // The newest ones only: deleting them is clean-up, the grant check is what ends them all.
+      access_auth_ids: [...grant.access_auth_ids, change.authId].slice(-MAX_LISTED_ACCESS_TOKENS),
       modified_ms: change.now,
       expires_at_ms: change.expiresAtMs,
       ttl: ttlOf(change.expiresAtMs),
