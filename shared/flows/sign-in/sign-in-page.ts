@@ -10,6 +10,9 @@
  * HttpOnly cookie on the sign-in path; a POST is accepted only when both are present and equal
  * (compared in constant time). Another site can neither read the cookie nor set it, so a
  * cross-site POST is refused (403) before any password is checked.
+ *
+ * `{signin_url}oauth/authorize` (OAuth apps, auth.md 6.2) is served here too, by ./authorize-page
+ * with the same headers, cookie and checks (./page-guard).
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -26,6 +29,8 @@ import { errorPage, formPage, type FormFields, type PageMessage } from './page';
 import { isRegisteredRedirect } from './redirect-uris';
 import { AUTHORIZE_PATH, serveAuthorize } from './authorize-page';
 import { antiForgery, cookieValue, field, flagOf, formFields, MAX_FIELD, PAGE_PATH, pageHeaders, sameValue, spentAntiForgeryCookie } from './page-guard';
+
+export { ANTI_FORGERY_COOKIE } from './page-guard';
 
 /** What the page needs of the deployment besides the platform and the gate. */
 export interface SignInPageOptions {
