@@ -16,6 +16,7 @@ import { family as catalog } from './catalog';
 import { family as customers } from './customers';
 import { family as events } from './event-subscriptions';
 import { family as licenses } from './licenses';
+import { family as oauth } from './oauth';
 import { family as orders } from './orders';
 import { family as payments } from './payments';
 import { family as promotions } from './promotions';
@@ -53,7 +54,7 @@ const hostedFunctionsWithoutUploads: FamilyActions = {
  * family, defined below, joins in `documentedFamilies`; the invoke surface's router and the sign-in page serve no API route).
  */
 const documented = {
-  apps: appsWithoutUpload, auths, carts, catalog, customers, events, hosting, 'hosted-functions': hostedFunctionsWithoutUploads, images: imagesWithoutUpload, licenses, orders, payments, promotions, refunds, settings, shipping, shipments, users,
+  apps: appsWithoutUpload, auths, carts, catalog, customers, events, hosting, 'hosted-functions': hostedFunctionsWithoutUploads, images: imagesWithoutUpload, licenses, oauth, orders, payments, promotions, refunds, settings, shipping, shipments, users,
 } satisfies Record<Exclude<FamilyName, 'fallback' | 'openapi' | 'function-router' | 'signin'>, FamilyActions>;
 
 /** Every family whose actions the document describes. */

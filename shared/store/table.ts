@@ -42,6 +42,8 @@ export const tableDefinition = {
       uses: {
         auth: 'tokens by date_created within <account>#<mode>#auths#<kind> (offset list by date)',
         user: 'users of an account by creation',
+        'oauth app': 'OAuth apps of an account by creation',
+        'oauth grant': 'OAuth grants of an account by creation (revoking a user\'s or an app\'s)',
         product: 'products by creation sequence (offset list); deleted ones under <partition>#deleted',
         promotion: 'promotions by creation sequence (offset list); deleted ones under <partition>#deleted',
         'shipping method': 'shipping methods by creation sequence (offset list)',

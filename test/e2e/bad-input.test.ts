@@ -39,6 +39,11 @@ let portalMethodId: string;
 let ownerTrusted: string;
 let ownerTrustedTest: string;
 let usersOnly: string;
+/** OAuth apps (auth.md 6): a confidential one (its client id and secret), a public one, and a token that may manage tokens and apps only. */
+let oauthAppId: string;
+let oauthClient: { id: string; secret: string };
+let publicOauthAppId: string;
+let authsOnly: string;
 
 const buyer = { name: 'Ada Lee', email: 'ada@example.test', billing_address: { country: 'US', postal_code: '94107' } };
 const card = (data: Record<string, unknown> = {}) => ({
@@ -131,6 +136,16 @@ beforeAll(async () => {
   const narrow = await api(`${base}auths/secret`, { method: 'POST', token: secret, body: { permissions: [{ resource: 'users', methods: ['*'] }] } });
   expect(narrow.status, narrow.text).toBe(201);
   usersOnly = narrow.body.token;
+  const oauthApp = await api(`${base}oauth_apps`, { method: 'POST', token: secret, body: { name: 'Probe App', redirect_uris: ['https://app.example.test/cb'] } });
+  expect(oauthApp.status, oauthApp.text).toBe(201);
+  oauthAppId = oauthApp.body.oauth_app_id;
+  oauthClient = { id: oauthApp.body.client_id, secret: oauthApp.body.client_secret };
+  const publicApp = await api(`${base}oauth_apps`, { method: 'POST', token: secret, body: { name: 'Probe Phone', client_type: 'public', redirect_uris: ['https://app.example.test/cb'] } });
+  expect(publicApp.status, publicApp.text).toBe(201);
+  publicOauthAppId = publicApp.body.oauth_app_id;
+  const appsOnly = await api(`${base}auths/secret`, { method: 'POST', token: secret, body: { permissions: [{ resource: 'auths', methods: ['*'] }] } });
+  expect(appsOnly.status, appsOnly.text).toBe(201);
+  authsOnly = appsOnly.body.token;
 }, 90_000);
 
 afterAll(async () => {
@@ -151,6 +166,7 @@ async function snapshot(): Promise<Record<string, string>> {
     'refunds?limit=100', `orders/${orderId}/refunds`, `payments/${paymentId}/refunds`,
     `orders/${shippedOrderId}`, `orders/${shippedOrderId}/shipments`, `shipments/${shipmentId}`, 'shipments?limit=100',
     'users?limit=100', 'users/owner', 'users/usr1',
+    'oauth_apps?limit=100', `oauth_apps/${oauthAppId}`, `oauth_apps/${publicOauthAppId}`,
     // Tokens by id, kind, user and rights (not their use times, which reading moves), in both modes.
     'auths?type=all&limit=100&test=true&show=auth_id,type,user,permissions', 'auths?type=all&limit=100&test=false&show=auth_id,type,user,permissions',
   ];
@@ -394,6 +410,61 @@ rows.push({ label: 'trusted twin: a shopper', method: 'POST', path: () => 'auths
 rows.push({ label: 'trusted twin: live from a test token', method: 'POST', path: () => 'auths/trusted', token: () => ownerTrustedTest, status: 400, code: 'token_type_mismatch' });
 rows.push({ label: 'trusted twin: test not a boolean', method: 'POST', path: () => 'auths/trusted?test=maybe', token: () => ownerTrusted, status: 400, code: 'invalid_input' });
 rows.push({ label: 'trusted twin: an unknown token', method: 'POST', path: () => 'auths/trusted?test=true', token: () => 'tt.live.0000000000000000000000000000000000000000', status: 401, code: 'invalid_token' });
+
+// --- /oauth_apps (auth.md 6.1): texts, the client type, redirect URI rules, permission caps, escalation, ids
+const oauthApps = () => 'oauth_apps';
+const oauthApp = () => `oauth_apps/${oauthAppId}`;
+const appBody = { name: 'App', redirect_uris: ['https://app.example.test/cb2'] };
+post(oauthApps, { redirect_uris: ['https://app.example.test/cb'] }, 'name', 'oauth app without name');
+for (const value of NOT_TEXTS(100)) post(oauthApps, { ...appBody, name: value }, 'name', `oauth app name ${JSON.stringify(value).slice(0, 20)}`);
+post(oauthApps, { ...appBody, description: 5 }, 'description', 'oauth app description a number');
+for (const value of ['private', 'PUBLIC', 1, null]) post(oauthApps, { ...appBody, client_type: value }, 'client_type', `oauth app client_type ${JSON.stringify(value)}`);
+post(oauthApps, { ...appBody, redirect_uris: 'https://app.example.test/cb' }, 'redirect_uris', 'oauth app redirect_uris a string');
+for (const value of ['http://app.example.test/cb', 'https://app.example.test/cb#x', 'not a uri', 'javascript:alert(1)', 'https://user:pw@app.example.test/cb', 'ftp://app.example.test/cb', 'http://localhost.evil.test/cb', 5, 'https://x.test/'.padEnd(2001, 'a')]) {
+  post(oauthApps, { ...appBody, redirect_uris: [value] }, 'redirect_uris[0]', `oauth app redirect uri ${JSON.stringify(value).slice(0, 32)}`);
+}
+post(oauthApps, { ...appBody, permissions: [{ resource: 'nope', methods: ['read'] }] }, 'permissions[0].resource', 'oauth app permission resource unknown');
+post(oauthApps, { ...appBody, permissions: 'all' }, 'permissions', 'oauth app permissions a string');
+post(oauthApps, { ...appBody, active: 'yes' }, 'active', 'oauth app active "yes"');
+post(oauthApps, { ...appBody, permissions: [{ resource: 'orders', methods: ['read'] }] }, undefined, 'oauth app capped above the caller', { status: 403, code: 'insufficient_permissions', token: () => authsOnly });
+post(oauthApps, appBody, undefined, 'oauth app by a token without auths rights', { status: 403, code: 'insufficient_permissions', token: () => usersOnly });
+post(oauthApps, appBody, undefined, 'oauth app by a shopper', { status: 403, code: 'insufficient_permissions', token: () => shopper });
+post(oauthApp, { name: null }, 'name', 'oauth app update name null');
+post(oauthApp, { redirect_uris: ['http://evil.example.test/cb'] }, 'redirect_uris[0]', 'oauth app update redirect uri over http');
+post(oauthApp, { permissions: [{ resource: 'orders', methods: ['fly'] }] }, 'permissions[0].methods[0]', 'oauth app update permission method unknown');
+post(oauthApp, { active: 'no' }, 'active', 'oauth app update active "no"');
+post(oauthApp, { permissions: [{ resource: 'orders', methods: ['read'] }] }, undefined, 'oauth app update capped above the caller', { status: 403, code: 'insufficient_permissions', token: () => authsOnly });
+rows.push({ label: 'oauth app reset_secret of a public app', method: 'POST', path: () => `oauth_apps/${publicOauthAppId}/reset_secret`, status: 422, code: 'invalid_state' });
+rows.push({ label: 'oauth app reset_secret by a shopper', method: 'POST', path: () => `oauth_apps/${oauthAppId}/reset_secret`, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'oauth app list sort_by unknown', method: 'GET', path: () => 'oauth_apps?sort_by=client_id', status: 400, code: 'invalid_input' });
+for (const [label, method, path] of [['read', 'GET', 'oauth_apps/NOSUCHAPP'], ['update', 'POST', 'oauth_apps/NOSUCHAPP'], ['delete', 'DELETE', 'oauth_apps/NOSUCHAPP'], ['reset_secret', 'POST', 'oauth_apps/NOSUCHAPP/reset_secret']] as const) {
+  rows.push({ label: `oauth app ${label} of an unknown id`, method, path: () => path, ...(method === 'POST' && label === 'update' ? { body: { name: 'X' } } : {}), status: 404, code: 'resource_not_found' });
+}
+// --- POST /oauth/token (auth.md 6.3): public, form or JSON; nothing is issued on a refused request (the auths are in the snapshot)
+const oauthToken = () => 'oauth/token';
+const anonymous = { token: () => '' };
+const clientFields = () => ({ client_id: oauthClient.id, client_secret: oauthClient.secret });
+const tokenRow = (label: string, body: unknown, status: number, code: string, property?: string) =>
+  rows.push({ label: `oauth token: ${label}`, method: 'POST', path: oauthToken, body, status, code, ...(property ? { property } : {}), ...anonymous });
+tokenRow('no grant_type', {}, 400, 'invalid_input', 'grant_type');
+tokenRow('grant_type password', { grant_type: 'password', username: 'owner', password: 'x' }, 400, 'invalid_input', 'grant_type');
+tokenRow('grant_type a number', { grant_type: 5 }, 400, 'invalid_input', 'grant_type');
+tokenRow('no client', { grant_type: 'authorization_code', code: 'x', redirect_uri: 'https://app.example.test/cb' }, 401, 'invalid_login');
+tokenRow('unknown client', { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'ci_nope', client_secret: 'cs_nope' }, 401, 'invalid_login');
+rows.push({ label: 'oauth token: wrong secret of a known client', method: 'POST', path: oauthToken, body: () => ({ grant_type: 'refresh_token', refresh_token: 'x', client_id: oauthClient.id, client_secret: `${oauthClient.secret}x` }), status: 401, code: 'invalid_login', ...anonymous });
+rows.push({ label: 'oauth token: code missing', method: 'POST', path: oauthToken, body: () => ({ grant_type: 'authorization_code', redirect_uri: 'https://app.example.test/cb', ...clientFields() }), status: 400, code: 'invalid_input', property: 'code', ...anonymous });
+rows.push({ label: 'oauth token: redirect_uri missing', method: 'POST', path: oauthToken, body: () => ({ grant_type: 'authorization_code', code: 'x'.repeat(40), ...clientFields() }), status: 400, code: 'invalid_input', property: 'redirect_uri', ...anonymous });
+rows.push({ label: 'oauth token: unknown code', method: 'POST', path: oauthToken, body: () => ({ grant_type: 'authorization_code', code: 'x'.repeat(40), redirect_uri: 'https://app.example.test/cb', ...clientFields() }), status: 400, code: 'invalid_input', property: 'code', ...anonymous });
+rows.push({ label: 'oauth token: code an object', method: 'POST', path: oauthToken, body: () => ({ grant_type: 'authorization_code', code: { a: 1 }, redirect_uri: 'https://app.example.test/cb', ...clientFields() }), status: 400, code: 'invalid_input', property: 'code', ...anonymous });
+rows.push({ label: 'oauth token: code_verifier too short', method: 'POST', path: oauthToken, body: () => ({ grant_type: 'authorization_code', code: 'x'.repeat(40), redirect_uri: 'https://app.example.test/cb', code_verifier: 'short', ...clientFields() }), status: 400, code: 'invalid_input', property: 'code_verifier', ...anonymous });
+rows.push({ label: 'oauth token: unknown refresh token', method: 'POST', path: oauthToken, body: () => ({ grant_type: 'refresh_token', refresh_token: 'rt.test.0000000000000000000000000000000000000000', ...clientFields() }), status: 400, code: 'invalid_input', property: 'refresh_token', ...anonymous });
+rows.push({ label: 'oauth token: a secret token as the refresh token', method: 'POST', path: oauthToken, body: () => ({ grant_type: 'refresh_token', refresh_token: secret, ...clientFields() }), status: 400, code: 'invalid_input', property: 'refresh_token', ...anonymous });
+const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
+rows.push({ label: 'oauth token: text/plain', method: 'POST', path: oauthToken, raw: 'grant_type=refresh_token&refresh_token=x', headers: { 'Content-Type': 'text/plain' }, status: 400, code: 'invalid_syntax', ...anonymous });
+rows.push({ label: 'oauth token: form not UTF-8', method: 'POST', path: oauthToken, raw: Buffer.from('grant_type=%C3%28'), headers: form, status: 400, code: 'invalid_syntax', ...anonymous });
+rows.push({ label: 'oauth token: JSON not JSON', method: 'POST', path: oauthToken, raw: '{"grant_type":', headers: { 'Content-Type': 'application/json' }, status: 400, code: 'invalid_syntax', ...anonymous });
+rows.push({ label: 'oauth token: malformed Basic credentials', method: 'POST', path: oauthToken, raw: 'grant_type=refresh_token&refresh_token=x', headers: { ...form, Authorization: 'Basic bm9jb2xvbg==' }, status: 401, code: 'invalid_login', ...anonymous });
+rows.push({ label: 'oauth token: Basic and a body secret', method: 'POST', path: oauthToken, raw: 'grant_type=refresh_token&refresh_token=x&client_secret=cs_x', headers: { ...form, Authorization: `Basic ${Buffer.from('ci_x:cs_x').toString('base64')}` }, status: 400, code: 'invalid_input', property: 'client_secret', ...anonymous });
 
 // --- orders, promotions, shipping methods, settings, auths
 post(() => `orders/${orderId}`, { meta: nestedMeta(40) }, 'meta', 'order meta 40 deep');
@@ -692,6 +763,8 @@ const bodyTargets: Array<[string, () => string, Partial<Case>]> = [
   ['an alias', primaryAlias, {}],
   ['shipments of an order', orderShipments, {}],
   ['a shipment', shipmentPath, {}],
+  ['oauth apps', oauthApps, {}],
+  ['an oauth app', oauthApp, {}],
 ];
 for (const [name, path, extra] of bodyTargets) {
   const json = { 'Content-Type': 'application/json' };
@@ -721,6 +794,7 @@ const idPaths: Array<[string, (id: string) => string, Partial<Case>]> = [
   ['license service', (id) => `license_services/${id}`, {}],
   ['app', (id) => `apps/${id}`, {}],
   ['shipment', (id) => `shipments/${id}`, {}],
+  ['oauth app', (id) => `oauth_apps/${id}`, {}],
 ];
 for (const [name, path] of idPaths) {
   for (const id of BAD_IDS) rows.push({ label: `GET ${name} id ${id.slice(0, 24)}`, method: 'GET', path: () => path(id), status: 404, code: 'resource_not_found' });

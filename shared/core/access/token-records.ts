@@ -30,6 +30,8 @@ export interface TokenRecord {
   user_id?: string;
   customer_id?: string;
   oauth_app_id?: string;
+  /** Tokens issued through an OAuth grant (auth.md 6.3): its id; a revoked grant ends them (identity/oauth). */
+  grant_id?: string;
   /** Direct bindings (counted, at most 20), as API paths such as `carts/7KQ2ZP4M8TWX`. */
   bindings?: string[];
   /** Uncounted reach gained by paying a bound sale: order, payment and customer paths. */

@@ -24,6 +24,18 @@ export interface PageTexts {
   unregisteredRedirect: (uri: string) => string;
   errorHeading: string;
   tryAgain: string;
+  /** The OAuth authorize page (auth.md 6.2): sign-in heading naming the app, the consent screen, its faults. */
+  authorizeHeading: (app: string) => string;
+  authorizeIntro: (app: string) => string;
+  consentHeading: (app: string) => string;
+  consentText: (app: string, user: string) => string;
+  consentTest: string;
+  allow: string;
+  deny: string;
+  unknownClient: string;
+  unregisteredAppRedirect: (uri: string) => string;
+  otherAccount: string;
+  consentExpired: string;
 }
 
 const TEXTS: Record<PageLanguage, PageTexts> = {
@@ -43,6 +55,17 @@ const TEXTS: Record<PageLanguage, PageTexts> = {
     unregisteredRedirect: (uri) => `You signed in, but the return address ${uri} is not registered for your account, so no access was granted. An administrator can register it in the account settings (oauth_redirect_uris).`,
     errorHeading: 'Sign-in could not be completed',
     tryAgain: 'Back to the sign-in form',
+    authorizeHeading: (app) => `Sign in to continue to ${app}`,
+    authorizeIntro: (app) => `${app} asks for access to your account. Sign in first; you can then allow or deny it.`,
+    consentHeading: (app) => `Allow ${app} to access your account?`,
+    consentText: (app, user) => `${app} will be able to act as ${user}, with at most your own permissions and at most those the app was granted.`,
+    consentTest: 'Access is to test data only.',
+    allow: 'Allow',
+    deny: 'Deny',
+    unknownClient: 'This app is unknown or inactive, so it cannot ask for access.',
+    unregisteredAppRedirect: (uri) => `The return address ${uri} is not registered for this app, so no access can be granted.`,
+    otherAccount: 'This user belongs to another account and cannot authorize this app.',
+    consentExpired: 'This approval form has expired or was already used. Please start again from the app.',
   },
   de: {
     title: 'Anmelden',
@@ -60,6 +83,17 @@ const TEXTS: Record<PageLanguage, PageTexts> = {
     unregisteredRedirect: (uri) => `Sie sind angemeldet, aber die Rücksprungadresse ${uri} ist für Ihr Konto nicht registriert, daher wurde kein Zugriff gewährt. Ein Administrator kann sie in den Kontoeinstellungen (oauth_redirect_uris) eintragen.`,
     errorHeading: 'Die Anmeldung konnte nicht abgeschlossen werden',
     tryAgain: 'Zurück zum Anmeldeformular',
+    authorizeHeading: (app) => `Anmelden, um mit ${app} fortzufahren`,
+    authorizeIntro: (app) => `${app} bittet um Zugriff auf Ihr Konto. Melden Sie sich zuerst an; danach können Sie den Zugriff erlauben oder ablehnen.`,
+    consentHeading: (app) => `${app} Zugriff auf Ihr Konto erlauben?`,
+    consentText: (app, user) => `${app} kann dann als ${user} handeln, höchstens mit Ihren eigenen Berechtigungen und höchstens mit denen, die der App gewährt wurden.`,
+    consentTest: 'Der Zugriff gilt nur für Testdaten.',
+    allow: 'Erlauben',
+    deny: 'Ablehnen',
+    unknownClient: 'Diese App ist unbekannt oder deaktiviert und kann daher keinen Zugriff anfordern.',
+    unregisteredAppRedirect: (uri) => `Die Rücksprungadresse ${uri} ist für diese App nicht registriert, daher kann kein Zugriff gewährt werden.`,
+    otherAccount: 'Dieser Benutzer gehört zu einem anderen Konto und kann diese App nicht autorisieren.',
+    consentExpired: 'Dieses Freigabeformular ist abgelaufen oder wurde bereits verwendet. Bitte beginnen Sie erneut in der App.',
   },
 };
 

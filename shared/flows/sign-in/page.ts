@@ -25,20 +25,21 @@ main{max-width:22rem;margin:4rem auto;padding:2rem;background:#fff;border-radius
 body.compact main{margin:0 auto;box-shadow:none}
 h1{font-size:1.4rem;margin:0 0 1rem}label{display:block;margin:.75rem 0 .25rem;font-weight:600}
 input[type=text],input[type=password]{box-sizing:border-box;width:100%;padding:.5rem;border:1px solid #9aa3b0;border-radius:4px;font:inherit}
-button{margin-top:1.25rem;width:100%;padding:.6rem;border:0;border-radius:4px;background:#1f5fbf;color:#fff;font:inherit;cursor:pointer}
+button{margin-top:1.25rem;width:100%;box-sizing:border-box;padding:.6rem;border:0;border-radius:4px;background:#1f5fbf;color:#fff;font:inherit;cursor:pointer}
+button.secondary{background:#fff;color:#1d2430;border:1px solid #9aa3b0}
 .error{color:#9b1c1c;background:#fdecec;padding:.5rem .75rem;border-radius:4px}.notice{background:#e8f3ea;padding:.5rem .75rem;border-radius:4px}`;
 
-function hidden(name: string, value: string | undefined): string {
+export function hidden(name: string, value: string | undefined): string {
   return value === undefined ? '' : `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
 }
 
-function messageHtml(message: PageMessage | undefined): string {
+export function messageHtml(message: PageMessage | undefined): string {
   if (!message) return '';
   if (message.kind === 'notice') return `<p class="notice" role="status">${escapeHtml(message.text)}</p>`;
   return `<p class="error" role="alert" data-error-code="${escapeHtml(message.code)}">${escapeHtml(message.text)}</p>`;
 }
 
-function documentHtml(language: PageLanguage, title: string, compact: boolean, content: string): string {
+export function documentHtml(language: PageLanguage, title: string, compact: boolean, content: string): string {
   return `<!doctype html>
 <html lang="${language}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">
@@ -73,4 +74,44 @@ export function errorPage(language: PageLanguage, code: string, text: string, co
 <p class="error" role="alert" data-error-code="${escapeHtml(code)}">${escapeHtml(text)}</p>
 <p><a href="./?lang=${language}">${escapeHtml(t.tryAgain)}</a></p>`;
   return documentHtml(language, t.errorHeading, compact, content);
+}
+
+/** The authorize page's sign-in form (auth.md 6.2): it names the app and carries the authorization request in hidden fields. */
+export function authorizeFormPage(language: PageLanguage, appName: string, request: Record<string, string | undefined>, username: string, antiForgery: string, message?: PageMessage): string {
+  const t = textsOf(language);
+  const hiddenFields = Object.entries(request).map(([name, value]) => hidden(name, value)).join('');
+  const content = `<h1>${escapeHtml(t.authorizeHeading(appName))}</h1>
+<p>${escapeHtml(t.authorizeIntro(appName))}</p>
+${messageHtml(message)}
+<form method="post" action="authorize" accept-charset="utf-8">
+${hiddenFields}${hidden('step', 'login')}${hidden('lang', language)}${hidden('csrf_token', antiForgery)}
+<label for="username">${escapeHtml(t.loginName)}</label>
+<input type="text" id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${escapeHtml(username)}">
+<label for="password">${escapeHtml(t.password)}</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required>
+<button type="submit">${escapeHtml(t.submit)}</button>
+</form>`;
+  return documentHtml(language, t.authorizeHeading(appName), false, content);
+}
+
+/** The consent screen: names the app and the signed-in user; Allow or Deny post the one-time ticket back. */
+export function consentPage(language: PageLanguage, appName: string, userName: string, test: boolean, ticket: string, antiForgery: string): string {
+  const t = textsOf(language);
+  const content = `<h1 data-consent-app="${escapeHtml(appName)}">${escapeHtml(t.consentHeading(appName))}</h1>
+<p>${escapeHtml(t.consentText(appName, userName))}</p>
+${test ? `<p class="notice">${escapeHtml(t.consentTest)}</p>` : ''}
+<form method="post" action="authorize" accept-charset="utf-8">
+${hidden('step', 'consent')}${hidden('ticket', ticket)}${hidden('lang', language)}${hidden('csrf_token', antiForgery)}
+<button type="submit" name="decision" value="allow">${escapeHtml(t.allow)}</button>
+<button type="submit" name="decision" value="deny" class="secondary">${escapeHtml(t.deny)}</button>
+</form>`;
+  return documentHtml(language, t.consentHeading(appName), false, content);
+}
+
+/** An error page of the authorize endpoint (unknown client, unregistered redirect, expired consent): no redirect, ever. */
+export function authorizeErrorPage(language: PageLanguage, code: string, text: string): string {
+  const t = textsOf(language);
+  const content = `<h1>${escapeHtml(t.errorHeading)}</h1>
+<p class="error" role="alert" data-error-code="${escapeHtml(code)}">${escapeHtml(text)}</p>`;
+  return documentHtml(language, t.errorHeading, false, content);
 }

@@ -10,13 +10,14 @@
  * HttpOnly cookie on the sign-in path; a POST is accepted only when both are present and equal
  * (compared in constant time). Another site can neither read the cookie nor set it, so a
  * cross-site POST is refused (403) before any password is checked.
+ *
+ * `{signin_url}oauth/authorize` (OAuth apps, auth.md 6.2) is served here too, by ./authorize-page
+ * with the same headers, cookie and checks (./page-guard).
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ApiError } from '../../core/errors';
 import { IDLE_LIFETIME_MS } from '../../core/access/token-records';
-import { parseFormBody } from '../../http/body/form';
 import type { ApiGate } from '../../http/gate';
 import { respond } from '../../http/middleware/respond';
 import { stateOf, transportOfState, type ApiEvent } from '../../http/middleware/state';
@@ -26,6 +27,10 @@ import type { Platform } from '../../platform/ports';
 import { pageLanguage, textsOf } from './messages';
 import { errorPage, formPage, type FormFields, type PageMessage } from './page';
 import { isRegisteredRedirect } from './redirect-uris';
+import { AUTHORIZE_PATH, serveAuthorize } from './authorize-page';
+import { antiForgery, cookieValue, field, flagOf, formFields, MAX_FIELD, PAGE_PATH, pageHeaders, sameValue, spentAntiForgeryCookie } from './page-guard';
+
+export { ANTI_FORGERY_COOKIE } from './page-guard';
 
 /** What the page needs of the deployment besides the platform and the gate. */
 export interface SignInPageOptions {
@@ -34,77 +39,6 @@ export interface SignInPageOptions {
 }
 
 type Result = APIGatewayProxyStructuredResultV2;
-
-/** The anti-forgery cookie, its lifetime and path (the page's own path only). */
-export const ANTI_FORGERY_COOKIE = 'cartwheel_signin';
-const ANTI_FORGERY_SECONDS = 15 * 60;
-const PAGE_PATH = '/signin/';
-/** Longest login name and password read (longer ones cannot be right: user ids ≤ 64, emails ≤ 254, passwords ≤ 128 characters). */
-const MAX_FIELD = 1024;
-
-/** A text field of the query or form, bounded; undefined when absent or empty. */
-function field(values: Record<string, string>, name: string): string | undefined {
-  const value = values[name];
-  return value ? value.slice(0, MAX_FIELD) : undefined;
-}
-
-function flagOf(values: Record<string, string>, name: string): boolean {
-  return ['true', '1'].includes((values[name] ?? '').toLowerCase());
-}
-
-/** The origin of an absolute http(s) URI, or undefined. */
-function originOf(uri: string | undefined): string | undefined {
-  if (!uri) return undefined;
-  try {
-    const url = new URL(uri);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The headers every answer of the page carries (auth.md 5.1): no caching, no referrer, framing only by the redirect's origin. */
-function pageHeaders(redirectUri: string | undefined, requestId: string): Record<string, string> {
-  const frameOrigin = originOf(redirectUri);
-  return {
-    'Content-Type': 'text/html; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'Referrer-Policy': 'no-referrer',
-    'X-Content-Type-Options': 'nosniff',
-    'Content-Security-Policy': [
-      "default-src 'none'",
-      "style-src 'unsafe-inline'",
-      "base-uri 'none'",
-      // The form posts here; the 303 after it may lead to the redirect's origin.
-      `form-action 'self'${frameOrigin ? ` ${frameOrigin}` : ''}`,
-      `frame-ancestors ${frameOrigin ?? "'none'"}`,
-    ].join('; '),
-    ...(frameOrigin ? {} : { 'X-Frame-Options': 'DENY' }),
-    'X-Request-Id': requestId,
-  };
-}
-
-/** A fresh anti-forgery value and the cookie that carries it (SameSite=None for embedded forms, which need HTTPS). */
-function antiForgery(secure: boolean, compact: boolean): { value: string; cookie: string } {
-  const value = randomBytes(24).toString('base64url');
-  const sameSite = compact && secure ? 'None' : 'Lax';
-  return { value, cookie: `${ANTI_FORGERY_COOKIE}=${value}; Path=${PAGE_PATH}; Max-Age=${ANTI_FORGERY_SECONDS}; HttpOnly; SameSite=${sameSite}${secure ? '; Secure' : ''}` };
-}
-
-/** The anti-forgery cookie the browser sent, if any. */
-function cookieValue(event: ApiEvent): string | undefined {
-  const cookies = event.cookies ?? (event.headers?.cookie ? event.headers.cookie.split(';') : []);
-  for (const cookie of cookies) {
-    const [name, ...rest] = cookie.trim().split('=');
-    if (name === ANTI_FORGERY_COOKIE) return rest.join('=');
-  }
-  return undefined;
-}
-
-function sameValue(a: string | undefined, b: string | undefined): boolean {
-  if (!a || !b || a.length !== b.length) return false;
-  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
-}
 
 /** The `Location` of a successful sign-in: the URI without its fragment, then the token's (auth.md 5.1). */
 export function tokenRedirect(redirectUri: string, token: string, state: string | undefined): string {
@@ -127,8 +61,11 @@ async function serve(event: ApiEvent, platform: Platform, gate: ApiGate, options
     // `{signin_url}` ends in `/`; the bare path leads there, its query kept.
     return { statusCode: 308, headers: { ...pageHeaders(undefined, state.requestId), Location: `${PAGE_PATH}${event.rawQueryString ? `?${event.rawQueryString}` : ''}` } };
   }
+  if (event.rawPath === AUTHORIZE_PATH) {
+    return serveAuthorize(event, platform, gate, { method, query, secure, sourceIp: transport.sourceIp, requestId: state.requestId });
+  }
   if (event.rawPath !== PAGE_PATH) {
-    // `{signin_url}oauth/authorize` comes with OAuth apps (auth.md 6.2); nothing else lives here.
+    // Besides `{signin_url}oauth/authorize` (OAuth apps, auth.md 6.2) nothing else lives here.
     const language = pageLanguage(query.lang, acceptLanguage);
     return { statusCode: 404, headers: pageHeaders(undefined, state.requestId), body: errorPage(language, 'resource_not_found', 'Not found.', false) };
   }
@@ -200,17 +137,8 @@ async function serve(event: ApiEvent, platform: Platform, gate: ApiGate, options
     statusCode: 303,
     headers: { ...pageHeaders(fields.redirectUri, state.requestId), Location: tokenRedirect(fields.redirectUri!, token, fields.state), 'X-Token-Expires-In-Seconds': String(IDLE_LIFETIME_MS.trusted! / 1000) },
     // The form's value is spent.
-    cookies: [`${ANTI_FORGERY_COOKIE}=; Path=${PAGE_PATH}; Max-Age=0; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`],
+    cookies: [spentAntiForgeryCookie(secure)],
   };
-}
-
-/** The form fields of a POST (an empty object for a body that is not a form: the anti-forgery check then refuses it). */
-async function formFields(event: ApiEvent): Promise<Record<string, string> | undefined> {
-  try {
-    return parseFormBody(event);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

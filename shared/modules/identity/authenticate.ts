@@ -24,6 +24,7 @@ import type { Principal } from '../../core/access/principal';
 import { bucketBackoff, bucketClauses, MAX_BUCKET_ATTEMPTS, nextStep, slotsFit } from './rate-limit';
 import { IDLE_LIFETIME_MS, type TokenRecord } from '../../core/access/token-records';
 import { recordTokenUse } from './token-store';
+import { findGrant } from './oauth/grant-store';
 import { hashToken, parseToken } from '../../core/access/tokens';
 
 /** How long a cached token record is trusted (real time). */
@@ -53,6 +54,8 @@ interface CachedToken {
   record: TokenRecord;
   fetchedAt: number;
   lease?: Lease;
+  /** Tokens of an OAuth grant: when the grant was last found live (real time). */
+  grantCheckedAt?: number;
 }
 
 const cache = new Map<string, CachedToken>();
@@ -69,6 +72,14 @@ export function cachedTokenCount(): number {
 /** Forgets what this process knows of a token (after revoking or changing it). */
 export function forgetToken(tokenHash: string): void {
   cache.delete(tokenHash);
+}
+
+/**
+ * Forgets every token of an OAuth grant this process knows (after revoking the grant), so their
+ * next use here reads the grant again at once; other processes see it within a second.
+ */
+export function forgetGrant(grantId: string): void {
+  for (const [hash, entry] of cache) if (entry.record.grant_id === grantId) cache.delete(hash);
 }
 
 /**
@@ -94,6 +105,7 @@ export async function authenticate(token: string | undefined, clock: Clock, limi
   }
   const now = clock.nowMs();
   if (isExpired(entry.record, now)) throw new ExpiredTokenError();
+  if (entry.record.grant_id) await assertGrantLive(tokenHash, entry);
 
   // Take one slot of the lease. Renewals are single-flight per token and process: concurrent
   // requests wait for the renewal in progress instead of each reserving a lease of their own
@@ -133,6 +145,21 @@ export async function authenticate(token: string | undefined, clock: Clock, limi
     ...(record.customer_id ? { customerId: record.customer_id } : {}),
     record,
   };
+}
+
+/**
+ * A token issued through an OAuth grant lives only while its grant does (auth.md 6.3: a code or
+ * refresh token presented twice revokes every token of the grant). The grant is read at most
+ * once a second per token and process, like the token record itself.
+ */
+async function assertGrantLive(tokenHash: string, entry: CachedToken): Promise<void> {
+  if (entry.grantCheckedAt !== undefined && performance.now() - entry.grantCheckedAt <= RECORD_FRESH_MS) return;
+  const grant = await findGrant(entry.record.account_id, entry.record.grant_id!);
+  if (!grant || grant.revoked) {
+    forgetToken(tokenHash);
+    throw new InvalidTokenError();
+  }
+  entry.grantCheckedAt = performance.now();
 }
 
 function isExpired(record: TokenRecord, now: number): boolean {

@@ -31,6 +31,9 @@ export interface NewTokenInput {
   expiresAtMs?: number | null;
   userId?: string;
   customerId?: string;
+  /** Trusted tokens issued through an OAuth app (auth.md 6): the app, and the grant when there is one. */
+  oauthAppId?: string;
+  grantId?: string;
 }
 
 /** The record of a new token issued at `now` (epoch ms) and the entries that store it (record, id pointer, count). */
@@ -52,6 +55,8 @@ export function tokenWrites(input: NewTokenInput, now: number): { record: TokenR
     comments: input.comments ?? undefined,
     user_id: input.userId,
     customer_id: input.customerId,
+    ...(input.oauthAppId ? { oauth_app_id: input.oauthAppId } : {}),
+    ...(input.grantId ? { grant_id: input.grantId } : {}),
     expires_at_ms: expiresAtMs,
     created_ms: now,
     modified_ms: now,

@@ -10,3 +10,4 @@ export { customerScopeEntry, newTokenEntries } from './token-store';
 export { newUserEntries } from './user-store';
 export { findUserByLogin, issueTrustedToken, signInUser } from './user-sign-in';
 export { type UserRecord } from './users';
+export { ACCESS_TOKEN_SECONDS, findOAuthApp, findOAuthAppByClientId, issueAuthorizationCode, issueConsentTicket, issueImplicitToken, takeConsentTicket, type ConsentRequest, type OAuthAppRecord } from './oauth';

@@ -5,6 +5,7 @@
 import { defineModule } from '../../http/manifest';
 import { allow, allowCrud, collectionRoutes } from '../../http/routes';
 import { authDeclaration } from './auths';
+import { oauthAppDeclaration } from './oauth/oauth-records';
 import { userDeclaration } from './users';
 
 export const identityModule = defineModule({
@@ -23,6 +24,14 @@ export const identityModule = defineModule({
       memoryMb: 512,
       description: 'Users: /users and /users/me',
       grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
+    },
+    // OAuth apps and the token endpoint (auth.md 6.1, 6.3); the authorize page is the sign-in surface's.
+    oauth: {
+      entry: 'handlers/http/oauth.ts',
+      memoryMb: 256,
+      description: 'OAuth apps: /oauth_apps, and the token endpoint /oauth/token',
+      // Reads users, writes apps, grants, codes and tokens; idempotent replays of answers that carry a client secret are stored sealed.
+      grants: { table: 'readWrite', secrets: 'encryptDecrypt', email: false, sendsTo: [] },
     },
     // The sign-in page surface (auth.md 5.1, shared/app/surfaces.ts): HTML forms, no API route.
     signin: {
@@ -52,6 +61,11 @@ export const identityModule = defineModule({
     // The signed-in user (auth.md 9.2): the actions refuse every token but a trusted one.
     { method: 'GET', path: '/api/v1/users/me', family: 'users', access: { kind: 'any-token' } },
     { method: 'POST', path: '/api/v1/users/me', family: 'users', access: { kind: 'any-token' } },
+    // OAuth apps are governed by the auths permissions (auth.md 6.1, 8.3).
+    ...collectionRoutes({ family: 'oauth', path: '/api/v1/oauth_apps', id: 'oauth_app_id', access: allowCrud('auths') }),
+    { method: 'POST', path: '/api/v1/oauth_apps/{oauth_app_id}/reset_secret', family: 'oauth', access: allow('auths', 'update') },
+    // The token endpoint: public (client authentication is its own), form or JSON (auth.md 6.3).
+    { method: 'POST', path: '/api/v1/oauth/token', family: 'oauth', access: { kind: 'public' }, body: 'form-or-json' },
   ],
-  declarations: [authDeclaration, userDeclaration],
+  declarations: [authDeclaration, userDeclaration, oauthAppDeclaration],
 });

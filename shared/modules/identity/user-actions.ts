@@ -139,7 +139,7 @@ async function changeUser(principal: Principal, userId: string, input: UserInput
     await saveUser(current, next);
     return next;
   });
-  if (input.password !== undefined) await revokeUserTokens(saved.account_id, saved.user_id, principal.tokenHash);
+  if (input.password !== undefined) await revokeUserTokens(saved.account_id, saved.user_id, now(), principal.tokenHash);
   return saved;
 }
 
@@ -161,7 +161,7 @@ export async function deleteUserAction(context: ApiContext): Promise<ApiResult> 
     if (user.is_account_owner && (await ownersOf(user.account_id)).length <= 1) throw new InvalidStateError('The last account owner cannot be deleted.');
     await removeUser(user);
   });
-  await revokeUserTokens(principal.accountId, context.params.user_id!);
+  await revokeUserTokens(principal.accountId, context.params.user_id!, context.platform.clock.nowMs());
   return { status: 204 };
 }
 

@@ -8,6 +8,7 @@ import type { TokenRecord } from '../../core/access/token-records';
 import type { Mode } from '../../core/access/tokens';
 import { issueToken, revokeAuth } from './auths';
 import { checkPassword, lockoutKey, withLockout } from './lockout';
+import { revokeUserGrants } from './oauth/grants';
 import { listTokens } from './token-store';
 import { findUser, recordUserLogin, userIdOfEmail } from './user-store';
 import { rightsOfUser, type UserRecord } from './users';
@@ -55,21 +56,38 @@ export async function issueTrustedToken(user: UserRecord, mode: Mode, clock: Clo
   );
 }
 
-/** Issues a trusted token with the same user and rights as the trusted token `caller` (the test twin, auth.md 5.2). */
+/**
+ * Issues a trusted token with the same user and rights as the trusted token `caller` (the test
+ * twin, auth.md 5.2), and the same OAuth app limits: its app, and its grant, whose revocation
+ * ends the twin too.
+ */
 export async function issueTrustedTwin(caller: TokenRecord, mode: Mode, clock: Clock): Promise<{ record: TokenRecord; token: string }> {
   return issueToken(
-    { accountId: caller.account_id, mode, kind: 'trusted', permissions: [...(caller.permissions ?? [])], isOwner: caller.is_owner === true, userId: caller.user_id! },
+    {
+      accountId: caller.account_id,
+      mode,
+      kind: 'trusted',
+      permissions: [...(caller.permissions ?? [])],
+      isOwner: caller.is_owner === true,
+      userId: caller.user_id!,
+      ...(caller.oauth_app_id ? { oauthAppId: caller.oauth_app_id } : {}),
+      ...(caller.grant_id ? { grantId: caller.grant_id } : {}),
+    },
     clock,
   );
 }
 
 /**
- * Revokes every trusted token of a user in both modes, except the one whose hash is `keep` (the
- * token that changed the password keeps working, auth.md 9.2).
+ * Revokes every trusted token of a user in both modes and every OAuth grant of the user (its
+ * refresh tokens), except the token whose hash is `keep` and the grant it came from (the token
+ * that changed the password keeps working, auth.md 9.2). `now` marks the revoked grants.
  */
-export async function revokeUserTokens(accountId: string, userId: string, keep?: string): Promise<number> {
+export async function revokeUserTokens(accountId: string, userId: string, now: number, keep?: string): Promise<number> {
   const lower = userId.toLowerCase();
   const found = (await Promise.all((['live', 'test'] as const).map((mode) => listTokens(accountId, mode, 'trusted', MAX_TRUSTED_SCAN, false)))).flat();
+  const keptGrant = found.find((record) => record.token_hash === keep)?.grant_id;
+  // Grants first: once marked, every token they issued is refused, wherever it is cached.
+  await revokeUserGrants(accountId, userId, now, keptGrant);
   const mine = found.filter((record) => record.user_id?.toLowerCase() === lower && record.token_hash !== keep);
   await Promise.all(mine.map((record) => revokeAuth(record).catch(() => undefined)));
   return mine.length;
