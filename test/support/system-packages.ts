@@ -7,7 +7,7 @@
  * - chromium: the browser tests (storefront, sign-in page) drive Debian's Chromium;
  * - bubblewrap: hosted functions run in their own namespaces (functions.md §11);
  * - poppler-utils: the receipt tests read PDFs back with pdftotext and draw pages with pdftoppm;
- * - curl, jq and zip: the guides in docs/ are shell commands, run as written by test/e2e/docs.test.ts.
+ * - curl, jq, zip and openssl: the guides in docs/ are shell commands, run as written by test/e2e/docs.test.ts.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 
@@ -29,6 +29,7 @@ export const SYSTEM_PACKAGES: readonly SystemPackage[] = [
   { command: 'curl', debian: 'curl' },
   { command: 'jq', debian: 'jq' },
   { command: 'zip', debian: 'zip' },
+  { command: 'openssl', debian: 'openssl' },
 ];
 
 const onPath = (command: string): boolean => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
