@@ -58,6 +58,18 @@ function typesOf(schema: JsonSchema | undefined): string[] {
   return [];
 }
 
+const spokenName = (name: string) => name.replace(/_/g, ' ');
+
+/** The object alternative of a rendered property (its `null` taken out). */
+function withoutNull(schema: JsonSchema): JsonSchema {
+  if (Array.isArray(schema.anyOf)) {
+    const rest = (schema.anyOf as JsonSchema[]).filter((alternative) => alternative.type !== 'null' && alternative.type !== 'string');
+    return rest.length === 1 ? rest[0]! : { anyOf: rest };
+  }
+  if (Array.isArray(schema.type)) return { ...schema, type: 'object' };
+  return schema;
+}
+
 /** Adds `null` to a schema's alternatives. */
 function nullable(schema: JsonSchema): JsonSchema {
   if (Array.isArray(schema.oneOf)) return { ...schema, oneOf: [...(schema.oneOf as JsonSchema[]), { type: 'null' }] };
@@ -186,6 +198,12 @@ export class ResourceIndex {
   }
 }
 
+/** The `object` value a declaration's objects carry: the literal its `toJson` writes (`item` for cart lines), else its name. */
+export function objectOf(declaration: ResourceDeclaration, shapes: Readonly<Record<string, JsonSchema>>): string {
+  const written = (shapes[declaration.name]?.properties as Record<string, JsonSchema> | undefined)?.object?.const;
+  return typeof written === 'string' ? written : declaration.name;
+}
+
 /** Deep copy of a JSON value. */
 function copy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
@@ -229,14 +247,21 @@ export function resourceSchemas(index: ResourceIndex): Record<string, JsonSchema
     const properties = ((shape.properties as Record<string, JsonSchema> | undefined) ?? {}) as Record<string, JsonSchema>;
     const required = new Set((shape.required as string[] | undefined) ?? []);
     const known = Object.keys(properties).length > 0;
-    properties.object = { type: 'string', const: declaration.name, description: 'The kind of object' };
+    properties.object = { type: 'string', const: objectOf(declaration, index.facts.shapes), description: 'The kind of object' };
     required.add('object');
     properties.url = { ...URL_STRING, description: 'The absolute URL of this object' };
     properties[declaration.idField] = { ...(properties[declaration.idField] ?? { type: 'string' }), description: `The ${declaration.name.replace(/_/g, ' ')}'s id` };
     for (const [property, target] of Object.entries(declaration.links ?? {})) {
-      const link: JsonSchema = { oneOf: [{ ...URL_STRING, description: `The URL of the ${target.replace(/_/g, ' ')}` }, { ...ref(componentName(target)), description: `With \`expand=${property}\`: the ${target.replace(/_/g, ' ')}` }] };
-      const absent = !properties[property] || typesOf(properties[property]).includes('null');
-      properties[property] = absent ? nullable(link) : link;
+      // A link is its URL, or the object once expanded; some resources render an inline object
+      // in its place (a sale's customer snapshot), which stays an alternative.
+      const rendered = properties[property];
+      const types = typesOf(rendered);
+      const alternatives: JsonSchema[] = [];
+      if (!rendered || types.includes('string')) alternatives.push({ ...URL_STRING, description: `The URL of the ${spokenName(target)}` });
+      if (rendered && types.includes('object')) alternatives.push(withoutNull(rendered));
+      alternatives.push({ ...ref(componentName(target)), description: `With \`expand=${property}\`: the ${spokenName(target)}` });
+      if (!rendered || types.includes('null')) alternatives.push({ type: 'null' });
+      properties[property] = { anyOf: alternatives };
     }
     for (const [property, sub] of Object.entries(declaration.subCollections ?? {})) {
       const target = index.byName.get(sub.resource);
@@ -255,8 +280,15 @@ export function resourceSchemas(index: ResourceIndex): Record<string, JsonSchema
     }
     for (const [property, virtual] of Object.entries(declaration.virtuals ?? {})) {
       const target = virtual.resource ? index.byName.get(virtual.resource) : undefined;
-      properties[property] = { ...(target ? ref(componentName(target.name)) : {}), description: `Only with \`expand=${property}\`: computed when asked for` };
-      required.delete(property);
+      const computed = { ...(target ? ref(componentName(target.name)) : {}), description: `With \`expand=${property}\`: computed when asked for` };
+      const rendered = properties[property];
+      // A property rendered anyway (a URL) that expanding replaces keeps both forms.
+      if (rendered && target) properties[property] = { anyOf: [rendered, computed] };
+      else if (rendered) properties[property] = { ...rendered, description: `${String(rendered.description ?? '')} With \`expand=${property}\`: the computed value`.trim() };
+      else {
+        properties[property] = { ...computed, description: `Only with \`expand=${property}\`: computed when asked for` };
+        required.delete(property);
+      }
     }
     const money = Object.keys(declaration.formatted?.money ?? {});
     for (const name of money) properties[name] ??= { type: ['number', 'null'], description: 'An amount in the major unit of its currency' };

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { bodyKindOf, type BodyKind, type RouteDefinition } from '../http/routes';
 import type { FamilyActions } from '../http/pipeline';
-import { componentName, exampleOf, listName, ref, ResourceIndex, resourceSchemas, type JsonSchema, type ResponseFacts, type RouteResponse } from './openapi-responses';
+import { componentName, exampleOf, listName, objectOf, ref, ResourceIndex, resourceSchemas, type JsonSchema, type ResponseFacts, type RouteResponse } from './openapi-responses';
 
 export type { ResponseFacts } from './openapi-responses';
 
@@ -64,12 +64,17 @@ const ERROR_ENVELOPE = {
 
 /** Any JSON object the API answers with: when its `object` names a declared resource, it is that resource. */
 function anyObjectSchema(index: ResourceIndex): JsonSchema {
+  const byObject = new Map<string, string[]>();
+  for (const declaration of index.facts.declarations) {
+    const object = objectOf(declaration, index.facts.shapes);
+    byObject.set(object, [...(byObject.get(object) ?? []), componentName(declaration.name)]);
+  }
   return {
     type: 'object',
     description: 'A JSON object. When its `object` property names a resource, the object is that resource.',
-    allOf: index.facts.declarations.map((declaration) => ({
-      if: { type: 'object', properties: { object: { const: declaration.name } }, required: ['object'] },
-      then: ref(componentName(declaration.name)),
+    allOf: [...byObject].map(([object, names]) => ({
+      if: { type: 'object', properties: { object: { const: object } }, required: ['object'] },
+      then: names.length === 1 ? ref(names[0]!) : { anyOf: names.map(ref) },
     })),
   };
 }
