@@ -168,8 +168,12 @@ function operation(route: RouteDefinition, actions: FamilyActions['actions'], in
   const pathNames = [...route.path.matchAll(/{([^}]+)}/g)].map((match) => match[1]!);
   const parameters: unknown[] = pathNames.map((name) => ({ name, in: 'path', required: true, description: `The ${spoken(name.replace(/_id$/, ''))}${name.endsWith('_id') ? '\'s id' : ''}`, schema: { type: 'string' } }));
   for (const parameter of RENDER_PARAMETERS) {
-    const description = parameter.name === 'expand' && expandPaths.length > 0 ? `${parameter.description}. Paths this route offers: ${expandPaths.map((path) => `\`${path}\``).join(', ')}` : parameter.description;
-    parameters.push({ name: parameter.name, in: 'query', required: false, description, schema: parameter.boolean ? { type: 'string', enum: ['true', 'false', '1', '0'] } : { type: 'string' } });
+    if (parameter.name !== 'expand') {
+      parameters.push({ $ref: `#/components/parameters/${parameter.name}` });
+      continue;
+    }
+    const description = expandPaths.length > 0 ? `${parameter.description}. Paths this route offers: ${expandPaths.map((path) => `\`${path}\``).join(', ')}` : parameter.description;
+    parameters.push({ name: parameter.name, in: 'query', required: false, description, schema: { type: 'string' } });
   }
   if (query) {
     for (const parameter of LIST_PARAMETERS[query.list]) {
@@ -368,6 +372,12 @@ export function openApiDocument(routes: readonly RouteDefinition[], families: re
     paths,
     components: {
       schemas,
+      parameters: Object.fromEntries(
+        RENDER_PARAMETERS.filter((parameter) => parameter.name !== 'expand').map((parameter) => [
+          parameter.name,
+          { name: parameter.name, in: 'query', required: false, description: parameter.description, schema: parameter.boolean ? { type: 'string', enum: ['true', 'false', '1', '0'] } : { type: 'string' } },
+        ]),
+      ),
       responses: {
         ClientError: { description: 'A client error: `error.code` says which (`invalid_input`, `invalid_token`, `resource_not_found`, ...)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
         ServerError: { description: 'A server or upstream error: `error.code` says which', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RESOURCE_SHAPES_FILE, resourceShapesText } from '../../infra/openapi/resource-shapes';
 import { resources } from '../../shared/app/resources';
+import { CLIENT_TYPES_FILE, clientTypesText } from '../../infra/openapi/client-types';
 
 describe('generated API description files', () => {
   it('shared/app/resource-shapes.json is what the declarations render (npm run generate:api)', () => {
@@ -16,5 +17,12 @@ describe('generated API description files', () => {
     const shapes = JSON.parse(fresh) as Record<string, { properties?: Record<string, unknown> }>;
     expect(Object.keys(shapes).sort()).toEqual(resources().map((declaration) => declaration.name).sort());
     for (const declaration of resources()) expect(Object.keys(shapes[declaration.name]!.properties ?? {}), declaration.name).toContain(declaration.idField);
+  }, 180_000);
+
+  it('packages/client/src/schema.ts is what openapi-typescript makes of the document (npm run generate:api)', async () => {
+    const fresh = await clientTypesText();
+    expect(readFileSync(CLIENT_TYPES_FILE, 'utf8') === fresh, 'packages/client/src/schema.ts is stale: run `npm run generate:api`').toBe(true);
+    expect(fresh).toContain('export interface paths');
+    expect(fresh).toContain('export interface webhooks');
   }, 180_000);
 });

@@ -137,13 +137,16 @@ describe('GET /openapi.json: responses', () => {
       expect(Object.keys(schema.properties).length, declaration.name).toBeGreaterThan(6);
       for (const [property, target] of Object.entries(declaration.links ?? {})) {
         const alternatives = schema.properties[property].anyOf;
-        expect(alternatives, `${declaration.name}.${property}`).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'string', format: 'uri' }), expect.objectContaining({ $ref: expect.stringContaining(target.split('_').map((part) => part[0]!.toUpperCase() + part.slice(1)).join('')) })]));
+        // The expanded object always; the URL unless the resource renders an inline object there (a sale's customer).
+        expect(alternatives, `${declaration.name}.${property}`).toEqual(expect.arrayContaining([expect.objectContaining({ $ref: `#/components/schemas/${target.split('_').map((part) => part[0]!.toUpperCase() + part.slice(1)).join('')}` })]));
+        expect(alternatives.some((alternative: { format?: string; type?: string }) => alternative.format === 'uri' || alternative.type === 'object'), `${declaration.name}.${property}`).toBe(true);
       }
     }
     expect(schemas.Product.properties.type.enum).toEqual(expect.arrayContaining(['digital', 'physical']));
     expect(schemas.Product.properties.headline.type).toEqual(['string', 'null']);
     expect(schemas.Event.properties.type.enum).toEqual(eventTypes.map((entry) => entry.type));
     expect(schemas.EventSubscription.properties.event_type.enum).toEqual(expect.arrayContaining(['order:created', 'payment:completed']));
+    expect(schemas.Payment.properties.order.anyOf).toEqual([expect.objectContaining({ type: 'string', format: 'uri' }), expect.objectContaining({ $ref: '#/components/schemas/Order' }), { type: 'null' }]);
     expect(schemas.Order.properties.items).toEqual({ type: 'array', items: { $ref: '#/components/schemas/OrderItem' } });
     expect(schemas.Customer.properties.orders.oneOf[1].$ref).toBe('#/components/schemas/OrderOffsetList');
     expect(schemas.Product.properties.meta.type).toBeUndefined();

@@ -5001,7 +5001,20 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+        show: string;
+        /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+        hide: string;
+        /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+        formatted: "true" | "false" | "1" | "0";
+        /** @description Legacy flag: the same as adding `options` to `expand` */
+        options: "true" | "false" | "1" | "0";
+        /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+        user_locale: string;
+        /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+        timezone: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -5014,17 +5027,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -5051,17 +5064,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -5091,17 +5104,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -5177,17 +5190,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -5414,17 +5427,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -5627,17 +5640,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -5853,17 +5866,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -5891,17 +5904,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -5943,17 +5956,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -5982,17 +5995,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -6019,17 +6032,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -6229,17 +6242,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -6264,17 +6277,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -6303,17 +6316,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -6528,17 +6541,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -6750,17 +6763,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -6955,17 +6968,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -7177,17 +7190,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -7215,17 +7228,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -7417,17 +7430,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -7630,17 +7643,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -7739,17 +7752,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -7845,17 +7858,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -7924,17 +7937,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -8031,17 +8044,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -8069,17 +8082,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -8150,17 +8163,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -8217,17 +8230,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -8278,17 +8291,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -8316,17 +8329,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description The id after which the page starts */
@@ -8410,17 +8423,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `subscriptions`, `invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -8519,17 +8532,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `subscriptions`, `invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -8588,17 +8601,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `subscriptions`, `invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -8697,17 +8710,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `subscriptions`, `invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -8735,17 +8748,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `subscriptions`, `invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -8779,17 +8792,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `subscriptions`, `invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -8845,17 +8858,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `subscriptions`, `invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -8950,17 +8963,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -9029,17 +9042,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -9118,17 +9131,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -9180,17 +9193,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -9288,17 +9301,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -9328,17 +9341,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `promotion`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description The id after which the page starts */
@@ -9513,17 +9526,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -9721,17 +9734,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -9879,17 +9892,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -10088,17 +10101,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `product`, `product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -10191,17 +10204,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `product`, `product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -10286,17 +10299,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `product`, `product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -10372,17 +10385,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `product`, `product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -10466,17 +10479,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `product`, `product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -10506,17 +10519,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -10553,17 +10566,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -10593,17 +10606,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -10711,17 +10724,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -10845,17 +10858,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description The id after which the page starts */
@@ -10971,17 +10984,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -11143,17 +11156,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -11242,17 +11255,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -11350,17 +11363,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -11387,17 +11400,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -11427,17 +11440,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `promotion`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description The id after which the page starts */
@@ -11617,17 +11630,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.refunds`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `promotion`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `shipments`, `shipments.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -11778,17 +11791,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.refunds`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `promotion`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `shipments`, `shipments.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -11948,17 +11961,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `product`, `product.license_service`, `license`, `license.license_service`, `license.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -12050,17 +12063,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `product`, `product.license_service`, `license`, `license.license_service`, `license.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -12135,17 +12148,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `product`, `product.license_service`, `license`, `license.license_service`, `license.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -12227,17 +12240,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -12345,17 +12358,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `promotion`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -12525,17 +12538,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -12643,17 +12656,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description The id after which the page starts */
@@ -12751,17 +12764,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.refunds`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -12832,17 +12845,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -12932,17 +12945,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.refunds`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -13029,17 +13042,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -13129,17 +13142,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.refunds`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -13226,17 +13239,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -13326,17 +13339,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -13421,17 +13434,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -13513,17 +13526,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -13584,17 +13597,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -13677,17 +13690,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -13715,17 +13728,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -13802,17 +13815,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -13881,17 +13894,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -13946,17 +13959,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -14027,17 +14040,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -14065,17 +14078,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -14157,17 +14170,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -14249,17 +14262,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -14317,17 +14330,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -14410,17 +14423,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -14448,17 +14461,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -14495,17 +14508,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -14544,17 +14557,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `event_subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description The id after which the page starts */
@@ -14651,17 +14664,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `event_subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -14729,17 +14742,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `event_subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -14769,17 +14782,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -14861,17 +14874,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -14959,17 +14972,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -15031,17 +15044,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -15130,17 +15143,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -15168,17 +15181,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description The id after which the page starts */
@@ -15280,17 +15293,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -15363,17 +15376,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -15403,17 +15416,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `license_service`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -15459,17 +15472,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `live_version` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -15544,17 +15557,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `versions`, `deployments`, `aliases`, `live_version` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -15626,17 +15639,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `versions`, `deployments`, `aliases`, `live_version` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -15691,17 +15704,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `versions`, `deployments`, `aliases`, `live_version` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -15774,17 +15787,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `versions`, `deployments`, `aliases`, `live_version` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -15812,17 +15825,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -15895,17 +15908,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -15970,17 +15983,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -16034,17 +16047,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -16074,17 +16087,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `versions`, `deployments`, `aliases`, `live_version` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -16122,17 +16135,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `versions`, `deployments`, `aliases`, `live_version` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -16171,17 +16184,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -16248,17 +16261,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -16306,17 +16319,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -16379,17 +16392,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -16446,17 +16459,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -16502,17 +16515,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -16566,17 +16579,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -16606,17 +16619,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -16648,17 +16661,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -16690,17 +16703,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -16782,17 +16795,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path?: never;
@@ -16874,17 +16887,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -16944,17 +16957,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -17037,17 +17050,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -17075,17 +17088,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -17159,17 +17172,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -17241,17 +17254,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description 0-based position of the first item (default 0) */
@@ -17327,17 +17340,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
                 /** @description Page size, 1-100 (default 100) */
                 limit?: number;
                 /** @description The id after which the page starts */
@@ -17415,17 +17428,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -17480,17 +17493,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
@@ -17556,17 +17569,17 @@ export interface operations {
                 /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
-                show?: string;
+                show?: components["parameters"]["show"];
                 /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
-                hide?: string;
+                hide?: components["parameters"]["hide"];
                 /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
-                formatted?: "true" | "false" | "1" | "0";
+                formatted?: components["parameters"]["formatted"];
                 /** @description Legacy flag: the same as adding `options` to `expand` */
-                options?: "true" | "false" | "1" | "0";
+                options?: components["parameters"]["options"];
                 /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
-                user_locale?: string;
+                user_locale?: components["parameters"]["user_locale"];
                 /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
-                timezone?: string;
+                timezone?: components["parameters"]["timezone"];
             };
             header?: never;
             path: {
