@@ -8,7 +8,7 @@ import { defineFamily, lambdaHandler } from '../../shared/app/families';
 import type { FamilyActions } from '../../shared/http/pipeline';
 import { openApiDocument, type ResponseFacts } from '../../shared/rest/openapi';
 import { resources } from '../../shared/app/resources';
-import { eventTypes } from '../../shared/modules/events/catalog';
+import { eventTypes } from '../../shared/modules/events';
 import resourceShapes from '../../shared/app/resource-shapes.json';
 import { appActions } from './apps';
 import { deleteHostedFunctionAction, getHostedFunctionAction, listHostedFunctionsAction } from '../../shared/modules/functions/actions';

@@ -154,7 +154,16 @@ function successContent(response: RouteResponse, index: ResourceIndex, resolve: 
   if (response.kind === 'list') schema = ref(listName(response.declaration, response.style));
   else if (response.kind === 'resource') schema = ref(componentName(response.declaration.name));
   else schema = ref('AnyObject');
-  if (response.kind === 'list' || response.kind === 'resource') return { schema, example: exampleOf(schema, resolve, serverUrl) };
+  if (response.kind === 'resource') return { schema, example: exampleOf(schema, resolve, serverUrl) };
+  if (response.kind === 'list') {
+    // One page holding the one example item: no page before or after it.
+    const example = exampleOf(schema, resolve, serverUrl) as Record<string, unknown>;
+    const page = `${serverUrl}/${response.declaration.collection}?limit=100`;
+    const paging = response.style === 'offset'
+      ? { total_items: 1, total_pages: 1, current_page: 1, next_page_url: null, next_page_offset: null, previous_page_url: null, previous_page_offset: null, current_page_url: page }
+      : { next_page_url: null, next_page_after_item: null, previous_page_url: null, previous_page_before_item: null, current_page_url: page };
+    return { schema, example: { ...example, ...paging, data: example.data } };
+  }
   return { schema };
 }
 

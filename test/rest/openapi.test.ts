@@ -8,7 +8,7 @@ import { families, routes } from '../../shared/app/routes';
 import { BaseResolver, createConfig, lintFromString } from '@redocly/openapi-core';
 import { apiDocument, documentedFamilies } from '../../handlers/http/openapi';
 import { resources } from '../../shared/app/resources';
-import { eventTypes } from '../../shared/modules/events/catalog';
+import { eventTypes } from '../../shared/modules/events';
 import { productCreate } from '../../shared/modules/catalog/product-schemas';
 import { openApiDocument, successStatus } from '../../shared/rest/openapi';
 import { parseInput } from '../../shared/rest/validate';

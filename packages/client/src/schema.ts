@@ -5231,14 +5231,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/auths?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "auth",
@@ -6353,14 +6353,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/users?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "user",
@@ -7690,14 +7690,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/products?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "product",
@@ -8119,14 +8119,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/images?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "image",
@@ -8374,11 +8374,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_after_item": "next page after item",
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_before_item": "previous page before item",
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_after_item": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_before_item": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/customers?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "customer",
@@ -8999,14 +8999,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/payment_methods?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "payment_method",
@@ -9388,11 +9388,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_after_item": "next page after item",
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_before_item": "previous page before item",
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_after_item": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_before_item": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/carts?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "cart",
@@ -10137,14 +10137,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/items?limit=100",
                      *       "data": [
                      *         {
                      *           "settlement_currency": "USD",
@@ -10642,14 +10642,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/payments?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "payment",
@@ -10905,11 +10905,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_after_item": "next page after item",
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_before_item": "previous page before item",
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_after_item": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_before_item": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/payments?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "payment",
@@ -11489,11 +11489,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_after_item": "next page after item",
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_before_item": "previous page before item",
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_after_item": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_before_item": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/orders?limit=100",
                      *       "data": [
                      *         {
                      *           "total_refunded": 19.99,
@@ -11997,14 +11997,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/items?limit=100",
                      *       "data": [
                      *         {
                      *           "fulfilled": false,
@@ -12276,14 +12276,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/payments?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "payment",
@@ -12394,14 +12394,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/orders?limit=100",
                      *       "data": [
                      *         {
                      *           "total_refunded": 19.99,
@@ -12574,14 +12574,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/payments?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "payment",
@@ -12703,11 +12703,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_after_item": "next page after item",
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_before_item": "previous page before item",
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_after_item": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_before_item": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/refunds?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "refund",
@@ -12881,14 +12881,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/refunds?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "refund",
@@ -13078,14 +13078,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/refunds?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "refund",
@@ -13275,14 +13275,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/refunds?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "refund",
@@ -13380,14 +13380,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/promotions?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "promotion",
@@ -13767,14 +13767,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/shipping_methods?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "shipping_method",
@@ -14119,14 +14119,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/event_subscriptions?limit=100",
                      *       "data": [
                      *         {
                      *           "hosted_function": "hosted function",
@@ -14606,11 +14606,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_after_item": "next page after item",
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_before_item": "previous page before item",
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_after_item": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_before_item": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/events?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "event",
@@ -14819,14 +14819,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/license_services?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "license_service",
@@ -15230,11 +15230,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_after_item": "next page after item",
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_before_item": "previous page before item",
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_after_item": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_before_item": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/license_requests?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "license_request",
@@ -15509,14 +15509,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/apps?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "app",
@@ -15863,14 +15863,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/app_versions?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "app_version",
@@ -16222,14 +16222,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/app_deployments?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "app_deployment",
@@ -16355,14 +16355,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/app_aliases?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "app_alias",
@@ -16742,14 +16742,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/hosted_functions?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "hosted_function",
@@ -17124,14 +17124,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/shipments?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "shipment",
@@ -17292,14 +17292,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "total_items": 0,
-                     *       "total_pages": 0,
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
                      *       "current_page": 1,
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_offset": 0,
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_offset": 0,
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/shipments?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "shipment",
@@ -17383,11 +17383,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
-                     *       "next_page_url": "http://localhost:4000/api/v1/next_pages/3HE81X8T8P1B",
-                     *       "next_page_after_item": "next page after item",
-                     *       "previous_page_url": "http://localhost:4000/api/v1/previous_pages/3HE81X8T8P1B",
-                     *       "previous_page_before_item": "previous page before item",
-                     *       "current_page_url": "http://localhost:4000/api/v1/current_pages/3HE81X8T8P1B",
+                     *       "next_page_url": null,
+                     *       "next_page_after_item": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_before_item": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/shipments?limit=100",
                      *       "data": [
                      *         {
                      *           "object": "shipment",
