@@ -6,7 +6,10 @@ import { routes, type FamilyName } from '../../shared/app/routes';
 import { deleteImageAction, getImageAction, listImagesAction } from '../../shared/modules/images/actions';
 import { defineFamily, lambdaHandler } from '../../shared/app/families';
 import type { FamilyActions } from '../../shared/http/pipeline';
-import { openApiDocument } from '../../shared/rest/openapi';
+import { openApiDocument, type ResponseFacts } from '../../shared/rest/openapi';
+import { resources } from '../../shared/app/resources';
+import { eventTypes } from '../../shared/modules/events';
+import resourceShapes from '../../shared/app/resource-shapes.json';
 import { appActions } from './apps';
 import { deleteHostedFunctionAction, getHostedFunctionAction, listHostedFunctionsAction } from '../../shared/modules/functions/actions';
 import { family as hosting } from './app-serving';
@@ -62,6 +65,21 @@ export function documentedFamilies(): readonly FamilyActions[] {
   return [...Object.values(documented), family];
 }
 
+/**
+ * What the response schemas are made from: the registry's declarations, the shapes their
+ * `toJson` renders (generated: `npm run generate:api`), and the event catalog, whose types are
+ * the values of an event's `type` and the notification bodies (`webhooks`).
+ */
+export function responseFacts(): ResponseFacts {
+  const types = eventTypes.map((entry) => entry.type);
+  return { declarations: resources(), shapes: resourceShapes as ResponseFacts['shapes'], enums: { 'event.type': types }, eventTypes };
+}
+
+/** The document for an API root (what `GET /openapi.json` answers there). */
+export function apiDocument(serverUrl: string): Record<string, unknown> {
+  return openApiDocument(routes, documentedFamilies(), serverUrl, responseFacts());
+}
+
 const documents = new Map<string, Record<string, unknown>>();
 
 export const family = defineFamily('openapi', {
@@ -69,7 +87,7 @@ export const family = defineFamily('openapi', {
     const serverUrl = context.baseUrl.replace(/\/$/, '');
     let document = documents.get(serverUrl);
     if (document === undefined) {
-      document = openApiDocument(routes, documentedFamilies(), serverUrl);
+      document = apiDocument(serverUrl);
       // Hosts differ only between the API host and app hosts: a handful, but never unbounded.
       if (documents.size >= 16) documents.clear();
       documents.set(serverUrl, document);

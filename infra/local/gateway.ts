@@ -26,6 +26,7 @@ import { lambdaContext, toApiGatewayEvent, writeResult, type EdgeFacts } from '.
 import { answerClientError, answerError, headersTooLarge, hostMissing, MAX_REQUEST_HEADER_BYTES, NODE_MAX_HEADER_BYTES, requestHeaderBytes } from './edge-answers';
 import { handleLocalPage, type LocalPagesOptions } from './local-pages';
 import { serveImageFile } from './image-files';
+import { serveDocs } from './docs';
 import { pathFormTarget, serveAppFile, type LocalApps } from './app-files';
 import { appHostAccount } from '../../shared/http/app-hosts';
 import { COST_HEADER, formatCost, measureCost } from '../../shared/store/request-cost';
@@ -122,7 +123,12 @@ export function createGatewayServer(listener: RequestListener): Server {
 }
 
 /** The platform's surfaces, after the local runtime's own pages (`/_local/`, on the platform host only). */
-const localSurfaces: readonly SurfaceDefinition<SurfaceName | 'local'>[] = [{ name: 'local', pathPrefix: '/_local/', hosts: 'platform' }, ...surfaces];
+const localSurfaces: readonly SurfaceDefinition<SurfaceName | 'local' | 'docs'>[] = [
+  { name: 'local', pathPrefix: '/_local/', hosts: 'platform' },
+  // The API reference (infra/docs/site.ts): in the cloud a static page beside the API.
+  { name: 'docs', pathPrefix: '/docs/', bare: true, hosts: 'platform' },
+  ...surfaces,
+];
 
 /** Builds the Node request listener. */
 export function createGateway(options: GatewayOptions) {
@@ -157,6 +163,7 @@ export function createGateway(options: GatewayOptions) {
         await handleLocalPage(req, res, body, sourceIp, options.localPages);
         return;
       }
+      if (surface.name === 'docs') return serveDocs(req, res, path);
       await options.ready;
       /** Calls a family's handler with the API Gateway event of this request, as API Gateway would. */
       const callFamily = async (family: FamilyName, routeKey: string, params: Record<string, string> | undefined, withCost = true) => {

@@ -5,7 +5,10 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { families, routes } from '../../shared/app/routes';
-import { documentedFamilies } from '../../handlers/http/openapi';
+import { BaseResolver, createConfig, lintFromString } from '@redocly/openapi-core';
+import { apiDocument, documentedFamilies } from '../../handlers/http/openapi';
+import { resources } from '../../shared/app/resources';
+import { eventTypes } from '../../shared/modules/events';
 import { productCreate } from '../../shared/modules/catalog/product-schemas';
 import { openApiDocument, successStatus } from '../../shared/rest/openapi';
 import { parseInput } from '../../shared/rest/validate';
@@ -13,9 +16,11 @@ import type { RouteDefinition } from '../../shared/http/routes';
 import { withBody } from '../../shared/http/types';
 import { z } from 'zod';
 
-const document = openApiDocument(routes, documentedFamilies(), 'https://api.example.test/api/v1') as {
+const document = apiDocument('https://api.example.test/api/v1') as {
   openapi: string;
-  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: any }> }; parameters: Array<{ name: string; in: string }>; responses: Record<string, unknown>; 'x-cartwheel-permission': string }>>;
+  paths: Record<string, Record<string, { summary: string; requestBody?: { content: Record<string, { schema: any }> }; parameters: Array<{ name: string; in: string; description?: string }>; responses: Record<string, any>; 'x-cartwheel-permission': string; 'x-cartwheel-expand'?: string[] }>>;
+  components: { schemas: Record<string, any> };
+  webhooks: Record<string, any>;
 };
 
 describe('GET /openapi.json', () => {
@@ -35,7 +40,7 @@ describe('GET /openapi.json', () => {
         expect(operation!.parameters).toContainEqual(expect.objectContaining({ name, in: 'path', required: true }));
       }
       expect(operation!['x-cartwheel-permission']).toBe(route.access.kind === 'permission' ? `${route.access.resource}:${route.access.method}` : route.access.kind);
-      expect(Object.keys(operation!.responses)).toEqual([String(successStatus(route)), 'default']);
+      expect(Object.keys(operation!.responses)).toEqual([String(successStatus(route)), '4XX', '5XX']);
     }
   });
 
@@ -106,5 +111,78 @@ describe('GET /openapi.json', () => {
     expect(types('/things')).toEqual(['application/json']);
     const result = await new Validator().validate(structuredClone(described));
     expect(result.errors ?? []).toEqual([]);
+  });
+});
+
+describe('GET /openapi.json: responses', () => {
+  it('passes Redocly\'s recommended ruleset with no errors', async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config, externalRefResolver: new BaseResolver() } as Parameters<typeof lintFromString>[0]);
+    const errors = problems.filter((problem) => problem.severity === 'error').map((problem) => `${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`);
+    expect(errors).toEqual([]);
+    // Examples are made from the schemas and must satisfy them (a warning rule, held to zero here).
+    expect(problems.filter((problem) => problem.ruleId === 'no-invalid-media-type-examples').map((problem) => problem.message)).toEqual([]);
+    expect(problems.filter((problem) => problem.ruleId === 'no-unused-components').map((problem) => problem.message)).toEqual([]);
+  }, 60_000);
+
+  it('describes every declared resource with typed properties, its links as URL or expanded object (anyOf), its lists by style', () => {
+    const schemas = document.components.schemas;
+    for (const declaration of resources()) {
+      const name = declaration.name.split('_').map((part) => part[0]!.toUpperCase() + part.slice(1)).join('');
+      const schema = schemas[name];
+      expect(schema, declaration.name).toBeDefined();
+      expect(schema.properties.object.const).toMatch(/^[a-z_]+$/);
+      expect(schema.properties[declaration.idField].type, `${declaration.name}.${declaration.idField}`).toBe('string');
+      // More than the declared facts: the rendered properties with their types.
+      expect(Object.keys(schema.properties).length, declaration.name).toBeGreaterThan(6);
+      for (const [property, target] of Object.entries(declaration.links ?? {})) {
+        const alternatives = schema.properties[property].anyOf;
+        // The expanded object always; the URL unless the resource renders an inline object there (a sale's customer).
+        expect(alternatives, `${declaration.name}.${property}`).toEqual(expect.arrayContaining([expect.objectContaining({ $ref: `#/components/schemas/${target.split('_').map((part) => part[0]!.toUpperCase() + part.slice(1)).join('')}` })]));
+        expect(alternatives.some((alternative: { format?: string; type?: string }) => alternative.format === 'uri' || alternative.type === 'object'), `${declaration.name}.${property}`).toBe(true);
+      }
+    }
+    expect(schemas.Product.properties.type.enum).toEqual(expect.arrayContaining(['digital', 'physical']));
+    expect(schemas.Product.properties.headline.type).toEqual(['string', 'null']);
+    expect(schemas.Event.properties.type.enum).toEqual(eventTypes.map((entry) => entry.type));
+    expect(schemas.EventSubscription.properties.event_type.enum).toEqual(expect.arrayContaining(['order:created', 'payment:completed']));
+    expect(schemas.Payment.properties.order.anyOf).toEqual([expect.objectContaining({ type: 'string', format: 'uri' }), expect.objectContaining({ $ref: '#/components/schemas/Order' }), { type: 'null' }]);
+    expect(schemas.Order.properties.items).toEqual({ type: 'array', items: { $ref: '#/components/schemas/OrderItem' } });
+    expect(schemas.Customer.properties.orders.oneOf[1].$ref).toBe('#/components/schemas/OrderOffsetList');
+    expect(schemas.Product.properties.meta.type).toBeUndefined();
+  });
+
+  it('gives each route its answer: the resource, its list of the right style, nothing for a delete', () => {
+    const success = (path: string, method: string) => {
+      const responses = document.paths[path]![method]!.responses;
+      const status = Object.keys(responses)[0]!;
+      return { status, ref: responses[status].content?.['application/json']?.schema?.$ref?.split('/').pop(), example: responses[status].content?.['application/json']?.example };
+    };
+    expect(success('/products', 'get')).toEqual(expect.objectContaining({ status: '200', ref: 'ProductOffsetList' }));
+    expect(success('/orders', 'get').ref).toBe('OrderCursorList');
+    expect(success('/customers/{customer_id}/orders', 'get').ref).toBe('OrderOffsetList');
+    expect(success('/products', 'post')).toEqual(expect.objectContaining({ status: '201', ref: 'Product' }));
+    expect(success('/payments/{payment_id}/refunds', 'post').ref).toBe('Refund');
+    expect(success('/products/{product_id}', 'delete')).toEqual({ status: '204', ref: undefined, example: undefined });
+    expect(success('/products/{product_id}', 'get').example).toEqual(expect.objectContaining({ object: 'product', url: 'https://api.example.test/api/v1/products/3HE81X8T8P1B' }));
+    const described = Object.values(document.paths).flatMap((methods) => Object.values(methods)).filter((operation) => Object.keys(operation.responses)[0] !== '204');
+    const specific = described.filter((operation) => !JSON.stringify(operation.responses).includes('AnyObject'));
+    expect(specific.length / described.length).toBeGreaterThan(0.8);
+    for (const operation of Object.values(document.paths).flatMap((methods) => Object.values(methods))) expect(operation.summary).toMatch(/^[A-Z]/);
+    expect(document.paths['/payments/{payment_id}']!.get!['x-cartwheel-expand']).toEqual(expect.arrayContaining(['order', 'order.customer', 'customer', 'refunds']));
+    expect(document.paths['/payments/{payment_id}']!.get!.parameters.find((parameter) => parameter.name === 'expand')!.description).toContain('`order.customer`');
+  });
+
+  it('describes every event type\'s notification body as a webhook', () => {
+    expect(Object.keys(document.webhooks)).toEqual(eventTypes.map((entry) => entry.type));
+    const created = document.webhooks['order:created'].post.requestBody.content['application/json'].schema;
+    expect(created.allOf).toEqual([{ $ref: '#/components/schemas/Notification' }]);
+    expect(created.properties.data).toEqual({ $ref: '#/components/schemas/Order' });
+  });
+
+  it('cites no document the repository does not ship', () => {
+    const text = JSON.stringify(document);
+    expect(text.match(/.{0,60}§.{0,20}/g) ?? []).toEqual([]);
+    expect(text.match(/.{0,60}\b[a-z-]+\.md\b.{0,20}/g) ?? []).toEqual([]);
   });
 });

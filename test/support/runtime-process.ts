@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { checkResponse } from './openapi-responses';
 
 /** The bootstrap facts (bootstrap.json). */
 export interface Bootstrap {
@@ -179,11 +180,17 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
   };
 }
 
-/** A fetch helper for the API: JSON body in, parsed JSON out, with status and headers. */
+/**
+ * A fetch helper for the API: JSON body in, parsed JSON out, with status and headers. Every
+ * JSON answer from `/api/v1/` is checked against the API description (./openapi-responses.ts):
+ * one that does not match it fails the test.
+ */
 export async function api(url: string, options: ApiOptions = {}): Promise<ApiReply> {
   const { headers, body } = requestOf(options);
-  const response = await fetch(url, { method: options.method ?? 'GET', headers, body });
+  const method = options.method ?? 'GET';
+  const response = await fetch(url, { method, headers, body });
   const text = await response.text();
+  await checkResponse(method, url, response.status, response.headers.get('content-type'), text);
   return { status: response.status, headers: response.headers, body: parseReply(text), text };
 }
 

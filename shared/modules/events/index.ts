@@ -1,5 +1,5 @@
 /** The events module's one door: what other modules, flows and the app may use of it. */
-export { eventTypeEntry } from './catalog';
+export { eventTypeEntry, eventTypes } from './catalog';
 export { eventEntries, eventWrites, type EventSpec } from './emit';
 export { RemoteServerError, RemoteServerTimeoutError } from './errors';
 export { KEPT_ATTEMPTS, eventDeclaration, type AttemptErrorCode, type DeliveryAttempt, type EventRecord, type EventStatus, type NotificationFormat, type RecordedRequest } from './event-records';

@@ -51,12 +51,12 @@ export const identityModule = defineModule({
       access: { list: allow('auths', 'read'), read: allow('auths', 'read'), update: allow('auths', 'update'), delete: allow('auths', 'delete') },
     }),
     { method: 'POST', path: '/api/v1/auths/secret', family: 'auths', access: allow('auths', 'create') },
-    { method: 'POST', path: '/api/v1/auths/limited', family: 'auths', access: { kind: 'public' } },
+    { method: 'POST', path: '/api/v1/auths/limited', family: 'auths', access: { kind: 'public' }, created: true },
     { method: 'GET', path: '/api/v1/auths/options', family: 'auths', access: { kind: 'any-token' } },
     { method: 'GET', path: '/api/v1/auths/me', family: 'auths', access: { kind: 'any-token' } },
     { method: 'DELETE', path: '/api/v1/auths/me', family: 'auths', access: { kind: 'any-token' } },
     // The test twin of a trusted token (auth.md 5.2): the action refuses other token kinds.
-    { method: 'POST', path: '/api/v1/auths/trusted', family: 'auths', access: { kind: 'any-token' } },
+    { method: 'POST', path: '/api/v1/auths/trusted', family: 'auths', access: { kind: 'any-token' }, created: true },
     ...collectionRoutes({ family: 'users', path: '/api/v1/users', id: 'user_id', access: allowCrud('users') }),
     // The signed-in user (auth.md 9.2): the actions refuse every token but a trusted one.
     { method: 'GET', path: '/api/v1/users/me', family: 'users', access: { kind: 'any-token' } },
