@@ -295,6 +295,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth_apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List oauth apps
+         * @description An offset list: page with `limit` and `offset`; `total_items` counts the whole list.
+         *
+         *     Needs the permission `auths:read`.
+         */
+        get: operations["getOauthApps"];
+        put?: never;
+        /**
+         * Create an oauth app
+         * @description Answers 201 with the new object; the `Location` header holds its URL.
+         *
+         *     Needs the permission `auths:create`.
+         */
+        post: operations["postOauthApps"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth_apps/{oauth_app_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an oauth app
+         * @description Needs the permission `auths:read`.
+         */
+        get: operations["getOauthAppsOauthAppId"];
+        put?: never;
+        /**
+         * Update an oauth app
+         * @description A partial update: properties sent are changed, `null` clears one, omitted ones are left alone; unknown and read-only properties are ignored. Answers the whole updated object.
+         *
+         *     Needs the permission `auths:update`.
+         */
+        post: operations["postOauthAppsOauthAppId"];
+        /**
+         * Delete an oauth app
+         * @description Needs the permission `auths:delete`.
+         */
+        delete: operations["deleteOauthAppsOauthAppId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth_apps/{oauth_app_id}/reset_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset secret an oauth app
+         * @description The `reset_secret` action on an oauth app. The answer is a JSON object; when its `object` is `oauth_app` it is the oauth app after the action.
+         *
+         *     Needs the permission `auths:update`.
+         */
+        post: operations["postOauthAppsOauthAppIdResetSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send oauth token
+         * @description Public: no token needed (a token, when sent, is used).
+         */
+        post: operations["postOauthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/products": {
         parameters: {
             query?: never;
@@ -2503,7 +2603,7 @@ export interface components {
             permissions: {
                 /** @enum {string} */
                 resource: "auths" | "accounts" | "settings" | "users" | "products" | "carts" | "orders" | "customers" | "payments" | "refunds" | "subscriptions" | "invoices" | "shipments" | "promotions" | "reports" | "license_services" | "license_requests" | "event_subscriptions" | "events" | "notifications" | "hosted_functions" | "hosted_function_executions" | "apps" | "*";
-                methods: ("read" | "create" | "update" | "delete" | "*")[];
+                methods: ("*" | "read" | "create" | "update" | "delete")[];
                 allow: boolean;
             }[] | null;
             effective_permissions: {
@@ -2685,7 +2785,7 @@ export interface components {
             permissions: {
                 /** @enum {string} */
                 resource: "auths" | "accounts" | "settings" | "users" | "products" | "carts" | "orders" | "customers" | "payments" | "refunds" | "subscriptions" | "invoices" | "shipments" | "promotions" | "reports" | "license_services" | "license_requests" | "event_subscriptions" | "events" | "notifications" | "hosted_functions" | "hosted_function_executions" | "apps" | "*";
-                methods: ("read" | "create" | "update" | "delete" | "*")[];
+                methods: ("*" | "read" | "create" | "update" | "delete")[];
                 allow: boolean;
             }[];
             effective_permissions: {
@@ -2830,6 +2930,47 @@ export interface components {
             };
             /** Format: date-time */
             date_last_login: string | null;
+            /** Format: date-time */
+            date_created: string | null;
+            /** Format: date-time */
+            date_modified: string | null;
+            /** @description Only with `formatted=true`: a display string (or null) for each money, date, percentage and country property, in the caller's locale */
+            formatted?: {
+                [key: string]: string | null;
+            };
+        };
+        /**
+         * oauth_app
+         * @description A oauth app, as the API renders it.
+         */
+        OauthApp: {
+            /**
+             * @description The kind of object
+             * @constant
+             */
+            object: "oauth_app";
+            /** @description The oauth app's id */
+            oauth_app_id: string;
+            /**
+             * Format: uri
+             * @description The absolute URL of this object
+             */
+            url: string;
+            account_id: string;
+            name: string;
+            description: string | null;
+            client_id: string;
+            client_secret: string | null;
+            /** @enum {string} */
+            client_type: "confidential" | "public";
+            redirect_uris: string[];
+            permissions: {
+                /** @enum {string} */
+                resource: "auths" | "accounts" | "settings" | "users" | "products" | "carts" | "orders" | "customers" | "payments" | "refunds" | "subscriptions" | "invoices" | "shipments" | "promotions" | "reports" | "license_services" | "license_requests" | "event_subscriptions" | "events" | "notifications" | "hosted_functions" | "hosted_function_executions" | "apps" | "*";
+                methods: ("*" | "read" | "create" | "update" | "delete")[];
+                allow: boolean;
+            }[] | null;
+            active: boolean;
             /** Format: date-time */
             date_created: string | null;
             /** Format: date-time */
@@ -4078,7 +4219,7 @@ export interface components {
             filename: string;
             bytes: number;
             /** @enum {string} */
-            status: "pending" | "failed" | "active";
+            status: "active" | "pending" | "failed";
             status_message: string | null;
             /** Format: date-time */
             date_created: string | null;
@@ -4194,6 +4335,37 @@ export interface components {
              */
             current_page_url: string;
             data: components["schemas"]["User"][];
+        };
+        /** @description An offset list of oauth app objects */
+        OauthAppOffsetList: {
+            /** @constant */
+            object: "list";
+            /** @description How many items the whole list holds */
+            total_items: number;
+            /** @description ceil(total_items / limit); 0 for an empty list */
+            total_pages: number;
+            /** @description floor(offset / limit) + 1 */
+            current_page: number;
+            /**
+             * Format: uri
+             * @description The next page, or null on the last one
+             */
+            next_page_url: string | null;
+            /** @description offset + limit when more items follow, else null */
+            next_page_offset: number | null;
+            /**
+             * Format: uri
+             * @description The previous page, or null on the first one
+             */
+            previous_page_url: string | null;
+            /** @description max(0, offset - limit) when offset > 0, else null */
+            previous_page_offset: number | null;
+            /**
+             * Format: uri
+             * @description This page
+             */
+            current_page_url: string;
+            data: components["schemas"]["OauthApp"][];
         };
         /** @description An offset list of product objects */
         ProductOffsetList: {
@@ -4954,7 +5126,7 @@ export interface components {
             data: components["schemas"]["Shipment"][];
         };
         /** @description A JSON object. When its `object` property names a resource, the object is that resource. */
-        AnyObject: unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown;
+        AnyObject: unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown;
         /** @description A notification body: one event of one occurrence for one subscription */
         Notification: {
             /** @constant */
@@ -5258,7 +5430,7 @@ export interface operations {
                      *             {
                      *               "resource": "auths",
                      *               "methods": [
-                     *                 "read"
+                     *                 "*"
                      *               ],
                      *               "allow": false
                      *             }
@@ -5473,7 +5645,7 @@ export interface operations {
                      *         {
                      *           "resource": "auths",
                      *           "methods": [
-                     *             "read"
+                     *             "*"
                      *           ],
                      *           "allow": false
                      *         }
@@ -5699,7 +5871,7 @@ export interface operations {
                      *         {
                      *           "resource": "auths",
                      *           "methods": [
-                     *             "read"
+                     *             "*"
                      *           ],
                      *           "allow": false
                      *         }
@@ -6075,7 +6247,7 @@ export interface operations {
                      *         {
                      *           "resource": "auths",
                      *           "methods": [
-                     *             "read"
+                     *             "*"
                      *           ],
                      *           "allow": false
                      *         }
@@ -6376,7 +6548,7 @@ export interface operations {
                      *             {
                      *               "resource": "auths",
                      *               "methods": [
-                     *                 "read"
+                     *                 "*"
                      *               ],
                      *               "allow": false
                      *             }
@@ -6600,7 +6772,7 @@ export interface operations {
                      *         {
                      *           "resource": "auths",
                      *           "methods": [
-                     *             "read"
+                     *             "*"
                      *           ],
                      *           "allow": false
                      *         }
@@ -6805,7 +6977,7 @@ export interface operations {
                      *         {
                      *           "resource": "auths",
                      *           "methods": [
-                     *             "read"
+                     *             "*"
                      *           ],
                      *           "allow": false
                      *         }
@@ -7027,7 +7199,7 @@ export interface operations {
                      *         {
                      *           "resource": "auths",
                      *           "methods": [
-                     *             "read"
+                     *             "*"
                      *           ],
                      *           "allow": false
                      *         }
@@ -7267,7 +7439,7 @@ export interface operations {
                      *         {
                      *           "resource": "auths",
                      *           "methods": [
-                     *             "read"
+                     *             "*"
                      *           ],
                      *           "allow": false
                      *         }
@@ -7480,7 +7652,7 @@ export interface operations {
                      *         {
                      *           "resource": "auths",
                      *           "methods": [
-                     *             "read"
+                     *             "*"
                      *           ],
                      *           "allow": false
                      *         }
@@ -7631,6 +7803,444 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["User"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getOauthApps: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+                /** @description Page size, 1-100 (default 100) */
+                limit?: number;
+                /** @description 0-based position of the first item (default 0) */
+                offset?: number;
+                /** @description Descending order (default false) */
+                desc?: string;
+                /** @description Search in name and client_id */
+                q?: string;
+                /** @description date_created (default) or name */
+                sort_by?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: list oauth apps */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
+                     *       "current_page": 1,
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/oauth_apps?limit=100",
+                     *       "data": [
+                     *         {
+                     *           "object": "oauth_app",
+                     *           "oauth_app_id": "3HE81X8T8P1B",
+                     *           "url": "http://localhost:4000/api/v1/oauth_apps/3HE81X8T8P1B",
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "name": "name",
+                     *           "description": "description",
+                     *           "client_id": "3HE81X8T8P1B",
+                     *           "client_secret": "client secret",
+                     *           "client_type": "confidential",
+                     *           "redirect_uris": [
+                     *             "redirect uris"
+                     *           ],
+                     *           "permissions": [
+                     *             {
+                     *               "resource": "auths",
+                     *               "methods": [
+                     *                 "*"
+                     *               ],
+                     *               "allow": false
+                     *             }
+                     *           ],
+                     *           "active": false,
+                     *           "date_created": "2026-11-21T14:05:09Z",
+                     *           "date_modified": "2026-11-21T14:05:09Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OauthAppOffsetList"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postOauthApps: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string | null;
+                    description?: string | null;
+                    /** @enum {string} */
+                    client_type?: "confidential" | "public";
+                    redirect_uris?: string[];
+                    permissions?: {
+                        /** @enum {string} */
+                        resource: "accounts" | "settings" | "users" | "auths" | "products" | "carts" | "orders" | "customers" | "payments" | "refunds" | "subscriptions" | "invoices" | "shipments" | "promotions" | "reports" | "license_services" | "license_requests" | "event_subscriptions" | "events" | "notifications" | "hosted_functions" | "hosted_function_executions" | "apps" | "*";
+                        methods: ("read" | "create" | "update" | "delete" | "*")[];
+                        allow?: boolean;
+                    }[] | null;
+                    active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Answer to: create an oauth app */
+            201: {
+                headers: {
+                    /** @description The absolute URL of the created object */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "oauth_app",
+                     *       "oauth_app_id": "3HE81X8T8P1B",
+                     *       "url": "http://localhost:4000/api/v1/oauth_apps/3HE81X8T8P1B",
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "name": "name",
+                     *       "description": "description",
+                     *       "client_id": "3HE81X8T8P1B",
+                     *       "client_secret": "client secret",
+                     *       "client_type": "confidential",
+                     *       "redirect_uris": [
+                     *         "redirect uris"
+                     *       ],
+                     *       "permissions": [
+                     *         {
+                     *           "resource": "auths",
+                     *           "methods": [
+                     *             "*"
+                     *           ],
+                     *           "allow": false
+                     *         }
+                     *       ],
+                     *       "active": false,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OauthApp"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getOauthAppsOauthAppId: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The oauth app's id */
+                oauth_app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: retrieve an oauth app */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "oauth_app",
+                     *       "oauth_app_id": "3HE81X8T8P1B",
+                     *       "url": "http://localhost:4000/api/v1/oauth_apps/3HE81X8T8P1B",
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "name": "name",
+                     *       "description": "description",
+                     *       "client_id": "3HE81X8T8P1B",
+                     *       "client_secret": "client secret",
+                     *       "client_type": "confidential",
+                     *       "redirect_uris": [
+                     *         "redirect uris"
+                     *       ],
+                     *       "permissions": [
+                     *         {
+                     *           "resource": "auths",
+                     *           "methods": [
+                     *             "*"
+                     *           ],
+                     *           "allow": false
+                     *         }
+                     *       ],
+                     *       "active": false,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OauthApp"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postOauthAppsOauthAppId: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The oauth app's id */
+                oauth_app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string | null;
+                    description?: string | null;
+                    redirect_uris?: string[];
+                    permissions?: {
+                        /** @enum {string} */
+                        resource: "accounts" | "settings" | "users" | "auths" | "products" | "carts" | "orders" | "customers" | "payments" | "refunds" | "subscriptions" | "invoices" | "shipments" | "promotions" | "reports" | "license_services" | "license_requests" | "event_subscriptions" | "events" | "notifications" | "hosted_functions" | "hosted_function_executions" | "apps" | "*";
+                        methods: ("read" | "create" | "update" | "delete" | "*")[];
+                        allow?: boolean;
+                    }[] | null;
+                    active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Answer to: update an oauth app */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "oauth_app",
+                     *       "oauth_app_id": "3HE81X8T8P1B",
+                     *       "url": "http://localhost:4000/api/v1/oauth_apps/3HE81X8T8P1B",
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "name": "name",
+                     *       "description": "description",
+                     *       "client_id": "3HE81X8T8P1B",
+                     *       "client_secret": "client secret",
+                     *       "client_type": "confidential",
+                     *       "redirect_uris": [
+                     *         "redirect uris"
+                     *       ],
+                     *       "permissions": [
+                     *         {
+                     *           "resource": "auths",
+                     *           "methods": [
+                     *             "*"
+                     *           ],
+                     *           "allow": false
+                     *         }
+                     *       ],
+                     *       "active": false,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OauthApp"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deleteOauthAppsOauthAppId: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The oauth app's id */
+                oauth_app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postOauthAppsOauthAppIdResetSecret: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The oauth app's id */
+                oauth_app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: reset secret an oauth app */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyObject"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postOauthToken: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: send oauth token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyObject"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -11651,7 +12261,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: retrieve an order */
+            /** @description Answer to: retrieve an order; JSON, or application/pdf when the Accept header lists it first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11779,6 +12389,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
+                    "application/pdf": string;
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -16773,7 +17384,7 @@ export interface operations {
                      *           "invoke_url": "invoke url",
                      *           "filename": "filename",
                      *           "bytes": 19.99,
-                     *           "status": "pending",
+                     *           "status": "active",
                      *           "status_message": "status message",
                      *           "date_created": "2026-11-21T14:05:09Z",
                      *           "date_modified": "2026-11-21T14:05:09Z",
@@ -16867,7 +17478,7 @@ export interface operations {
                      *       "invoke_url": "invoke url",
                      *       "filename": "filename",
                      *       "bytes": 19.99,
-                     *       "status": "pending",
+                     *       "status": "active",
                      *       "status_message": "status message",
                      *       "date_created": "2026-11-21T14:05:09Z",
                      *       "date_modified": "2026-11-21T14:05:09Z",
@@ -16937,7 +17548,7 @@ export interface operations {
                      *       "invoke_url": "invoke url",
                      *       "filename": "filename",
                      *       "bytes": 19.99,
-                     *       "status": "pending",
+                     *       "status": "active",
                      *       "status_message": "status message",
                      *       "date_created": "2026-11-21T14:05:09Z",
                      *       "date_modified": "2026-11-21T14:05:09Z",
@@ -17030,7 +17641,7 @@ export interface operations {
                      *       "invoke_url": "invoke url",
                      *       "filename": "filename",
                      *       "bytes": 19.99,
-                     *       "status": "pending",
+                     *       "status": "active",
                      *       "status_message": "status message",
                      *       "date_created": "2026-11-21T14:05:09Z",
                      *       "date_modified": "2026-11-21T14:05:09Z",
