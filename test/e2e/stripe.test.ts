@@ -82,7 +82,8 @@ beforeAll(async () => {
   account = runtime.bootstrap.account_id;
   live = runtime.bootstrap.tokens.live_secret;
   test = runtime.bootstrap.tokens.test_secret;
-  const product = await api(`${base}products`, { method: 'POST', token: live, body: { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }, { currency: 'JPY', price: 2000 }, { currency: 'KWD', price: 5.125 }] } });
+  expect((await api(`${base}settings/payment`, { method: 'POST', token: live, body: { currencies: ['USD', 'JPY', 'KWD'], exchange_rates: { JPY: 150, KWD: 0.3 } } })).status).toBe(200);
+  const product = await api(`${base}products`, { method: 'POST', token: live, body: { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] } });
   expect(product.status, product.text).toBe(201);
   // The merchant registers the webhook endpoint in "Stripe" and keeps its signing secret.
   const stripe = new Stripe(SECRET_KEY, { host: '127.0.0.1', port: standin.port, protocol: 'http' });
@@ -157,9 +158,6 @@ describe('a live cart paid through Stripe', () => {
   });
 
   it('charges zero- and three-decimal currencies in Stripe units, and refuses an amount Stripe cannot represent', async () => {
-    const yen = await api(`${base}payments`, { method: 'POST', token: live, body: { currency: 'JPY', total: 2000, ...token('pm_card_visa') } });
-    expect(yen.status, yen.text).toBe(400); // JPY is not enabled for the account yet
-    expect((await api(`${base}settings/payment`, { method: 'POST', token: live, body: { currencies: ['USD', 'JPY', 'KWD'], exchange_rates: { JPY: 150, KWD: 0.3 } } })).status).toBe(200);
     const yenPaid = await api(`${base}payments`, { method: 'POST', token: live, body: { currency: 'JPY', total: 2000, ...token('pm_card_visa') } });
     expect(yenPaid.status, yenPaid.text).toBe(201);
     expect(standin.requests.filter((request) => request.path === '/v1/payment_intents').at(-1)!.params).toMatchObject({ amount: '2000', currency: 'jpy' });
@@ -248,6 +246,7 @@ describe('raw card numbers', () => {
   });
 
   it('a pm_ token in test mode without a Stripe test connection is refused, and nothing is stored', async () => {
+    expect((await api(`${base}products`, { method: 'POST', token: test, body: { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] } })).status).toBe(201);
     const cart = await api(`${base}carts`, { method: 'POST', token: test, body: { items: [{ product_id: 'ebook', quantity: 1 }], customer: buyer } });
     expect(cart.status, cart.text).toBe(201);
     const answer = await api(`${base}carts/${cart.body.cart_id}/payments`, { method: 'POST', token: test, body: token('pm_card_visa') });

@@ -23,9 +23,11 @@ function loadSpec(): NonNullable<typeof spec> {
 
 /**
  * Parameters Stripe takes that the published description leaves out, allowed by name: raw card
- * data in `payment_method_data[card]` (commerce.md §4.7: for accounts Stripe allows to send it).
+ * data in `payment_method_data[card]` with `type=card` (commerce.md §4.7: for accounts Stripe allows
+ * to send it).
  */
 const UNDOCUMENTED: Record<string, Schema> = {
+  'POST /v1/payment_intents payment_method_data.type': { type: 'string', enum: ['card'] },
   'POST /v1/payment_intents payment_method_data.card': {
     type: 'object',
     properties: { number: { type: 'string', maxLength: 19 }, exp_month: { type: 'integer' }, exp_year: { type: 'integer' }, cvc: { type: 'string', maxLength: 4 } },
@@ -136,7 +138,7 @@ function check(value: unknown, schema: Schema, at: string, where: string, coerce
       }
       for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
         const path = at ? `${at}.${key}` : key;
-        const declared = properties[key] ?? UNDOCUMENTED[`${where} ${path}`];
+        const declared = UNDOCUMENTED[`${where} ${path}`] ?? properties[key];
         if (declared) problems.push(...check(inner, declared, path, where, coerce));
         else if (schema.additionalProperties && typeof schema.additionalProperties === 'object') problems.push(...check(inner, schema.additionalProperties as Schema, path, where, coerce));
         else problems.push(`${where}: unknown parameter ${path}`);

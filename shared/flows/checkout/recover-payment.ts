@@ -22,7 +22,7 @@ import { finishEntry, type DueClaim } from '../../work/due-work-store';
 import type { DueHandler } from '../../work/runner';
 import { InUseError } from '../../http/errors';
 import { logger } from '../../core/logging';
-import { TransactionRejectedError } from '../../store/errors';
+import { RecordExistsError, TransactionRejectedError } from '../../store/errors';
 import { writeOne } from '../../store/transact';
 import { carts, lockHeld } from '../../modules/carts';
 import { type PaymentRecord, chargeKey, payments } from '../../modules/payments';
@@ -104,7 +104,8 @@ export async function recoverPayment(platform: Platform, scope: RecordScope, pay
     return 'failed';
   } catch (error) {
     // Someone else recovered it first: the stored payment tells the truth.
-    if (!(error instanceof TransactionRejectedError) && !(error instanceof InUseError)) throw error;
+    // (A concurrent completion's order, created only if new, refuses as RecordExistsError.)
+    if (!(error instanceof TransactionRejectedError) && !(error instanceof InUseError) && !(error instanceof RecordExistsError)) throw error;
     const current = await payments.find(scope, paymentId);
     return current?.status === 'completed' ? 'completed' : current?.status === 'failed' ? 'failed' : 'still-running';
   }

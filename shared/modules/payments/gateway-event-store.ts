@@ -3,7 +3,7 @@
  * event id is handled once), one item per (account, mode, event id), written only if new and
  * removed by the table's TTL after 30 days (Stripe retries an event for three days).
  */
-import { defineEntity, type RecordScope } from '../../store/entity';
+import { defineEntity, IS_NEW, type RecordScope } from '../../store/entity';
 import { TransactionRejectedError } from '../../store/errors';
 import { writeOne } from '../../store/transact';
 
@@ -26,7 +26,7 @@ const gatewayEvents = defineEntity<GatewayEventRecord>({ name: 'gateway event', 
 export async function takeGatewayEventOnce(scope: RecordScope, eventId: string, type: string, now: number): Promise<boolean> {
   const record: GatewayEventRecord = { event_id: eventId, account_id: scope.accountId, mode: scope.mode, type, created_ms: now, modified_ms: now };
   try {
-    await writeOne(gatewayEvents.putEntry(record, { ifNew: true, name: 'gateway-event.take' }));
+    await writeOne(gatewayEvents.putEntry(record, { condition: IS_NEW, name: 'gateway-event.take' }));
     return true;
   } catch (error) {
     if (error instanceof TransactionRejectedError) return false;
