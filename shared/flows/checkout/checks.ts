@@ -9,7 +9,7 @@ import type { RecordScope } from '../../store/entity';
 import { FIELD_PATHS, type SaleCustomer } from '../../modules/carts';
 import { cardFingerprint, maskedCard, newCard, type MaskedCard, DuplicatePaymentError, type PaymentRecord, type PaymentMethodInput, findRecentDuplicate, recordSavedMethod } from '../../modules/payments';
 import type { NewCard, SavedCardRef, TokenCard } from '../../platform/ports';
-import type { CardDataInput } from '../../modules/payments/payment-schemas';
+import type { CardDataInput } from '../../modules/payments';
 import type { CardRules } from './sale-gateway';
 import { findCustomerPaymentMethod, storePaymentMethod } from '../../modules/payment-methods';
 import type { Clock } from '../../platform/ports';

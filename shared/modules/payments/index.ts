@@ -16,7 +16,7 @@ export {
 export { savedCardRef, TEST_BAD_CVV, TEST_BAD_POSTAL_CODE, testBehaviourOf, testGateway } from './test-gateway';
 export { listCharges, type GatewayChargeRecord } from './gateway-charge-store';
 export { newPaymentRecord, paymentDeclaration, type GatewayCharge, type PaymentRecord, type PaymentRefundLedger } from './payment-records';
-export { cardData, savedCardFields, type CartPaymentInput, type DirectPaymentInput, type PaymentMethodInput } from './payment-schemas';
+export { cardData, savedCardFields, type CardDataInput, type CartPaymentInput, type DirectPaymentInput, type PaymentMethodInput } from './payment-schemas';
 export { chargeKey, findRecentDuplicate, initiatedEntry, outcomeEntry, payments, paymentsOfCustomer, recordSavedMethod } from './payment-store';
 export { cartPaymentCreate, directPaymentCreate, paymentUpdate } from './payment-schemas';
 export { paymentsOfCart, refundedAmountEntry, refundLedgerEntry, updatePayment } from './payment-store';
