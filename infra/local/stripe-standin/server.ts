@@ -211,7 +211,8 @@ export async function startStripeStandin(options: { port?: number; host?: string
 
   const handleApi = (request: IncomingMessage, response: ServerResponse, url: URL, body: string): void => {
     const auth = request.headers.authorization ?? '';
-    const key = auth.startsWith('Bearer ') ? auth.slice(7) : '';
+    // Bearer (the SDK) or Basic with the key as user name (curl -u sk_…:), as Stripe takes both.
+    const key = auth.startsWith('Bearer ') ? auth.slice(7) : auth.startsWith('Basic ') ? Buffer.from(auth.slice(6), 'base64').toString('utf8').split(':')[0]! : '';
     const problems = checkStripeRequest(request.method ?? 'GET', url.pathname, url.search.slice(1), body);
     const params = request.method === 'POST' ? parseStripeForm(body) : parseStripeForm(url.search.slice(1));
     requests.push({ method: request.method ?? 'GET', path: url.pathname, account: key.slice(-6), idempotencyKey: (request.headers['idempotency-key'] as string | undefined) ?? null, params: reduced(params) });
