@@ -97,9 +97,18 @@ export async function assertNotDuplicate(scope: RecordScope, fingerprint: string
  * The saved method is dated by `clock`.
  */
 export async function saveCardAfterPayment(scope: RecordScope, method: ParsedPaymentMethod | undefined, payment: PaymentRecord, allowSaveCards: boolean, clock: Clock): Promise<PaymentRecord> {
-  if (!method || !method.save || !allowSaveCards || method.card.kind !== 'new' || !payment.customer_id || !payment.payment_method) return payment;
+  if (!method || !method.save || !allowSaveCards || !payment.customer_id || !payment.payment_method) return payment;
+  // Through Stripe the card is kept there, and the platform's method keeps its Stripe ids (§4.7).
+  const stripeSaved = payment.gateway_charge?.saved_as;
+  const { data } = payment.payment_method;
+  const card: NewCard | SavedCardRef | undefined = payment.gateway_charge
+    ? stripeSaved
+      ? { kind: 'saved', brand: data.type, last4: data.last4, numberLength: data.mask.length, expMonth: data.exp_month, expYear: data.exp_year, cardholderName: data.cardholder_name, billingAddress: null, testBehaviour: 'approve', gateway: stripeSaved }
+      : undefined
+    : method.card.kind === 'new' ? method.card : undefined;
+  if (!card) return payment;
   try {
-    const saved = await storePaymentMethod(scope, payment.customer_id, method.card, undefined, clock.nowMs());
+    const saved = await storePaymentMethod(scope, payment.customer_id, card, undefined, clock.nowMs());
     await recordSavedMethod(payment, saved.payment_method_id);
     return { ...payment, payment_method: { ...payment.payment_method, payment_method_id: saved.payment_method_id } };
   } catch (error) {

@@ -58,7 +58,8 @@ export function withGatewayAnswer(payment: PaymentRecord, result: ChargeResult, 
   const method = payment.payment_method && result.card && !payment.payment_method.data.last4
     ? { ...payment.payment_method, data: gatewayCardData(result.card, payment.payment_method.data.cardholder_name) }
     : payment.payment_method;
-  return { ...payment, gateway_transaction_id: result.transactionId ?? payment.gateway_transaction_id, response_data: result.responseData, payment_method: method, modified_ms: now };
+  const gatewayCharge = payment.gateway_charge && result.saved ? { ...payment.gateway_charge, saved_as: result.saved } : payment.gateway_charge;
+  return { ...payment, gateway_transaction_id: result.transactionId ?? payment.gateway_transaction_id, response_data: result.responseData, payment_method: method, ...(gatewayCharge ? { gateway_charge: gatewayCharge } : {}), modified_ms: now };
 }
 
 /**

@@ -82,6 +82,8 @@ export interface GatewayCharge {
   off_session: boolean;
   metadata: Record<string, string>;
   handed_off?: boolean;
+  /** The Stripe customer and PaymentMethod a saved card became (from the charge's answer; not stored with the outcome). */
+  saved_as?: { customer: string; method: string };
 }
 
 /** A payment's refund ledger (see `PaymentRecord.refund_ledger`). */
