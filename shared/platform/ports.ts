@@ -384,6 +384,8 @@ export interface RefundRequest {
 export interface StripeConnection extends PaymentGateway {
   /** Checks the secret key once (`GET /v1/balance`): true when Stripe accepts it; rejects when Stripe cannot be reached. */
   checkKey(): Promise<boolean>;
+  /** Cancels a PaymentIntent still waiting (3-D Secure never finished, §4.7) and answers it as it now stands (a charge that succeeded meanwhile stays approved). */
+  cancel(transactionId: string): Promise<ChargeResult>;
 }
 
 /** A verified Stripe webhook event, reduced to what the platform acts on. */

@@ -76,8 +76,15 @@ export async function recoverPayment(platform: Platform, scope: RecordScope, pay
   const handedOff = payment.gateway_charge?.handed_off === true;
   if (!handedOff && cart && cart.payment_lock?.payment_id === paymentId && lockHeld(cart, now)) return 'still-running';
   if (!handedOff && !cart && payment.cart_id === null && payment.created_ms + RECOVERY_DELAY_MS > now) return 'still-running';
-  const charge = await settledCharge(platform, scope, payment);
-  if (charge && isWaiting(charge.outcome)) return 'still-running';
+  let charge = await settledCharge(platform, scope, payment);
+  if (charge && isWaiting(charge.outcome)) {
+    // §4.7: still waiting on 3-D Secure after 24 hours: cancelled at Stripe, then failed.
+    if (charge.outcome !== 'action_required' || !charge.transactionId || now - payment.created_ms < STRIPE_REPLAY_MS) return 'still-running';
+    const sale = await saleGatewayOf(platform, scope, await readPaymentSettingsCached(scope.accountId));
+    if (sale?.kind !== 'stripe') return 'still-running';
+    charge = await sale.gateway.cancel(charge.transactionId);
+    if (isWaiting(charge.outcome)) return 'still-running';
+  }
   try {
     if (charge?.outcome === 'approved') {
       const answered = withGatewayAnswer(payment, charge, now);

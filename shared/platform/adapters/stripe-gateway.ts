@@ -290,6 +290,15 @@ function stripeConnection(client: Stripe): StripeConnection {
       // Stripe refunds are settled by repeating them under their key (refund recovery does).
       return undefined;
     },
+    async cancel(transactionId: string): Promise<ChargeResult> {
+      try {
+        return intentResult(await client.paymentIntents.cancel(transactionId, { cancellation_reason: 'abandoned' }));
+      } catch (error) {
+        // Already succeeded (or otherwise final): what it is now decides.
+        if (error instanceof Stripe.errors.StripeInvalidRequestError) return intentResult(await client.paymentIntents.retrieve(transactionId, { expand: ['latest_charge'] }));
+        throw error;
+      }
+    },
     async checkKey(): Promise<boolean> {
       try {
         await client.balance.retrieve();
