@@ -1,5 +1,6 @@
 /** Lambda entry point of the `payments` route family: checkout payments (commerce.md §4). */
 import { commitPaymentAction, getPaymentAction, listCartPaymentsAction, listPaymentsAction, payCartAction, paymentOptionsAction, payDirectAction, updatePaymentAction } from '../../shared/flows/checkout/payment-actions';
+import { stripeEventAction } from '../../shared/flows/checkout/gateway-events';
 import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
 export const family = defineFamily('payments', {
@@ -11,6 +12,7 @@ export const family = defineFamily('payments', {
   'GET /api/v1/payments/{payment_id}': getPaymentAction,
   'POST /api/v1/payments/{payment_id}': updatePaymentAction,
   'POST /api/v1/payments/{payment_id}/commit': commitPaymentAction,
+  'POST /api/v1/gateway_events/stripe/{account_id}/{mode}': stripeEventAction,
 });
 
 export const handler = lambdaHandler(family);

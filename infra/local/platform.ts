@@ -11,6 +11,7 @@ import { testGateway } from '../../shared/modules/payments';
 import { readConfig, siteOf, useConfig, type PlatformConfig } from '../../shared/core/config';
 import { s3Objects, sqsQueues } from '../../shared/platform/adapters/aws-clients';
 import { guardedHttp } from '../../shared/platform/adapters/outbound-http';
+import { stripeGateways } from '../../shared/platform/adapters/stripe-gateway';
 import type { Clock, Platform } from '../../shared/platform/ports';
 import { configureStore } from '../../shared/store/client';
 import type { dataPaths } from './data-dir';
@@ -66,6 +67,12 @@ export function localPlatform(paths: Pick<ReturnType<typeof dataPaths>, 'outbox'
     secrets: localSecrets(paths.localKey),
     // A test may hold authorizations and refunds (CARTWHEEL_GATEWAY_HOLD_FILE, CARTWHEEL_GATEWAY_REFUND_HOLD_FILE, gateway-hold.ts): local only.
     gateway: holdGateway(testGateway(clock), process.env.CARTWHEEL_GATEWAY_HOLD_FILE, process.env.CARTWHEEL_GATEWAY_REFUND_HOLD_FILE),
+    // The same Stripe adapter as the cloud, at CARTWHEEL_STRIPE_API_BASE (a stand-in, local-runtime.md);
+    // CARTWHEEL_STRIPE_TIMEOUT_MS (tests only) shortens the 20 s wait so a hang is tested in seconds.
+    stripe: stripeGateways({
+      apiBase: process.env.CARTWHEEL_STRIPE_API_BASE || 'https://api.stripe.com',
+      ...(Number(process.env.CARTWHEEL_STRIPE_TIMEOUT_MS) > 0 ? { timeoutMs: Number(process.env.CARTWHEEL_STRIPE_TIMEOUT_MS) } : {}),
+    }),
     http: guardedHttp({ allowLoopback: true }, clock),
     queues: sqsQueues({ region: settings.region, endpoint: settings.endpoints.sqs, urls: settings.queueUrls }),
     objects,

@@ -15,6 +15,7 @@ import { kvsEdgePointers } from '../platform/adapters/aws-edge-pointers';
 import { lambdaFunctions } from '../platform/adapters/lambda-functions';
 import { guardedHttp } from '../platform/adapters/outbound-http';
 import { systemClock } from '../platform/adapters/system-clock';
+import { stripeGateways } from '../platform/adapters/stripe-gateway';
 import type { Platform } from '../platform/ports';
 import { configureStore, storeConfigured } from '../store/client';
 
@@ -32,6 +33,7 @@ export function cloudPlatform(): Platform {
     email: sesEmail({ from: settings.emailFrom, region: settings.region }),
     secrets: kmsSecrets({ keyId: settings.kmsKeyId, region: settings.region }),
     gateway: testGateway(systemClock),
+    stripe: stripeGateways({ apiBase: 'https://api.stripe.com' }),
     http: guardedHttp({ allowLoopback: false }, systemClock),
     queues: sqsQueues({ region: settings.region, urls: settings.queueUrls }),
     objects,

@@ -194,6 +194,12 @@ export interface Platform {
   objects: ObjectStorage;
   /** Hosted functions: Lambda in the cloud, the local runner locally, a fake in tests. (Optional until issue 23's adapters are wired.) */
   functions?: FunctionRunner;
+  /**
+   * Accounts' own Stripe connections (commerce.md §4.7): the adapter of one connection, made from
+   * its secret key. The API's address is the composition's (`api.stripe.com` in the cloud,
+   * `CARTWHEEL_STRIPE_API_BASE` locally); which account uses Stripe is its settings'.
+   */
+  stripe: StripeGateways;
   /** The public addresses (not a port: configuration the composition hands down with the ports). */
   site: Site;
   /**
@@ -242,26 +248,57 @@ export interface SavedCardRef {
   cardholderName: string | null;
   billingAddress: Address | null;
   testBehaviour: TestBehaviour;
+  /** The gateway's own references when the card was saved through a live gateway (Stripe customer and PaymentMethod ids). */
+  gateway?: { customer: string; method: string };
+}
+
+/**
+ * A card a gateway's script made into a token in the shopper's browser (Stripe.js `pm_…`,
+ * commerce.md §4.7): the platform never sees its number. `display` is what the gateway said of
+ * it once charged (brand, last four, expiry), for the payment's masked `data`.
+ */
+export interface TokenCard {
+  kind: 'token';
+  token: string;
 }
 
 /** A charge to run: the amount in `currency` and the card it is taken from. */
 export interface ChargeRequest {
   amount: number;
   currency: string;
-  card: NewCard | SavedCardRef;
+  card: NewCard | SavedCardRef | TokenCard;
   /** The card's billing postal code, else the sale customer's (§4.4); null when neither is known. */
   billingPostalCode: string | null;
   /** `/settings/payment.ignore_bad_cvv`: approve despite a rejected security code. */
   ignoreBadCvv: boolean;
   /** `/settings/payment.ignore_bad_avs`: approve despite a failed address check. */
   ignoreBadAvs: boolean;
+  /** What a live gateway keeps with the charge (Stripe `metadata`: account, payment, cart or invoice ids). */
+  metadata?: Record<string, string>;
+  /** Keep the card for later charges (Stripe `setup_future_usage: off_session`); a live gateway answers its references. */
+  saveCard?: { email: string | null; name: string | null };
+  /** A charge without the cardholder present (renewals: Stripe `off_session: true`). */
+  offSession?: boolean;
 }
 
-/** A gateway's verdict; everything but `approved` is a failed payment (§4.4). */
-export type ChargeOutcome = 'approved' | 'declined' | 'invalid_cvv' | 'invalid_avs' | 'error' | 'timeout';
+/**
+ * A gateway's verdict. `approved` completes the payment; `action_required` (3-D Secure) and
+ * `processing` leave it `initiated` for the commit, the webhook or recovery to settle, as does
+ * `no_answer` (the gateway did not answer in time: 504, resolved by the lookup, commerce.md
+ * §4.7); everything else is a failed payment (§4.4).
+ */
+export type ChargeOutcome = 'approved' | 'declined' | 'invalid_cvv' | 'invalid_avs' | 'error' | 'timeout' | 'action_required' | 'processing' | 'no_answer';
 
-/** A non-approved outcome, which `gatewayError` turns into the API error. */
-export type FailedChargeOutcome = Exclude<ChargeOutcome, 'approved'>;
+/** The outcomes that leave a payment `initiated`, waiting on the gateway. */
+export type WaitingChargeOutcome = 'action_required' | 'processing' | 'no_answer';
+
+/** A failed outcome, which `gatewayError` turns into the API error. */
+export type FailedChargeOutcome = Exclude<ChargeOutcome, 'approved' | WaitingChargeOutcome>;
+
+/** Whether an outcome leaves the payment `initiated` (`isWaiting(result.outcome)`). */
+export function isWaiting(outcome: ChargeOutcome): outcome is WaitingChargeOutcome {
+  return outcome === 'action_required' || outcome === 'processing' || outcome === 'no_answer';
+}
 
 /** The payment's `response_data` (§4.1); each value may be null when the gateway said nothing. */
 export interface ChargeResponseData {
@@ -269,6 +306,10 @@ export interface ChargeResponseData {
   avs_match: boolean | null;
   cvv_match: boolean | null;
   message: string | null;
+  /** Stripe.js's handle of a PaymentIntent that needs 3-D Secure (commerce.md §4.7). */
+  client_secret?: string;
+  /** Where the shopper authenticates, when the gateway gives a redirect. */
+  redirect_url?: string;
 }
 
 /** The result of `PaymentGateway.charge`. */
@@ -277,6 +318,20 @@ export interface ChargeResult {
   /** The gateway's transaction id (`gateway_transaction_id`); null when none was assigned. */
   transactionId: string | null;
   responseData: ChargeResponseData;
+  /** What a live gateway said of the card (brand, last four, expiry) when the platform never saw its number. */
+  card?: { brand: string | null; last4: string; expMonth: number; expYear: number };
+  /** A card kept at the gateway (`saveCard`): its customer and method references. */
+  saved?: { customer: string; method: string };
+}
+
+/**
+ * What a recovery knows of a charge when it asks the gateway again: the request as it was made
+ * (a live gateway repeats it under the same idempotency key, which answers the first result),
+ * and the transaction id when one was answered.
+ */
+export interface ChargeLookup {
+  request?: ChargeRequest;
+  transactionId?: string | null;
 }
 
 /**
@@ -293,14 +348,17 @@ export interface PaymentGateway {
    * verification before saving a method) nothing is recorded.
    */
   charge(request: ChargeRequest & { key?: string }): Promise<ChargeResult>;
-  /** The recorded result of the charge with `key`, or undefined when none was made. */
-  lookup(key: string): Promise<ChargeResult | undefined>;
+  /**
+   * The recorded result of the charge with `key`, or undefined when none was made. A live
+   * gateway may use `known` (the request, the transaction id) to ask again.
+   */
+  lookup(key: string, known?: ChargeLookup): Promise<ChargeResult | undefined>;
   /**
    * Makes sure no charge (or refund) with `key` happens from now on, and answers the charge if
    * one already happened (then nothing is voided: the caller must honour it; a refund that
    * happened is answered by `lookupRefund`).
    */
-  voidKey(key: string): Promise<ChargeResult | undefined>;
+  voidKey(key: string, known?: ChargeLookup): Promise<ChargeResult | undefined>;
   /**
    * Refunds part or all of the charge made with `request.chargeKey`, once per `request.key`: a
    * repeated refund with the same key answers the first result and moves no more money.
@@ -316,8 +374,39 @@ export interface RefundRequest {
   /** The refund's idempotency key (the platform uses `<account>#<mode>#<refund_id>`). */
   key: string;
   chargeKey: string;
+  /** The charge's transaction id (`gateway_transaction_id`), which a live gateway refunds. */
+  chargeTransactionId?: string | null;
   amount: number;
   currency: string;
+}
+
+/** One Stripe connection's adapter: the gateway port plus what only a connection does. */
+export interface StripeConnection extends PaymentGateway {
+  /** Checks the secret key once (`GET /v1/balance`): true when Stripe accepts it; rejects when Stripe cannot be reached. */
+  checkKey(): Promise<boolean>;
+  /** Cancels a PaymentIntent still waiting (3-D Secure never finished, §4.7) and answers it as it now stands (a charge that succeeded meanwhile stays approved). */
+  cancel(transactionId: string): Promise<ChargeResult>;
+}
+
+/** A verified Stripe webhook event, reduced to what the platform acts on. */
+export interface StripeWebhookEvent {
+  id: string;
+  type: string;
+  /** The PaymentIntent's id and metadata, for `payment_intent.*`, `charge.refunded` and `refund.updated`. */
+  paymentIntentId: string | null;
+  metadata: Record<string, string>;
+}
+
+/** The Stripe connections of the platform, at one API address. */
+export interface StripeGateways {
+  /** The adapter of the connection with `secretKey`. */
+  connect(secretKey: string): StripeConnection;
+  /**
+   * Verifies a webhook's `Stripe-Signature` over the body's bytes with `webhookSecret` (300 s
+   * tolerance; the SDK's own `stripe.webhooks.constructEvent`) and answers the event; throws on
+   * a bad or missing signature or an old timestamp.
+   */
+  verifyEvent(payload: Buffer, signature: string | undefined, webhookSecret: string): StripeWebhookEvent;
 }
 
 /** The result of `PaymentGateway.refund` (commerce.md §7: a refusal is 402 `transaction_failure`). */

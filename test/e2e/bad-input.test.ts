@@ -532,6 +532,21 @@ post(payment, { allow_save_cards: 'yes' }, 'allow_save_cards', 'settings allow_s
 post(payment, { currencies: 'USD' }, 'currencies', 'settings currencies a string');
 post(payment, { exchange_rates: { EUR: 'lots' } }, 'exchange_rates.EUR', 'settings rate "lots"');
 post(() => 'settings/technical', { cors_allowed_origins: 'https://a.test' }, 'cors_allowed_origins', 'settings origins a string');
+// --- Stripe (commerce.md §4.7, §13.2): malformed connections are refused before Stripe is asked; nothing is saved
+const stripeKeys = { publishable_key: 'pk_test_abcd', secret_key: 'sk_test_abcd', webhook_secret: 'whsec_abcd' };
+post(payment, { stripe_live: 'sk_live_abcd' }, 'stripe_live', 'settings stripe_live a string');
+post(payment, { stripe_live: { ...stripeKeys, secret_key: 'pk_live_abcd' } }, 'stripe_live.secret_key', 'settings stripe secret key a publishable key');
+post(payment, { stripe_live: { ...stripeKeys, publishable_key: 5 } }, 'stripe_live.publishable_key', 'settings stripe publishable key a number');
+post(payment, { stripe_test: { ...stripeKeys, webhook_secret: 'secret' } }, 'stripe_test.webhook_secret', 'settings stripe webhook secret without whsec_');
+post(payment, { stripe_test: { webhook_secret: 'whsec_abcd' } }, 'stripe_test.publishable_key', 'settings stripe connection without keys', { reason: 'required' });
+post(payment, { allow_raw_card_data: 'yes' }, 'allow_raw_card_data', 'settings allow_raw_card_data "yes"');
+post(cartPayments, { payment_method: { type: 'credit_card', data: { token: 5 } } }, 'payment_method.data.token', 'card token a number', asShopper);
+post(cartPayments, { payment_method: { type: 'credit_card', data: { token: 'tok_visa' } } }, 'payment_method.data.token', 'card token not a PaymentMethod id', asShopper);
+post(direct, { ...directBody, payment_method: { type: 'credit_card', data: { token: 'pm_card_visa' } } }, 'payment_method.data.token', 'card token without a Stripe connection', { reason: 'not_allowed' });
+const stripeEvents = () => `gateway_events/stripe/${account}/test`;
+rows.push({ label: 'Stripe webhook without a connection', method: 'POST', path: stripeEvents, raw: '{"id":"evt_1","type":"payment_intent.succeeded"}', headers: { 'Content-Type': 'application/json', 'Stripe-Signature': 't=1,v1=00' }, status: 400, code: 'invalid_input', property: 'Stripe-Signature' });
+rows.push({ label: 'Stripe webhook of an unknown mode', method: 'POST', path: () => `gateway_events/stripe/${account}/staging`, raw: '{}', headers: { 'Content-Type': 'application/json' }, status: 404, code: 'resource_not_found' });
+
 
 // --- free-form keys (conventions.md "Free-form objects"): a key the field's rules refuse is refused by name, never dropped
 // (sent as raw JSON text: an object literal would turn `__proto__` into a prototype, not a key).

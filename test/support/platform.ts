@@ -13,6 +13,7 @@ import { localSecrets } from '../../infra/local/local-secrets';
 import { systemClock } from '../../shared/platform/adapters/system-clock';
 import { config, siteOf } from '../../shared/core/config';
 import { testGateway } from '../../shared/modules/payments/test-gateway';
+import { stripeGateways } from '../../shared/platform/adapters/stripe-gateway';
 import { destinationAllowed } from '../../shared/platform/adapters/outbound-http';
 import type { EmailMessage, OutboundRequest, OutboundResponse, Platform } from '../../shared/platform/ports';
 
@@ -57,6 +58,8 @@ export function testPlatform(overrides: Partial<Platform> & { answer?: (request:
     },
     secrets: localSecrets(keyFile),
     gateway: testGateway(clock),
+    // Nothing listens here unless a test starts a Stripe stand-in and overrides `stripe`.
+    stripe: stripeGateways({ apiBase: 'http://127.0.0.1:9' }),
     http: {
       send(request) {
         requests.push(request);

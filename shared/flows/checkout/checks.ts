@@ -8,7 +8,9 @@ import { invalid } from '../../rest/input';
 import type { RecordScope } from '../../store/entity';
 import { FIELD_PATHS, type SaleCustomer } from '../../modules/carts';
 import { cardFingerprint, maskedCard, newCard, type MaskedCard, DuplicatePaymentError, type PaymentRecord, type PaymentMethodInput, findRecentDuplicate, recordSavedMethod } from '../../modules/payments';
-import type { NewCard, SavedCardRef } from '../../platform/ports';
+import type { NewCard, SavedCardRef, TokenCard } from '../../platform/ports';
+import type { CardDataInput } from '../../modules/payments';
+import type { CardRules } from './sale-gateway';
 import { findCustomerPaymentMethod, storePaymentMethod } from '../../modules/payment-methods';
 import type { Clock } from '../../platform/ports';
 
@@ -35,7 +37,7 @@ export function checkCustomer(customer: SaleCustomer, payment: PaymentSettings):
 
 /** A validated `payment_method`: a new card, or a saved method of the sale's customer. */
 export interface ParsedPaymentMethod {
-  card: NewCard | SavedCardRef;
+  card: NewCard | SavedCardRef | TokenCard;
   /** The saved method's id; null for a new card. */
   paymentMethodId: string | null;
   /** The masked `payment_method.data` the payment shows. */
@@ -52,17 +54,33 @@ export interface ParsedPaymentMethod {
  * and expiry checks; a `payment_method_id` must be a saved method of `customerId` (the sale's
  * linked customer), else 400 invalid_input `not_found`.
  */
-export async function parsePaymentMethod(method: PaymentMethodInput, now: number, scope: RecordScope, customerId: string | null): Promise<ParsedPaymentMethod> {
+export async function parsePaymentMethod(method: PaymentMethodInput, now: number, scope: RecordScope, customerId: string | null, rules: CardRules = { gateway: 'test', allowRawCardData: false }): Promise<ParsedPaymentMethod> {
   if (!method) invalid('payment_method', 'The property payment_method is required.', 'required');
   if (method.payment_method_id) {
     const id = method.payment_method_id;
     const saved = customerId ? await findCustomerPaymentMethod(scope, customerId, id) : undefined;
     if (!saved) invalid('payment_method.payment_method_id', 'The payment method does not belong to the sale customer.', 'not_found');
+    if (rules.gateway === 'stripe' && !saved.card.gateway) invalid('payment_method.payment_method_id', 'This card was saved without Stripe and cannot be charged through Stripe; enter it again.', 'not_allowed');
     return { card: saved.card, paymentMethodId: saved.payment_method_id, data: saved.data, fingerprint: `payment_method:${saved.payment_method_id}`, save: false };
   }
   if (!method.data) invalid('payment_method.data', 'The property payment_method.data is required.', 'required');
-  const card = newCard(method.data, 'payment_method.data', now);
+  // §4.7: through Stripe a card is a `pm_…` token; a raw number only when the account allows it.
+  const { token } = method.data;
+  if (token !== undefined) {
+    if (rules.gateway !== 'stripe') invalid('payment_method.data.token', 'Card tokens are taken only through a Stripe connection (/settings/payment).', 'not_allowed');
+    const card: TokenCard = { kind: 'token', token };
+    return { card, paymentMethodId: null, data: tokenMask(method.data.cardholder_name ?? null), fingerprint: `token:${token}`, save: method.save === true };
+  }
+  if (rules.gateway === 'stripe' && !rules.allowRawCardData) {
+    invalid('payment_method.data.number', 'Send the card as a Stripe token ({"token": "pm_…"}) made with Stripe.js; raw card numbers are not accepted.', 'tokenization_required');
+  }
+  const card = newCard(method.data as CardDataInput, 'payment_method.data', now);
   return { card, paymentMethodId: null, data: maskedCard(card), fingerprint: cardFingerprint(card.number, scope.accountId), save: method.save === true };
+}
+
+/** The masked data of a token card until Stripe says what card it is (the charge fills it in). */
+function tokenMask(cardholderName: string | null): MaskedCard {
+  return { type: null, mask: '', last4: '', exp_month: 0, exp_year: 0, cardholder_name: cardholderName, label: 'Card', billing_address: null };
 }
 
 /** Check 7: no completed payment with the same card, currency and total inside the window. */
@@ -79,9 +97,18 @@ export async function assertNotDuplicate(scope: RecordScope, fingerprint: string
  * The saved method is dated by `clock`.
  */
 export async function saveCardAfterPayment(scope: RecordScope, method: ParsedPaymentMethod | undefined, payment: PaymentRecord, allowSaveCards: boolean, clock: Clock): Promise<PaymentRecord> {
-  if (!method || !method.save || !allowSaveCards || method.card.kind !== 'new' || !payment.customer_id || !payment.payment_method) return payment;
+  if (!method || !method.save || !allowSaveCards || !payment.customer_id || !payment.payment_method) return payment;
+  // Through Stripe the card is kept there, and the platform's method keeps its Stripe ids (§4.7).
+  const stripeSaved = payment.gateway_charge?.saved_as;
+  const { data } = payment.payment_method;
+  const card: NewCard | SavedCardRef | undefined = payment.gateway_charge
+    ? stripeSaved
+      ? { kind: 'saved', brand: data.type, last4: data.last4, numberLength: data.mask.length, expMonth: data.exp_month, expYear: data.exp_year, cardholderName: data.cardholder_name, billingAddress: null, testBehaviour: 'approve', gateway: stripeSaved }
+      : undefined
+    : method.card.kind === 'new' ? method.card : undefined;
+  if (!card) return payment;
   try {
-    const saved = await storePaymentMethod(scope, payment.customer_id, method.card, undefined, clock.nowMs());
+    const saved = await storePaymentMethod(scope, payment.customer_id, card, undefined, clock.nowMs());
     await recordSavedMethod(payment, saved.payment_method_id);
     return { ...payment, payment_method: { ...payment.payment_method, payment_method_id: saved.payment_method_id } };
   } catch (error) {

@@ -28,6 +28,7 @@ import { countUseWrite, releaseUseWrite } from '../../modules/promotions';
 import { gatewayErrorCode, type PaymentRecord, outcomeEntry } from '../../modules/payments';
 import type { ChargeResult, FailedChargeOutcome } from '../../platform/ports';
 import { confirmationDueWrite } from './confirmation';
+import { gatewayCardData } from './gateway-cards';
 import { licenseServicesOfProducts } from '../../modules/catalog';
 import { licenseIdFor, licenseRequestIdFor } from '../../modules/licenses';
 import { named, present } from './entries';
@@ -53,7 +54,12 @@ export function licenseLinksOf(scope: RecordScope, cart: Pick<CartRecord, 'items
 
 /** The payment as the gateway's answer leaves it (before completion or failure is recorded). */
 export function withGatewayAnswer(payment: PaymentRecord, result: ChargeResult, now: number): PaymentRecord {
-  return { ...payment, gateway_transaction_id: result.transactionId, response_data: result.responseData, modified_ms: now };
+  // A token card is known only from the gateway's answer (brand, last four, expiry: §4.7).
+  const method = payment.payment_method && result.card && !payment.payment_method.data.last4
+    ? { ...payment.payment_method, data: gatewayCardData(result.card, payment.payment_method.data.cardholder_name) }
+    : payment.payment_method;
+  const gatewayCharge = payment.gateway_charge && result.saved ? { ...payment.gateway_charge, saved_as: result.saved } : payment.gateway_charge;
+  return { ...payment, gateway_transaction_id: result.transactionId ?? payment.gateway_transaction_id, response_data: result.responseData, payment_method: method, ...(gatewayCharge ? { gateway_charge: gatewayCharge } : {}), modified_ms: now };
 }
 
 /**

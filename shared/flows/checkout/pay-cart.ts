@@ -28,7 +28,7 @@ import { type Principal } from '../../core/access/principal';
 import { dueEntry } from '../../work/due-work-store';
 import { ApiError, InUseError, InvalidStateError } from '../../http/errors';
 import { newId } from '../../core/ids';
-import type { Clock, Platform, FailedChargeOutcome } from '../../platform/ports';
+import { isWaiting, type Platform, type FailedChargeOutcome, type WaitingChargeOutcome } from '../../platform/ports';
 import { invalid } from '../../rest/input';
 import type { RecordScope } from '../../store/entity';
 import { TransactionRejectedError } from '../../store/errors';
@@ -37,7 +37,9 @@ import { forgetCart, recentCart, carts, lockEntry, lockHeld, type CartRecord } f
 import type { OrderRecord } from '../../modules/orders';
 import { InvalidPromotionCodeError, recheckSalePromotion, reserveUseWrite } from '../../modules/promotions';
 import { FeatureNotEnabledError, newPaymentRecord, type PaymentRecord, type CartPaymentInput, initiatedEntry } from '../../modules/payments';
-import { chargeCard } from './charge-card';
+import { chargeCard, gatewayChargeOf } from './charge-card';
+import { assertChargeable, cardRulesOf, saleGatewayOf, type SaleGateway } from './sale-gateway';
+import { handOffPayment } from './hand-off';
 import { assertNotDuplicate, checkCustomer, parsePaymentMethod, saveCardAfterPayment } from './checks';
 import { afterCommit, completeCartPayment, failPayment, licenseLinksOf, withGatewayAnswer } from './complete-payment';
 import { sendOrderConfirmation } from './confirmation';
@@ -48,7 +50,9 @@ import { RECOVERY_DELAY_MS, recoverPayment } from './recover-payment';
 /** How a payment attempt ended: completed (with its order), or failed at the gateway. */
 export type PaymentOutcome =
   | { status: 'completed'; payment: PaymentRecord; order: OrderRecord | null }
-  | { status: 'failed'; payment: PaymentRecord; outcome: FailedChargeOutcome };
+  | { status: 'failed'; payment: PaymentRecord; outcome: FailedChargeOutcome }
+  /** Left `initiated` at a live gateway (3-D Secure, processing, no answer: §4.7); the payment as stored. */
+  | { status: 'waiting'; payment: PaymentRecord; outcome: WaitingChargeOutcome };
 
 /** What paying a cart needs. */
 export interface PayCartInput {
@@ -94,6 +98,7 @@ interface StartedPayment {
   method: Awaited<ReturnType<typeof parsePaymentMethod>> | undefined;
   total: number;
   initiated: PaymentRecord;
+  sale: SaleGateway | undefined;
 }
 
 /** Pays a cart (`POST /carts/{cart_id}/payments`). */
@@ -121,7 +126,7 @@ async function startPayment(platform: Platform, input: PayCartInput, scope: Reco
   const { cart, fromCopy } = await readPayableCart(platform, scope, input.cartId, copyAllowed);
   const now = platform.clock.nowMs();
   try {
-    return await checkAndLock(input, scope, cart, now, platform.clock);
+    return await checkAndLock(input, scope, cart, now, platform);
   } catch (error) {
     if (fromCopy && (error instanceof ApiError || error instanceof TransactionRejectedError)) throw new StaleCartCopy();
     if (error instanceof TransactionRejectedError) throw await lockRefusal(scope, cart, error, now);
@@ -130,8 +135,10 @@ async function startPayment(platform: Platform, input: PayCartInput, scope: Reco
 }
 
 /** The contract's checks of `cart` at `now`, then the lock transaction (refused: `TransactionRejectedError`); the payment is dated by `clock`. */
-async function checkAndLock(input: PayCartInput, scope: RecordScope, cart: CartRecord, now: number, clock: Clock): Promise<StartedPayment> {
+async function checkAndLock(input: PayCartInput, scope: RecordScope, cart: CartRecord, now: number, platform: Platform): Promise<StartedPayment> {
+  const { clock } = platform;
   const settings = await readPaymentSettingsCached(scope.accountId);
+  const sale = cart.totals.total > 0 ? await saleGatewayOf(platform, scope, settings) : undefined;
 
   // 1–6: the checks, in the contract's order.
   if (!cart.open) throw new InvalidStateError('The cart is already paid.', { reason: 'paid' });
@@ -143,21 +150,26 @@ async function checkAndLock(input: PayCartInput, scope: RecordScope, cart: CartR
     invalid('shipping_method_id', 'Select a shipping method before paying.', 'required');
   }
   const total = cart.totals.total;
-  const method = total > 0 ? await parsePaymentMethod(input.body.payment_method, now, scope, cart.customer.customer_id) : undefined;
+  const method = total > 0 ? await parsePaymentMethod(input.body.payment_method, now, scope, cart.customer.customer_id, cardRulesOf(sale, settings)) : undefined;
   const meta = input.body.meta ?? null;
   const fingerprint = method?.fingerprint ?? null;
   // 7–8: duplicates, then whether a gateway exists for this mode.
   if (fingerprint && input.body.allow_duplicate !== true) {
     await assertNotDuplicate(scope, fingerprint, cart.currency, total, settings.duplicate_payment_timeout, now);
   }
-  if (scope.mode === 'live' && total > 0) {
-    throw new FeatureNotEnabledError('Live card payments need a payment gateway integration, which this deployment does not have yet.', null);
+  if (!sale && total > 0) {
+    throw new FeatureNotEnabledError('Live card payments need the account\'s Stripe connection (/settings/payment stripe_live).', null);
   }
+  assertChargeable(sale, total, cart.currency);
+  const stripeFields = { sale, metadata: { account_id: scope.accountId, payment_id: '', cart_id: cart.cart_id }, ...(method?.save && settings.allow_save_cards ? { saveCard: { email: cart.customer.email ?? null, name: cart.customer.name ?? null } } : {}) };
 
   // 2: lock, initiate, make recovery due, reserve the code's use: all or nothing.
   const paymentId = newId();
   const lockUntil = now + RECOVERY_DELAY_MS;
+  stripeFields.metadata.payment_id = paymentId;
+  const gatewayCharge = gatewayChargeOf({ ...stripeFields, amount: total, currency: cart.currency, card: method?.card, fallbackPostalCode: null, settings });
   const initiated = newPaymentRecord(scope, paymentId, {
+    ...(gatewayCharge ? { gateway_charge: gatewayCharge } : {}),
     status: 'initiated',
     currency: cart.currency,
     subtotal: cart.totals.subtotal,
@@ -192,12 +204,12 @@ async function checkAndLock(input: PayCartInput, scope: RecordScope, cart: CartR
       promotion ? named('promotion.reserve-use', reserveUseWrite(scope, promotion.promotion_id)) : undefined,
     ),
   );
-  return { cart, settings, promotion, method, total, initiated };
+  return { cart, settings, promotion, method, total, initiated, sale };
 }
 
 /** Charges the locked payment and completes it (order, cart closed, license requests, email), or records the decline. */
 async function chargeAndComplete(platform: Platform, input: PayCartInput, scope: RecordScope, started: StartedPayment): Promise<PaymentOutcome> {
-  const { cart, settings, promotion, method, total, initiated } = started;
+  const { cart, settings, promotion, method, total, initiated, sale } = started;
   const paymentId = initiated.payment_id;
   // 3: the charge. Zero totals complete without one. The license links are read meanwhile.
   const links = licenseLinksOf(scope, cart);
@@ -205,8 +217,11 @@ async function chargeAndComplete(platform: Platform, input: PayCartInput, scope:
   const result = await chargeCard(platform, {
     scope, paymentId, amount: total, currency: cart.currency, card: method?.card,
     fallbackPostalCode: cart.customer.billing_address.postal_code ?? null, settings,
+    ...(initiated.gateway_charge ? { sale, metadata: initiated.gateway_charge.metadata, ...(initiated.gateway_charge.save ? { saveCard: initiated.gateway_charge.save } : {}) } : {}),
   });
   const answered = withGatewayAnswer(initiated, result, platform.clock.nowMs());
+  // §4.7: 3-D Secure, processing or no answer leave it initiated for the commit, webhook or sweep.
+  if (isWaiting(result.outcome)) return { status: 'waiting', payment: await handOffPayment(scope, answered), outcome: result.outcome };
   if (result.outcome !== 'approved') {
     const failed = await failPayment(scope, answered, result.outcome, promotion?.promotion_id, answered.modified_ms);
     return { status: 'failed', payment: failed, outcome: result.outcome };

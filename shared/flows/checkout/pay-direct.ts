@@ -10,7 +10,7 @@ import { type Principal } from '../../core/access/principal';
 import { customerDeclaration, saleDetailsOf } from '../../modules/customers';
 import { dueEntry } from '../../work/due-work-store';
 import { newId } from '../../core/ids';
-import type { Platform } from '../../platform/ports';
+import { isWaiting, type Platform } from '../../platform/ports';
 import { MAX_MONEY } from '../../rest/fields';
 import { invalid } from '../../rest/input';
 import { roundMoney } from '../../rest/money';
@@ -20,7 +20,9 @@ import { getRecord } from '../../store/records';
 import { transact } from '../../store/transact';
 import { convert } from '../../modules/catalog';
 import { FeatureNotEnabledError, newPaymentRecord, type DirectPaymentInput, initiatedEntry } from '../../modules/payments';
-import { chargeCard } from './charge-card';
+import { chargeCard, gatewayChargeOf } from './charge-card';
+import { assertChargeable, cardRulesOf, saleGatewayOf } from './sale-gateway';
+import { handOffPayment } from './hand-off';
 import { assertNotDuplicate, parsePaymentMethod, saveCardAfterPayment } from './checks';
 import { completeDirectPayment, failPayment, withGatewayAnswer } from './complete-payment';
 import { named, present } from './entries';
@@ -72,15 +74,20 @@ export async function payDirect(platform: Platform, principal: Principal, body: 
     });
   }
   const payerDetails = customerId === null ? saleDetailsOf(body.customer) : undefined;
-  const method = total > 0 ? await parsePaymentMethod(body.payment_method, now, scope, customerId) : undefined;
+  const sale = total > 0 ? await saleGatewayOf(platform, scope, settings) : undefined;
+  const method = total > 0 ? await parsePaymentMethod(body.payment_method, now, scope, customerId, cardRulesOf(sale, settings)) : undefined;
   const card = method?.card;
   const fingerprint = method?.fingerprint ?? null;
   if (fingerprint && body.allow_duplicate !== true) await assertNotDuplicate(scope, fingerprint, currency, total, settings.duplicate_payment_timeout, now);
-  if (scope.mode === 'live' && total > 0) throw new FeatureNotEnabledError('Live card payments need a payment gateway integration, which this deployment does not have yet.', null);
+  if (!sale && total > 0) throw new FeatureNotEnabledError('Live card payments need the account\'s Stripe connection (/settings/payment stripe_live).', null);
+  assertChargeable(sale, total, currency);
 
   const paymentId = newId();
+  const stripeFields = { sale, metadata: { account_id: scope.accountId, payment_id: paymentId }, ...(method?.save && settings.allow_save_cards ? { saveCard: { email: body.customer?.email ?? null, name: body.customer?.name ?? null } } : {}) };
+  const gatewayCharge = gatewayChargeOf({ ...stripeFields, amount: total, currency, card, fallbackPostalCode: null, settings });
   assertBindingCapacity(principal, `payments/${paymentId}`);
   const initiated = newPaymentRecord(scope, paymentId, {
+    ...(gatewayCharge ? { gateway_charge: gatewayCharge } : {}),
     status: 'initiated', currency, subtotal, shipping, tax, total,
     settlement_currency: settings.settlement_currency,
     settlement_subtotal: settlement(subtotal), settlement_shipping: settlement(shipping), settlement_tax: settlement(tax), settlement_total: settlement(total),
@@ -99,8 +106,9 @@ export async function payDirect(platform: Platform, principal: Principal, body: 
   }
   if (binding) bindingWritten(principal, `payments/${paymentId}`);
 
-  const result = await chargeCard(platform, { scope, paymentId, amount: total, currency, card, fallbackPostalCode: null, settings });
+  const result = await chargeCard(platform, { scope, paymentId, amount: total, currency, card, fallbackPostalCode: null, settings, ...(gatewayCharge ? stripeFields : {}) });
   const answered = withGatewayAnswer(initiated, result, platform.clock.nowMs());
+  if (isWaiting(result.outcome)) return { status: 'waiting', payment: await handOffPayment(scope, answered), outcome: result.outcome };
   if (result.outcome !== 'approved') {
     return { status: 'failed', payment: await failPayment(scope, answered, result.outcome, undefined, answered.modified_ms), outcome: result.outcome };
   }

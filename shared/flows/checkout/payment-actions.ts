@@ -15,6 +15,14 @@ import { viewerCountry, allowedCustomerCountries, formOptions, carts } from '../
 import { payCart, type PaymentOutcome } from './pay-cart';
 import { acceptedPaymentMethods, gatewayError, paymentDeclaration, type PaymentRecord, cartPaymentCreate, directPaymentCreate, paymentUpdate, paymentsOfCart, updatePayment } from '../../modules/payments';
 import { payDirect } from './pay-direct';
+import { recoverPayment } from './recover-payment';
+import type { FailedChargeOutcome } from '../../platform/ports';
+
+/** The failed outcome of a stored `error_code` (the inverse of `gatewayErrorCode`). */
+function outcomeOfCode(code: string | null): FailedChargeOutcome {
+  const outcomes: Record<string, FailedChargeOutcome> = { payment_declined: 'declined', invalid_cvv: 'invalid_cvv', invalid_avs: 'invalid_avs', bank_network_error: 'error', bank_network_timeout: 'timeout' };
+  return outcomes[code ?? ''] ?? 'declined';
+}
 import { sends } from '../../rest/input';
 import { assertReachesStored, mayReachId, outOfReach, readReachable } from '../../rest/reach';
 import type { Principal } from '../../core/access/principal';
@@ -28,6 +36,8 @@ const STATUSES = ['initiated', 'pending', 'completed', 'failed', 'refunded', 'ca
 async function paymentAnswer(outcome: PaymentOutcome, render: RenderContext): Promise<ApiResult> {
   const body = await renderResource(paymentDeclaration, outcome.payment, render);
   if (outcome.status === 'failed') throw gatewayError(outcome.outcome, { payment: body });
+  // §4.7: no answer from Stripe in time is 504 with the payment still `initiated` (the lookup settles it).
+  if (outcome.status === 'waiting' && outcome.outcome === 'no_answer' && outcome.payment.status === 'initiated') throw gatewayError('timeout', { payment: body });
   return { status: 201, body, location: render.url(`payments/${outcome.payment.payment_id}`) };
 }
 
@@ -106,14 +116,24 @@ export const updatePaymentAction = withBody(paymentUpdate, async (context) => {
 });
 
 /**
- * `POST /payments/{payment_id}/commit`: the built-in gateway never leaves a payment
- * `initiated`, so a completed payment answers 200 unchanged and a failed one 422 (§4.6).
+ * `POST /payments/{payment_id}/commit` (§4.6, §4.7): a Stripe payment its paying request left
+ * `initiated` (after 3-D Secure) is settled by asking Stripe, through the same completion as the
+ * webhook and the sweep; a failure found now is the gateway's error with the payment. The
+ * built-in gateway never leaves a payment `initiated`, so a completed payment answers 200
+ * unchanged and a failed one 422.
  */
 export async function commitPaymentAction(context: ApiContext): Promise<ApiResult> {
   const { scope, render } = await actionScope(context);
   const paymentId = context.params.payment_id!;
   assertReach(requirePrincipal(context), `payments/${paymentId}`, 'payment');
-  const payment = await getRecord(paymentDeclaration, scope, paymentId);
+  let payment = await getRecord(paymentDeclaration, scope, paymentId);
+  if (payment.status === 'initiated' && payment.gateway_charge?.handed_off) {
+    await recoverPayment(context.platform, scope, paymentId);
+    payment = await getRecord(paymentDeclaration, scope, paymentId);
+    if (payment.status === 'failed') {
+      throw gatewayError(outcomeOfCode(payment.error_code), { payment: await renderResource(paymentDeclaration, payment, render) });
+    }
+  }
   if (payment.status === 'failed' || payment.status === 'cancelled') {
     throw new InvalidStateError(`The payment is ${payment.status} and cannot be committed.`, { status: payment.status });
   }
@@ -171,6 +191,8 @@ export async function paymentOptionsAction(context: ApiContext): Promise<ApiResu
       currencies: form.currencies,
       customer_required_fields: form.customer_required_fields,
       customer_optional_fields: form.customer_optional_fields,
+      // §4.7: the token's mode's Stripe publishable key, for Stripe.js in the shopper's browser.
+      stripe_publishable_key: (scope.mode === 'live' ? settings.stripe_live : settings.stripe_test)?.publishable_key ?? null,
     },
   };
 }

@@ -14,17 +14,19 @@
  * payment attempt that finds the lock lapsed. Every write is conditional on the payment still
  * being `initiated` (and, for a cart, on its lock), so running it twice changes nothing more.
  */
-import type { Platform, ChargeResult, FailedChargeOutcome } from '../../platform/ports';
+import { isWaiting, type Platform, type ChargeResult, type FailedChargeOutcome } from '../../platform/ports';
+import { readPaymentSettingsCached } from '../../modules/accounts';
+import { saleGatewayOf } from './sale-gateway';
 import type { RecordScope } from '../../store/entity';
 import { finishEntry, type DueClaim } from '../../work/due-work-store';
 import type { DueHandler } from '../../work/runner';
 import { InUseError } from '../../http/errors';
 import { logger } from '../../core/logging';
-import { TransactionRejectedError } from '../../store/errors';
+import { RecordExistsError, TransactionRejectedError } from '../../store/errors';
 import { writeOne } from '../../store/transact';
 import { carts, lockHeld } from '../../modules/carts';
 import { type PaymentRecord, chargeKey, payments } from '../../modules/payments';
-import { NOTHING_TO_CHARGE } from './charge-card';
+import { NOTHING_TO_CHARGE, replayRequestOf } from './charge-card';
 import { completeCartPayment, completeDirectPayment, failPayment, withGatewayAnswer } from './complete-payment';
 import { sendOrderConfirmation } from './confirmation';
 import { openOrderLicenses } from '../license-fulfilment/run-request';
@@ -38,18 +40,51 @@ async function settledCharge(platform: Platform, scope: RecordScope, payment: Pa
     return { outcome: 'approved', transactionId: payment.gateway_transaction_id, responseData: payment.response_data };
   }
   if (payment.total === 0) return NOTHING_TO_CHARGE;
+  if (payment.gateway_charge?.gateway === 'stripe') return stripeCharge(platform, scope, payment);
   return platform.gateway.voidKey(chargeKey(scope, payment.payment_id));
 }
 
-/** Finishes or fails the payment `paymentId` if it is still `initiated` and its lock has lapsed. */
+/** How long Stripe answers a repeated create call with the first call's result (§4.7). */
+const STRIPE_REPLAY_MS = 24 * 3600_000;
+
+/**
+ * What Stripe says of a payment's charge now (commerce.md §4.7): the PaymentIntent by its id
+ * when one was answered; else the create call repeated under the same idempotency key within
+ * 24 hours (its first result, or the charge made now); else a search by the payment's metadata.
+ * A connection removed since answers `no_answer`: nothing is decided without Stripe.
+ */
+async function stripeCharge(platform: Platform, scope: RecordScope, payment: PaymentRecord): Promise<ChargeResult | undefined> {
+  const sale = await saleGatewayOf(platform, scope, await readPaymentSettingsCached(scope.accountId));
+  if (sale?.kind !== 'stripe') return { outcome: 'no_answer', transactionId: null, responseData: payment.response_data };
+  const replay = platform.clock.nowMs() - payment.created_ms < STRIPE_REPLAY_MS ? replayRequestOf(payment) : undefined;
+  return sale.gateway.lookup(chargeKey(scope, payment.payment_id), { transactionId: payment.gateway_transaction_id, ...(replay ? { request: replay } : {}) });
+}
+
+/**
+ * Finishes or fails the payment `paymentId` if it is still `initiated` and its lock has lapsed,
+ * or its paying request handed it off (a Stripe payment left waiting on 3-D Secure, processing or
+ * a lost answer, commerce.md §4.7): then the client's commit, Stripe's webhook and the sweep all
+ * run this same completion, whose writes are conditioned on the payment still being
+ * `initiated`, so whichever comes first completes it and the others change nothing. A charge
+ * Stripe still reports waiting leaves it `initiated` ('still-running').
+ */
 export async function recoverPayment(platform: Platform, scope: RecordScope, paymentId: string): Promise<RecoveryResult> {
   const payment = await payments.find(scope, paymentId);
   if (!payment || payment.status !== 'initiated') return 'not-initiated';
   const now = platform.clock.nowMs();
   const cart = payment.cart_id ? await carts.find(scope, payment.cart_id) : undefined;
-  if (cart && cart.payment_lock?.payment_id === paymentId && lockHeld(cart, now)) return 'still-running';
-  if (!cart && payment.cart_id === null && payment.created_ms + RECOVERY_DELAY_MS > now) return 'still-running';
-  const charge = await settledCharge(platform, scope, payment);
+  const handedOff = payment.gateway_charge?.handed_off === true;
+  if (!handedOff && cart && cart.payment_lock?.payment_id === paymentId && lockHeld(cart, now)) return 'still-running';
+  if (!handedOff && !cart && payment.cart_id === null && payment.created_ms + RECOVERY_DELAY_MS > now) return 'still-running';
+  let charge = await settledCharge(platform, scope, payment);
+  if (charge && isWaiting(charge.outcome)) {
+    // §4.7: still waiting on 3-D Secure after 24 hours: cancelled at Stripe, then failed.
+    if (charge.outcome !== 'action_required' || !charge.transactionId || now - payment.created_ms < STRIPE_REPLAY_MS) return 'still-running';
+    const sale = await saleGatewayOf(platform, scope, await readPaymentSettingsCached(scope.accountId));
+    if (sale?.kind !== 'stripe') return 'still-running';
+    charge = await sale.gateway.cancel(charge.transactionId);
+    if (isWaiting(charge.outcome)) return 'still-running';
+  }
   try {
     if (charge?.outcome === 'approved') {
       const answered = withGatewayAnswer(payment, charge, now);
@@ -76,7 +111,8 @@ export async function recoverPayment(platform: Platform, scope: RecordScope, pay
     return 'failed';
   } catch (error) {
     // Someone else recovered it first: the stored payment tells the truth.
-    if (!(error instanceof TransactionRejectedError) && !(error instanceof InUseError)) throw error;
+    // (A concurrent completion's order, created only if new, refuses as RecordExistsError.)
+    if (!(error instanceof TransactionRejectedError) && !(error instanceof InUseError) && !(error instanceof RecordExistsError)) throw error;
     const current = await payments.find(scope, paymentId);
     return current?.status === 'completed' ? 'completed' : current?.status === 'failed' ? 'failed' : 'still-running';
   }

@@ -20,6 +20,7 @@ import { finishEntry, type DueClaim } from '../../work/due-work-store';
 import type { DueHandler } from '../../work/runner';
 import { findRefund, refundKey } from '../../modules/refunds';
 import { REFUND_RECOVERY_DELAY_MS, settle } from './refund-payment';
+import { isStripeRefund, refundAtGateway } from './gateway-refund';
 
 /** How recovery left a refund. */
 export type RefundRecoveryResult = 'completed' | 'failed' | 'not-pending' | 'still-running';
@@ -29,6 +30,11 @@ export async function recoverRefund(platform: Platform, scope: RecordScope, refu
   const refund = await findRefund(scope, refundId);
   if (!refund || refund.status !== 'pending') return 'not-pending';
   if (refund.created_ms + REFUND_RECOVERY_DELAY_MS > platform.clock.nowMs()) return 'still-running';
+  // A Stripe refund is settled by repeating it under its key (Stripe answers the first refund, or makes it now).
+  if (await isStripeRefund(scope, refund)) {
+    const repeated = await refundAtGateway(platform, scope, refund);
+    return (await settle(platform, scope, refund, repeated)).status;
+  }
   const key = refundKey(scope, refundId);
   // Close the key unless a refund was made with it; then the ledger says which it is.
   await platform.gateway.voidKey(key);

@@ -30,7 +30,8 @@ import { transact, type TransactEntry } from '../../store/transact';
 import { dueEntry, doneEntry } from '../../work/due-work-store';
 import { eventEntries } from '../../modules/events';
 import { orderRefundedAmountEntry, orderRefundLedgerEntry, orders, type OrderRecord } from '../../modules/orders';
-import { chargeKey, payments, refundedAmountEntry, refundLedgerEntry, type PaymentRecord } from '../../modules/payments';
+import { refundAtGateway } from './gateway-refund';
+import { payments, refundedAmountEntry, refundLedgerEntry, type PaymentRecord } from '../../modules/payments';
 import { computeRefund, findRefund, NO_PARTS, pendingEntry, refundKey, releasedLedger, settledEntry, type RefundAsk, type RefundCreateInput, type Refundable, type RefundLedger, type RefundParts, type RefundRecord } from '../../modules/refunds';
 
 /** How long a refund may take before recovery may settle it. */
@@ -118,7 +119,7 @@ export async function refundPayment(platform: Platform, input: RefundPaymentInpu
     throw new InvalidInputError('Items are refunded through the order: POST /orders/{order_id}/refunds.', { property: 'items', reason: 'not_allowed' });
   }
   const pending = await reserve(platform, scope, input, ask);
-  const result = await platform.gateway.refund({ key: refundKey(scope, pending.refund_id), chargeKey: chargeKey(scope, pending.payment_id), amount: pending.total, currency: pending.currency });
+  const result = await refundAtGateway(platform, scope, pending);
   return settle(platform, scope, pending, result);
 }
 

@@ -2,3 +2,5 @@
 export { createAccount, type AccountBootstrap } from './create-account';
 export { readGeneralSettingsCached, readPaymentSettingsCached, readTaxSettingsCached, readTechnicalSettingsCached } from './settings-cache';
 export { readGeneralSettings, readPaymentSettings, readTaxSettings, readTechnicalSettings, signatureKeyPurpose, type CustomerFieldToken, type CustomerOptionalFieldToken, type PaymentSettings, type TaxRule, type TaxSettings } from './settings';
+export { openStripeConnection } from './stripe-settings';
+export type { StoredStripeConnection } from './settings';

@@ -42,6 +42,7 @@ import {
 import { forgetSettings } from './settings-cache';
 import { settingsUpdates, type SettingsInputs } from './settings-schemas';
 import { applyGeneralChanges, applyPaymentChanges, applyTaxChanges, applyTechnicalChanges } from './settings-validation';
+import { applyStripeChanges, stripeConnectionJson } from './stripe-settings';
 
 /** Attempts of a read-validate-write cycle before a write race is reported. */
 const WRITE_ATTEMPTS = 3;
@@ -147,6 +148,15 @@ export async function readSettingsState(accountId: string, group: SettingsGroup)
   return stateOf(accountId, group, await loadItems(accountId, group));
 }
 
+/** The ports a settings change uses: sealing secrets, and checking a Stripe key when one is saved. */
+export type SettingsPorts = Pick<Platform, 'secrets' | 'stripe'>;
+
+/** For callers that save no Stripe connection (operator commands, tests of other groups): a key check fails loudly. */
+const NO_STRIPE: Platform['stripe'] = {
+  connect: () => { throw new Error('No Stripe connections here'); },
+  verifyEvent: () => { throw new Error('No Stripe connections here'); },
+};
+
 /** One conditional put of a settings item (of `group` of the account `accountId`). */
 interface ItemWrite {
   accountId: string;
@@ -179,7 +189,8 @@ async function writeItems(writes: ItemWrite[]): Promise<boolean> {
 type SettingsChange = { [G in SettingsGroup]: { group: G; body: SettingsInputs[G] } }[SettingsGroup];
 
 /** The writes (possibly none) and resulting state of one change, computed from items read. */
-async function planChange(accountId: string, change: SettingsChange, items: GroupItems, secrets: SecretsPort): Promise<{ writes: ItemWrite[]; state: SettingsState }> {
+async function planChange(accountId: string, change: SettingsChange, items: GroupItems, ports: SettingsPorts): Promise<{ writes: ItemWrite[]; state: SettingsState }> {
+  const { secrets } = ports;
   const current = stateOf(accountId, change.group, items);
   switch (change.group) {
     case 'technical': {
@@ -209,7 +220,7 @@ async function planChange(accountId: string, change: SettingsChange, items: Grou
     }
     case 'payment': {
       const before = current.values as unknown as PaymentValues;
-      const values = applyPaymentChanges(before, change.body);
+      const values = await applyStripeChanges(accountId, before, applyPaymentChanges(before, change.body), change.body, ports);
       const writes = sameValues(before, values) ? [] : [itemWrite(accountId, 'payment', items.own, values)];
       return { writes, state: { ...current, values: { ...values } } };
     }
@@ -227,11 +238,12 @@ async function planChange(accountId: string, change: SettingsChange, items: Grou
  * result (400 invalid_input with the property, nothing saved), writes every changed item at
  * once, and makes this process see the change at once. Answers the group as it is after the change.
  */
-export async function changeSettings<G extends SettingsGroup>(accountId: string, group: G, body: SettingsInputs[G], secrets: SecretsPort): Promise<SettingsState> {
+export async function changeSettings<G extends SettingsGroup>(accountId: string, group: G, body: SettingsInputs[G], ports: SettingsPorts | SecretsPort): Promise<SettingsState> {
+  const settingsPorts: SettingsPorts = 'seal' in ports ? { secrets: ports, stripe: NO_STRIPE } : ports;
   const change = { group, body } as SettingsChange;
   for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
     const items = await loadItems(accountId, change.group);
-    const { writes, state } = await planChange(accountId, change, items, secrets);
+    const { writes, state } = await planChange(accountId, change, items, settingsPorts);
     if (writes.length === 0) return state;
     if (await writeItems(writes)) {
       forgetSettings(accountId);
@@ -276,6 +288,8 @@ export async function settingsResource(state: SettingsState, baseUrl: string, sh
         app_hosts: appHosts(state.accountId, ports.site),
       };
     case 'payment':
+      // The Stripe secrets are write-only: sealed at rest, read back as hints (commerce.md §4.7).
+      return { ...head, ...v, stripe_live: stripeConnectionJson(v.stripe_live as never), stripe_test: stripeConnectionJson(v.stripe_test as never) };
     case 'tax':
       return { ...head, ...v };
   }
@@ -307,7 +321,7 @@ export async function getSettings(context: ApiContext): Promise<ApiResult> {
 export const updateSettings = withBodyFor('group', settingsUpdates, async (context) => {
   const principal = requirePrincipal(context);
   const group = groupOf(context);
-  const state = await changeSettings(principal.accountId, group, context.body as SettingsInputs[typeof group], context.platform.secrets);
+  const state = await changeSettings(principal.accountId, group, context.body as SettingsInputs[typeof group], context.platform);
   const showKey = maySeeSignatureKey(principal);
   // An idempotent replay copy must not keep the signature key in clear.
   return { status: 200, body: await settingsResource(state, context.baseUrl, showKey, context.platform), sensitive: showKey && state.group === 'technical' };

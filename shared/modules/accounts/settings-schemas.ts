@@ -9,7 +9,7 @@
  * The rules that join fields (currencies and their rates) need the stored values and stay in
  * `settings-validation.ts`, over the parsed body.
  */
-import { body, freeRecord, countryCode, currencyCode, decimal, flag, languageTag, list, oneOf, reason, type Reason, z } from '../../rest/fields';
+import { body, nested, freeRecord, countryCode, currencyCode, decimal, flag, languageTag, list, oneOf, reason, type Reason, z } from '../../rest/fields';
 import { timeZoneName } from '../../rest/dates';
 import { isCurrencyCode } from '../../rest/money';
 import { CUSTOMER_FIELD_TOKENS, CUSTOMER_OPTIONAL_FIELD_TOKENS, type SettingsGroup } from './settings';
@@ -212,6 +212,25 @@ export const generalSettingsUpdate = body({
   oauth_redirect_uris: redirectUris().optional(),
 });
 
+/** A key of a Stripe connection: its prefix, then letters, digits and underscores (Stripe's key alphabet). */
+function stripeKey(prefix: RegExp, what: string) {
+  return z.string({ error: 'must be a string' }).max(255, { error: 'must be at most 255 characters' })
+    .regex(prefix, { error: `must be a Stripe ${what}` });
+}
+
+/**
+ * `stripe_live` / `stripe_test` (commerce.md §4.7): `{publishable_key, secret_key, webhook_secret}`,
+ * or null to disconnect. A connection already saved may be changed in part (an omitted secret is kept).
+ */
+const stripeConnection = nested({
+  publishable_key: stripeKey(/^pk_(live|test)_[A-Za-z0-9_]{4,}$/, 'publishable key (pk_live_… or pk_test_…)').optional(),
+  secret_key: stripeKey(/^(sk|rk)_(live|test)_[A-Za-z0-9_]{4,}$/, 'secret key (sk_… or a restricted rk_…)').optional(),
+  webhook_secret: stripeKey(/^whsec_[A-Za-z0-9_]{4,}$/, 'webhook signing secret (whsec_…)').nullable().optional(),
+});
+
+/** A parsed `stripe_live` / `stripe_test`. */
+export type StripeConnectionInput = z.output<typeof stripeConnection>;
+
 /** `POST /settings/payment`; how the currencies, rates and default fit together is checked on the merged result. */
 export const paymentSettingsUpdate = body({
   default_payment_currency: currencyCode().optional(),
@@ -230,6 +249,9 @@ export const paymentSettingsUpdate = body({
   customer_optional_fields: distinctList(oneOf(CUSTOMER_OPTIONAL_FIELD_TOKENS)).optional(),
   allow_customer_subscription_cancel: flag().optional(),
   subscription_payment_retry_days: retryDays.optional(),
+  stripe_live: stripeConnection.optional(),
+  stripe_test: stripeConnection.optional(),
+  allow_raw_card_data: flag().optional(),
 });
 
 /** `POST /settings/tax`. One rule per country and state/province: a repeat would make "the most specific rule" ambiguous. */

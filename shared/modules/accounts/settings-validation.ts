@@ -54,7 +54,9 @@ export function applyGeneralChanges(current: GeneralView, body: SettingsInputs['
  * `currencies` is sent without `exchange_rates`, the rates of currencies no longer listed go.
  */
 export function applyPaymentChanges(current: PaymentValues, body: SettingsInputs['payment']): PaymentValues {
-  const next = applyFields(current, body);
+  // The Stripe connections are sealed and checked with Stripe by the caller (stripe-settings.ts).
+  const { stripe_live: _live, stripe_test: _test, ...plain } = body;
+  const next = applyFields(current, plain);
   const listed = new Set(next.currencies);
   if (sends(body, 'currencies') && !sends(body, 'exchange_rates')) {
     // Removing a currency removes its rate with it; sent rates are checked as they are.

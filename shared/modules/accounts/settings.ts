@@ -116,7 +116,31 @@ export interface PaymentSettings {
   allow_customer_subscription_cancel: boolean;
   /** Days after a failed renewal, strictly increasing, each 1–30, at most 5. */
   subscription_payment_retry_days: number[];
+  /** The account's own Stripe connection for live-mode charges (commerce.md §4.7), or null. */
+  stripe_live: StoredStripeConnection | null;
+  /** The same for test mode (Stripe's test mode instead of the built-in gateway), or null. */
+  stripe_test: StoredStripeConnection | null;
+  /** Raw card numbers may be passed to Stripe (§4.7); otherwise only `pm_…` tokens. */
+  allow_raw_card_data: boolean;
   version?: number;
+}
+
+/**
+ * A Stripe connection as stored: the publishable key in clear, the two secrets sealed with the
+ * secrets port (purpose `stripe:<account_id>:<mode>`) and kept as a hint (prefix and last four)
+ * for reading back.
+ */
+export interface StoredStripeConnection {
+  publishable_key: string;
+  secret_key_sealed: string;
+  secret_key_hint: string;
+  webhook_secret_sealed: string | null;
+  webhook_secret_hint: string | null;
+}
+
+/** The secrets purpose of an account's Stripe secrets in `mode`. */
+export function stripeSecretPurpose(accountId: string, mode: 'live' | 'test'): string {
+  return `stripe:${accountId}:${mode}`;
 }
 
 declare module '../../rest/render-context' {
@@ -191,6 +215,9 @@ export function defaultPaymentSettings(): PaymentValues {
     customer_optional_fields: ['company_name', 'phone', 'postal_code'],
     allow_customer_subscription_cancel: true,
     subscription_payment_retry_days: [1, 3, 5],
+    stripe_live: null,
+    stripe_test: null,
+    allow_raw_card_data: false,
   };
 }
 

@@ -1,4 +1,5 @@
 /** The `/customers/{customer_id}/payment_methods` endpoints (commerce.md §6.1), as actions of the API pipeline. */
+import { isWaiting } from '../../platform/ports';
 import { readPaymentSettingsCached } from '../accounts';
 import { customerDeclaration } from '../customers';
 import { booleanParameter } from '../../http/request';
@@ -57,7 +58,7 @@ export const createPaymentMethodAction = withBody(paymentMethodCreate, async (co
     ignoreBadCvv: settings.ignore_bad_cvv,
     ignoreBadAvs: settings.ignore_bad_avs,
   });
-  if (verified.outcome !== 'approved') throw gatewayError(verified.outcome);
+  if (verified.outcome !== 'approved') throw gatewayError(isWaiting(verified.outcome) ? 'error' : verified.outcome);
   const record = await storePaymentMethod(scope, customerId, card, isDefault, context.platform.clock.nowMs());
   const rendered = await renderResource(paymentMethodDeclaration, record, render);
   return { status: 201, body: rendered, location: rendered.url as string };

@@ -66,8 +66,9 @@ export const paymentMethodDeclaration = declareResource<PaymentMethodRecord>({
 });
 
 /** A new saved method from a verified new card (the number and CVV are dropped here). */
-export function newPaymentMethodRecord(scope: RecordScope, customerId: string, card: NewCard, isDefault: boolean, now: number, id = newId()): PaymentMethodRecord {
-  const ref = savedCardRef(card);
+export function newPaymentMethodRecord(scope: RecordScope, customerId: string, card: NewCard | SavedCardRef, isDefault: boolean, now: number, id = newId()): PaymentMethodRecord {
+  // A card kept at Stripe arrives as its reference (brand, last four, the Stripe ids): commerce.md §4.7.
+  const ref = card.kind === 'new' ? savedCardRef(card) : card;
   return {
     payment_method_id: id,
     customer_id: customerId,
@@ -110,7 +111,7 @@ async function otherDefaults(scope: RecordScope, customerId: string, exceptId: s
  * Stores a new saved method. When it is the default (asked for, or the customer's first
  * method), the other methods lose `is_default` in the same transaction. `now`: its epoch ms.
  */
-export async function storePaymentMethod(scope: RecordScope, customerId: string, card: NewCard, isDefault: boolean | undefined, now: number): Promise<PaymentMethodRecord> {
+export async function storePaymentMethod(scope: RecordScope, customerId: string, card: NewCard | SavedCardRef, isDefault: boolean | undefined, now: number): Promise<PaymentMethodRecord> {
   const existing = await listPaymentMethods(scope, customerId);
   const record = newPaymentMethodRecord(scope, customerId, card, isDefault ?? existing.length === 0, now);
   const clears = record.is_default ? await otherDefaults(scope, customerId, record.payment_method_id) : [];

@@ -15,8 +15,9 @@ export {
 } from './errors';
 export { savedCardRef, TEST_BAD_CVV, TEST_BAD_POSTAL_CODE, testBehaviourOf, testGateway } from './test-gateway';
 export { listCharges, type GatewayChargeRecord } from './gateway-charge-store';
-export { newPaymentRecord, paymentDeclaration, type PaymentRecord, type PaymentRefundLedger } from './payment-records';
-export { cardData, savedCardFields, type CartPaymentInput, type DirectPaymentInput, type PaymentMethodInput } from './payment-schemas';
+export { newPaymentRecord, paymentDeclaration, type GatewayCharge, type PaymentRecord, type PaymentRefundLedger } from './payment-records';
+export { cardData, savedCardFields, type CardDataInput, type CartPaymentInput, type DirectPaymentInput, type PaymentMethodInput } from './payment-schemas';
 export { chargeKey, findRecentDuplicate, initiatedEntry, outcomeEntry, payments, paymentsOfCustomer, recordSavedMethod } from './payment-store';
 export { cartPaymentCreate, directPaymentCreate, paymentUpdate } from './payment-schemas';
 export { paymentsOfCart, refundedAmountEntry, refundLedgerEntry, updatePayment } from './payment-store';
+export { takeGatewayEventOnce } from './gateway-event-store';

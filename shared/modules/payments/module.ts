@@ -28,6 +28,8 @@ export const paymentsModule = defineModule({
     }),
     { method: 'GET', path: '/api/v1/payments/options', family: 'payments', access: { kind: 'any-token' } },
     { method: 'POST', path: '/api/v1/payments/{payment_id}/commit', family: 'payments', access: allowOrReach('payments', 'update') },
+    // Stripe's webhooks (§4.7): no token; the signature over the raw bytes is the authentication.
+    { method: 'POST', path: '/api/v1/gateway_events/stripe/{account_id}/{mode}', family: 'payments', access: { kind: 'public' }, body: 'raw' },
   ],
   declarations: [paymentDeclaration],
 });

@@ -49,6 +49,13 @@ export interface PaymentRecord extends Dated {
   cart_id: string | null;
   order_id: string | null;
   meta: unknown;
+  /**
+   * A charge through the account's Stripe connection (commerce.md §4.7): what asking Stripe
+   * again needs (the token or saved references, never a card number; whether the card is being
+   * saved; the metadata sent), and `handed_off` once the paying request left the payment
+   * `initiated` for the commit, the webhook or recovery to settle.
+   */
+  gateway_charge?: GatewayCharge;
   /** The gateway's verdict, written right after the charge so a crashed completion can be finished. */
   gateway_outcome?: 'approved';
   /** Card fingerprint (never the number), for duplicate detection. */
@@ -59,6 +66,24 @@ export interface PaymentRecord extends Dated {
    * Absent until the first refund.
    */
   refund_ledger?: PaymentRefundLedger;
+}
+
+/** See `PaymentRecord.gateway_charge`. */
+export interface GatewayCharge {
+  gateway: 'stripe';
+  /** The `pm_…` token charged, or null. */
+  token: string | null;
+  /** A saved card's Stripe customer and PaymentMethod, or null. */
+  saved: { customer: string; method: string } | null;
+  /** A raw card went to Stripe (it cannot be sent again: the number is gone). */
+  raw: boolean;
+  /** The card is kept at Stripe (`setup_future_usage`), with these customer details. */
+  save: { email: string | null; name: string | null } | null;
+  off_session: boolean;
+  metadata: Record<string, string>;
+  handed_off?: boolean;
+  /** The Stripe customer and PaymentMethod a saved card became (from the charge's answer; not stored with the outcome). */
+  saved_as?: { customer: string; method: string };
 }
 
 /** A payment's refund ledger (see `PaymentRecord.refund_ledger`). */

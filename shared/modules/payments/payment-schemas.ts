@@ -77,6 +77,35 @@ export const savedCardFields = {
   billing_address: addressInput.optional(),
 };
 
+/** A Stripe PaymentMethod made in the shopper's browser with Stripe.js (commerce.md §4.7). */
+const cardToken = z
+  .string({ error: 'must be a string' })
+  .max(255, { error: 'must be at most 255 characters' })
+  .regex(/^pm_[A-Za-z0-9_]+$/, { error: 'must be a Stripe PaymentMethod id (pm_…)' });
+
+/** The fields a raw card needs when no `token` is sent. */
+const RAW_CARD_FIELDS = ['number', 'exp_month', 'exp_year', 'cvv'] as const;
+
+/**
+ * `payment_method.data` of a payment: a new card (§4.2), or `{token: "pm_…"}` for Stripe
+ * (§4.7). Without a token the card's fields are required, as they always were.
+ */
+export const paymentCardData = body({
+  token: cardToken.optional(),
+  number: cardNumber.optional(),
+  exp_month: expiryMonth.optional(),
+  exp_year: expiryYear.optional(),
+  cvv: securityCode.optional(),
+  cardholder_name: text(100).optional(),
+  billing_address: addressInput.optional(),
+}).superRefine((data, context) => {
+  if (data.token !== undefined) return;
+  for (const name of RAW_CARD_FIELDS) if (data[name] === undefined) context.addIssue(issue([name], 'is required', 'required'));
+});
+
+/** A parsed `payment_method.data` of a payment. */
+export type PaymentCardDataInput = z.output<typeof paymentCardData>;
+
 /**
  * `payment_method` of a payment (§4.2): a saved method by `payment_method_id`, or a new card in
  * `data` (required then). Whether it is needed at all is the operation's: zero totals need none.
@@ -85,7 +114,7 @@ export const paymentMethodInput = nested({
   type: oneOf(['credit_card']).optional(),
   payment_method_id: text(100).optional(),
   save: flag().optional(),
-  data: cardData.nullable().optional(),
+  data: paymentCardData.nullable().optional(),
 }).superRefine((method, context) => {
   if (method && !method.payment_method_id && !method.data) context.addIssue(issue(['data'], 'is required', 'required'));
 });

@@ -54,6 +54,7 @@ export function outcomeEntry(payment: PaymentRecord): TransactEntry {
       error_code: payment.error_code,
       gateway_transaction_id: payment.gateway_transaction_id,
       response_data: payment.response_data,
+      payment_method: payment.payment_method,
       customer_id: payment.customer_id,
       order_id: payment.order_id,
       modified_ms: payment.modified_ms,

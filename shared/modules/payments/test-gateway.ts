@@ -88,6 +88,8 @@ export function testGateway(clock: Clock): PaymentGateway {
 /** The §4.4 rules in their order at `now` (epoch ms): number, then CVV, then postal code. */
 function decide(request: ChargeRequest, now: number): ChargeResult {
   const { card } = request;
+  // A gateway token is Stripe's (commerce.md §4.7): the built-in gateway never sees one.
+  if (card.kind === 'token') return result('declined', 'The built-in test gateway takes card numbers, not gateway tokens.');
   const behaviour = card.kind === 'new' ? testBehaviourOf(card.number) : card.testBehaviour;
   if (behaviour === 'decline') return result('declined', 'The card was declined.');
   if (behaviour === 'error') return result('error', 'Processor error.');

@@ -19,5 +19,6 @@ export async function readAccountFacts(accountId: string): Promise<AccountFacts 
     currencies: [...payment.currencies],
     allow_save_cards: payment.allow_save_cards,
     payment_method_types: acceptedPaymentMethods(payment).map((method) => method.payment_method_type),
+    stripe_publishable_keys: { live: payment.stripe_live?.publishable_key ?? null, test: payment.stripe_test?.publishable_key ?? null },
   };
 }

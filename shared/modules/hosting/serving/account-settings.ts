@@ -68,6 +68,7 @@ export function accountObject(input: AccountObjectInput): Record<string, unknown
     currencies: currencyList(facts.currencies),
     allow_save_cards: facts.allow_save_cards,
     payment_method_types: [...facts.payment_method_types],
+    stripe_publishable_key: (input.test ? facts.stripe_publishable_keys?.test : facts.stripe_publishable_keys?.live) ?? null,
     date_utc: dateUtc(input.nowMs),
     browser_info: browserInfo(input.headers),
   };

@@ -17,6 +17,8 @@ export interface AccountFacts {
   allow_save_cards: boolean;
   /** The `payment_method_type` values of `/payments/options`. */
   payment_method_types: string[];
+  /** The publishable key of each mode's Stripe connection (commerce.md §4.7), null where a mode has none; absent is null. */
+  stripe_publishable_keys?: { live: string | null; test: string | null };
 }
 
 /** Everything the serving rules read, by the account the address names. */

@@ -106,6 +106,7 @@ describe('settings/account.js and account.json', () => {
     ],
     allow_save_cards: true,
     payment_method_types: ['credit_card'],
+    stripe_publishable_key: null,
     date_utc: '2026-11-21T00:00:00Z',
     browser_info: { accept_language: 'de-de,de;q=0.9,en;q=0.5', locale: 'de-DE', language: 'de', accept: '*/*', user_agent: 'Test/1.0' },
   };

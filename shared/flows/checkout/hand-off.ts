@@ -1,0 +1,25 @@
+/**
+ * The paying request's hand-off of a Stripe payment it leaves `initiated` (3-D Secure,
+ * processing, or no answer in time: commerce.md §4.7). From then on the client's commit,
+ * Stripe's webhook and the recovery sweep may settle it, all through `recoverPayment`; before
+ * it, only the paying request (or recovery once the cart's lock lapsed) does, so a webhook that
+ * overtakes the paying request's own answer cannot race its completion.
+ */
+import { updatePayment, type PaymentRecord } from '../../modules/payments';
+import type { RecordScope } from '../../store/entity';
+
+/** Stores the gateway's answer on the still-initiated payment and marks it handed off; answers the payment as stored (perhaps already settled by others). */
+export async function handOffPayment(scope: RecordScope, answered: PaymentRecord): Promise<PaymentRecord> {
+  return updatePayment(scope, answered.payment_id, (current) => {
+    if (current.status !== 'initiated' || !current.gateway_charge) return { next: current, write: false };
+    return {
+      next: {
+        ...current,
+        gateway_transaction_id: answered.gateway_transaction_id,
+        response_data: answered.response_data,
+        payment_method: answered.payment_method,
+        gateway_charge: { ...current.gateway_charge, handed_off: true },
+      },
+    };
+  });
+}
