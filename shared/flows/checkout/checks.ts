@@ -80,6 +80,8 @@ export async function assertNotDuplicate(scope: RecordScope, fingerprint: string
  */
 export async function saveCardAfterPayment(scope: RecordScope, method: ParsedPaymentMethod | undefined, payment: PaymentRecord, allowSaveCards: boolean, clock: Clock): Promise<PaymentRecord> {
   if (!method || !method.save || !allowSaveCards || method.card.kind !== 'new' || !payment.customer_id || !payment.payment_method) return payment;
+  // A subscription sale saved the card with its order already.
+  if (payment.payment_method.payment_method_id) return payment;
   try {
     const saved = await storePaymentMethod(scope, payment.customer_id, method.card, undefined, clock.nowMs());
     await recordSavedMethod(payment, saved.payment_method_id);

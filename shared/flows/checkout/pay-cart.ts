@@ -36,13 +36,14 @@ import { transact } from '../../store/transact';
 import { forgetCart, recentCart, carts, lockEntry, lockHeld, type CartRecord } from '../../modules/carts';
 import type { OrderRecord } from '../../modules/orders';
 import { InvalidPromotionCodeError, recheckSalePromotion, reserveUseWrite } from '../../modules/promotions';
-import { FeatureNotEnabledError, newPaymentRecord, type PaymentRecord, type CartPaymentInput, initiatedEntry } from '../../modules/payments';
+import { FeatureNotEnabledError, newPaymentRecord, savedCardRef, type PaymentRecord, type CartPaymentInput, initiatedEntry } from '../../modules/payments';
 import { chargeCard } from './charge-card';
 import { assertNotDuplicate, checkCustomer, parsePaymentMethod, saveCardAfterPayment } from './checks';
 import { afterCommit, completeCartPayment, failPayment, licenseLinksOf, withGatewayAnswer } from './complete-payment';
 import { sendOrderConfirmation } from './confirmation';
 import { openOrderLicenses } from '../license-fulfilment/run-request';
 import { named, present } from './entries';
+import { hasSubscriptionItem } from './subscriptions';
 import { RECOVERY_DELAY_MS, recoverPayment } from './recover-payment';
 
 /** How a payment attempt ended: completed (with its order), or failed at the gateway. */
@@ -183,6 +184,8 @@ async function checkAndLock(input: PayCartInput, scope: RecordScope, cart: CartR
     order_id: null,
     meta,
     fingerprint,
+    // §4.2: a subscription sale's new card is always saved, by its completion (./subscriptions.ts).
+    ...(method?.card.kind === 'new' && hasSubscriptionItem(cart.items) ? { saved_card: savedCardRef(method.card) } : {}),
   }, clock.nowMs());
   await transact(
     present(
