@@ -234,6 +234,21 @@ export function rescheduleEntry(claim: DueClaim, nextMs: number, failure: string
   });
 }
 
+/**
+ * The entry that puts claimed work back for a run at `nextMs` as a fresh record (unclaimed,
+ * attempts reset), only while the claim is still ours. Unlike `rescheduleEntry` it also moves
+ * the record's expiry with its due time, for work that is due again months later (a
+ * subscription's next billing), which an update would leave to expire at its first due time.
+ */
+export function renewEntry(claim: DueClaim, nextMs: number, now: number): TransactEntry {
+  const { record } = claim;
+  const fresh: DueWorkRecord = { ...record, attempts: 0, next_ms: nextMs, claim_id: null, last_failure: null, created_ms: now };
+  return dueWork.putEntry(fresh, {
+    name: `due.${record.kind}.renew`,
+    condition: { expression: 'claim_id = :claim', values: { ':claim': claim.claimId } },
+  });
+}
+
 /** A hold on work for one run outside its schedule (see `holdDue`). */
 export interface DueHold {
   claim: DueClaim;

@@ -29,7 +29,7 @@ import type { Platform, ChargeResult, FailedChargeOutcome } from '../../platform
 import type { RecordScope } from '../../store/entity';
 import { TransactionRejectedError, VersionConflictError } from '../../store/errors';
 import { transact, writeOne, type TransactEntry } from '../../store/transact';
-import { finishEntry, rescheduleEntry, type DueClaim } from '../../work/due-work-store';
+import { finishEntry, renewEntry, type DueClaim } from '../../work/due-work-store';
 import type { DueHandler } from '../../work/runner';
 import { readPaymentSettingsCached, readTaxSettingsCached } from '../../modules/accounts';
 import { findCustomerRecord, type CustomerRecord } from '../../modules/customers';
@@ -150,7 +150,7 @@ async function renewOnce(platform: Platform, scope: RecordScope, claim: DueClaim
   // A pending cancellation, or a plan whose last charge was made: the period end ends it.
   if (subscription.cancel_at_period_end || subscription.next_billing_ms === null) {
     if (!periodOver) {
-      return (await commit([rescheduleEntry(claim, subscription.period_end_ms)])) ? 'not-due' : 'retry';
+      return (await commit([renewEntry(claim, subscription.period_end_ms, now)])) ? 'not-due' : 'retry';
     }
     const status = subscription.cancel_at_period_end ? 'cancelled' : 'completed';
     const ended = endedAtPeriodEnd(subscription, status, now);
@@ -158,7 +158,7 @@ async function renewOnce(platform: Platform, scope: RecordScope, claim: DueClaim
     return (await commit([renewalOutcomeEntry(subscription, ended), finishEntry(claim), ...eventEntries(scope, events, now)])) ? status : 'retry';
   }
   if (!force && now < subscription.next_billing_ms) {
-    return (await commit([rescheduleEntry(claim, subscription.next_billing_ms)])) ? 'not-due' : 'retry';
+    return (await commit([renewEntry(claim, subscription.next_billing_ms, now)])) ? 'not-due' : 'retry';
   }
 
   // 2: price it. 3: charge it, once per billing and attempt.
@@ -246,7 +246,7 @@ async function renewOnce(platform: Platform, scope: RecordScope, claim: DueClaim
       createOrderEntry(order),
       renewalOutcomeEntry(subscription, renewed),
       // Due again at the new period end: the next billing, or the end that completes the plan.
-      rescheduleEntry(claim, end),
+      renewEntry(claim, end, at),
       ...eventEntries(scope, [
         { type: 'payment:created_success', resource: 'payment', id: paymentId, record: completed },
         { type: 'payment:completed', resource: 'payment', id: paymentId, record: completed },
@@ -294,7 +294,7 @@ async function renewOnce(platform: Platform, scope: RecordScope, claim: DueClaim
   const committed = await commit([
     payments.putEntry(payment, { ifNew: true, name: 'payment.renewal' }),
     renewalOutcomeEntry(subscription, next),
-    finalFailure ? finishEntry(claim) : rescheduleEntry(claim, retryAt!, `renewal attempt ${failedAttempts} failed: ${payment.error_code}`),
+    finalFailure ? finishEntry(claim) : renewEntry(claim, retryAt!, at),
     ...eventEntries(scope, events, at),
   ]);
   if (!committed) return 'retry';
