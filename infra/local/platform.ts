@@ -65,7 +65,7 @@ export function localPlatform(paths: Pick<ReturnType<typeof dataPaths>, 'outbox'
     email: outboxEmail({ dir: paths.outbox, from: settings.emailFrom, clock }),
     secrets: localSecrets(paths.localKey),
     // A test may hold authorizations and refunds (CARTWHEEL_GATEWAY_HOLD_FILE, CARTWHEEL_GATEWAY_REFUND_HOLD_FILE, gateway-hold.ts): local only.
-    gateway: holdGateway(testGateway(clock), process.env.CARTWHEEL_GATEWAY_HOLD_FILE, process.env.CARTWHEEL_GATEWAY_REFUND_HOLD_FILE),
+    gateway: holdGateway(testGateway(clock), process.env.CARTWHEEL_GATEWAY_HOLD_FILE, process.env.CARTWHEEL_GATEWAY_REFUND_HOLD_FILE, process.env.CARTWHEEL_GATEWAY_CHARGED_HOLD_FILE),
     http: guardedHttp({ allowLoopback: true }, clock),
     queues: sqsQueues({ region: settings.region, endpoint: settings.endpoints.sqs, urls: settings.queueUrls }),
     objects,

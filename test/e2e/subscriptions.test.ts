@@ -192,7 +192,7 @@ describe('subscriptions on the driven clock', () => {
     // Every subscription event was delivered, each with the subscription as its data.
     for (const type of EVENT_TYPES) {
       const [first] = await receiver.receivedAt(`/${type.replace(':', '-')}`, 1);
-      expect(JSON.parse(first!.body)).toMatchObject({ type, data: { object: 'subscription' } });
+      expect(JSON.parse(String(first!.body))).toMatchObject({ type, data: { object: 'subscription' } });
     }
   }, 240_000);
 });
