@@ -222,3 +222,80 @@ describe('subscription endpoints refuse what the contract refuses', () => {
     expect(active.every((each) => each.status === 'active' && each.in_grace_period === false)).toBe(true);
   }, 120_000);
 });
+
+/** A test-mode customer with a login, its subscription (a cart linked to it, paid by the secret token) and its customer-scope token. */
+async function customerWithSubscription(id: string) {
+  const created = await api(`${base}customers`, { method: 'POST', token: secret, body: { customer_id: id, username: `${id}-user`, password: 'open sesame', name: id, email: `${id}@example.test`, billing_address: { country: 'US', postal_code: '94107' } } });
+  expect(created.status, created.text).toBe(201);
+  const cart = await api(`${base}carts`, { method: 'POST', token: secret, body: { items: [{ product_id: 'monthly', quantity: 1 }], customer_id: id, customer: { name: id, email: `${id}@example.test`, billing_address: { country: 'US', postal_code: '94107' } } } });
+  const paid = await api(`${cart.body.url}/payments?expand=order`, { method: 'POST', token: secret, body: card() });
+  expect(paid.status, paid.text).toBe(201);
+  const signedIn = await api(`${base}customers/login?account_id=${account}&test=true&expand=auth`, { method: 'POST', body: { username: `${id}-user`, password: 'open sesame' } });
+  expect(signedIn.status, signedIn.text).toBe(200);
+  return { subscriptionId: paid.body.order.items[0].subscription.split('/').pop() as string, token: signedIn.body.auth.token as string };
+}
+
+describe('customer scope and isolation (probes)', () => {
+  it('lets a customer read, cancel and un-cancel its own subscription while the settings allow it', async () => {
+    const cy = await customerWithSubscription('CY');
+    const dee = await customerWithSubscription('DEE');
+    const mine = await api(`${base}customers/me/subscriptions`, { token: cy.token });
+    expect(mine.status, mine.text).toBe(200);
+    expect(mine.body.data.map((each: any) => each.subscription_id)).toEqual([cy.subscriptionId]);
+    expect((await api(`${base}subscriptions/${cy.subscriptionId}`, { token: cy.token })).status).toBe(200);
+    expect((await api(`${base}subscriptions/${cy.subscriptionId}/payments`, { token: cy.token })).status).toBe(200);
+    expect((await api(`${base}subscriptions/${dee.subscriptionId}`, { token: cy.token })).status).toBe(404);
+    expect((await api(`${base}subscriptions/${dee.subscriptionId}/cancel`, { method: 'POST', token: cy.token, body: {} })).status).toBe(404);
+    expect((await api(`${base}subscriptions/${cy.subscriptionId}/cancel`, { method: 'POST', token: cy.token, body: {} })).body).toMatchObject({ cancel_at_current_period_end: true });
+    expect((await api(`${base}subscriptions/${cy.subscriptionId}/uncancel`, { method: 'POST', token: cy.token })).body).toMatchObject({ cancel_at_current_period_end: false });
+    // Customer scope never updates (only cancels and un-cancels).
+    expect((await api(`${base}subscriptions/${cy.subscriptionId}`, { method: 'POST', token: cy.token, body: { meta: 1 } })).status).toBe(403);
+    expect((await api(`${base}settings/payment`, { method: 'POST', token: secret, body: { allow_customer_subscription_cancel: false } })).status).toBe(200);
+    try {
+      const refused = await api(`${base}subscriptions/${cy.subscriptionId}/cancel`, { method: 'POST', token: cy.token, body: {} });
+      expect(refused.status, refused.text).toBe(403);
+      expect(refused.body.error.code).toBe('insufficient_permissions');
+      expect((await subscription(cy.subscriptionId)).cancel_at_current_period_end).toBe(false);
+    } finally {
+      await api(`${base}settings/payment`, { method: 'POST', token: secret, body: { allow_customer_subscription_cancel: true } });
+    }
+  }, 120_000);
+
+  it('answers every subscription endpoint for another account, the other mode and a stranger without revealing or changing anything', async () => {
+    const target = await subscribe('monthly', 'probe@example.test');
+    const stranger = (await api(`${base}auths/limited?account_id=${account}&test=true`, { method: 'POST', token: secret })).body.token;
+    const routes: Array<{ label: string; method: 'GET' | 'POST'; path: string; body?: unknown; limited: number; live: number }> = [
+      { label: 'GET one', method: 'GET', path: `subscriptions/${target.id}`, limited: 404, live: 400 },
+      { label: 'update', method: 'POST', path: `subscriptions/${target.id}`, body: { meta: 'x' }, limited: 403, live: 400 },
+      { label: 'cancel', method: 'POST', path: `subscriptions/${target.id}/cancel`, body: { cancel_at_current_period_end: false }, limited: 404, live: 400 },
+      { label: 'uncancel', method: 'POST', path: `subscriptions/${target.id}/uncancel`, limited: 404, live: 400 },
+      { label: 'fast_forward', method: 'POST', path: `subscriptions/${target.id}/fast_forward`, limited: 403, live: 409 },
+      { label: 'orders', method: 'GET', path: `subscriptions/${target.id}/orders`, limited: 404, live: 400 },
+      { label: 'payments', method: 'GET', path: `subscriptions/${target.id}/payments`, limited: 404, live: 400 },
+      { label: "the customer's subscriptions", method: 'GET', path: `customers/${target.order.customer.split('/').pop()}/subscriptions`, limited: 404, live: 400 },
+    ];
+    const callers = [
+      { label: 'another account', token: other.tokens.test_secret, status: () => 404 },
+      { label: "another account's live token", token: other.tokens.live_secret, status: (route: (typeof routes)[number]) => (route.label === 'fast_forward' ? 409 : 404) },
+      { label: 'the live secret token', token: live, status: (route: (typeof routes)[number]) => route.live },
+      { label: 'a stranger limited token', token: stranger, status: (route: (typeof routes)[number]) => route.limited },
+    ];
+    const before = (await api(`${base}subscriptions/${target.id}`, { token: secret })).text;
+    for (const route of routes) {
+      for (const caller of callers) {
+        const answer = await api(`${base}${route.path}`, { method: route.method, token: caller.token, ...(route.body === undefined ? {} : { body: route.body }) });
+        expect(answer.status, `${route.label} by ${caller.label}: ${answer.text}`).toBe(caller.status(route));
+        expect(answer.text).not.toContain(target.payment.payment_id);
+      }
+    }
+    expect((await api(`${base}subscriptions/${target.id}`, { token: secret })).text).toBe(before);
+    // Another account's lists and reports show nothing of this one.
+    expect((await api(`${base}subscriptions`, { token: other.tokens.test_secret })).body.data).toEqual([]);
+    const theirReport = await api(`${base}reports/sales?date_start=2028-01-01&date_end=2028-06-30&group_by=month`, { token: other.tokens.test_secret });
+    expect(theirReport.status, theirReport.text).toBe(200);
+    expect(theirReport.body.summary.order_count).toBe(0);
+    const ourReport = await api(`${base}reports/sales?date_start=2028-01-01&date_end=2028-06-30&group_by=month`, { token: secret });
+    expect(ourReport.body.summary.order_count).toBeGreaterThan(0);
+    expect((await api(`${base}reports/sales`, { token: stranger })).status).toBe(403);
+  }, 120_000);
+});

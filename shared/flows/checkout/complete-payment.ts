@@ -32,6 +32,7 @@ import { licenseServicesOfProducts } from '../../modules/catalog';
 import { licenseIdFor, licenseRequestIdFor } from '../../modules/licenses';
 import { named, present } from './entries';
 import { saleSubscriptions } from './subscriptions';
+import { orderSaleEntry, saleOfOrder } from '../../modules/reports';
 
 /** How long the paying process holds the opening of the order's license requests before the sweep may take it. */
 const LICENSE_OPEN_LEASE_MS = 2 * 60_000;
@@ -97,6 +98,8 @@ export async function completeCartPayment(
     linkedCustomerId ? hasPaymentsEntry(scope, linkedCustomerId) : createFromSaleEntry(customerFromSale(scope, customerId, cart.customer, completedAt)),
     promotionId ? named('promotion.count-use', countUseWrite(scope, promotionId)) : undefined,
     ...sale.entries,
+    // §12: the order counts in the sales report's hour, in this transaction.
+    orderSaleEntry(scope, saleOfOrder(order)),
     ...eventEntries(
       scope,
       [

@@ -40,6 +40,7 @@ import { findCustomerPaymentMethod } from '../../modules/payment-methods';
 import { computeSale, taxLocationOf, type SaleTotals } from '../../modules/pricing';
 import { DAY_MS, findSubscription, periodEnd, renewalOutcomeEntry, RENEWAL_KIND, type SubscriptionRecord } from '../../modules/subscriptions';
 import { NOTHING_TO_CHARGE } from '../checkout/charge-card';
+import { orderSaleEntry, saleOfOrder } from '../../modules/reports';
 
 /** How long a renewal run may hold its subscription before another run may take it. */
 export const RENEWAL_LEASE_MS = 2 * 60_000;
@@ -244,6 +245,7 @@ async function renewOnce(platform: Platform, scope: RecordScope, claim: DueClaim
     const committed = await commit([
       payments.putEntry(completed, { ifNew: true, name: 'payment.renewal' }),
       createOrderEntry(order),
+      orderSaleEntry(scope, saleOfOrder(order)),
       renewalOutcomeEntry(subscription, renewed),
       // Due again at the new period end: the next billing, or the end that completes the plan.
       renewEntry(claim, end, at),
