@@ -4,14 +4,18 @@
  * renewals) or a refund of one, so a report reads at most one item per hour of its range and
  * never an order.
  *
- * Each hour item holds its four quarter hours apart (`q0`..`q3`): every zone's midnight falls on
- * a quarter hour (Asia/Kathmandu is +05:45, Australia/Lord_Howe moves by 30 minutes), so day and
- * month buckets of any zone are sums of whole quarters. Within a quarter, counters are numbers
- * that only grow (DynamoDB `ADD`), money in minor units (integers, no drift), kept twice: in the
- * order's own currency (`o.<C>.<metric>`) and in its settlement currency by order currency
- * (`s.<C>.<S>.<metric>`), because the report shows an order in the report currency from its own
- * amounts, its settlement amounts, or its settlement amounts converted at current rates. Refunds
- * count on their own date: `ro.<C>.*` and `rs.<C>.<S>.*`.
+ * Each hour item holds its four quarter hours apart: every zone's midnight falls on a quarter
+ * hour (Asia/Kathmandu is +05:45, Australia/Lord_Howe moves by 30 minutes), so day and month
+ * buckets of any zone are sums of whole quarters. Counters only grow (DynamoDB `ADD`); money is
+ * in minor units (integers, no drift). Names are short because a year's report reads 8,760
+ * items: `<quarter><kind><C><S><metric>`, with `C` the order's currency and `S` its settlement
+ * currency (ISO codes, three letters each), kinds `o` (orders: count `n`, quantity `q`,
+ * subtotal `s`, discount `d`, shipping `h`, tax `t`, total `T`, in `C`), `x` (the same money in
+ * `S`, kept only when `S` differs from `C`), `r` (refunds: count `n`, refunded `r`, in `C`) and
+ * `y` (refunded in `S`, only when it differs). The report shows an order in the report currency
+ * from its own amounts, its settlement amounts, or its settlement amounts converted at current
+ * rates, so both are kept; e.g. `2oUSDUSDT` is the total of the USD orders settled in USD made
+ * in the hour's third quarter.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, table } from '../../store/client';
@@ -20,12 +24,10 @@ import type { TransactEntry } from '../../store/transact';
 import { minorUnits } from '../../rest/money';
 import type { SaleTotals } from '../pricing';
 
-/** The order metrics a quarter keeps (money ones in minor units). */
-export const ORDER_METRICS = ['count', 'quantity', 'subtotal', 'discount', 'shipping', 'tax', 'total'] as const;
-/** The refund metrics a quarter keeps. */
-export const REFUND_METRICS = ['count', 'refunded'] as const;
-/** Which metrics are money. */
-export const MONEY_METRICS: ReadonlySet<string> = new Set(['subtotal', 'discount', 'shipping', 'tax', 'total', 'refunded']);
+/** Metric letters and the report figure each adds to (money ones in minor units). */
+export const METRICS = { n: 'count', q: 'quantity', s: 'subtotal', d: 'discount', h: 'shipping', t: 'tax', T: 'total', r: 'refunded' } as const;
+/** The money metrics (converted and divided into units; counts are not). */
+export const MONEY_LETTERS: ReadonlySet<string> = new Set(['s', 'd', 'h', 't', 'T', 'r']);
 
 /** What a completed order adds to the report (its amounts as the order stores them). */
 export interface OrderSale {
@@ -100,30 +102,26 @@ function addEntry(scope: RecordScope, epochMs: number, counters: Record<string, 
 
 /** The entry that counts a completed order in its hour (written in the order's own transaction). */
 export function orderSaleEntry(scope: RecordScope, sale: OrderSale): TransactEntry {
-  const q = `q${quarterOf(sale.createdMs)}`;
-  const own = `${q}.o.${sale.currency}`;
-  const settled = `${q}.s.${sale.currency}.${sale.settlementCurrency}`;
-  const counters: Record<string, number> = {
-    [`${own}.count`]: 1,
-    [`${own}.quantity`]: sale.quantity,
-    [`${settled}.count`]: 1,
-    [`${settled}.quantity`]: sale.quantity,
-  };
-  for (const metric of ['subtotal', 'discount', 'shipping', 'tax', 'total'] as const) {
-    counters[`${own}.${metric}`] = minor(sale[metric], sale.currency);
-    counters[`${settled}.${metric}`] = minor(sale.settlement[metric], sale.settlementCurrency);
+  const pair = `${sale.currency}${sale.settlementCurrency}`;
+  const own = `${quarterOf(sale.createdMs)}o${pair}`;
+  const settled = `${quarterOf(sale.createdMs)}x${pair}`;
+  const counters: Record<string, number> = { [`${own}n`]: 1, [`${own}q`]: sale.quantity };
+  const letters = { subtotal: 's', discount: 'd', shipping: 'h', tax: 't', total: 'T' } as const;
+  for (const [metric, letter] of Object.entries(letters) as Array<[keyof typeof letters, string]>) {
+    counters[`${own}${letter}`] = minor(sale[metric], sale.currency);
+    if (sale.settlementCurrency !== sale.currency) counters[`${settled}${letter}`] = minor(sale.settlement[metric], sale.settlementCurrency);
   }
   return addEntry(scope, sale.createdMs, counters, 'sales-hour.order');
 }
 
 /** The entry that counts a completed refund of an order in its own hour (written in the refund's transaction). */
 export function refundSaleEntry(scope: RecordScope, refund: RefundSale): TransactEntry {
-  const q = `q${quarterOf(refund.createdMs)}`;
+  const pair = `${refund.currency}${refund.settlementCurrency}`;
+  const quarter = quarterOf(refund.createdMs);
   return addEntry(scope, refund.createdMs, {
-    [`${q}.ro.${refund.currency}.count`]: 1,
-    [`${q}.ro.${refund.currency}.refunded`]: minor(refund.total, refund.currency),
-    [`${q}.rs.${refund.currency}.${refund.settlementCurrency}.count`]: 1,
-    [`${q}.rs.${refund.currency}.${refund.settlementCurrency}.refunded`]: minor(refund.settlementTotal, refund.settlementCurrency),
+    [`${quarter}r${pair}n`]: 1,
+    [`${quarter}r${pair}r`]: minor(refund.total, refund.currency),
+    ...(refund.settlementCurrency !== refund.currency ? { [`${quarter}y${pair}r`]: minor(refund.settlementTotal, refund.settlementCurrency) } : {}),
   }, 'sales-hour.refund');
 }
 

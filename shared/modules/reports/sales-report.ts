@@ -10,7 +10,7 @@ import { DateTime } from 'luxon';
 import type { PaymentSettings } from '../accounts';
 import { convert } from '../catalog';
 import { minorUnits, roundMoney } from '../../rest/money';
-import { MONEY_METRICS, type SalesHour } from './sales-hours';
+import { METRICS, MONEY_LETTERS, type SalesHour } from './sales-hours';
 
 /** Bucket sizes and their limits (§12). */
 export const GROUP_LIMITS = { day: 366, month: 120 } as const;
@@ -63,26 +63,42 @@ interface Sums {
 const emptySums = (): Sums => ({ direct: {}, toConvert: new Map() });
 const add = (into: Record<string, number>, metric: string, amount: number) => (into[metric] = (into[metric] ?? 0) + amount);
 
-/** Adds one quarter's counters (`<kind>.<C>[.<S>].<metric>` with the quarter prefix removed) to `sums`. */
+/**
+ * Adds one quarter's counters (`<kind><C><S><metric>`, the quarter digit removed) to `sums` in
+ * the report currency `currency`: counts as they are; money from the order's own amounts when
+ * `C` is the report currency, else from its settlement amounts (`x`/`y`, or the own amounts
+ * when `S` is `C`), directly when `S` is the report currency and converted otherwise.
+ */
 function addQuarter(sums: Sums, counters: Array<[string, number]>, currency: string): void {
   for (const [name, value] of counters) {
-    const parts = name.split('.');
-    const kind = parts[0];
-    const metric = parts[parts.length - 1]!;
-    const refund = kind === 'ro' || kind === 'rs';
-    const target = refund ? (metric === 'count' ? 'refund_count' : 'refunded') : metric;
-    if (kind === 'o' || kind === 'ro') {
-      if (parts[1] === currency) add(sums.direct, target, value);
-    } else if (kind === 's' || kind === 'rs') {
-      const [orderCurrency, settlementCurrency] = [parts[1]!, parts[2]!];
-      if (orderCurrency === currency) continue; // counted from its own amounts
-      if (!MONEY_METRICS.has(metric) || settlementCurrency === currency) {
-        add(sums.direct, target, value);
-      } else {
-        const pending = sums.toConvert.get(settlementCurrency) ?? {};
-        add(pending, target, value);
-        sums.toConvert.set(settlementCurrency, pending);
-      }
+    const kind = name[0]!;
+    const orderCurrency = name.slice(1, 4);
+    const settlementCurrency = name.slice(4, 7);
+    const letter = name.slice(7);
+    const refund = kind === 'r' || kind === 'y';
+    const metric = letter === 'n' && refund ? 'refund_count' : METRICS[letter as keyof typeof METRICS];
+    if (!metric) continue;
+    if (!MONEY_LETTERS.has(letter)) {
+      if (kind === 'o' || kind === 'r') add(sums.direct, metric, value);
+      continue;
+    }
+    const own = kind === 'o' || kind === 'r';
+    // Which amounts stand for this order in the report currency, and in which currency they are.
+    let from: string;
+    if (orderCurrency === currency) {
+      if (!own) continue;
+      from = orderCurrency;
+    } else if (settlementCurrency === orderCurrency) {
+      from = orderCurrency; // its own amounts are its settlement amounts
+    } else {
+      if (own) continue;
+      from = settlementCurrency;
+    }
+    if (from === currency) add(sums.direct, metric, value);
+    else {
+      const pending = sums.toConvert.get(from) ?? {};
+      add(pending, metric, value);
+      sums.toConvert.set(from, pending);
     }
   }
 }
@@ -148,8 +164,8 @@ export function fillBuckets(buckets: ReadonlyArray<{ startMs: number; endMs: num
   for (const hour of [...hours].sort((a, b) => a.hourMs - b.hourMs)) {
     const byQuarter: Array<Array<[string, number]>> = [[], [], [], []];
     for (const [name, value] of Object.entries(hour.counters)) {
-      const match = /^q([0-3])\.(.+)$/.exec(name);
-      if (match && typeof value === 'number') byQuarter[Number(match[1])]!.push([match[2]!, value]);
+      const quarter = name.charCodeAt(0) - 48;
+      if (quarter >= 0 && quarter < 4 && name.length > 8 && typeof value === 'number') byQuarter[quarter]!.push([name.slice(1), value]);
     }
     for (let quarter = 0; quarter < 4; quarter++) {
       if (!byQuarter[quarter]!.length) continue;
