@@ -17,7 +17,7 @@ import { DateTime } from 'luxon';
 import { Harness, emulatedStore } from '../test/local/fixtures/dynamo-harness';
 import { configureStore, db, table } from '../shared/store/client';
 import { orderSaleEntry, saleOfOrder } from '../shared/modules/reports';
-import { readSalesHours } from '../shared/modules/reports/sales-hours';
+import { readSalesHours } from '../shared/modules/reports/sales-store';
 import { bucketsOf, fillBuckets, summaryOf } from '../shared/modules/reports/sales-report';
 import { readPaymentSettings } from '../shared/modules/accounts';
 

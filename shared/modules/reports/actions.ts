@@ -9,7 +9,7 @@ import { parseDateInput } from '../../rest/dates';
 import { formatMoney } from '../../rest/formatted';
 import type { RenderContext } from '../../rest/render-context';
 import { readPaymentSettingsCached } from '../accounts';
-import { readSalesHours } from './sales-hours';
+import { readSalesHours } from './sales-store';
 import { bucketsOf, fillBuckets, GROUP_LIMITS, summaryOf, type GroupBy, type SalesFigures } from './sales-report';
 
 const MONEY_FIELDS = ['subtotal', 'discount', 'shipping', 'tax', 'total', 'refunded', 'net', 'average_order_total'] as const;

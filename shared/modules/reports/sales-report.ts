@@ -1,5 +1,5 @@
 /**
- * The sales report (commerce.md §12) from the hour aggregates (./sales-hours.ts): buckets by
+ * The sales report (commerce.md §12) from the hour aggregates (./sales-store.ts): buckets by
  * day or month in the requested zone (luxon follows each zone's daylight-saving rules, so a
  * New York day in March is 23 hours and a Lord Howe day 23.5), every bucket present (zeros when
  * empty), orders and refunds each on their own dates, in the report currency: an order's own
@@ -10,7 +10,7 @@ import { DateTime } from 'luxon';
 import type { PaymentSettings } from '../accounts';
 import { convert } from '../catalog';
 import { minorUnits, roundMoney } from '../../rest/money';
-import { METRICS, MONEY_LETTERS, type SalesHour } from './sales-hours';
+import { METRICS, MONEY_LETTERS, type SalesHour } from './sales-store';
 
 /** Bucket sizes and their limits (§12). */
 export const GROUP_LIMITS = { day: 366, month: 120 } as const;

@@ -32,13 +32,9 @@ import { recordsByIds, subscriptionDeclaration } from './declaration';
 import type { SubscriptionRecord } from './records';
 import { subscriptionCancel, subscriptionUpdate } from './schemas';
 import { findSubscription, subscriptionPartition, subscriptionsOfCustomer } from './subscription-store';
+import { readSubscription } from './reads';
 
 const STATUSES = ['active', 'cancelled', 'completed', 'trial'] as const;
-
-/** The subscription of the path, within the caller's reach (404 otherwise; 400 when it is in the other mode). */
-export function readSubscription(context: ApiContext, scope: RecordScope): Promise<SubscriptionRecord> {
-  return readReachable(subscriptionDeclaration, scope, context.params.subscription_id!, requirePrincipal(context));
-}
 
 /** `GET /subscriptions/{subscription_id}`. */
 export async function getSubscriptionAction(context: ApiContext): Promise<ApiResult> {

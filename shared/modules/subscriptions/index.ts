@@ -5,4 +5,4 @@ export { createSubscriptionEntry, findSubscription, renewalOutcomeEntry, subscri
 export { newSubscription, subscriptionIdFor, type SubscriptionSource } from './subscriptions';
 export { periodEnd, periodStart, DAY_MS } from './periods';
 export { RENEWAL_KIND, cancelSubscription, changeSubscription, uncancelSubscription } from './changes';
-export { readSubscription } from './actions';
+export { readSubscription } from './reads';

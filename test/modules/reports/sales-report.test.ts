@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PaymentSettings } from '../../../shared/modules/accounts';
 import { orderSaleEntry, refundSaleEntry, type OrderSale } from '../../../shared/modules/reports';
-import type { SalesHour } from '../../../shared/modules/reports/sales-hours';
+import type { SalesHour } from '../../../shared/modules/reports/sales-store';
 import { bucketsOf, fillBuckets, summaryOf } from '../../../shared/modules/reports/sales-report';
 import type { TransactEntry } from '../../../shared/store/transact';
 import { configureStore } from '../../../shared/store/client';
