@@ -6,6 +6,9 @@
  * - `CARTWHEEL_GATEWAY_REFUND_HOLD_FILE=<path>`: every refund of the built-in test gateway waits
  *   while that file exists AFTER its ledger recorded it and before it answers (the moment a
  *   crash leaves money refunded and no refund record); `GET /_local/gateway/held` counts them;
+ * - `CARTWHEEL_GATEWAY_CHARGED_HOLD_FILE=<path>`: every charge of the built-in test gateway waits
+ *   while that file exists AFTER its ledger recorded it and before it answers (money taken, no
+ *   payment recorded yet: a renewal killed there must not charge again); counted as `held_charged`;
  * - `CARTWHEEL_FUNCTION_DEPLOY_HOLD_FILE=<path>`: every hosted function deployment waits while
  *   that file exists (after its record and due work are committed).
  * Removing the file releases them. The cloud's platform (shared/app/platforms.ts) never wraps
@@ -18,7 +21,7 @@ import type { FunctionRunner, PaymentGateway } from '../../shared/platform/ports
 const POLL_MS = 10;
 
 /** What waits on a hold file right now, by kind. */
-const held = { charges: 0, refunds: 0, deployments: 0 };
+const held = { charges: 0, charged: 0, refunds: 0, deployments: 0 };
 
 /** Waits while `file` exists (nothing to wait for without one), counted under `kind` meanwhile. */
 async function waitWhileHeld(file: string | undefined, kind: keyof typeof held): Promise<void> {
@@ -36,6 +39,11 @@ export function heldCharges(): number {
   return held.charges;
 }
 
+/** Charges made and waiting on the charged-hold file right now (`/_local/gateway/held`). */
+export function heldChargedCharges(): number {
+  return held.charged;
+}
+
 /** Refunds made and waiting on the refund hold file right now (`/_local/gateway/held`). */
 export function heldRefunds(): number {
   return held.refunds;
@@ -45,8 +53,8 @@ export function heldRefunds(): number {
  * `gateway`, with each charge waiting while `holdFile` exists and each refund, once made,
  * waiting while `refundHoldFile` exists; `gateway` itself without either.
  */
-export function holdGateway(gateway: PaymentGateway, holdFile: string | undefined, refundHoldFile?: string): PaymentGateway {
-  if (!holdFile && !refundHoldFile) return gateway;
+export function holdGateway(gateway: PaymentGateway, holdFile: string | undefined, refundHoldFile?: string, chargedHoldFile?: string): PaymentGateway {
+  if (!holdFile && !refundHoldFile && !chargedHoldFile) return gateway;
   return {
     ...gateway,
     async refund(request) {
@@ -56,7 +64,9 @@ export function holdGateway(gateway: PaymentGateway, holdFile: string | undefine
     },
     async charge(request) {
       await waitWhileHeld(holdFile, 'charges');
-      return gateway.charge(request);
+      const result = await gateway.charge(request);
+      await waitWhileHeld(chargedHoldFile, 'charged');
+      return result;
     },
   };
 }

@@ -13,7 +13,7 @@ import { isLoopback } from '../../shared/http/transport';
 import { newId } from '../../shared/core/ids';
 import { listCharges, type GatewayChargeRecord } from '../../shared/modules/payments';
 import { writeResult } from './api-event';
-import { heldCharges, heldRefunds } from './gateway-hold';
+import { heldChargedCharges, heldCharges, heldRefunds } from './gateway-hold';
 import { ManualClock } from './manual-clock';
 import { listOutboxSummaries, readOutboxBody, type OutboxBodies } from './outbox';
 import { outboxPage, previewOf } from './outbox-page';
@@ -129,7 +129,7 @@ export async function handleLocalPage(
     return json(res, 200, { data: (await listCharges()).map(describeCharge) });
   }
   if (path === '/_local/gateway/held' && method === 'GET') {
-    return json(res, 200, { held: heldCharges(), held_refunds: heldRefunds() });
+    return json(res, 200, { held: heldCharges(), held_charged: heldChargedCharges(), held_refunds: heldRefunds() });
   }
   if (path === '/_local/clock') {
     if (method === 'GET') return json(res, 200, { now: isoSeconds(new Date(options.clock.nowMs())), mode: options.clock instanceof ManualClock ? 'manual' : 'system' });

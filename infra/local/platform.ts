@@ -66,7 +66,7 @@ export function localPlatform(paths: Pick<ReturnType<typeof dataPaths>, 'outbox'
     email: outboxEmail({ dir: paths.outbox, from: settings.emailFrom, clock }),
     secrets: localSecrets(paths.localKey),
     // A test may hold authorizations and refunds (CARTWHEEL_GATEWAY_HOLD_FILE, CARTWHEEL_GATEWAY_REFUND_HOLD_FILE, gateway-hold.ts): local only.
-    gateway: holdGateway(testGateway(clock), process.env.CARTWHEEL_GATEWAY_HOLD_FILE, process.env.CARTWHEEL_GATEWAY_REFUND_HOLD_FILE),
+    gateway: holdGateway(testGateway(clock), process.env.CARTWHEEL_GATEWAY_HOLD_FILE, process.env.CARTWHEEL_GATEWAY_REFUND_HOLD_FILE, process.env.CARTWHEEL_GATEWAY_CHARGED_HOLD_FILE),
     // The same Stripe adapter as the cloud, at CARTWHEEL_STRIPE_API_BASE (a stand-in, local-runtime.md);
     // CARTWHEEL_STRIPE_TIMEOUT_MS (tests only) shortens the 20 s wait so a hang is tested in seconds.
     stripe: stripeGateways({

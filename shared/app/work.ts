@@ -12,6 +12,7 @@
 import { confirmationEmailWork } from '../flows/checkout/confirmation';
 import { paymentRecoveryWork } from '../flows/checkout/recover-payment';
 import { refundRecoveryWork } from '../flows/refunds/recover-refund';
+import { subscriptionRenewalWork } from '../flows/renewals/renew-subscription';
 import { licenseFollowUpWork } from '../flows/license-fulfilment/emails';
 import { licenseOpenWork, licenseRequestWork } from '../flows/license-fulfilment/run-request';
 import { eventDeliveryWork } from '../flows/notifications/delivery/deliver-event';
@@ -26,6 +27,8 @@ import type { DueHandler } from '../work/runner';
 export const dueHandlers = {
   'payment-recovery': paymentRecoveryWork,
   'refund-recovery': refundRecoveryWork,
+  // After payments: a renewal charges a saved card, which no recovery of a cart payment touches.
+  'subscription-renewal': subscriptionRenewalWork,
   'license-open': licenseOpenWork,
   'license-request': licenseRequestWork,
   'license-follow-up': licenseFollowUpWork,

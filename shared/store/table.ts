@@ -58,6 +58,7 @@ export const tableDefinition = {
         cart: 'carts by date_created (cursor list)',
         order: 'orders by date_created (cursor list)',
         shipment: 'shipments by date_created (cursor list; filter order_id)',
+        subscription: 'subscriptions by date_created (cursor list; filters status, customer_id, in_grace_period)',
         payment: 'payments by date_created (cursor list), and payments of an order (filtered)',
         refund: 'refunds by date_created (cursor list), and refunds of a customer (filtered)',
         occurrence: 'occurrences by date_created (operators, tests)',
@@ -76,6 +77,7 @@ export const tableDefinition = {
         cart: 'carts by date_modified',
         order: 'orders by date_modified',
         shipment: 'shipments by date_modified (cursor list, date_type=date_modified)',
+        subscription: 'subscriptions by date_modified (cursor list, date_type=date_modified)',
         payment: 'payments by date_modified',
         refund: 'refunds by date_modified',
         event: 'events by date_modified (cursor list, date_type=date_modified)',
@@ -90,6 +92,7 @@ export const tableDefinition = {
       uses: {
         order: "a customer's orders: <owner>#customer-orders#<customer_id>, sk <date_created>#<id>",
         shipment: "an order's shipments: <owner>#order-shipments#<order_id>, sk <date_created>#<id>",
+        subscription: "a customer's subscriptions: <owner>#customer-subscriptions#<customer_id>, sk <date_created>#<id>",
         payment: 'duplicate detection: <owner>#payment-dup#<fingerprint>#<currency>#<total>, sk <date_created>#<id>',
         refund: "a payment's (and its order's) refunds: <owner>#payment-refunds#<payment_id>, sk <date_created>#<id>",
         'payment method': "a customer's saved methods: <owner>#customer-payment-methods#<customer_id>",

@@ -28,7 +28,8 @@ export type DueKind =
   | 'app-files'
   | 'app-edge-pointer'
   | 'function-deploy'
-  | 'function-removal';
+  | 'function-removal'
+  | 'subscription-renewal';
 
 /** A due-work record. */
 export interface DueWorkRecord {
@@ -229,6 +230,21 @@ export function rescheduleEntry(claim: DueClaim, nextMs: number, failure: string
   return dueWork.updateEntry(scope, record.due_id, {
     name: `due.${record.kind}.reschedule`,
     set: { claim_id: null, next_ms: nextMs, gsi3sk: sortKey(nextMs, scope, record.ref), last_failure: failure === null ? null : failure.slice(0, 500) },
+    condition: { expression: 'claim_id = :claim', values: { ':claim': claim.claimId } },
+  });
+}
+
+/**
+ * The entry that puts claimed work back for a run at `nextMs` as a fresh record (unclaimed,
+ * attempts reset), only while the claim is still ours. Unlike `rescheduleEntry` it also moves
+ * the record's expiry with its due time, for work that is due again months later (a
+ * subscription's next billing), which an update would leave to expire at its first due time.
+ */
+export function renewEntry(claim: DueClaim, nextMs: number, now: number): TransactEntry {
+  const { record } = claim;
+  const fresh: DueWorkRecord = { ...record, attempts: 0, next_ms: nextMs, claim_id: null, last_failure: null, created_ms: now };
+  return dueWork.putEntry(fresh, {
+    name: `due.${record.kind}.renew`,
     condition: { expression: 'claim_id = :claim', values: { ':claim': claim.claimId } },
   });
 }

@@ -32,6 +32,8 @@ let functionId: string;
 /** An order of a physical item (`phys` ×2) and a digital one (`p1`), and a shipment of one `phys`. */
 let shippedOrderId: string;
 let shipmentId: string;
+/** A subscription (commerce.md §10) the shopper bought. */
+let saleSubscriptionId: string;
 /** A customer-scope token (signed in as customer `cs1`) and cs1's saved card. */
 let portal: string;
 let portalMethodId: string;
@@ -118,6 +120,11 @@ beforeAll(async () => {
   const shipment = await api(`${base}orders/${shippedOrderId}/shipments`, { method: 'POST', token: secret, body: { items: [{ item_id: 'phys', quantity: 1 }] } });
   expect(shipment.status, shipment.text).toBe(201);
   shipmentId = shipment.body.shipment_id;
+  expect((await api(`${base}products`, { method: 'POST', token: secret, body: { product_id: 'monthly', name: 'Box', type: 'service', prices: [{ currency: 'USD', price: 7 }], subscription_plan: { billing_interval: 1, billing_interval_unit: 'month', end_at_billing_count: null } } })).status).toBe(201);
+  const subscriptionCart = await api(`${base}carts`, { method: 'POST', token: shopper, body: { items: [{ product_id: 'monthly' }], customer: buyer } });
+  const subscriptionPaid = await api(`${base}carts/${subscriptionCart.body.cart_id}/payments?expand=order`, { method: 'POST', token: shopper, body: { payment_method: card() } });
+  expect(subscriptionPaid.status, subscriptionPaid.text).toBe(201);
+  saleSubscriptionId = subscriptionPaid.body.order.items[0].subscription.split('/').pop();
   const open = await api(`${base}carts`, { method: 'POST', token: shopper, body: { items: [{ product_id: 'p1', quantity: 2 }], customer: buyer } });
   cartId = open.body.cart_id;
   const signedIn = await api(`${base}customers/login?account_id=${account}&test=true&expand=auth`, { method: 'POST', body: { username: 'cy', password: 'portal password' } });
@@ -167,6 +174,7 @@ async function snapshot(): Promise<Record<string, string>> {
     `orders/${shippedOrderId}`, `orders/${shippedOrderId}/shipments`, `shipments/${shipmentId}`, 'shipments?limit=100',
     'users?limit=100', 'users/owner', 'users/usr1',
     'oauth_apps?limit=100', `oauth_apps/${oauthAppId}`, `oauth_apps/${publicOauthAppId}`,
+    `subscriptions/${saleSubscriptionId}`, 'subscriptions?limit=100', `subscriptions/${saleSubscriptionId}/payments`, `subscriptions/${saleSubscriptionId}/orders`,
     // Tokens by id, kind, user and rights (not their use times, which reading moves), in both modes.
     'auths?type=all&limit=100&test=true&show=auth_id,type,user,permissions', 'auths?type=all&limit=100&test=false&show=auth_id,type,user,permissions',
   ];
@@ -193,6 +201,8 @@ interface Case {
   property?: string;
   /** The expected `meta.reason`, where the row is about one. */
   reason?: string;
+  /** The expected `meta.parameter` (a refused query parameter). */
+  parameter?: string;
 }
 
 const rows: Case[] = [];
@@ -780,6 +790,8 @@ const bodyTargets: Array<[string, () => string, Partial<Case>]> = [
   ['a shipment', shipmentPath, {}],
   ['oauth apps', oauthApps, {}],
   ['an oauth app', oauthApp, {}],
+  ['a subscription', () => `subscriptions/${saleSubscriptionId}`, {}],
+  ['a subscription cancel', () => `subscriptions/${saleSubscriptionId}/cancel`, {}],
 ];
 for (const [name, path, extra] of bodyTargets) {
   const json = { 'Content-Type': 'application/json' };
@@ -792,6 +804,52 @@ for (const [name, path, extra] of bodyTargets) {
   rows.push({ label: `${name}: text/plain`, method: 'POST', path, raw: '{"name":"x"}', headers: { 'Content-Type': 'text/plain' }, status: 400, code: 'invalid_syntax', ...extra });
   rows.push({ label: `${name}: latin-1 charset`, method: 'POST', path, raw: '{"name":"x"}', headers: { 'Content-Type': 'application/json; charset=latin1' }, status: 400, code: 'invalid_syntax', ...extra });
 }
+
+// --- subscriptions (commerce.md §10.3): nothing is charged, cancelled or changed
+const saleSubscription = () => `subscriptions/${saleSubscriptionId}`;
+const subscriptionCancelPath = () => `subscriptions/${saleSubscriptionId}/cancel`;
+post(saleSubscription, { meta: nestedMeta(40) }, 'meta', 'subscription meta 40 deep');
+post(saleSubscription, { meta: true }, 'meta', 'subscription meta a boolean');
+for (const value of [5, {}, [], 'x'.repeat(101)]) post(saleSubscription, { payment_method_id: value }, 'payment_method_id', `subscription payment_method_id ${JSON.stringify(value).slice(0, 20)}`);
+post(saleSubscription, { payment_method_id: 'NOSUCHMETHOD' }, 'payment_method_id', 'subscription payment_method_id unknown', { reason: 'not_found' });
+rows.push({ label: "subscription payment_method_id of another customer", method: 'POST', path: saleSubscription, body: () => ({ payment_method_id: portalMethodId }), status: 400, code: 'invalid_input', property: 'payment_method_id', reason: 'not_found' });
+for (const value of NOT_BOOLEANS) post(saleSubscription, { cancel_at_current_period_end: value }, 'cancel_at_current_period_end', `subscription cancel_at_current_period_end ${JSON.stringify(value)}`);
+post(saleSubscription, { cancel_at_current_period_end: true }, 'cancel_at_current_period_end', 'subscription update that cancels', { reason: 'not_allowed' });
+for (const value of NOT_BOOLEANS) post(subscriptionCancelPath, { cancel_at_current_period_end: value }, 'cancel_at_current_period_end', `subscription cancel at period end ${JSON.stringify(value)}`);
+for (const value of NOT_TEXTS(500)) post(subscriptionCancelPath, { cancellation_reason: value }, 'cancellation_reason', `subscription cancellation_reason ${JSON.stringify(value).slice(0, 20)}`);
+rows.push({ label: 'subscription uncancel with nothing pending', method: 'POST', path: () => `subscriptions/${saleSubscriptionId}/uncancel`, status: 422, code: 'invalid_state' });
+rows.push({ label: 'subscription fast_forward in live mode', method: 'POST', path: () => `subscriptions/${saleSubscriptionId}/fast_forward`, token: () => runtime.bootstrap.tokens.live_secret, status: 409, code: 'feature_not_enabled' });
+rows.push({ label: 'subscription cancel: the paying limited token', method: 'POST', path: subscriptionCancelPath, body: {}, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: "subscription cancel: another customer's scope", method: 'POST', path: subscriptionCancelPath, body: {}, token: () => portal, status: 404, code: 'resource_not_found' });
+rows.push({ label: 'subscription update: limited token', method: 'POST', path: saleSubscription, body: { meta: 1 }, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'subscription fast_forward: limited token', method: 'POST', path: () => `subscriptions/${saleSubscriptionId}/fast_forward`, token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'subscriptions list: limited token', method: 'GET', path: () => 'subscriptions', token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'subscriptions list: status bogus', method: 'GET', path: () => 'subscriptions?status=bogus', status: 400, code: 'invalid_input' });
+rows.push({ label: 'subscriptions list: in_grace_period maybe', method: 'GET', path: () => 'subscriptions?in_grace_period=maybe', status: 400, code: 'invalid_input' });
+rows.push({ label: 'subscription: another mode', method: 'GET', path: saleSubscription, token: () => runtime.bootstrap.tokens.live_secret, status: 400, code: 'token_type_mismatch' });
+rows.push({ label: "subscription orders: another customer's scope", method: 'GET', path: () => `subscriptions/${saleSubscriptionId}/orders`, token: () => portal, status: 404, code: 'resource_not_found' });
+for (const action of ['cancel', 'uncancel', 'fast_forward', 'orders', 'payments']) {
+  rows.push({ label: `subscription ${action} of an unknown id`, method: action === 'orders' || action === 'payments' ? 'GET' : 'POST', path: () => `subscriptions/NOSUCHSUBSCR/${action}`, ...(action === 'cancel' ? { body: {} } : {}), status: 404, code: 'resource_not_found' });
+}
+rows.push({ label: 'subscription update of an unknown id', method: 'POST', path: () => 'subscriptions/NOSUCHSUBSCR', body: { meta: 1 }, status: 404, code: 'resource_not_found' });
+rows.push({ label: 'subscriptions of an unknown customer', method: 'GET', path: () => 'customers/NOSUCHCUSTOM/subscriptions', status: 404, code: 'resource_not_found' });
+
+// --- the sales report (commerce.md §12): every refused parameter names itself
+for (const [query, parameter, label] of [
+  ['group_by=week', 'group_by', 'group_by week'],
+  ['date_start=2025-01-01&date_end=2026-12-31', 'group_by', '731 day buckets'],
+  ['date_start=2000-01&date_end=2026-12&group_by=month', 'group_by', '324 month buckets'],
+  ['date_start=2026-03-02&date_end=2026-03-01', 'date_end', 'date_end before date_start'],
+  ['date_start=soon', 'date_start', 'date_start soon'],
+  ['date_end=2026-13-01', 'date_end', 'date_end month 13'],
+  ['currency=XYZ', 'currency', 'currency not enabled'],
+  ['currency=%00', 'currency', 'currency a NUL'],
+  ['timezone=Mars%2FOlympus', 'timezone', 'timezone unknown'],
+] as const) {
+  rows.push({ label: `sales report ${label}`, method: 'GET', path: () => `reports/sales?${query}`, status: 400, code: 'invalid_input', parameter });
+}
+rows.push({ label: 'sales report: limited token', method: 'GET', path: () => 'reports/sales', token: () => shopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'sales report: customer scope', method: 'GET', path: () => 'reports/sales', token: () => portal, status: 403, code: 'insufficient_permissions' });
 
 // --- ids in paths: traversal, encoded slashes, control characters, absurd lengths
 const BAD_IDS = ['..%2F..%2Fsettings%2Fpayment', 'p1%2F..%2Fp1', '%00', 'p1%0A', `${'x'.repeat(300)}`, '%E2%80%AE1p', '..'];
@@ -810,6 +868,7 @@ const idPaths: Array<[string, (id: string) => string, Partial<Case>]> = [
   ['app', (id) => `apps/${id}`, {}],
   ['shipment', (id) => `shipments/${id}`, {}],
   ['oauth app', (id) => `oauth_apps/${id}`, {}],
+  ['subscription', (id) => `subscriptions/${id}`, {}],
 ];
 for (const [name, path] of idPaths) {
   for (const id of BAD_IDS) rows.push({ label: `GET ${name} id ${id.slice(0, 24)}`, method: 'GET', path: () => path(id), status: 404, code: 'resource_not_found' });
@@ -843,6 +902,8 @@ for (const id of BAD_IDS.slice(0, 3)) {
   rows.push({ label: `shipment of order id ${id}`, method: 'POST', path: () => `orders/${id}/shipments`, body: {}, status: 404, code: 'resource_not_found' });
   rows.push({ label: `update shipment id ${id}`, method: 'POST', path: () => `shipments/${id}`, body: { courier: 'X' }, status: 404, code: 'resource_not_found' });
   rows.push({ label: `delete shipment id ${id}`, method: 'DELETE', path: () => `shipments/${id}`, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `update subscription id ${id}`, method: 'POST', path: () => `subscriptions/${id}`, body: { meta: 1 }, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `cancel subscription id ${id}`, method: 'POST', path: () => `subscriptions/${id}/cancel`, body: {}, status: 404, code: 'resource_not_found' });
 }
 
 describe('bad input changes nothing (a table of probes)', () => {
@@ -865,6 +926,7 @@ describe('bad input changes nothing (a table of probes)', () => {
     expect(typeof answer.body.error.message).toBe('string');
     if (row.property !== undefined) expect(answer.body.error.meta?.property, answer.text).toBe(row.property);
     if (row.reason !== undefined) expect(answer.body.error.meta?.reason, answer.text).toBe(row.reason);
+    if (row.parameter !== undefined) expect(answer.body.error.meta?.parameter, answer.text).toBe(row.parameter);
     const after = await snapshot();
     for (const [read, text] of Object.entries(before)) expect(after[read], read).toBe(text);
   });

@@ -229,6 +229,7 @@ describe('isolation of /customers/me/... (probes)', () => {
     { label: 'POST /customers/me', method: 'POST', path: () => 'customers/me', body: () => ({ name: 'Probe' }) },
     { label: 'GET /customers/me/orders', method: 'GET', path: () => 'customers/me/orders' },
     { label: 'GET /customers/me/payments', method: 'GET', path: () => 'customers/me/payments' },
+    { label: 'GET /customers/me/subscriptions', method: 'GET', path: () => 'customers/me/subscriptions' },
     { label: 'GET /customers/me/payment_methods', method: 'GET', path: () => 'customers/me/payment_methods' },
     { label: 'POST /customers/me/payment_methods', method: 'POST', path: () => 'customers/me/payment_methods', body: () => card('Probe') },
     { label: 'GET /customers/me/payment_methods/{id}', method: 'GET', path: () => `customers/me/payment_methods/${adaMethodId}` },

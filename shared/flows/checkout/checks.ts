@@ -98,6 +98,8 @@ export async function assertNotDuplicate(scope: RecordScope, fingerprint: string
  */
 export async function saveCardAfterPayment(scope: RecordScope, method: ParsedPaymentMethod | undefined, payment: PaymentRecord, allowSaveCards: boolean, clock: Clock): Promise<PaymentRecord> {
   if (!method || !method.save || !allowSaveCards || !payment.customer_id || !payment.payment_method) return payment;
+  // A subscription sale saved the card with its order already.
+  if (payment.payment_method.payment_method_id) return payment;
   // Through Stripe the card is kept there, and the platform's method keeps its Stripe ids (§4.7).
   const stripeSaved = payment.gateway_charge?.saved_as;
   const { data } = payment.payment_method;

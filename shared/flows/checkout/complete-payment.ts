@@ -32,6 +32,8 @@ import { gatewayCardData } from './gateway-cards';
 import { licenseServicesOfProducts } from '../../modules/catalog';
 import { licenseIdFor, licenseRequestIdFor } from '../../modules/licenses';
 import { named, present } from './entries';
+import { saleSubscriptions } from './subscriptions';
+import { orderSaleEntry, saleOfOrder } from '../../modules/reports';
 
 /** How long the paying process holds the opening of the order's license requests before the sweep may take it. */
 const LICENSE_OPEN_LEASE_MS = 2 * 60_000;
@@ -82,12 +84,14 @@ export async function completeCartPayment(
   const customerId = linkedCustomerId ?? newId();
   // licenses.md §3: the products' license links as they are now make the order's licensed items.
   const licenseServices = await (links ?? licenseLinksOf(scope, cart));
-  const order = orderFromCart(scope, orderId, cart, paymentId, customerId, completedAt, licenseServices);
-  const completed: PaymentRecord = { ...approved, status: 'completed', customer_id: customerId, order_id: orderId, modified_ms: completedAt };
-  delete completed.gateway_outcome;
+  const paid: PaymentRecord = { ...approved, status: 'completed', customer_id: customerId, order_id: orderId, modified_ms: completedAt };
+  delete paid.gateway_outcome;
+  // §10.1: the subscriptions the order starts, with the card they charge (./subscriptions.ts).
+  const sale = saleSubscriptions(scope, orderFromCart(scope, orderId, cart, paymentId, customerId, completedAt, licenseServices), paid, customerId, !linkedCustomerId, completedAt);
+  const { order, payment: completed } = sale;
   // The shopper's token also reaches the licenses its items will get (their ids are derived from order and item).
   const licensePaths = order.items.filter((item) => item.license_service_id).map((item) => `licenses/${licenseIdFor(licenseRequestIdFor(orderId, item.item_id))}`);
-  const reachPaths = [`orders/${orderId}`, `payments/${paymentId}`, `customers/${customerId}`, ...licensePaths];
+  const reachPaths = [`orders/${orderId}`, `payments/${paymentId}`, `customers/${customerId}`, ...licensePaths, ...sale.reachPaths];
   const reach = principal ? named('token.reach', reachWrite(principal, reachPaths)) : undefined;
   const confirmationDue = confirmationDueWrite(order, newId());
   const licensesDue = licensePaths.length ? licenseOpenDueWrite(order, newId()) : undefined;
@@ -99,6 +103,9 @@ export async function completeCartPayment(
     licensesDue,
     linkedCustomerId ? hasPaymentsEntry(scope, linkedCustomerId) : createFromSaleEntry(customerFromSale(scope, customerId, cart.customer, completedAt)),
     promotionId ? named('promotion.count-use', countUseWrite(scope, promotionId)) : undefined,
+    ...sale.entries,
+    // §12: the order counts in the sales report's hour, in this transaction.
+    orderSaleEntry(scope, saleOfOrder(order)),
     ...eventEntries(
       scope,
       [

@@ -36,7 +36,7 @@ import { transact } from '../../store/transact';
 import { forgetCart, recentCart, carts, lockEntry, lockHeld, type CartRecord } from '../../modules/carts';
 import type { OrderRecord } from '../../modules/orders';
 import { InvalidPromotionCodeError, recheckSalePromotion, reserveUseWrite } from '../../modules/promotions';
-import { FeatureNotEnabledError, newPaymentRecord, type PaymentRecord, type CartPaymentInput, initiatedEntry } from '../../modules/payments';
+import { FeatureNotEnabledError, newPaymentRecord, savedCardRef, type PaymentRecord, type CartPaymentInput, initiatedEntry } from '../../modules/payments';
 import { chargeCard, gatewayChargeOf } from './charge-card';
 import { assertChargeable, cardRulesOf, saleGatewayOf, type SaleGateway } from './sale-gateway';
 import { handOffPayment } from './hand-off';
@@ -45,6 +45,7 @@ import { afterCommit, completeCartPayment, failPayment, licenseLinksOf, withGate
 import { sendOrderConfirmation } from './confirmation';
 import { openOrderLicenses } from '../license-fulfilment/run-request';
 import { named, present } from './entries';
+import { hasSubscriptionItem } from './subscriptions';
 import { RECOVERY_DELAY_MS, recoverPayment } from './recover-payment';
 
 /** How a payment attempt ended: completed (with its order), or failed at the gateway. */
@@ -195,6 +196,8 @@ async function checkAndLock(input: PayCartInput, scope: RecordScope, cart: CartR
     order_id: null,
     meta,
     fingerprint,
+    // §4.2: a subscription sale's new card is always saved, by its completion (./subscriptions.ts).
+    ...(method?.card.kind === 'new' && hasSubscriptionItem(cart.items) ? { saved_card: savedCardRef(method.card) } : {}),
   }, clock.nowMs());
   await transact(
     present(

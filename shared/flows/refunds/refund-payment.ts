@@ -19,6 +19,7 @@
  * gateway by the key whether the refund happened, closing the key first, and completes or fails
  * the refund exactly once; the gateway never refunds a key twice.
  */
+import { refundSaleEntry } from '../../modules/reports';
 import type { Principal } from '../../core/access/principal';
 import { newId } from '../../core/ids';
 import { InvalidInputError, InvalidStateError } from '../../http/errors';
@@ -190,6 +191,8 @@ export async function settle(platform: Platform, scope: RecordScope, pending: Re
       if (refunded) {
         entries.push(refundedAmountEntry(payment, roundMoney(payment.total_refunded + pending.total, pending.currency), now));
         if (order) entries.push(orderRefundedAmountEntry(order, roundMoney(order.total_refunded + pending.total, pending.currency), now));
+        // §12: a refund of an order counts in the sales report on its own date, in this transaction.
+        if (order) entries.push(refundSaleEntry(scope, { createdMs: pending.created_ms, currency: pending.currency, settlementCurrency: pending.settlement_currency, total: pending.total, settlementTotal: pending.settlement_total }));
       } else {
         const back = { parts: pending as RefundParts, items: pending.items, shippingTaken: pending.shipping_taken };
         const { currency, settlement_currency: settlementCurrency } = pending;

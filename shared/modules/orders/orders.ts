@@ -27,6 +27,8 @@ export interface OrderItemRecord extends LineAmounts {
   fulfilled: boolean;
   /** Units shipped so far (physical items; absent: none). Only shipments change it (`shippedQuantitiesEntry`). */
   shipped?: number;
+  /** The subscription the item started (commerce.md §10.1), or its renewal order's subscription; absent: none. */
+  subscription_id?: string | null;
   /** The id of the item's license (licenses.md §7), once a code was stored. */
   license: string | null;
   license_pending: boolean;
@@ -56,6 +58,8 @@ export interface OrderRecord extends Dated {
   customer_id: string;
   cart_id: string | null;
   payment_id: string;
+  /** A renewal order's subscription (commerce.md §10.2); absent otherwise. */
+  subscription_id?: string | null;
   meta: unknown;
   /** Confirmation email: `held` while licenses are pending, then `sent`. */
   confirmation_email: 'pending' | 'held' | 'sent';
@@ -108,7 +112,7 @@ function orderItemJson(order: OrderRecord, item: OrderItemRecord, context: Rende
     ...Object.fromEntries(Object.keys(item).filter((name) => name.startsWith('settlement_')).map((name) => [name, item[name as keyof OrderItemRecord]])),
     fulfilled: item.fulfilled,
     product: context.url(`products/${encodeURIComponent(item.product_id)}`),
-    subscription: null,
+    subscription: item.subscription_id ? context.url(`subscriptions/${item.subscription_id}`) : null,
     shipments: `${orderUrl}/items/${encodeURIComponent(item.item_id)}/shipments`,
     license: item.license ? context.url(licensePath(item.license)) : null,
     license_pending: item.license_pending,
@@ -139,7 +143,7 @@ export const orderItemDeclaration = declareResource<OrderItemView>({
   idField: 'item_id',
   permission: 'orders',
   scope: 'mode',
-  links: { product: 'product', license: 'license' },
+  links: { product: 'product', license: 'license', subscription: 'subscription' },
   formatted: ITEM_SHAPE,
   idOf: (view) => view.item.item_id,
   toJson: ({ order, item }, context) => orderItemJson(order, item, context),
@@ -152,7 +156,7 @@ export const orderDeclaration = declareResource<OrderRecord>({
   idField: 'order_id',
   permission: 'orders',
   scope: 'mode',
-  links: { customer: 'customer', payment: 'payment', cart: 'cart', promotion: 'promotion' },
+  links: { customer: 'customer', payment: 'payment', cart: 'cart', promotion: 'promotion', subscription: 'subscription' },
   // Customer scope reads its customer's orders (commerce.md §0.1).
   customerOf: (order) => order.customer_id,
   // `payments` expands to the first page of GET /orders/{id}/payments: the payment that completed the order.
@@ -211,7 +215,7 @@ export const orderDeclaration = declareResource<OrderRecord>({
       payments: `${url}/payments`,
       invoice: null,
       promotion: order.promotion_id ? context.url(`promotions/${encodeURIComponent(order.promotion_id)}`) : null,
-      subscription: null,
+      subscription: order.subscription_id ? context.url(`subscriptions/${order.subscription_id}`) : null,
       refunds: `${url}/refunds`,
       shipments: `${url}/shipments`,
       meta: order.meta ?? null,

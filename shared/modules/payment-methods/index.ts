@@ -1,2 +1,3 @@
 /** The payment-methods module's one door: what other modules, flows and the app may use of it. */
-export { findCustomerPaymentMethod, paymentMethodDeclaration, storePaymentMethod } from './payment-methods';
+export { findCustomerPaymentMethod, paymentMethodDeclaration, savedMethodRecord, storePaymentMethod } from './payment-methods';
+export { createPaymentMethodEntry } from './payment-method-store';

@@ -76,3 +76,8 @@ export async function removePaymentMethod(scope: RecordScope, paymentMethodId: s
     if (!(error instanceof TransactionRejectedError && error.refused('payment method.delete'))) throw error;
   }
 }
+
+/** The entry that creates a saved method in another write's transaction (a subscription sale's card, saved with its order). */
+export function createPaymentMethodEntry(record: PaymentMethodRecord): TransactEntry {
+  return paymentMethods.putEntry(record, { name: 'payment method.create', condition: IS_NEW });
+}

@@ -176,3 +176,19 @@ export async function updatePaymentMethod(scope: RecordScope, customerId: string
 export async function deletePaymentMethod(scope: RecordScope, current: PaymentMethodRecord): Promise<void> {
   await removePaymentMethod(scope, current.payment_method_id);
 }
+
+/** A new saved method from a card the gateway already took (its saving-safe part), for a subscription sale's completion. */
+export function savedMethodRecord(scope: RecordScope, customerId: string, card: SavedCardRef, isDefault: boolean, now: number, id: string): PaymentMethodRecord {
+  return {
+    payment_method_id: id,
+    customer_id: customerId,
+    account_id: scope.accountId,
+    mode: scope.mode,
+    type: 'credit_card',
+    is_default: isDefault,
+    card,
+    data: maskedCard(card),
+    created_ms: now,
+    modified_ms: now,
+  };
+}

@@ -10,7 +10,7 @@ import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/records';
 import type { MaskedCard } from './cards';
 import type { CustomerDetails } from '../customers';
-import type { ChargeResponseData } from '../../platform/ports';
+import type { ChargeResponseData, SavedCardRef } from '../../platform/ports';
 
 /** Payment statuses (§4.6). */
 export type PaymentStatus = 'initiated' | 'pending' | 'completed' | 'failed' | 'refunded' | 'cancelled';
@@ -58,6 +58,14 @@ export interface PaymentRecord extends Dated {
   gateway_charge?: GatewayCharge;
   /** The gateway's verdict, written right after the charge so a crashed completion can be finished. */
   gateway_outcome?: 'approved';
+  /** A renewal payment's subscription (commerce.md §10.2); absent otherwise. */
+  subscription_id?: string;
+  /**
+   * The saving-safe part of a new card (never the number or CVV), kept while a sale with a
+   * subscription item is being paid, so its completion (or recovery) saves the card the
+   * subscription charges (§4.2: always saved then). Gone once completed.
+   */
+  saved_card?: SavedCardRef;
   /** Card fingerprint (never the number), for duplicate detection. */
   fingerprint: string | null;
   /**
@@ -103,7 +111,7 @@ export const paymentDeclaration = declareResource<PaymentRecord>({
   idField: 'payment_id',
   permission: 'payments',
   scope: 'mode',
-  links: { customer: 'customer', order: 'order', cart: 'cart' },
+  links: { customer: 'customer', order: 'order', cart: 'cart', subscription: 'subscription' },
   // `refunds` expands to the first page of GET /payments/{id}/refunds (the refunds module lists them).
   subCollections: { refunds: { resource: 'refund' } },
   // Customer scope reads its customer's payments (commerce.md §0.1).
@@ -164,7 +172,7 @@ export const paymentDeclaration = declareResource<PaymentRecord>({
       cart: payment.cart_id ? context.url(`carts/${payment.cart_id}`) : null,
       invoice: null,
       order: payment.order_id ? context.url(`orders/${payment.order_id}`) : null,
-      subscription: null,
+      subscription: payment.subscription_id ? context.url(`subscriptions/${payment.subscription_id}`) : null,
       refunds: `${url}/refunds`,
       meta: payment.meta ?? null,
       date_created: context.date(payment.created_ms),

@@ -1,0 +1,73 @@
+/**
+ * The sales report's arithmetic (commerce.md §12) over aggregates built by the real entries:
+ * quarter hours land in the zone's buckets, and orders enter in the report currency from their
+ * own amounts, their settlement amounts, or their settlement amounts converted at current rates.
+ */
+import { describe, expect, it } from 'vitest';
+import type { PaymentSettings } from '../../../shared/modules/accounts';
+import { orderSaleEntry, refundSaleEntry, type OrderSale } from '../../../shared/modules/reports';
+import type { SalesHour } from '../../../shared/modules/reports/sales-store';
+import { bucketsOf, fillBuckets, summaryOf } from '../../../shared/modules/reports/sales-report';
+import type { TransactEntry } from '../../../shared/store/transact';
+import { configureStore } from '../../../shared/store/client';
+
+// The entries name the table; nothing is read or written here.
+configureStore({ tableName: 'cartwheel-test', region: 'us-east-1', endpoints: { dynamodb: 'http://127.0.0.1:9' } });
+
+const scope = { accountId: 'A', mode: 'test' as const };
+const payment = { default_payment_currency: 'USD', currencies: ['USD', 'EUR', 'JPY'], settlement_currency: 'USD', exchange_rates: { EUR: 0.5, JPY: 100 } } as unknown as PaymentSettings;
+
+/** The hour items a list of entries makes (what DynamoDB's ADD leaves). */
+function hoursOf(entries: TransactEntry[]): SalesHour[] {
+  const hours = new Map<number, SalesHour>();
+  for (const entry of entries) {
+    const update = entry.item.Update!;
+    const hourMs = update.ExpressionAttributeValues![':hour'] as number;
+    const hour = hours.get(hourMs) ?? { hourMs, counters: {} };
+    for (const [placeholder, name] of Object.entries(update.ExpressionAttributeNames!)) {
+      hour.counters[name] = (hour.counters[name] ?? 0) + (update.ExpressionAttributeValues![`:v${placeholder.slice(2)}`] as number);
+    }
+    hours.set(hourMs, hour);
+  }
+  return [...hours.values()];
+}
+
+const sale = (createdMs: number, currency: string, total: number, settlementTotal: number): OrderSale => ({
+  createdMs, currency, settlementCurrency: 'USD', quantity: 1, subtotal: total, discount: 0, shipping: 0, tax: 0, total,
+  settlement: { subtotal: settlementTotal, discount: 0, shipping: 0, tax: 0, total: settlementTotal },
+});
+
+describe('sales report arithmetic', () => {
+  it('puts Kathmandu quarter hours on the right side of midnight', () => {
+    const before = Date.parse('2027-03-13T18:10:00Z'); // 23:55 in Kathmandu
+    const after = Date.parse('2027-03-13T18:20:00Z'); // 00:05 on the 14th
+    const hours = hoursOf([orderSaleEntry(scope, sale(before, 'USD', 10, 10)), orderSaleEntry(scope, sale(after, 'USD', 20, 20))]);
+    const ranges = bucketsOf(Date.parse('2027-03-12T18:15:00Z'), Date.parse('2027-03-14T18:14:59.999Z'), 'Asia/Kathmandu', 'day')!;
+    expect(fillBuckets(ranges, hours, 'USD', payment).map((bucket) => bucket.figures.total)).toEqual([10, 20]);
+  });
+
+  it('takes own amounts, settlement amounts, or converted settlement amounts', () => {
+    const at = Date.parse('2027-06-01T12:00:00Z');
+    const hours = hoursOf([
+      orderSaleEntry(scope, sale(at, 'USD', 10, 10)),
+      orderSaleEntry(scope, sale(at, 'EUR', 4, 8)), // settled as 8 USD
+      orderSaleEntry(scope, sale(at, 'JPY', 1000, 10)), // settled as 10 USD
+      refundSaleEntry(scope, { createdMs: at, currency: 'EUR', settlementCurrency: 'USD', total: 1, settlementTotal: 2 }),
+    ]);
+    const ranges = bucketsOf(Date.parse('2027-06-01T00:00:00Z'), Date.parse('2027-06-01T23:59:59.999Z'), 'UTC', 'day')!;
+    const usd = summaryOf(fillBuckets(ranges, hours, 'USD', payment), 'USD');
+    expect(usd).toMatchObject({ order_count: 3, total: 28, refund_count: 1, refunded: 2, net: 26, average_order_total: 9.33 });
+    // In EUR: its own 4, and the others' USD settlement (10 + 10) at 0.5.
+    const eur = summaryOf(fillBuckets(ranges, hours, 'EUR', payment), 'EUR');
+    expect(eur).toMatchObject({ order_count: 3, total: 14, refunded: 1 });
+    // In JPY (no decimals): its own 1000, and (10 + 8) USD at 100.
+    expect(summaryOf(fillBuckets(ranges, hours, 'JPY', payment), 'JPY')).toMatchObject({ total: 2800, refunded: 200 });
+  });
+
+  it('refuses more buckets than the limits', () => {
+    expect(bucketsOf(Date.parse('2026-01-01T00:00:00Z'), Date.parse('2026-12-31T23:59:59.999Z'), 'UTC', 'day')).toHaveLength(365);
+    expect(bucketsOf(Date.parse('2024-01-01T00:00:00Z'), Date.parse('2025-01-01T00:00:00Z'), 'UTC', 'day')).toBeUndefined();
+    expect(bucketsOf(Date.parse('2016-01-01T00:00:00Z'), Date.parse('2025-12-31T23:59:59.999Z'), 'UTC', 'month')).toHaveLength(120);
+    expect(bucketsOf(Date.parse('2016-01-01T00:00:00Z'), Date.parse('2026-01-01T00:00:00Z'), 'UTC', 'month')).toBeUndefined();
+  });
+});
