@@ -949,6 +949,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/gateway_events/stripe/{account_id}/{mode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send gateway events stripe <account id> <mode>
+         * @description Public: no token needed (a token, when sent, is used).
+         */
+        post: operations["postGatewayEventsStripeAccountIdMode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orders": {
         parameters: {
             query?: never;
@@ -2107,6 +2127,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List subscriptions
+         * @description A cursor list: pass `next_page_after_item` as `after_item` (or `previous_page_before_item` as `before_item`) to page; ordered by `date_type` with the id as tie-breaker.
+         *
+         *     Needs the permission `subscriptions:read`.
+         */
+        get: operations["getSubscriptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{subscription_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a subscription
+         * @description Needs the permission `subscriptions:read`.
+         */
+        get: operations["getSubscriptionsSubscriptionId"];
+        put?: never;
+        /**
+         * Update a subscription
+         * @description A partial update: properties sent are changed, `null` clears one, omitted ones are left alone; unknown and read-only properties are ignored. Answers the whole updated object.
+         *
+         *     Needs the permission `subscriptions:update`.
+         */
+        post: operations["postSubscriptionsSubscriptionId"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{subscription_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a subscription
+         * @description The `cancel` action on a subscription. The answer is a JSON object; when its `object` is `subscription` it is the subscription after the action.
+         *
+         *     Needs the permission `subscriptions:update`.
+         */
+        post: operations["postSubscriptionsSubscriptionIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{subscription_id}/uncancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Uncancel a subscription
+         * @description The `uncancel` action on a subscription. The answer is a JSON object; when its `object` is `subscription` it is the subscription after the action.
+         *
+         *     Needs the permission `subscriptions:update`.
+         */
+        post: operations["postSubscriptionsSubscriptionIdUncancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{subscription_id}/fast_forward": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fast forward a subscription
+         * @description The `fast_forward` action on a subscription. The answer is a JSON object; when its `object` is `subscription` it is the subscription after the action.
+         *
+         *     Needs the permission `subscriptions:update`.
+         */
+        post: operations["postSubscriptionsSubscriptionIdFastForward"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{subscription_id}/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the orders of a subscription
+         * @description An offset list: page with `limit` and `offset`; `total_items` counts the whole list.
+         *
+         *     Needs the permission `orders:read`.
+         */
+        get: operations["getSubscriptionsSubscriptionIdOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{subscription_id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the payments of a subscription
+         * @description An offset list: page with `limit` and `offset`; `total_items` counts the whole list.
+         *
+         *     Needs the permission `payments:read`.
+         */
+        get: operations["getSubscriptionsSubscriptionIdPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the subscriptions of a customer
+         * @description An offset list: page with `limit` and `offset`; `total_items` counts the whole list.
+         *
+         *     Needs the permission `subscriptions:read`.
+         */
+        get: operations["getCustomersCustomerIdSubscriptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/sales": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read reports sales
+         * @description Needs the permission `reports:read`.
+         */
+        get: operations["getReportsSales"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "order:created": {
@@ -3120,7 +3340,7 @@ export interface components {
             payments?: string | components["schemas"]["PaymentOffsetList"];
             refunds?: string | components["schemas"]["RefundOffsetList"];
             orders?: string | components["schemas"]["OrderOffsetList"];
-            subscriptions?: string | Record<string, never>;
+            subscriptions?: string | components["schemas"]["SubscriptionOffsetList"];
             invoices?: string | Record<string, never>;
             /** @description Only with `formatted=true`: a display string (or null) for each money, date, percentage and country property, in the caller's locale */
             formatted?: {
@@ -3425,6 +3645,10 @@ export interface components {
                 avs_match: boolean | null;
                 cvv_match: boolean | null;
                 message: string | null;
+                /** @description Stripe.js's handle of a PaymentIntent that needs 3-D Secure. */
+                client_secret?: string;
+                /** @description Where the shopper authenticates, when the gateway gives a redirect. */
+                redirect_url?: string;
             };
             gateway_transaction_id: string | null;
             error_code: string | null;
@@ -3433,7 +3657,7 @@ export interface components {
             cart: string | components["schemas"]["Cart"] | null;
             invoice: null;
             order: string | components["schemas"]["Order"] | null;
-            subscription: null;
+            subscription: string | components["schemas"]["Subscription"] | null;
             refunds: string | components["schemas"]["RefundOffsetList"];
             /** @description Free-form data the client stored (string, number, object, array or null); the platform never interprets it */
             meta: unknown;
@@ -3490,7 +3714,7 @@ export interface components {
             payments: string | components["schemas"]["PaymentOffsetList"];
             invoice: null;
             promotion: string | components["schemas"]["Promotion"] | null;
-            subscription: null;
+            subscription: string | components["schemas"]["Subscription"] | null;
             refunds: string | components["schemas"]["RefundOffsetList"];
             shipments: string | components["schemas"]["ShipmentOffsetList"];
             /** @description Free-form data the client stored (string, number, object, array or null); the platform never interprets it */
@@ -3554,7 +3778,7 @@ export interface components {
         OrderItem: {
             fulfilled: boolean;
             product: string | components["schemas"]["Product"];
-            subscription: null;
+            subscription: string | components["schemas"]["Subscription"] | null;
             shipments: string;
             license: string | components["schemas"]["License"] | null;
             license_pending: boolean;
@@ -4263,6 +4487,75 @@ export interface components {
                 name: string;
                 quantity: number;
             }[];
+            /** @description Free-form data the client stored (string, number, object, array or null); the platform never interprets it */
+            meta: unknown;
+            /** Format: date-time */
+            date_created: string | null;
+            /** Format: date-time */
+            date_modified: string | null;
+            /** @description Only with `formatted=true`: a display string (or null) for each money, date, percentage and country property, in the caller's locale */
+            formatted?: {
+                [key: string]: string | null;
+            };
+        };
+        /**
+         * subscription
+         * @description A subscription, as the API renders it.
+         */
+        Subscription: {
+            /**
+             * @description The kind of object
+             * @constant
+             */
+            object: "subscription";
+            /**
+             * Format: uri
+             * @description The absolute URL of this object
+             */
+            url: string;
+            /** @description The subscription's id */
+            subscription_id: string;
+            account_id: string;
+            test: boolean;
+            /** @enum {string} */
+            status: "active" | "completed" | "cancelled" | "trial";
+            customer: string | components["schemas"]["Customer"];
+            order: string | components["schemas"]["Order"];
+            payment_method: string | null;
+            currency: string;
+            reference_price: number;
+            reference_currency: string;
+            billing_interval: number;
+            /** @enum {string} */
+            billing_interval_unit: "hour" | "day" | "week" | "month" | "year";
+            end_at_billing_count: number | null;
+            billing_count: number;
+            /** Format: date-time */
+            date_current_period_start: string | null;
+            /** Format: date-time */
+            date_current_period_end: string | null;
+            /** Format: date-time */
+            date_next_billing: string | null;
+            cancel_at_current_period_end: boolean;
+            cancellation_reason: string | null;
+            /** Format: date-time */
+            date_cancelled: string | null;
+            /** Format: date-time */
+            date_ended: string | null;
+            in_grace_period: boolean;
+            items: {
+                item_id: string;
+                product_id: string;
+                name: string;
+                quantity: number;
+                price: number;
+                currency: string;
+                product: string;
+                /** @description Free-form data the client stored (string, number, object, array or null); the platform never interprets it */
+                meta: unknown;
+            }[];
+            orders: string | components["schemas"]["OrderOffsetList"];
+            payments: string | components["schemas"]["PaymentOffsetList"];
             /** @description Free-form data the client stored (string, number, object, array or null); the platform never interprets it */
             meta: unknown;
             /** Format: date-time */
@@ -5125,8 +5418,64 @@ export interface components {
             current_page_url: string;
             data: components["schemas"]["Shipment"][];
         };
+        /** @description An offset list of subscription objects */
+        SubscriptionOffsetList: {
+            /** @constant */
+            object: "list";
+            /** @description How many items the whole list holds */
+            total_items: number;
+            /** @description ceil(total_items / limit); 0 for an empty list */
+            total_pages: number;
+            /** @description floor(offset / limit) + 1 */
+            current_page: number;
+            /**
+             * Format: uri
+             * @description The next page, or null on the last one
+             */
+            next_page_url: string | null;
+            /** @description offset + limit when more items follow, else null */
+            next_page_offset: number | null;
+            /**
+             * Format: uri
+             * @description The previous page, or null on the first one
+             */
+            previous_page_url: string | null;
+            /** @description max(0, offset - limit) when offset > 0, else null */
+            previous_page_offset: number | null;
+            /**
+             * Format: uri
+             * @description This page
+             */
+            current_page_url: string;
+            data: components["schemas"]["Subscription"][];
+        };
+        /** @description A cursor list of subscription objects */
+        SubscriptionCursorList: {
+            /** @constant */
+            object: "list";
+            /**
+             * Format: uri
+             * @description The next page, or null when no items follow
+             */
+            next_page_url: string | null;
+            /** @description The id of the last item of `data` when more items follow (pass it as `after_item`), else null */
+            next_page_after_item: string | null;
+            /**
+             * Format: uri
+             * @description The previous page, or null when no items precede
+             */
+            previous_page_url: string | null;
+            /** @description The id of the first item of `data` when earlier items exist (pass it as `before_item`), else null */
+            previous_page_before_item: string | null;
+            /**
+             * Format: uri
+             * @description This page
+             */
+            current_page_url: string;
+            data: components["schemas"]["Subscription"][];
+        };
         /** @description A JSON object. When its `object` property names a resource, the object is that resource. */
-        AnyObject: unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown;
+        AnyObject: unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown;
         /** @description A notification body: one event of one occurrence for one subscription */
         Notification: {
             /** @constant */
@@ -5330,6 +5679,17 @@ export interface operations {
                     customer_optional_fields?: ("name" | "email" | "company_name" | "phone" | "tax_number" | "country" | "postal_code" | "full_address" | "credentials")[];
                     allow_customer_subscription_cancel?: boolean;
                     subscription_payment_retry_days?: (number | string)[];
+                    stripe_live?: {
+                        publishable_key?: string;
+                        secret_key?: string;
+                        webhook_secret?: string | null;
+                    } | null;
+                    stripe_test?: {
+                        publishable_key?: string;
+                        secret_key?: string;
+                        webhook_secret?: string | null;
+                    } | null;
+                    allow_raw_card_data?: boolean;
                 } | {
                     rules?: {
                         country: string;
@@ -9030,7 +9390,7 @@ export interface operations {
     postCustomers: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `subscriptions`, `invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -9139,7 +9499,7 @@ export interface operations {
     getCustomersCustomerId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `subscriptions`, `invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -9208,7 +9568,7 @@ export interface operations {
     postCustomersCustomerId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `subscriptions`, `invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -9317,7 +9677,7 @@ export interface operations {
     deleteCustomersCustomerId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `subscriptions`, `invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -9355,7 +9715,7 @@ export interface operations {
     postCustomersLogin: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `subscriptions`, `invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -9399,7 +9759,7 @@ export interface operations {
     getCustomersMe: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `subscriptions`, `invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -9465,7 +9825,7 @@ export interface operations {
     postCustomersMe: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `subscriptions`, `invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -9948,7 +10308,7 @@ export interface operations {
     getCarts: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `promotion`, `options`, `items.product`, `items.product.license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -10133,7 +10493,7 @@ export interface operations {
     postCarts: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -10341,7 +10701,7 @@ export interface operations {
     getCartsCartId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -10499,7 +10859,7 @@ export interface operations {
     postCartsCartId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -11126,7 +11486,7 @@ export interface operations {
     postCartsCartIdLogin: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -11173,7 +11533,7 @@ export interface operations {
     postCartsCartIdLogout: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -11213,7 +11573,7 @@ export interface operations {
     getCartsCartIdPayments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -11303,7 +11663,9 @@ export interface operations {
                      *             "authorization_code": "authorization code",
                      *             "avs_match": false,
                      *             "cvv_match": false,
-                     *             "message": "message"
+                     *             "message": "message",
+                     *             "client_secret": "client secret",
+                     *             "redirect_url": "redirect url"
                      *           },
                      *           "gateway_transaction_id": "3HE81X8T8P1B",
                      *           "error_code": "error code",
@@ -11312,7 +11674,7 @@ export interface operations {
                      *           "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
                      *           "invoice": null,
                      *           "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
-                     *           "subscription": null,
+                     *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
                      *           "meta": null,
                      *           "date_created": "2026-11-21T14:05:09Z",
@@ -11331,7 +11693,7 @@ export interface operations {
     postCartsCartIdPayments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -11362,10 +11724,11 @@ export interface operations {
                         payment_method_id?: string | null;
                         save?: boolean;
                         data?: {
-                            number: null | "" | string;
-                            exp_month: null | "" | (number | string);
-                            exp_year: null | "" | (number | string);
-                            cvv: null | "" | string;
+                            token?: string;
+                            number?: null | "" | string;
+                            exp_month?: null | "" | (number | string);
+                            exp_year?: null | "" | (number | string);
+                            cvv?: null | "" | string;
                             cardholder_name?: string | null;
                             billing_address?: {
                                 name?: string | null;
@@ -11439,7 +11802,9 @@ export interface operations {
                      *         "authorization_code": "authorization code",
                      *         "avs_match": false,
                      *         "cvv_match": false,
-                     *         "message": "message"
+                     *         "message": "message",
+                     *         "client_secret": "client secret",
+                     *         "redirect_url": "redirect url"
                      *       },
                      *       "gateway_transaction_id": "3HE81X8T8P1B",
                      *       "error_code": "error code",
@@ -11448,7 +11813,7 @@ export interface operations {
                      *       "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
                      *       "invoice": null,
                      *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
-                     *       "subscription": null,
+                     *       "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *       "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
                      *       "meta": null,
                      *       "date_created": "2026-11-21T14:05:09Z",
@@ -11465,7 +11830,7 @@ export interface operations {
     getPayments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -11563,7 +11928,9 @@ export interface operations {
                      *             "authorization_code": "authorization code",
                      *             "avs_match": false,
                      *             "cvv_match": false,
-                     *             "message": "message"
+                     *             "message": "message",
+                     *             "client_secret": "client secret",
+                     *             "redirect_url": "redirect url"
                      *           },
                      *           "gateway_transaction_id": "3HE81X8T8P1B",
                      *           "error_code": "error code",
@@ -11572,7 +11939,7 @@ export interface operations {
                      *           "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
                      *           "invoice": null,
                      *           "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
-                     *           "subscription": null,
+                     *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
                      *           "meta": null,
                      *           "date_created": "2026-11-21T14:05:09Z",
@@ -11591,7 +11958,7 @@ export interface operations {
     postPayments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -11662,10 +12029,11 @@ export interface operations {
                         payment_method_id?: string | null;
                         save?: boolean;
                         data?: {
-                            number: null | "" | string;
-                            exp_month: null | "" | (number | string);
-                            exp_year: null | "" | (number | string);
-                            cvv: null | "" | string;
+                            token?: string;
+                            number?: null | "" | string;
+                            exp_month?: null | "" | (number | string);
+                            exp_year?: null | "" | (number | string);
+                            cvv?: null | "" | string;
                             cardholder_name?: string | null;
                             billing_address?: {
                                 name?: string | null;
@@ -11737,7 +12105,9 @@ export interface operations {
                      *         "authorization_code": "authorization code",
                      *         "avs_match": false,
                      *         "cvv_match": false,
-                     *         "message": "message"
+                     *         "message": "message",
+                     *         "client_secret": "client secret",
+                     *         "redirect_url": "redirect url"
                      *       },
                      *       "gateway_transaction_id": "3HE81X8T8P1B",
                      *       "error_code": "error code",
@@ -11746,7 +12116,7 @@ export interface operations {
                      *       "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
                      *       "invoice": null,
                      *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
-                     *       "subscription": null,
+                     *       "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *       "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
                      *       "meta": null,
                      *       "date_created": "2026-11-21T14:05:09Z",
@@ -11763,7 +12133,7 @@ export interface operations {
     getPaymentsPaymentId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -11836,7 +12206,9 @@ export interface operations {
                      *         "authorization_code": "authorization code",
                      *         "avs_match": false,
                      *         "cvv_match": false,
-                     *         "message": "message"
+                     *         "message": "message",
+                     *         "client_secret": "client secret",
+                     *         "redirect_url": "redirect url"
                      *       },
                      *       "gateway_transaction_id": "3HE81X8T8P1B",
                      *       "error_code": "error code",
@@ -11845,7 +12217,7 @@ export interface operations {
                      *       "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
                      *       "invoice": null,
                      *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
-                     *       "subscription": null,
+                     *       "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *       "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
                      *       "meta": null,
                      *       "date_created": "2026-11-21T14:05:09Z",
@@ -11862,7 +12234,7 @@ export interface operations {
     postPaymentsPaymentId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -11944,7 +12316,9 @@ export interface operations {
                      *         "authorization_code": "authorization code",
                      *         "avs_match": false,
                      *         "cvv_match": false,
-                     *         "message": "message"
+                     *         "message": "message",
+                     *         "client_secret": "client secret",
+                     *         "redirect_url": "redirect url"
                      *       },
                      *       "gateway_transaction_id": "3HE81X8T8P1B",
                      *       "error_code": "error code",
@@ -11953,7 +12327,7 @@ export interface operations {
                      *       "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
                      *       "invoice": null,
                      *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
-                     *       "subscription": null,
+                     *       "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *       "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
                      *       "meta": null,
                      *       "date_created": "2026-11-21T14:05:09Z",
@@ -12007,7 +12381,7 @@ export interface operations {
     postPaymentsPaymentIdCommit: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -12044,10 +12418,57 @@ export interface operations {
             "5XX": components["responses"]["ServerError"];
         };
     };
+    postGatewayEventsStripeAccountIdMode: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The account's id */
+                account_id: string;
+                /** @description The mode */
+                mode: string;
+            };
+            cookie?: never;
+        };
+        /** @description The body as sent, of any type, at most 1 MiB */
+        requestBody: {
+            content: {
+                "*/*": unknown;
+            };
+        };
+        responses: {
+            /** @description Answer to: send gateway events stripe <account id> <mode> */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyObject"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
     getOrders: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `promotion`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `promotion`, `subscription`, `subscription.customer`, `subscription.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order`, `items.subscription`, `items.subscription.customer`, `items.subscription.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -12116,7 +12537,7 @@ export interface operations {
                      *             {
                      *               "fulfilled": false,
                      *               "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
-                     *               "subscription": null,
+                     *               "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *               "shipments": "shipments",
                      *               "license": "http://localhost:4000/api/v1/licenses/3HE81X8T8P1B",
                      *               "license_pending": false,
@@ -12186,7 +12607,7 @@ export interface operations {
                      *           "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
                      *           "invoice": null,
                      *           "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
-                     *           "subscription": null,
+                     *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
                      *           "shipments": "http://localhost:4000/api/v1/shipments/3HE81X8T8P1B",
                      *           "meta": null,
@@ -12237,7 +12658,7 @@ export interface operations {
     getOrdersOrderId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.refunds`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `promotion`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `shipments`, `shipments.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `payment.refunds`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `promotion`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `shipments`, `shipments.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order`, `items.subscription`, `items.subscription.customer`, `items.subscription.order`, `items.subscription.orders`, `items.subscription.payments` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -12279,7 +12700,7 @@ export interface operations {
                      *         {
                      *           "fulfilled": false,
                      *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
-                     *           "subscription": null,
+                     *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "shipments": "shipments",
                      *           "license": "http://localhost:4000/api/v1/licenses/3HE81X8T8P1B",
                      *           "license_pending": false,
@@ -12349,7 +12770,7 @@ export interface operations {
                      *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
                      *       "invoice": null,
                      *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
-                     *       "subscription": null,
+                     *       "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *       "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
                      *       "shipments": "http://localhost:4000/api/v1/shipments/3HE81X8T8P1B",
                      *       "meta": null,
@@ -12399,7 +12820,7 @@ export interface operations {
     postOrdersOrderId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.refunds`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `promotion`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.refunds`, `shipments`, `shipments.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `payment.refunds`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `promotion`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `shipments`, `shipments.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order`, `items.subscription`, `items.subscription.customer`, `items.subscription.order`, `items.subscription.orders`, `items.subscription.payments` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -12450,7 +12871,7 @@ export interface operations {
                      *         {
                      *           "fulfilled": false,
                      *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
-                     *           "subscription": null,
+                     *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "shipments": "shipments",
                      *           "license": "http://localhost:4000/api/v1/licenses/3HE81X8T8P1B",
                      *           "license_pending": false,
@@ -12520,7 +12941,7 @@ export interface operations {
                      *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
                      *       "invoice": null,
                      *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
-                     *       "subscription": null,
+                     *       "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *       "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
                      *       "shipments": "http://localhost:4000/api/v1/shipments/3HE81X8T8P1B",
                      *       "meta": null,
@@ -12569,7 +12990,7 @@ export interface operations {
     getOrdersOrderIdItems: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `product`, `product.license_service`, `license`, `license.license_service`, `license.order` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `product`, `product.license_service`, `license`, `license.license_service`, `license.order`, `subscription`, `subscription.customer`, `subscription.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -12620,7 +13041,7 @@ export interface operations {
                      *         {
                      *           "fulfilled": false,
                      *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
-                     *           "subscription": null,
+                     *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "shipments": "shipments",
                      *           "license": "http://localhost:4000/api/v1/licenses/3HE81X8T8P1B",
                      *           "license_pending": false,
@@ -12671,7 +13092,7 @@ export interface operations {
     getOrdersOrderIdItemsItemId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `product`, `product.license_service`, `license`, `license.license_service`, `license.order` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `product`, `product.license_service`, `license`, `license.license_service`, `license.order`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -12707,7 +13128,7 @@ export interface operations {
                      * @example {
                      *       "fulfilled": false,
                      *       "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
-                     *       "subscription": null,
+                     *       "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *       "shipments": "shipments",
                      *       "license": "http://localhost:4000/api/v1/licenses/3HE81X8T8P1B",
                      *       "license_pending": false,
@@ -12756,7 +13177,7 @@ export interface operations {
     postOrdersOrderIdItemsItemId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `product`, `product.license_service`, `license`, `license.license_service`, `license.order` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `product`, `product.license_service`, `license`, `license.license_service`, `license.order`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -12799,7 +13220,7 @@ export interface operations {
                      * @example {
                      *       "fulfilled": false,
                      *       "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
-                     *       "subscription": null,
+                     *       "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *       "shipments": "shipments",
                      *       "license": "http://localhost:4000/api/v1/licenses/3HE81X8T8P1B",
                      *       "license_pending": false,
@@ -12848,7 +13269,7 @@ export interface operations {
     getOrdersOrderIdPayments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -12938,7 +13359,9 @@ export interface operations {
                      *             "authorization_code": "authorization code",
                      *             "avs_match": false,
                      *             "cvv_match": false,
-                     *             "message": "message"
+                     *             "message": "message",
+                     *             "client_secret": "client secret",
+                     *             "redirect_url": "redirect url"
                      *           },
                      *           "gateway_transaction_id": "3HE81X8T8P1B",
                      *           "error_code": "error code",
@@ -12947,7 +13370,7 @@ export interface operations {
                      *           "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
                      *           "invoice": null,
                      *           "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
-                     *           "subscription": null,
+                     *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
                      *           "meta": null,
                      *           "date_created": "2026-11-21T14:05:09Z",
@@ -12966,7 +13389,7 @@ export interface operations {
     getCustomersCustomerIdOrders: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `promotion`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `promotion`, `subscription`, `subscription.customer`, `subscription.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order`, `items.subscription`, `items.subscription.customer`, `items.subscription.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -13025,7 +13448,7 @@ export interface operations {
                      *             {
                      *               "fulfilled": false,
                      *               "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
-                     *               "subscription": null,
+                     *               "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *               "shipments": "shipments",
                      *               "license": "http://localhost:4000/api/v1/licenses/3HE81X8T8P1B",
                      *               "license_pending": false,
@@ -13095,7 +13518,7 @@ export interface operations {
                      *           "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
                      *           "invoice": null,
                      *           "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
-                     *           "subscription": null,
+                     *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
                      *           "shipments": "http://localhost:4000/api/v1/shipments/3HE81X8T8P1B",
                      *           "meta": null,
@@ -13146,7 +13569,7 @@ export interface operations {
     getCustomersCustomerIdPayments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -13236,7 +13659,9 @@ export interface operations {
                      *             "authorization_code": "authorization code",
                      *             "avs_match": false,
                      *             "cvv_match": false,
-                     *             "message": "message"
+                     *             "message": "message",
+                     *             "client_secret": "client secret",
+                     *             "redirect_url": "redirect url"
                      *           },
                      *           "gateway_transaction_id": "3HE81X8T8P1B",
                      *           "error_code": "error code",
@@ -13245,7 +13670,7 @@ export interface operations {
                      *           "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
                      *           "invoice": null,
                      *           "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
-                     *           "subscription": null,
+                     *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
                      *           "meta": null,
                      *           "date_created": "2026-11-21T14:05:09Z",
@@ -13264,7 +13689,7 @@ export interface operations {
     getRefunds: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -13372,7 +13797,7 @@ export interface operations {
     getRefundsRefundId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.refunds`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `payment.refunds`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -13453,7 +13878,7 @@ export interface operations {
     getOrdersOrderIdRefunds: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -13553,7 +13978,7 @@ export interface operations {
     postOrdersOrderIdRefunds: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.refunds`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `payment.refunds`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -13650,7 +14075,7 @@ export interface operations {
     getPaymentsPaymentIdRefunds: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -13750,7 +14175,7 @@ export interface operations {
     postPaymentsPaymentIdRefunds: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.refunds`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `payment.refunds`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -13847,7 +14272,7 @@ export interface operations {
     getCustomersCustomerIdRefunds: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -15789,7 +16214,7 @@ export interface operations {
     getLicenseRequests: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license`, `license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -15901,7 +16326,7 @@ export interface operations {
     getLicenseRequestsLicenseRequestId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -15984,7 +16409,7 @@ export interface operations {
     postLicenseRequestsLicenseRequestIdRetry: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -16024,7 +16449,7 @@ export interface operations {
     getLicensesLicenseId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `license_service`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `license_service`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -17696,7 +18121,7 @@ export interface operations {
     getOrdersOrderIdShipments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -17780,7 +18205,7 @@ export interface operations {
     postOrdersOrderIdShipments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -17862,7 +18287,7 @@ export interface operations {
     getOrdersOrderIdItemsItemIdShipments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -17948,7 +18373,7 @@ export interface operations {
     getShipments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.options`, `order.items.product`, `order.items.license` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -18036,7 +18461,7 @@ export interface operations {
     getShipmentsShipmentId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -18101,7 +18526,7 @@ export interface operations {
     postShipmentsShipmentId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -18177,7 +18602,7 @@ export interface operations {
     deleteShipmentsShipmentId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -18207,6 +18632,865 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+                /** @description Page size, 1-100 (default 100) */
+                limit?: number;
+                /** @description The id after which the page starts */
+                after_item?: string;
+                /** @description The id before which the page ends */
+                before_item?: string;
+                /** @description date_created (default) or date_modified: the order and the date filters */
+                date_type?: string;
+                /** @description Earliest date_type, inclusive: an ISO 8601 value or a shorthand such as `today`, `-7` or `2026-11` */
+                date_start?: string;
+                /** @description Latest date_type, inclusive: an ISO 8601 value or a shorthand such as `yesterday`, `-1` or `2026-11-21` */
+                date_end?: string;
+                /** @description Descending order (default false) */
+                desc?: string;
+                /** @description active, cancelled, completed or trial */
+                status?: string;
+                /** @description Subscriptions of one customer */
+                customer_id?: string;
+                /** @description true or false */
+                in_grace_period?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: list subscriptions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "next_page_url": null,
+                     *       "next_page_after_item": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_before_item": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/subscriptions?limit=100",
+                     *       "data": [
+                     *         {
+                     *           "object": "subscription",
+                     *           "url": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
+                     *           "subscription_id": "3HE81X8T8P1B",
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "test": false,
+                     *           "status": "active",
+                     *           "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *           "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *           "payment_method": "payment method",
+                     *           "currency": "USD",
+                     *           "reference_price": 19.99,
+                     *           "reference_currency": "USD",
+                     *           "billing_interval": 19.99,
+                     *           "billing_interval_unit": "hour",
+                     *           "end_at_billing_count": 1,
+                     *           "billing_count": 1,
+                     *           "date_current_period_start": "2026-11-21T14:05:09Z",
+                     *           "date_current_period_end": "2026-11-21T14:05:09Z",
+                     *           "date_next_billing": "2026-11-21T14:05:09Z",
+                     *           "cancel_at_current_period_end": false,
+                     *           "cancellation_reason": "cancellation reason",
+                     *           "date_cancelled": "2026-11-21T14:05:09Z",
+                     *           "date_ended": "2026-11-21T14:05:09Z",
+                     *           "in_grace_period": false,
+                     *           "items": [
+                     *             {
+                     *               "item_id": "3HE81X8T8P1B",
+                     *               "product_id": "3HE81X8T8P1B",
+                     *               "name": "name",
+                     *               "quantity": 1,
+                     *               "price": 19.99,
+                     *               "currency": "USD",
+                     *               "product": "product",
+                     *               "meta": null
+                     *             }
+                     *           ],
+                     *           "orders": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *           "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *           "meta": null,
+                     *           "date_created": "2026-11-21T14:05:09Z",
+                     *           "date_modified": "2026-11-21T14:05:09Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionCursorList"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getSubscriptionsSubscriptionId: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: retrieve a subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "subscription",
+                     *       "url": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
+                     *       "subscription_id": "3HE81X8T8P1B",
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "status": "active",
+                     *       "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "payment_method": "payment method",
+                     *       "currency": "USD",
+                     *       "reference_price": 19.99,
+                     *       "reference_currency": "USD",
+                     *       "billing_interval": 19.99,
+                     *       "billing_interval_unit": "hour",
+                     *       "end_at_billing_count": 1,
+                     *       "billing_count": 1,
+                     *       "date_current_period_start": "2026-11-21T14:05:09Z",
+                     *       "date_current_period_end": "2026-11-21T14:05:09Z",
+                     *       "date_next_billing": "2026-11-21T14:05:09Z",
+                     *       "cancel_at_current_period_end": false,
+                     *       "cancellation_reason": "cancellation reason",
+                     *       "date_cancelled": "2026-11-21T14:05:09Z",
+                     *       "date_ended": "2026-11-21T14:05:09Z",
+                     *       "in_grace_period": false,
+                     *       "items": [
+                     *         {
+                     *           "item_id": "3HE81X8T8P1B",
+                     *           "product_id": "3HE81X8T8P1B",
+                     *           "name": "name",
+                     *           "quantity": 1,
+                     *           "price": 19.99,
+                     *           "currency": "USD",
+                     *           "product": "product",
+                     *           "meta": null
+                     *         }
+                     *       ],
+                     *       "orders": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *       "meta": null,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postSubscriptionsSubscriptionId: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    payment_method_id?: string | number;
+                    /** @description Any JSON value but a boolean; at most 2048 characters of compact JSON, 32 levels deep */
+                    meta?: unknown;
+                    cancel_at_current_period_end?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Answer to: update a subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "subscription",
+                     *       "url": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
+                     *       "subscription_id": "3HE81X8T8P1B",
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "status": "active",
+                     *       "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "payment_method": "payment method",
+                     *       "currency": "USD",
+                     *       "reference_price": 19.99,
+                     *       "reference_currency": "USD",
+                     *       "billing_interval": 19.99,
+                     *       "billing_interval_unit": "hour",
+                     *       "end_at_billing_count": 1,
+                     *       "billing_count": 1,
+                     *       "date_current_period_start": "2026-11-21T14:05:09Z",
+                     *       "date_current_period_end": "2026-11-21T14:05:09Z",
+                     *       "date_next_billing": "2026-11-21T14:05:09Z",
+                     *       "cancel_at_current_period_end": false,
+                     *       "cancellation_reason": "cancellation reason",
+                     *       "date_cancelled": "2026-11-21T14:05:09Z",
+                     *       "date_ended": "2026-11-21T14:05:09Z",
+                     *       "in_grace_period": false,
+                     *       "items": [
+                     *         {
+                     *           "item_id": "3HE81X8T8P1B",
+                     *           "product_id": "3HE81X8T8P1B",
+                     *           "name": "name",
+                     *           "quantity": 1,
+                     *           "price": 19.99,
+                     *           "currency": "USD",
+                     *           "product": "product",
+                     *           "meta": null
+                     *         }
+                     *       ],
+                     *       "orders": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *       "meta": null,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postSubscriptionsSubscriptionIdCancel: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    cancel_at_current_period_end?: boolean;
+                    cancellation_reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Answer to: cancel a subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyObject"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postSubscriptionsSubscriptionIdUncancel: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: uncancel a subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyObject"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postSubscriptionsSubscriptionIdFastForward: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: fast forward a subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyObject"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getSubscriptionsSubscriptionIdOrders: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `promotion`, `subscription`, `subscription.customer`, `subscription.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order`, `items.subscription`, `items.subscription.customer`, `items.subscription.order` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+                /** @description Page size, 1-100 (default 100) */
+                limit?: number;
+                /** @description 0-based position of the first item (default 0) */
+                offset?: number;
+                /** @description Descending order (default false) */
+                desc?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: list the orders of a subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
+                     *       "current_page": 1,
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/orders?limit=100",
+                     *       "data": [
+                     *         {
+                     *           "total_refunded": 19.99,
+                     *           "customer_ip_address": "customer ip address",
+                     *           "customer_ip_country": "customer ip country",
+                     *           "referrer": "referrer",
+                     *           "affiliate_id": "3HE81X8T8P1B",
+                     *           "promotion_code": "promotion code",
+                     *           "items": [
+                     *             {
+                     *               "fulfilled": false,
+                     *               "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
+                     *               "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
+                     *               "shipments": "shipments",
+                     *               "license": "http://localhost:4000/api/v1/licenses/3HE81X8T8P1B",
+                     *               "license_pending": false,
+                     *               "download": null,
+                     *               "meta": null,
+                     *               "date_created": "2026-11-21T14:05:09Z",
+                     *               "date_modified": "2026-11-21T14:05:09Z",
+                     *               "reference_price": null,
+                     *               "reference_currency": null,
+                     *               "tax_code": "tax code",
+                     *               "object": "order_item",
+                     *               "url": "http://localhost:4000/api/v1/order_items/3HE81X8T8P1B",
+                     *               "item_id": "3HE81X8T8P1B",
+                     *               "product_id": "3HE81X8T8P1B",
+                     *               "order_id": "3HE81X8T8P1B",
+                     *               "name": "name",
+                     *               "type": "digital",
+                     *               "quantity": 1,
+                     *               "price": 19.99,
+                     *               "settlement_price": 19.99,
+                     *               "price_original": 19.99,
+                     *               "settlement_price_original": 19.99,
+                     *               "subtotal": 19.99,
+                     *               "settlement_subtotal": 19.99,
+                     *               "subtotal_original": 19.99,
+                     *               "settlement_subtotal_original": 19.99,
+                     *               "discount": 1,
+                     *               "settlement_discount": 1,
+                     *               "tax": 19.99,
+                     *               "settlement_tax": 19.99,
+                     *               "tax_original": 19.99,
+                     *               "settlement_tax_original": 19.99,
+                     *               "total": 19.99,
+                     *               "settlement_total": 19.99,
+                     *               "total_original": 19.99,
+                     *               "settlement_total_original": 19.99
+                     *             }
+                     *           ],
+                     *           "shipping_item": {
+                     *             "item_id": "3HE81X8T8P1B",
+                     *             "name": "name",
+                     *             "quantity": 1,
+                     *             "currency": "USD",
+                     *             "price": 19.99,
+                     *             "price_original": 19.99,
+                     *             "subtotal": 19.99,
+                     *             "subtotal_original": 19.99,
+                     *             "discount": 1,
+                     *             "tax_rate": 19.99,
+                     *             "tax": 19.99,
+                     *             "tax_original": 19.99,
+                     *             "total": 19.99,
+                     *             "total_original": 19.99,
+                     *             "settlement_currency": "USD",
+                     *             "settlement_price": 19.99,
+                     *             "settlement_subtotal": 19.99,
+                     *             "settlement_subtotal_original": 19.99,
+                     *             "settlement_discount": 1,
+                     *             "settlement_tax": 19.99,
+                     *             "settlement_tax_original": 19.99,
+                     *             "settlement_total": 19.99,
+                     *             "settlement_total_original": 19.99
+                     *           },
+                     *           "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *           "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
+                     *           "payment": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *           "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *           "invoice": null,
+                     *           "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
+                     *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
+                     *           "shipments": "http://localhost:4000/api/v1/shipments/3HE81X8T8P1B",
+                     *           "meta": null,
+                     *           "date_created": "2026-11-21T14:05:09Z",
+                     *           "date_modified": "2026-11-21T14:05:09Z",
+                     *           "currency": "USD",
+                     *           "settlement_subtotal": 19.99,
+                     *           "settlement_shipping": 19.99,
+                     *           "settlement_tax": 19.99,
+                     *           "settlement_total": 19.99,
+                     *           "subtotal": 19.99,
+                     *           "shipping": 19.99,
+                     *           "tax": 19.99,
+                     *           "total": 19.99,
+                     *           "settlement_currency": "USD",
+                     *           "subtotal_original": 19.99,
+                     *           "shipping_original": 19.99,
+                     *           "discount": 1,
+                     *           "tax_original": 19.99,
+                     *           "total_original": 19.99,
+                     *           "settlement_subtotal_original": 19.99,
+                     *           "settlement_discount": 1,
+                     *           "settlement_tax_original": 19.99,
+                     *           "settlement_total_original": 19.99,
+                     *           "settlement_shipping_original": 19.99,
+                     *           "tax_inclusive": false,
+                     *           "discount_on_gross": false,
+                     *           "items_count": 1,
+                     *           "items_quantity": 1,
+                     *           "object": "order",
+                     *           "url": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *           "order_id": "3HE81X8T8P1B",
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "test": false,
+                     *           "payment_status": "pending",
+                     *           "fulfilled": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderOffsetList"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getSubscriptionsSubscriptionIdPayments: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+                /** @description Page size, 1-100 (default 100) */
+                limit?: number;
+                /** @description 0-based position of the first item (default 0) */
+                offset?: number;
+                /** @description Descending order (default false) */
+                desc?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: list the payments of a subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
+                     *       "current_page": 1,
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/payments?limit=100",
+                     *       "data": [
+                     *         {
+                     *           "object": "payment",
+                     *           "url": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *           "payment_id": "3HE81X8T8P1B",
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "test": false,
+                     *           "status": "pending",
+                     *           "success": false,
+                     *           "currency": "USD",
+                     *           "subtotal": 19.99,
+                     *           "shipping": 19.99,
+                     *           "tax": 19.99,
+                     *           "total": 19.99,
+                     *           "total_refunded": 19.99,
+                     *           "settlement_currency": "USD",
+                     *           "settlement_subtotal": 19.99,
+                     *           "settlement_shipping": 19.99,
+                     *           "settlement_tax": 19.99,
+                     *           "settlement_total": 19.99,
+                     *           "reference": "3HE81X8T8P1B",
+                     *           "description": "description",
+                     *           "referrer": "referrer",
+                     *           "payment_method": {
+                     *             "object": "payment_method",
+                     *             "payment_method_id": "3HE81X8T8P1B",
+                     *             "url": "http://localhost:4000/api/v1/payment_methods/3HE81X8T8P1B",
+                     *             "type": "credit_card",
+                     *             "data": {
+                     *               "type": "type",
+                     *               "mask": "mask",
+                     *               "last4": "last4",
+                     *               "exp_month": 19.99,
+                     *               "exp_year": 19.99,
+                     *               "cardholder_name": "cardholder name",
+                     *               "label": "label",
+                     *               "billing_address": {}
+                     *             }
+                     *           },
+                     *           "response_data": {
+                     *             "authorization_code": "authorization code",
+                     *             "avs_match": false,
+                     *             "cvv_match": false,
+                     *             "message": "message",
+                     *             "client_secret": "client secret",
+                     *             "redirect_url": "redirect url"
+                     *           },
+                     *           "gateway_transaction_id": "3HE81X8T8P1B",
+                     *           "error_code": "error code",
+                     *           "ip_address": "ip address",
+                     *           "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *           "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
+                     *           "invoice": null,
+                     *           "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
+                     *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
+                     *           "meta": null,
+                     *           "date_created": "2026-11-21T14:05:09Z",
+                     *           "date_modified": "2026-11-21T14:05:09Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentOffsetList"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getCustomersCustomerIdSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+                /** @description Page size, 1-100 (default 100) */
+                limit?: number;
+                /** @description 0-based position of the first item (default 0) */
+                offset?: number;
+                /** @description Descending order (default false) */
+                desc?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The customer's id */
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: list the subscriptions of a customer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
+                     *       "current_page": 1,
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/subscriptions?limit=100",
+                     *       "data": [
+                     *         {
+                     *           "object": "subscription",
+                     *           "url": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
+                     *           "subscription_id": "3HE81X8T8P1B",
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "test": false,
+                     *           "status": "active",
+                     *           "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *           "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *           "payment_method": "payment method",
+                     *           "currency": "USD",
+                     *           "reference_price": 19.99,
+                     *           "reference_currency": "USD",
+                     *           "billing_interval": 19.99,
+                     *           "billing_interval_unit": "hour",
+                     *           "end_at_billing_count": 1,
+                     *           "billing_count": 1,
+                     *           "date_current_period_start": "2026-11-21T14:05:09Z",
+                     *           "date_current_period_end": "2026-11-21T14:05:09Z",
+                     *           "date_next_billing": "2026-11-21T14:05:09Z",
+                     *           "cancel_at_current_period_end": false,
+                     *           "cancellation_reason": "cancellation reason",
+                     *           "date_cancelled": "2026-11-21T14:05:09Z",
+                     *           "date_ended": "2026-11-21T14:05:09Z",
+                     *           "in_grace_period": false,
+                     *           "items": [
+                     *             {
+                     *               "item_id": "3HE81X8T8P1B",
+                     *               "product_id": "3HE81X8T8P1B",
+                     *               "name": "name",
+                     *               "quantity": 1,
+                     *               "price": 19.99,
+                     *               "currency": "USD",
+                     *               "product": "product",
+                     *               "meta": null
+                     *             }
+                     *           ],
+                     *           "orders": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *           "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *           "meta": null,
+                     *           "date_created": "2026-11-21T14:05:09Z",
+                     *           "date_modified": "2026-11-21T14:05:09Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionOffsetList"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getReportsSales: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored) */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: read reports sales */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyObject"];
+                };
             };
             "4XX": components["responses"]["ClientError"];
             "5XX": components["responses"]["ServerError"];
@@ -18568,8 +19852,7 @@ export interface operations {
                 "application/json": {
                     /** @constant */
                     type?: "subscription:created";
-                    /** @description The subscription */
-                    data?: Record<string, never>;
+                    data?: components["schemas"]["Subscription"];
                 } & components["schemas"]["Notification"];
             };
         };
@@ -18606,8 +19889,7 @@ export interface operations {
                 "application/json": {
                     /** @constant */
                     type?: "subscription:renewal_success";
-                    /** @description The subscription */
-                    data?: Record<string, never>;
+                    data?: components["schemas"]["Subscription"];
                 } & components["schemas"]["Notification"];
             };
         };
@@ -18644,8 +19926,7 @@ export interface operations {
                 "application/json": {
                     /** @constant */
                     type?: "subscription:renewal_failure";
-                    /** @description The subscription */
-                    data?: Record<string, never>;
+                    data?: components["schemas"]["Subscription"];
                 } & components["schemas"]["Notification"];
             };
         };
@@ -18682,8 +19963,7 @@ export interface operations {
                 "application/json": {
                     /** @constant */
                     type?: "subscription:cancelled";
-                    /** @description The subscription */
-                    data?: Record<string, never>;
+                    data?: components["schemas"]["Subscription"];
                 } & components["schemas"]["Notification"];
             };
         };
