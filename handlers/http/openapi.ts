@@ -23,6 +23,7 @@ import { family as refunds } from './refunds';
 import { family as settings } from './settings';
 import { family as shipping } from './shipping-methods';
 import { family as shipments } from './shipments';
+import { family as invoices } from './invoices';
 import { family as users } from './users';
 
 /**
@@ -53,7 +54,7 @@ const hostedFunctionsWithoutUploads: FamilyActions = {
  * family, defined below, joins in `documentedFamilies`; the invoke surface's router and the sign-in page serve no API route).
  */
 const documented = {
-  apps: appsWithoutUpload, auths, carts, catalog, customers, events, hosting, 'hosted-functions': hostedFunctionsWithoutUploads, images: imagesWithoutUpload, licenses, orders, payments, promotions, refunds, settings, shipping, shipments, users,
+  apps: appsWithoutUpload, auths, carts, catalog, customers, events, hosting, 'hosted-functions': hostedFunctionsWithoutUploads, images: imagesWithoutUpload, licenses, orders, payments, promotions, refunds, settings, shipping, shipments, users, invoices,
 } satisfies Record<Exclude<FamilyName, 'fallback' | 'openapi' | 'function-router' | 'signin'>, FamilyActions>;
 
 /** Every family whose actions the document describes. */

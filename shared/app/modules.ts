@@ -21,8 +21,9 @@ import { licensesModule } from '../modules/licenses/module';
 import { hostingModule } from '../modules/hosting/module';
 import { functionsModule } from '../modules/functions/module';
 import { shipmentsModule } from '../modules/shipments/module';
+import { invoicesModule } from '../modules/invoices/module';
 
-export { accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, refundsModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule, shipmentsModule };
+export { accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, refundsModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule, shipmentsModule, invoicesModule };
 
 /** Every module of the platform. */
-export const modules = [accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, refundsModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule, shipmentsModule] as const;
+export const modules = [accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, refundsModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule, shipmentsModule, invoicesModule] as const;

@@ -28,7 +28,8 @@ export type DueKind =
   | 'app-files'
   | 'app-edge-pointer'
   | 'function-deploy'
-  | 'function-removal';
+  | 'function-removal'
+  | 'invoice-email';
 
 /** A due-work record. */
 export interface DueWorkRecord {

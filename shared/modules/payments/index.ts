@@ -19,4 +19,4 @@ export { newPaymentRecord, paymentDeclaration, type PaymentRecord, type PaymentR
 export { cardData, savedCardFields, type CartPaymentInput, type DirectPaymentInput, type PaymentMethodInput } from './payment-schemas';
 export { chargeKey, findRecentDuplicate, initiatedEntry, outcomeEntry, payments, paymentsOfCustomer, recordSavedMethod } from './payment-store';
 export { cartPaymentCreate, directPaymentCreate, paymentUpdate } from './payment-schemas';
-export { paymentsOfCart, refundedAmountEntry, refundLedgerEntry, updatePayment } from './payment-store';
+export { paymentsOfCart, paymentsOfInvoice, refundedAmountEntry, refundLedgerEntry, updatePayment } from './payment-store';

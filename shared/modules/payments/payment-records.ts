@@ -47,6 +47,8 @@ export interface PaymentRecord extends Dated {
    */
   payer?: { customer_id: string; details: CustomerDetails };
   cart_id: string | null;
+  /** The invoice paid (commerce.md §9); absent on payments made before invoices existed. */
+  invoice_id?: string | null;
   order_id: string | null;
   meta: unknown;
   /** The gateway's verdict, written right after the charge so a crashed completion can be finished. */
@@ -78,7 +80,7 @@ export const paymentDeclaration = declareResource<PaymentRecord>({
   idField: 'payment_id',
   permission: 'payments',
   scope: 'mode',
-  links: { customer: 'customer', order: 'order', cart: 'cart' },
+  links: { customer: 'customer', order: 'order', cart: 'cart', invoice: 'invoice' },
   // `refunds` expands to the first page of GET /payments/{id}/refunds (the refunds module lists them).
   subCollections: { refunds: { resource: 'refund' } },
   // Customer scope reads its customer's payments (commerce.md §0.1).
@@ -137,7 +139,7 @@ export const paymentDeclaration = declareResource<PaymentRecord>({
       ip_address: payment.ip_address,
       customer: payment.customer_id ? context.url(`customers/${payment.customer_id}`) : null,
       cart: payment.cart_id ? context.url(`carts/${payment.cart_id}`) : null,
-      invoice: null,
+      invoice: payment.invoice_id ? context.url(`invoices/${payment.invoice_id}`) : null,
       order: payment.order_id ? context.url(`orders/${payment.order_id}`) : null,
       subscription: null,
       refunds: `${url}/refunds`,
