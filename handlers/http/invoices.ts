@@ -1,5 +1,5 @@
 /** Lambda entry point of the `invoices` route family (commerce.md §9): invoices and their payments. */
-import { cancelInvoiceAction, createInvoiceAction, createInvoiceLinkAction, deleteInvoiceAction, getInvoiceAction, listInvoicesAction, publishInvoiceAction, updateInvoiceAction } from '../../shared/modules/invoices/actions';
+import { cancelInvoiceAction, createInvoiceAction, createInvoiceLinkAction, deleteInvoiceAction, getInvoiceAction, listCustomerInvoicesAction, listInvoicesAction, publishInvoiceAction, updateInvoiceAction } from '../../shared/modules/invoices/actions';
 import { listInvoicePaymentsAction, payInvoiceAction } from '../../shared/flows/checkout/invoice-payment-actions';
 import { defineFamily, lambdaHandler } from '../../shared/app/families';
 
@@ -14,6 +14,7 @@ export const family = defineFamily('invoices', {
   'POST /api/v1/invoices/{invoice_id}/links': createInvoiceLinkAction,
   'POST /api/v1/invoices/{invoice_id}/payments': payInvoiceAction,
   'GET /api/v1/invoices/{invoice_id}/payments': listInvoicePaymentsAction,
+  'GET /api/v1/customers/{customer_id}/invoices': listCustomerInvoicesAction,
 });
 
 export const handler = lambdaHandler(family);

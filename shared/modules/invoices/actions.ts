@@ -15,12 +15,16 @@ import { actionScope, type ActionScope } from '../../rest/action-scope';
 import { cursorQuery, renderCursorList, type CursorSource } from '../../rest/cursor-list';
 import { renderResource } from '../../rest/render';
 import { readReachable } from '../../rest/reach';
+import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
+import { renderElements } from '../../rest/render';
+import { customerDeclaration } from '../customers';
+import { requirePrincipal } from '../../http/types';
 import { claimWritten } from '../../work/due-work-store';
 import type { Platform } from '../../platform/ports';
 import type { Revision } from '../../store/entity';
 import { invoiceDeclaration, invoicePath } from './declaration';
 import { sendInvoiceEmail } from './invoice-email';
-import { invoices, removeDraft, updateInvoice } from './invoice-store';
+import { invoices, invoicesOfCustomer, removeDraft, updateInvoice } from './invoice-store';
 import { assertDeletable, cancelInvoice, changeInvoice, createInvoice, publishInvoice, type InvoiceWriteContext } from './invoices';
 import { mintInvoiceLink } from './links';
 import type { InvoiceRecord } from './records';
@@ -159,5 +163,17 @@ export async function listInvoicesAction(context: ApiContext): Promise<ApiResult
   return { status: 200, body: await renderCursorList(source, request, invoiceDeclaration, render, 'invoices') };
 }
 
+/** `GET /customers/{customer_id}/invoices`: the customer's invoices (offset list; customer scope reads its own). */
+export async function listCustomerInvoicesAction(context: ApiContext): Promise<ApiResult> {
+  const { scope, render } = await actionScope(context);
+  const customer = await readReachable(customerDeclaration, scope, context.params.customer_id!, requirePrincipal(context));
+  const all = await invoicesOfCustomer(scope, customer.customer_id);
+  const page = offsetPage(context.query);
+  const ordered = booleanParameter(context.query, 'desc') ? [...all].reverse() : all;
+  const data = await renderElements(invoiceDeclaration, ordered.slice(page.offset, page.offset + page.limit), render);
+  return { status: 200, body: offsetList(data, page, all.length, pageUrlBuilder(render.url(`customers/${customer.customer_id}/invoices`), context.query, 'offset')) };
+}
+
 // The query parameters of the list actions, for the API description (conventions.md §12).
+declareQuery(listCustomerInvoicesAction, { list: 'offset' });
 declareQuery(listInvoicesAction, { list: 'cursor', filters: { payment_status: 'unpaid, completed or cancelled', open: 'Open invoices (true) or not (false)', draft: 'Drafts (true) or not (false)', customer_id: 'Invoices of one customer' } });

@@ -33,6 +33,8 @@ export const invoicesModule = defineModule({
     // A pay link's token and customer scope pay the invoices they reach (commerce.md §0.1).
     { method: 'POST', path: '/api/v1/invoices/{invoice_id}/payments', family: 'invoices', access: allowOrReach('payments', 'create') },
     { method: 'GET', path: '/api/v1/invoices/{invoice_id}/payments', family: 'invoices', access: allowOrReach('payments', 'read') },
+    // Customer scope reads its own invoices (commerce.md §6.1).
+    { method: 'GET', path: '/api/v1/customers/{customer_id}/invoices', family: 'invoices', access: allowOrReach('invoices', 'read') },
   ],
   declarations: [invoiceDeclaration, invoiceItemDeclaration],
 });
