@@ -92,7 +92,8 @@ export function cartClosing(scope: RecordScope, cart: CartRecord): SaleClosing {
 /** An invoice as the completion closes it: paid in full, `invoice:paid` (commerce.md §9.2, §14). */
 export function invoiceClosing(scope: RecordScope, invoice: InvoiceRecord): SaleClosing {
   return {
-    source: { ...invoice, invoice_id: invoice.invoice_id },
+    // Only a product line's override is a reference price on the order item (§5.4); a custom line's price is its own.
+    source: { ...invoice, invoice_id: invoice.invoice_id, items: invoice.items.map((item) => (item.product_id === null ? { ...item, reference_price: null, reference_currency: null } : item)) },
     customer: invoice.customer,
     // Custom lines have no product, so no license link.
     items: invoice.items.flatMap((item) => (item.product_id !== null ? [{ product_id: item.product_id }] : [])),
