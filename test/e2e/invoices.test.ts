@@ -202,6 +202,9 @@ describe('an invoice from draft to paid', () => {
     const paid = await post(`invoices/${invoice.invoice_id}/payments`, card, token);
     expect(paid.status, paid.text).toBe(201);
     expect((await get(`invoices/${invoice.invoice_id}/payments`)).body.total_items).toBe(2);
+    const expanded = await get(`invoices/${invoice.invoice_id}?expand=payments,order`);
+    expect(expanded.body.payments.data.map((p: { status: string }) => p.status)).toEqual(['failed', 'completed']);
+    expect(expanded.body.order).toMatchObject({ object: 'order', invoice: `${base}invoices/${invoice.invoice_id}` });
   });
 
   it('checks a promotion code when it is applied and again at payment', async () => {

@@ -5,7 +5,7 @@
 import type { Dated } from '../../store/keys';
 import { declareResource } from '../../rest/declarations';
 import { firstPageOf } from '../../rest/offset-list';
-import { paymentsOfCustomer } from './payment-store';
+import { paymentsOfCustomer, paymentsOfInvoice } from './payment-store';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/records';
 import type { MaskedCard } from './cards';
@@ -86,7 +86,11 @@ export const paymentDeclaration = declareResource<PaymentRecord>({
   // Customer scope reads its customer's payments (commerce.md §0.1).
   customerOf: (payment) => payment.customer_id,
   // `customer.payments` expands to the first page of GET /customers/{id}/payments.
-  listedUnder: { customer: async (customerId, context) => firstPageOf(await paymentsOfCustomer({ accountId: context.accountId, mode: context.mode }, customerId)) },
+  // `invoice.payments` expands to the first page of GET /invoices/{id}/payments.
+  listedUnder: {
+    customer: async (customerId, context) => firstPageOf(await paymentsOfCustomer({ accountId: context.accountId, mode: context.mode }, customerId)),
+    invoice: async (invoiceId, context) => firstPageOf(await paymentsOfInvoice({ accountId: context.accountId, mode: context.mode }, invoiceId)),
+  },
   formatted: {
     money: {
       ...Object.fromEntries(AMOUNTS.map((name) => [name, 'currency'])),
