@@ -95,7 +95,8 @@ function repriced(item: InvoiceItemRecord, product: ProductRecord | undefined, p
  */
 async function planLines(current: InvoiceRecord, sent: readonly InvoiceLineInput[] | null | undefined, write: InvoiceWriteContext, currency: string): Promise<InvoiceItemRecord[]> {
   const mode = write.scope.mode;
-  const sentIds = (sent ?? []).flatMap((line) => (line.product_id ? [line.product_id, ...(mode === 'test' && line.product_id.endsWith('.test') ? [line.product_id.slice(0, -5)] : [])] : []));
+  // Sent product ids (and their `.test`-less twins), and chosen custom ids: a custom line may not take a product's id.
+  const sentIds = (sent ?? []).flatMap((line) => (line.product_id ? [line.product_id, ...(mode === 'test' && line.product_id.endsWith('.test') ? [line.product_id.slice(0, -5)] : [])] : line.item_id ? [line.item_id] : []));
   const products = await readLineProducts(write.scope, [...new Set([...current.items.flatMap((item) => (item.product_id ? [item.product_id] : [])), ...sentIds])]);
   if (sent === undefined) return current.items.map((item) => repriced(item, products.get(item.product_id ?? ''), current.currency, currency, write.payment));
   const existing = new Map(current.items.map((item) => [item.item_id, item]));
@@ -110,6 +111,7 @@ async function planLines(current: InvoiceRecord, sent: readonly InvoiceLineInput
       const product = products.get(id);
       if (!isSellable(product)) invalid(`${at}.product_id`, `The product ${line.product_id} does not exist or cannot be sold.`, 'not_found');
       const before = existing.get(id);
+      if (before && before.product_id === null) invalid(`${at}.product_id`, `The item id ${id} is a custom line's.`, 'conflict');
       const reference = price !== undefined ? { reference_price: price, reference_currency: currency } : before?.product_id === id ? { reference_price: before.reference_price, reference_currency: before.reference_currency } : { reference_price: null, reference_currency: null };
       lines.delete(id);
       lines.set(id, repriced({
@@ -137,7 +139,7 @@ async function planLines(current: InvoiceRecord, sent: readonly InvoiceLineInput
     if (!type) invalid(`${at}.type`, 'A custom line needs a type: digital, physical or service.', 'required');
     if (price === undefined && !custom) invalid(`${at}.price`, 'A custom line needs a price.', 'required');
     const itemId = line.item_id ?? newId();
-    if (products.has(itemId) || lines.has(itemId) && lines.get(itemId)!.product_id !== null) invalid(`${at}.item_id`, `The item id ${itemId} is taken by a product line.`, 'conflict');
+    if (products.has(itemId) || (lines.has(itemId) && lines.get(itemId)!.product_id !== null)) invalid(`${at}.item_id`, `The item id ${itemId} is taken by a product line.`, 'conflict');
     lines.delete(itemId);
     lines.set(itemId, repriced({
       item_id: itemId,
