@@ -7,7 +7,6 @@
  * customer's invoices. Anything else out of reach answers 404 like a missing invoice.
  */
 import { readPaymentSettingsCached, readTaxSettingsCached } from '../accounts';
-import { assertReach } from '../identity';
 import { InvalidInputError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
 import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
@@ -37,11 +36,6 @@ const PAYMENT_STATUSES = ['unpaid', 'completed', 'cancelled'] as const;
 async function writeContext({ principal, scope, render }: ActionScope, context: ApiContext): Promise<InvoiceWriteContext> {
   const [payment, tax] = await Promise.all([readPaymentSettingsCached(scope.accountId), readTaxSettingsCached(scope.accountId)]);
   return { principal, scope, payment, tax, clock: context.platform.clock, zone: render.zone };
-}
-
-/** 404 unless the caller reaches the invoice by path (a pay link's token; other tokens reach all). */
-function assertInvoiceReach({ principal }: ActionScope, invoiceId: string): void {
-  assertReach(principal, invoicePath(invoiceId), 'invoice');
 }
 
 /**
@@ -86,8 +80,8 @@ export async function getInvoiceAction(context: ApiContext): Promise<ApiResult> 
 /** `POST /invoices/{invoice_id}`: partial update per state (§9.1); `draft: false` publishes. */
 export const updateInvoiceAction = withBody(invoiceUpdate, async (context) => {
   const prepared = await actionScope(context);
-  const invoiceId = context.params.invoice_id!;
-  assertInvoiceReach(prepared, invoiceId);
+  // A pay link's token reaches it by path; customer scope reaches its own customer's invoices (§9.1).
+  const invoiceId = (await readReachable(invoiceDeclaration, prepared.scope, context.params.invoice_id!, prepared.principal)).invoice_id;
   const write = await writeContext(prepared, context);
   const saved = await changeAndEmail(context, prepared, invoiceId, (current) => changeInvoice(current, context.body, write));
   return { status: 200, body: await renderResource(invoiceDeclaration, saved, prepared.render) };
