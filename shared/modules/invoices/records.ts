@@ -8,7 +8,7 @@ import type { SaleCustomer } from '../customers';
 import type { SaleTotals } from '../pricing';
 import type { PromotionTerms } from '../promotions';
 import type { ShippingMethodTerms } from '../shipping';
-import type { ShippingQuote } from '../carts/options';
+import type { ShippingQuote } from '../carts';
 
 /** One stored invoice line: a product line (`product_id` set) or a custom line (`product_id` null, defined here). */
 export interface InvoiceItemRecord {
