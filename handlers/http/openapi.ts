@@ -29,6 +29,7 @@ import { family as shipping } from './shipping-methods';
 import { family as shipments } from './shipments';
 import { family as subscriptions } from './subscriptions';
 import { family as reports } from './reports';
+import { family as invoices } from './invoices';
 import { family as users } from './users';
 
 /**
@@ -59,7 +60,7 @@ const hostedFunctionsWithoutUploads: FamilyActions = {
  * family, defined below, joins in `documentedFamilies`; the invoke surface's router and the sign-in page serve no API route).
  */
 const documented = {
-  apps: appsWithoutUpload, auths, carts, catalog, customers, events, hosting, 'hosted-functions': hostedFunctionsWithoutUploads, images: imagesWithoutUpload, licenses, oauth, orders, payments, promotions, refunds, settings, shipping, shipments, subscriptions, reports, users,
+  apps: appsWithoutUpload, auths, carts, catalog, customers, events, hosting, 'hosted-functions': hostedFunctionsWithoutUploads, images: imagesWithoutUpload, licenses, oauth, orders, payments, promotions, refunds, settings, shipping, shipments, subscriptions, reports, users, invoices,
 } satisfies Record<Exclude<FamilyName, 'fallback' | 'openapi' | 'function-router' | 'signin'>, FamilyActions>;
 
 /** Every family whose actions the document describes. */

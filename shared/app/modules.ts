@@ -23,8 +23,9 @@ import { functionsModule } from '../modules/functions/module';
 import { shipmentsModule } from '../modules/shipments/module';
 import { subscriptionsModule } from '../modules/subscriptions/module';
 import { reportsModule } from '../modules/reports/module';
+import { invoicesModule } from '../modules/invoices/module';
 
-export { accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, refundsModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule, shipmentsModule, subscriptionsModule, reportsModule };
+export { accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, refundsModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule, shipmentsModule, subscriptionsModule, reportsModule, invoicesModule };
 
 /** Every module of the platform. */
-export const modules = [accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, refundsModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule, shipmentsModule, subscriptionsModule, reportsModule] as const;
+export const modules = [accountsModule, identityModule, catalogModule, imagesModule, customersModule, paymentMethodsModule, cartsModule, paymentsModule, ordersModule, refundsModule, promotionsModule, shippingModule, eventsModule, licensesModule, hostingModule, functionsModule, shipmentsModule, subscriptionsModule, reportsModule, invoicesModule] as const;

@@ -20,6 +20,7 @@ import { eventFanOutDueWork } from '../flows/notifications/fan-out';
 import { appFilesWork, edgePointerWork, versionFilesWork } from '../modules/hosting';
 import { functionDeployWork, functionRemovalWork } from '../modules/functions';
 import { imageFilesWork, imageUnlinkWork } from '../modules/images';
+import { invoiceEmailWork } from '../modules/invoices';
 import type { DueKind } from '../work/due-work-store';
 import type { DueHandler } from '../work/runner';
 
@@ -33,6 +34,7 @@ export const dueHandlers = {
   'license-request': licenseRequestWork,
   'license-follow-up': licenseFollowUpWork,
   'confirmation-email': confirmationEmailWork,
+  'invoice-email': invoiceEmailWork,
   'image-unlink': imageUnlinkWork,
   'image-files': imageFilesWork,
   'event-fanout': eventFanOutDueWork,

@@ -29,7 +29,8 @@ export type DueKind =
   | 'app-edge-pointer'
   | 'function-deploy'
   | 'function-removal'
-  | 'subscription-renewal';
+  | 'subscription-renewal'
+  | 'invoice-email';
 
 /** A due-work record. */
 export interface DueWorkRecord {

@@ -46,6 +46,12 @@ let oauthAppId: string;
 let oauthClient: { id: string; secret: string };
 let publicOauthAppId: string;
 let authsOnly: string;
+/** Invoices (commerce.md §9): a draft, a draft without items, an open one with its pay link's token, and a paid one. */
+let draftInvoiceId: string;
+let bareDraftId: string;
+let openInvoiceId: string;
+let invoiceLink: string;
+let paidInvoiceId: string;
 
 const buyer = { name: 'Ada Lee', email: 'ada@example.test', billing_address: { country: 'US', postal_code: '94107' } };
 const card = (data: Record<string, unknown> = {}) => ({
@@ -153,6 +159,14 @@ beforeAll(async () => {
   const appsOnly = await api(`${base}auths/secret`, { method: 'POST', token: secret, body: { permissions: [{ resource: 'auths', methods: ['*'] }] } });
   expect(appsOnly.status, appsOnly.text).toBe(201);
   authsOnly = appsOnly.body.token;
+  const invoice = (body: Record<string, unknown>) => api(`${base}invoices`, { method: 'POST', token: secret, body });
+  draftInvoiceId = (await invoice({ items: [{ product_id: 'p1' }], customer: buyer })).body.invoice_id;
+  bareDraftId = (await invoice({})).body.invoice_id;
+  openInvoiceId = (await invoice({ items: [{ product_id: 'p1' }, { item_id: 'fee', name: 'Fee', type: 'service', price: 5 }], customer: buyer, draft: false })).body.invoice_id;
+  invoiceLink = (await api(`${base}invoices/${openInvoiceId}/links`, { method: 'POST', token: secret })).body.token;
+  paidInvoiceId = (await invoice({ items: [{ product_id: 'p1' }], customer: buyer, draft: false })).body.invoice_id;
+  const paidInvoice = await api(`${base}invoices/${paidInvoiceId}/payments`, { method: 'POST', token: secret, body: { payment_method: card() } });
+  expect(paidInvoice.status, paidInvoice.text).toBe(201);
 }, 90_000);
 
 afterAll(async () => {
@@ -175,6 +189,7 @@ async function snapshot(): Promise<Record<string, string>> {
     'users?limit=100', 'users/owner', 'users/usr1',
     'oauth_apps?limit=100', `oauth_apps/${oauthAppId}`, `oauth_apps/${publicOauthAppId}`,
     `subscriptions/${saleSubscriptionId}`, 'subscriptions?limit=100', `subscriptions/${saleSubscriptionId}/payments`, `subscriptions/${saleSubscriptionId}/orders`,
+    `invoices/${draftInvoiceId}`, `invoices/${bareDraftId}`, `invoices/${openInvoiceId}`, `invoices/${paidInvoiceId}`, 'invoices?limit=100', `invoices/${openInvoiceId}/payments`,
     // Tokens by id, kind, user and rights (not their use times, which reading moves), in both modes.
     'auths?type=all&limit=100&test=true&show=auth_id,type,user,permissions', 'auths?type=all&limit=100&test=false&show=auth_id,type,user,permissions',
   ];
@@ -763,6 +778,81 @@ rows.push({ label: 'apps: limited token', method: 'POST', path: apps, body: newA
 rows.push({ label: 'app delete: limited token', method: 'DELETE', path: app, token: () => shopper, status: 403, code: 'insufficient_permissions' });
 rows.push({ label: 'version delete: limited token', method: 'DELETE', path: () => `apps/${appId}/versions/${versionId}`, token: () => shopper, status: 403, code: 'insufficient_permissions' });
 
+// --- invoices (commerce.md §9): nothing is created, changed, published, paid or minted
+const invoicesPath = () => 'invoices';
+const draftInvoice = () => `invoices/${draftInvoiceId}`;
+const openInvoice = () => `invoices/${openInvoiceId}`;
+const openInvoicePayments = () => `invoices/${openInvoiceId}/payments`;
+const asLink = { token: () => invoiceLink };
+for (const value of ['1e3', 'two', -1, 10_000, 1.5, [], {}, true]) post(invoicesPath, { items: [{ product_id: 'p1', quantity: value }] }, 'items[0].quantity', `invoice quantity ${JSON.stringify(value)}`);
+post(invoicesPath, { items: [{ product_id: 'nope' }] }, 'items[0].product_id', 'invoice line of an unknown product', { reason: 'not_found' });
+for (const value of NOT_NUMBERS) post(invoicesPath, { items: [{ product_id: 'p1', price: value }] }, 'items[0].price', `invoice price override ${JSON.stringify(value)}`);
+post(invoicesPath, { items: [{ product_id: 'p1', price: -1 }] }, 'items[0].price', 'invoice price override -1');
+post(invoicesPath, { items: [{ product_id: 'p1', price: 19.999 }] }, 'items[0].price', 'invoice price override 19.999 USD', { reason: 'precision' });
+post(invoicesPath, { items: [{ type: 'service', price: 5 }] }, 'items[0].name', 'invoice custom line without name', { reason: 'required' });
+post(invoicesPath, { items: [{ name: 'Fee', price: 5 }] }, 'items[0].type', 'invoice custom line without type', { reason: 'required' });
+post(invoicesPath, { items: [{ name: 'Fee', type: 'service' }] }, 'items[0].price', 'invoice custom line without price', { reason: 'required' });
+post(invoicesPath, { items: [{ name: 'Fee', type: 'gift', price: 5 }] }, 'items[0].type', 'invoice custom line type "gift"');
+post(invoicesPath, { items: [{ item_id: '../x', name: 'Fee', type: 'service', price: 5 }] }, 'items[0].item_id', 'invoice custom line item_id "../x"');
+post(invoicesPath, { items: [{ item_id: 'p1', name: 'Fee', type: 'service', price: 5 }] }, 'items[0].item_id', 'invoice custom line taking a product id', { reason: 'conflict' });
+for (const value of NOT_TEXTS(200)) post(invoicesPath, { items: [{ name: value, type: 'service', price: 5 }] }, 'items[0].name', `invoice custom line name ${JSON.stringify(value).slice(0, 20)}`);
+post(invoicesPath, { items: 'p1' }, 'items', 'invoice items a string');
+post(invoicesPath, { currency: 'XYZ' }, 'currency', 'invoice currency not enabled');
+post(invoicesPath, { currency: 5 }, 'currency', 'invoice currency a number');
+for (const value of NOT_BOOLEANS) post(invoicesPath, { draft: value }, 'draft', `invoice draft ${JSON.stringify(value)}`);
+for (const value of ['soon', '2026-13-01', 5, {}]) post(invoicesPath, { date_due: value }, 'date_due', `invoice date_due ${JSON.stringify(value)}`);
+post(invoicesPath, { customer: { email: 'nope' } }, 'customer.email', 'invoice customer email');
+post(invoicesPath, { customer: { billing_address: { country: 'XX' } } }, 'customer.billing_address.country', 'invoice customer country XX');
+post(invoicesPath, { customer_id: 'NOSUCHCUSTOMER' }, 'customer_id', 'invoice customer_id unknown', { reason: 'not_found' });
+post(invoicesPath, { meta: nestedMeta(40) }, 'meta', 'invoice meta 40 deep');
+post(invoicesPath, { items: [{ product_id: 'p1' }], shipping_method_id: 'nope' }, 'shipping_method_id', 'invoice shipping method not quoted');
+rows.push({ label: 'invoice promotion code unknown', method: 'POST', path: invoicesPath, body: { items: [{ product_id: 'p1' }], promotion_code: 'NOSUCHCODE' }, status: 400, code: 'invalid_promotion_code' });
+rows.push({ label: 'invoice promotion code on custom lines only', method: 'POST', path: invoicesPath, body: { items: [{ name: 'Fee', type: 'service', price: 5 }], promotion_code: 'SPRING' }, status: 400, code: 'invalid_promotion_code' });
+rows.push({ label: 'invoice without email published at once', method: 'POST', path: invoicesPath, body: { items: [{ product_id: 'p1' }], draft: false }, status: 400, code: 'invalid_input', property: 'customer.email' });
+post(draftInvoice, { items: [{ product_id: 'p1', quantity: -2 }] }, 'items[0].quantity', 'invoice update quantity -2');
+post(draftInvoice, { currency: 'XYZ' }, 'currency', 'invoice update currency not enabled');
+post(draftInvoice, { date_due: 'tomorrowish' }, 'date_due', 'invoice update date_due');
+post(openInvoice, { items: [{ product_id: 'p1', price: 1.234 }] }, 'items[0].price', 'open invoice price 1.234 USD', { reason: 'precision' });
+rows.push({ label: 'invoice publish without items', method: 'POST', path: () => `invoices/${bareDraftId}/publish`, status: 400, code: 'invalid_input', property: 'items' });
+rows.push({ label: 'invoice publish when open', method: 'POST', path: () => `${openInvoice()}/publish`, status: 422, code: 'invalid_state' });
+rows.push({ label: 'invoice cancel of a draft', method: 'POST', path: () => `${draftInvoice()}/cancel`, status: 422, code: 'invalid_state' });
+rows.push({ label: 'invoice cancel when paid', method: 'POST', path: () => `invoices/${paidInvoiceId}/cancel`, status: 422, code: 'invalid_state' });
+rows.push({ label: 'invoice delete when open', method: 'DELETE', path: openInvoice, status: 422, code: 'invalid_state' });
+rows.push({ label: 'invoice delete when paid', method: 'DELETE', path: () => `invoices/${paidInvoiceId}`, status: 422, code: 'invalid_state' });
+rows.push({ label: 'invoice update when paid', method: 'POST', path: () => `invoices/${paidInvoiceId}`, body: { meta: { late: true } }, status: 422, code: 'invalid_state' });
+rows.push({ label: 'invoice back to draft when open', method: 'POST', path: openInvoice, body: { draft: true }, status: 422, code: 'invalid_state' });
+rows.push({ label: 'invoice payment of a draft', method: 'POST', path: () => `${draftInvoice()}/payments`, body: { payment_method: card() }, status: 422, code: 'invalid_state' });
+rows.push({ label: 'invoice payment when paid', method: 'POST', path: () => `invoices/${paidInvoiceId}/payments`, body: { payment_method: card() }, status: 422, code: 'invalid_state' });
+post(openInvoicePayments, {}, 'payment_method', 'invoice payment without a payment method', { reason: 'required', ...asLink });
+post(openInvoicePayments, { payment_method: card({ number: '4242424242424241' }) }, 'payment_method.data.number', 'invoice payment card failing Luhn', asLink);
+post(openInvoicePayments, { payment_method: card({ exp_month: 13 }) }, 'payment_method.data.exp_month', 'invoice payment card month 13', asLink);
+post(openInvoicePayments, { payment_method: card(), allow_duplicate: 'yes' }, 'allow_duplicate', 'invoice payment allow_duplicate "yes"', asLink);
+post(openInvoicePayments, { payment_method: { payment_method_id: 'NOSUCHMETHOD' } }, 'payment_method.payment_method_id', 'invoice payment with a saved method of no one', { reason: 'not_found', ...asLink });
+rows.push({ label: 'invoice update items: pay-link token', method: 'POST', path: openInvoice, body: { items: [{ product_id: 'p1', quantity: 5 }] }, ...asLink, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'invoice update promotion code: pay-link token', method: 'POST', path: openInvoice, body: { promotion_code: 'SPRING' }, ...asLink, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'invoice publish: pay-link token', method: 'POST', path: () => `${draftInvoice()}/publish`, ...asLink, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'invoice cancel: pay-link token', method: 'POST', path: () => `${openInvoice()}/cancel`, ...asLink, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'invoice links: pay-link token', method: 'POST', path: () => `${openInvoice()}/links`, ...asLink, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'invoice delete: pay-link token', method: 'DELETE', path: draftInvoice, ...asLink, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'invoice list: limited token', method: 'GET', path: invoicesPath, ...asShopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: 'invoice create: limited token', method: 'POST', path: invoicesPath, body: {}, ...asShopper, status: 403, code: 'insufficient_permissions' });
+rows.push({ label: "invoice read: another shopper's token", method: 'GET', path: openInvoice, ...asShopper, status: 404, code: 'resource_not_found' });
+rows.push({ label: "invoice payment: another shopper's token", method: 'POST', path: openInvoicePayments, body: { payment_method: card() }, ...asShopper, status: 404, code: 'resource_not_found' });
+rows.push({ label: "invoice payments list: another shopper's token", method: 'GET', path: openInvoicePayments, ...asShopper, status: 404, code: 'resource_not_found' });
+rows.push({ label: "invoice read: another customer's scope", method: 'GET', path: openInvoice, ...asPortal, status: 404, code: 'resource_not_found' });
+rows.push({ label: 'invoice payment: another mode', method: 'POST', path: openInvoicePayments, body: { payment_method: card() }, token: () => runtime.bootstrap.tokens.live_secret, status: 400, code: 'token_type_mismatch' });
+rows.push({ label: 'invoice delete: another mode', method: 'DELETE', path: draftInvoice, token: () => runtime.bootstrap.tokens.live_secret, status: 400, code: 'token_type_mismatch' });
+rows.push({ label: 'invoice links: another mode', method: 'POST', path: () => `${openInvoice()}/links`, token: () => runtime.bootstrap.tokens.live_secret, status: 400, code: 'token_type_mismatch' });
+for (const query of ['payment_status=late', 'open=maybe', 'draft=2', 'limit=0', 'after_item=NOSUCHINVOICE']) {
+  rows.push({ label: `invoice list ${query}`, method: 'GET', path: () => `invoices?${query}`, status: 400, code: 'invalid_input' });
+}
+for (const action of ['publish', 'cancel', 'links', 'payments']) {
+  rows.push({ label: `invoice ${action} of an unknown id`, method: 'POST', path: () => `invoices/NOSUCHINVOICE/${action}`, body: action === 'payments' ? { payment_method: card() } : {}, status: 404, code: 'resource_not_found' });
+}
+rows.push({ label: 'invoice update of an unknown id', method: 'POST', path: () => 'invoices/NOSUCHINVOICE', body: { meta: null }, status: 404, code: 'resource_not_found' });
+rows.push({ label: 'invoice delete of an unknown id', method: 'DELETE', path: () => 'invoices/NOSUCHINVOICE', status: 404, code: 'resource_not_found' });
+rows.push({ label: 'invoices of an unknown customer', method: 'GET', path: () => 'customers/NOSUCHCUSTOMER/invoices', status: 404, code: 'resource_not_found' });
+
 // --- bodies that are not what they claim, at the body level
 const bodyTargets: Array<[string, () => string, Partial<Case>]> = [
   ['products', products, {}],
@@ -792,6 +882,9 @@ const bodyTargets: Array<[string, () => string, Partial<Case>]> = [
   ['an oauth app', oauthApp, {}],
   ['a subscription', () => `subscriptions/${saleSubscriptionId}`, {}],
   ['a subscription cancel', () => `subscriptions/${saleSubscriptionId}/cancel`, {}],
+  ['invoices', invoicesPath, {}],
+  ['an invoice', draftInvoice, {}],
+  ['invoice payments', openInvoicePayments, asLink],
 ];
 for (const [name, path, extra] of bodyTargets) {
   const json = { 'Content-Type': 'application/json' };
@@ -869,6 +962,7 @@ const idPaths: Array<[string, (id: string) => string, Partial<Case>]> = [
   ['shipment', (id) => `shipments/${id}`, {}],
   ['oauth app', (id) => `oauth_apps/${id}`, {}],
   ['subscription', (id) => `subscriptions/${id}`, {}],
+  ['invoice', (id) => `invoices/${id}`, {}],
 ];
 for (const [name, path] of idPaths) {
   for (const id of BAD_IDS) rows.push({ label: `GET ${name} id ${id.slice(0, 24)}`, method: 'GET', path: () => path(id), status: 404, code: 'resource_not_found' });
@@ -904,6 +998,11 @@ for (const id of BAD_IDS.slice(0, 3)) {
   rows.push({ label: `delete shipment id ${id}`, method: 'DELETE', path: () => `shipments/${id}`, status: 404, code: 'resource_not_found' });
   rows.push({ label: `update subscription id ${id}`, method: 'POST', path: () => `subscriptions/${id}`, body: { meta: 1 }, status: 404, code: 'resource_not_found' });
   rows.push({ label: `cancel subscription id ${id}`, method: 'POST', path: () => `subscriptions/${id}/cancel`, body: {}, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `update invoice id ${id}`, method: 'POST', path: () => `invoices/${id}`, body: { meta: null }, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `delete invoice id ${id}`, method: 'DELETE', path: () => `invoices/${id}`, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `publish invoice id ${id}`, method: 'POST', path: () => `invoices/${id}/publish`, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `pay invoice id ${id}`, method: 'POST', path: () => `invoices/${id}/payments`, body: { payment_method: card() }, status: 404, code: 'resource_not_found' });
+  rows.push({ label: `link invoice id ${id}`, method: 'POST', path: () => `invoices/${id}/links`, status: 404, code: 'resource_not_found' });
 }
 
 describe('bad input changes nothing (a table of probes)', () => {

@@ -22,13 +22,15 @@ import type { RecordScope } from '../../store/entity';
 import { TransactionRejectedError } from '../../store/errors';
 import { transact, writeOne, type TransactEntry } from '../../store/transact';
 import { cartClosedForOrder, closeForOrderEntry, releaseLockEntry, type CartRecord } from '../../modules/carts';
-import { eventEntries } from '../../modules/events';
-import { createOrderEntry, orderFromCart, orderIdOfPayment, type OrderRecord } from '../../modules/orders';
+import { eventEntries, type EventSpec } from '../../modules/events';
+import { createOrderEntry, orderFromCart, orderIdOfPayment, type OrderRecord, type OrderSource } from '../../modules/orders';
+import type { SaleCustomer } from '../../modules/customers';
 import { countUseWrite, releaseUseWrite } from '../../modules/promotions';
 import { gatewayErrorCode, type PaymentRecord, outcomeEntry } from '../../modules/payments';
 import type { ChargeResult, FailedChargeOutcome } from '../../platform/ports';
 import { confirmationDueWrite } from './confirmation';
 import { gatewayCardData } from './gateway-cards';
+import { closeInvoiceEntry, invoicePaidForOrder, releaseInvoiceLockEntry, type InvoiceRecord } from '../../modules/invoices';
 import { licenseServicesOfProducts } from '../../modules/catalog';
 import { licenseIdFor, licenseRequestIdFor } from '../../modules/licenses';
 import { named, present } from './entries';
@@ -50,7 +52,7 @@ export type LicenseLinks = Awaited<ReturnType<typeof licenseServicesOfProducts>>
  * Reads the license links of the cart's products. The paying request starts it beside the
  * charge (the read does not depend on it), so it costs no round trip of its own.
  */
-export function licenseLinksOf(scope: RecordScope, cart: Pick<CartRecord, 'items'>): Promise<LicenseLinks> {
+export function licenseLinksOf(scope: RecordScope, cart: { items: ReadonlyArray<{ product_id: string }> }): Promise<LicenseLinks> {
   return licenseServicesOfProducts(scope, cart.items.map((item) => item.product_id));
 }
 
@@ -65,11 +67,64 @@ export function withGatewayAnswer(payment: PaymentRecord, result: ChargeResult, 
 }
 
 /**
+ * The sale a completion closes: a cart or an invoice, as the completion needs it. Its close
+ * entry is conditional on the payment holding the sale's lock, so only one completion commits.
+ */
+export interface SaleClosing {
+  /** What the order is made from (amounts, lines and their meta, §5.1, §5.2). */
+  source: OrderSource;
+  /** The sale customer: the linked customer, or the details a guest's customer is made from. */
+  customer: SaleCustomer;
+  /** The sale's product lines, whose license links make the order's licensed items. */
+  items: ReadonlyArray<{ product_id: string }>;
+  /** Closes the sale for `orderId` (only while `paymentId` holds its lock). */
+  closeEntry(paymentId: string, orderId: string, now: number): TransactEntry;
+  /** The sale's own event, as the close leaves it (`cart:payment_completed`, `invoice:paid`). */
+  closedEvent(orderId: string, now: number): EventSpec;
+  /** What the sale is called in a lost-lock error. */
+  noun: 'cart' | 'invoice';
+}
+
+/** A cart as the completion closes it. */
+export function cartClosing(scope: RecordScope, cart: CartRecord): SaleClosing {
+  return {
+    source: cart,
+    customer: cart.customer,
+    items: cart.items,
+    closeEntry: (paymentId, orderId, now) => closeForOrderEntry(scope, cart.cart_id, paymentId, orderId, now),
+    closedEvent: (orderId, now) => ({ type: 'cart:payment_completed', resource: 'cart', id: cart.cart_id, record: cartClosedForOrder(cart, orderId, now) }),
+    noun: 'cart',
+  };
+}
+
+/** An invoice as the completion closes it: paid in full, `invoice:paid` (commerce.md §9.2, §14). */
+export function invoiceClosing(scope: RecordScope, invoice: InvoiceRecord): SaleClosing {
+  return {
+    // Only a product line's override is a reference price on the order item (§5.4); a custom line's price is its own.
+    source: { ...invoice, invoice_id: invoice.invoice_id, items: invoice.items.map((item) => (item.product_id === null ? { ...item, reference_price: null, reference_currency: null } : item)) },
+    customer: invoice.customer,
+    // Custom lines have no product, so no license link.
+    items: invoice.items.flatMap((item) => (item.product_id !== null ? [{ product_id: item.product_id }] : [])),
+    closeEntry: (paymentId, orderId, now) => closeInvoiceEntry(scope, invoice, paymentId, orderId, now),
+    closedEvent: (orderId, now) => ({ type: 'invoice:paid', resource: 'invoice', id: invoice.invoice_id, record: invoicePaidForOrder(invoice, orderId, now) }),
+    noun: 'invoice',
+  };
+}
+
+/** What a completion answers: the order, the completed payment and the claims of the work it made due. */
+export interface CompletedSale {
+  order: OrderRecord;
+  completed: PaymentRecord;
+  confirmation: DueClaim;
+  licenses: DueClaim | null;
+}
+
+/**
  * Completes an approved cart payment that holds the cart's lock (one transaction); answers the
  * order and the completed payment. A lost lock (the cart was paid or taken over) is 409.
  * `links`: the products' license links, when the caller already started reading them.
  */
-export async function completeCartPayment(
+export function completeCartPayment(
   scope: RecordScope,
   cart: CartRecord,
   approved: PaymentRecord,
@@ -77,33 +132,51 @@ export async function completeCartPayment(
   principal: Principal | undefined,
   completedAt: number,
   links?: Promise<LicenseLinks>,
-): Promise<{ order: OrderRecord; completed: PaymentRecord; confirmation: DueClaim; licenses: DueClaim | null }> {
+): Promise<CompletedSale> {
+  return completeSalePayment(scope, cartClosing(scope, cart), approved, promotionId, principal, completedAt, links);
+}
+
+/**
+ * Completes an approved payment that holds its sale's lock (one transaction): the payment
+ * completed, the sale closed, the order (and a guest's customer) created, the promotion use
+ * counted, the events recorded, a limited payer given reach, the confirmation email and the
+ * license requests made due, the recovery record removed. A lost lock is 409.
+ */
+export async function completeSalePayment(
+  scope: RecordScope,
+  sale: SaleClosing,
+  approved: PaymentRecord,
+  promotionId: string | undefined,
+  principal: Principal | undefined,
+  completedAt: number,
+  links?: Promise<LicenseLinks>,
+): Promise<CompletedSale> {
   const paymentId = approved.payment_id;
   const orderId = orderIdOfPayment(scope, paymentId);
-  const linkedCustomerId = cart.customer.customer_id;
+  const linkedCustomerId = sale.customer.customer_id;
   const customerId = linkedCustomerId ?? newId();
   // licenses.md §3: the products' license links as they are now make the order's licensed items.
-  const licenseServices = await (links ?? licenseLinksOf(scope, cart));
+  const licenseServices = await (links ?? licenseLinksOf(scope, sale));
   const paid: PaymentRecord = { ...approved, status: 'completed', customer_id: customerId, order_id: orderId, modified_ms: completedAt };
   delete paid.gateway_outcome;
   // §10.1: the subscriptions the order starts, with the card they charge (./subscriptions.ts).
-  const sale = saleSubscriptions(scope, orderFromCart(scope, orderId, cart, paymentId, customerId, completedAt, licenseServices), paid, customerId, !linkedCustomerId, completedAt);
-  const { order, payment: completed } = sale;
+  const started = saleSubscriptions(scope, orderFromCart(scope, orderId, sale.source, paymentId, customerId, completedAt, licenseServices), paid, customerId, !linkedCustomerId, completedAt);
+  const { order, payment: completed } = started;
   // The shopper's token also reaches the licenses its items will get (their ids are derived from order and item).
   const licensePaths = order.items.filter((item) => item.license_service_id).map((item) => `licenses/${licenseIdFor(licenseRequestIdFor(orderId, item.item_id))}`);
-  const reachPaths = [`orders/${orderId}`, `payments/${paymentId}`, `customers/${customerId}`, ...licensePaths, ...sale.reachPaths];
+  const reachPaths = [`orders/${orderId}`, `payments/${paymentId}`, `customers/${customerId}`, ...licensePaths, ...started.reachPaths];
   const reach = principal ? named('token.reach', reachWrite(principal, reachPaths)) : undefined;
   const confirmationDue = confirmationDueWrite(order, newId());
   const licensesDue = licensePaths.length ? licenseOpenDueWrite(order, newId()) : undefined;
   const entries = present(
     outcomeEntry(completed),
-    closeForOrderEntry(scope, cart.cart_id, paymentId, orderId, completedAt),
+    sale.closeEntry(paymentId, orderId, completedAt),
     createOrderEntry(order),
     confirmationDue,
     licensesDue,
-    linkedCustomerId ? hasPaymentsEntry(scope, linkedCustomerId) : createFromSaleEntry(customerFromSale(scope, customerId, cart.customer, completedAt)),
+    linkedCustomerId ? hasPaymentsEntry(scope, linkedCustomerId) : createFromSaleEntry(customerFromSale(scope, customerId, sale.customer, completedAt)),
     promotionId ? named('promotion.count-use', countUseWrite(scope, promotionId)) : undefined,
-    ...sale.entries,
+    ...started.entries,
     // §12: the order counts in the sales report's hour, in this transaction.
     orderSaleEntry(scope, saleOfOrder(order)),
     ...eventEntries(
@@ -111,7 +184,7 @@ export async function completeCartPayment(
       [
         { type: 'payment:created_success', resource: 'payment', id: paymentId, record: completed },
         { type: 'payment:completed', resource: 'payment', id: paymentId, record: completed },
-        { type: 'cart:payment_completed', resource: 'cart', id: cart.cart_id, record: cartClosedForOrder(cart, orderId, completedAt) },
+        sale.closedEvent(orderId, completedAt),
         { type: 'order:created', resource: 'order', id: orderId, record: order },
         { type: 'order:payment_completed', resource: 'order', id: orderId, record: order },
       ],
@@ -127,7 +200,7 @@ export async function completeCartPayment(
     // Only a lost lock or an outcome already written can refuse this: someone else finished the
     // payment or the cart moved on. The reserved use is given back (best effort: holding it only ever refuses).
     if (promotionId) await writeOne(named('promotion.release-use', releaseUseWrite(scope, promotionId))!).catch(() => undefined);
-    throw new InUseError('The cart was paid or changed by another request.', { reason: 'conflict' });
+    throw new InUseError(`The ${sale.noun} was paid or changed by another request.`, { reason: 'conflict' });
   }
   if (reach && principal) {
     // This answer may already expand what the payment gave the shopper (`expand=order`), and
@@ -140,8 +213,8 @@ export async function completeCartPayment(
 }
 
 /**
- * Records a failed payment (a declined charge, or one that never happened): for a cart payment
- * the lock and the reserved promotion use are released in the same transaction.
+ * Records a failed payment (a declined charge, or one that never happened): for a cart or invoice
+ * payment the sale's lock and the reserved promotion use are released in the same transaction.
  */
 export async function failPayment(scope: RecordScope, payment: PaymentRecord, outcome: FailedChargeOutcome, promotionId: string | undefined, failedAt: number): Promise<PaymentRecord> {
   const failed: PaymentRecord = { ...payment, status: 'failed', error_code: gatewayErrorCode(outcome), modified_ms: failedAt };
@@ -152,7 +225,8 @@ export async function failPayment(scope: RecordScope, payment: PaymentRecord, ou
     present(
       outcomeEntry(failed),
       payment.cart_id ? releaseLockEntry(scope, payment.cart_id, payment.payment_id) : undefined,
-      payment.cart_id && promotionId ? named('promotion.release-use', releaseUseWrite(scope, promotionId)) : undefined,
+      payment.invoice_id ? releaseInvoiceLockEntry(scope, payment.invoice_id, payment.payment_id) : undefined,
+      (payment.cart_id || payment.invoice_id) && promotionId ? named('promotion.release-use', releaseUseWrite(scope, promotionId)) : undefined,
       ...eventEntries(scope, [{ type: 'payment:created_failure', resource: 'payment', id: payment.payment_id, record: failed }], failedAt),
       doneEntry('payment-recovery', scope, payment.payment_id),
     ),

@@ -19,6 +19,7 @@ import type { RecordScope } from '../../store/entity';
 import { transact, writeOne, type TransactEntry } from '../../store/transact';
 import { TransactionRejectedError } from '../../store/errors';
 import { carts, type CartRecord } from '../../modules/carts';
+import { invoices } from '../../modules/invoices';
 import { confirmationStateEntry, orders, type OrderItemRecord, type OrderRecord } from '../../modules/orders';
 import { readGeneralSettingsCached, readTechnicalSettingsCached } from '../../modules/accounts';
 import { batchGetItems } from '../../store/records';
@@ -41,8 +42,11 @@ function itemLicense(item: OrderItemRecord, facts: LicenseFacts): ConfirmationLi
   return { label: service?.label ?? null, text: null, html: null, instructions: service?.instructions ?? null };
 }
 
+/** The sale an order was paid from, as the email needs it: its customer (a cart's, or an invoice's). */
+export type ConfirmationSale = Pick<CartRecord, 'customer'>;
+
 /** The email's view of an order. */
-function confirmationOrder(order: OrderRecord, cart: CartRecord, facts: LicenseFacts): ConfirmationOrder | undefined {
+function confirmationOrder(order: OrderRecord, cart: ConfirmationSale, facts: LicenseFacts): ConfirmationOrder | undefined {
   const email = cart.customer.email;
   if (!email) return undefined;
   return {
@@ -89,7 +93,7 @@ async function licenseFacts(scope: RecordScope, order: OrderRecord): Promise<Lic
  * brings late codes) and sends it under `dedupKey`; answers false when there is no one to send
  * it to (no order address).
  */
-export async function sendOrderEmail(platform: Platform, scope: RecordScope, order: OrderRecord, cart: CartRecord, purpose: 'confirmation' | 'license_follow_up', dedupKey: string): Promise<boolean> {
+export async function sendOrderEmail(platform: Platform, scope: RecordScope, order: OrderRecord, cart: ConfirmationSale, purpose: 'confirmation' | 'license_follow_up', dedupKey: string): Promise<boolean> {
   const view = confirmationOrder(order, cart, await licenseFacts(scope, order));
   if (!view) return false;
   const [technical, general] = await Promise.all([readTechnicalSettingsCached(scope.accountId), readGeneralSettingsCached(scope.accountId)]);
@@ -138,7 +142,7 @@ export function confirmationDueWrite(order: Pick<OrderRecord, 'account_id' | 'mo
 async function sendClaimed(platform: Platform, claim: DueClaim, known?: unknown): Promise<void> {
   const scope: RecordScope = { accountId: claim.record.account_id, mode: claim.record.mode };
   // The paying request hands over the order and cart it just committed; the worker and the sweep read them.
-  const held = known as { order: OrderRecord; cart: CartRecord } | undefined;
+  const held = known as { order: OrderRecord; cart: ConfirmationSale } | undefined;
   let { order, cart } = held?.order.order_id === claim.record.ref ? held : await readOrderAndCart(scope, claim.record.ref, claim.record.related?.cart_id);
   for (let round = 1; ; round++) {
     if (!order || !cart?.customer.email || order.confirmation_email !== 'pending') {
@@ -167,9 +171,11 @@ async function sendClaimed(platform: Platform, claim: DueClaim, known?: unknown)
  * The order and its cart, consistently: in one batch read when the cart is known (a due
  * record's `related.cart_id`, written since issue 12), else the order and then the cart it names.
  */
-export async function readOrderAndCart(scope: RecordScope, orderId: string, cartId?: string): Promise<{ order: OrderRecord | undefined; cart: CartRecord | undefined }> {
+export async function readOrderAndCart(scope: RecordScope, orderId: string, cartId?: string): Promise<{ order: OrderRecord | undefined; cart: ConfirmationSale | undefined }> {
   if (!cartId) {
     const order = await orders.find(scope, orderId);
+    // An invoice's order has no cart: its invoice holds the customer the email goes to.
+    if (order?.invoice_id) return { order, cart: await invoices.find(scope, order.invoice_id) };
     return { order, cart: order?.cart_id ? await carts.find(scope, order.cart_id) : undefined };
   }
   const orderKey = orders.key(scope, orderId);
@@ -198,7 +204,7 @@ export const confirmationEmailWork: DueHandler = { kind: 'confirmation-email', l
  * sends (or holds) it. Returns whether it was handed over; if not, the sweep sends it after
  * the grace period.
  */
-export async function sendOrderConfirmation(platform: Platform, claim: DueClaim, known: { order: OrderRecord; cart: CartRecord }): Promise<boolean> {
+export async function sendOrderConfirmation(platform: Platform, claim: DueClaim, known: { order: OrderRecord; cart: ConfirmationSale }): Promise<boolean> {
   return runClaimed(platform, confirmationEmailWork, claim, known);
 }
 

@@ -22,38 +22,24 @@
  * Why reserve the promotion use before the charge: a completion refused by a used-up code
  * would leave money taken without an order.
  */
-import { readPaymentSettingsCached, type PaymentSettings } from '../../modules/accounts';
 import { assertReach } from '../../modules/identity';
 import { type Principal } from '../../core/access/principal';
 import { dueEntry } from '../../work/due-work-store';
 import { ApiError, InUseError, InvalidStateError } from '../../http/errors';
-import { newId } from '../../core/ids';
-import { isWaiting, type Platform, type FailedChargeOutcome, type WaitingChargeOutcome } from '../../platform/ports';
-import { invalid } from '../../rest/input';
+import type { Platform } from '../../platform/ports';
 import type { RecordScope } from '../../store/entity';
 import { TransactionRejectedError } from '../../store/errors';
 import { transact } from '../../store/transact';
 import { forgetCart, recentCart, carts, lockEntry, lockHeld, type CartRecord } from '../../modules/carts';
-import type { OrderRecord } from '../../modules/orders';
-import { InvalidPromotionCodeError, recheckSalePromotion, reserveUseWrite } from '../../modules/promotions';
-import { FeatureNotEnabledError, newPaymentRecord, savedCardRef, type PaymentRecord, type CartPaymentInput, initiatedEntry } from '../../modules/payments';
-import { chargeCard, gatewayChargeOf } from './charge-card';
-import { assertChargeable, cardRulesOf, saleGatewayOf, type SaleGateway } from './sale-gateway';
-import { handOffPayment } from './hand-off';
-import { assertNotDuplicate, checkCustomer, parsePaymentMethod, saveCardAfterPayment } from './checks';
-import { afterCommit, completeCartPayment, failPayment, licenseLinksOf, withGatewayAnswer } from './complete-payment';
-import { sendOrderConfirmation } from './confirmation';
-import { openOrderLicenses } from '../license-fulfilment/run-request';
+import { InvalidPromotionCodeError, reserveUseWrite } from '../../modules/promotions';
+import { type CartPaymentInput, initiatedEntry } from '../../modules/payments';
+import { completeCartPayment, licenseLinksOf } from './complete-payment';
 import { named, present } from './entries';
 import { hasSubscriptionItem } from './subscriptions';
 import { RECOVERY_DELAY_MS, recoverPayment } from './recover-payment';
+import { afterSaleCompleted, chargeSalePayment, checkSalePayment, type CheckedPayment, type PaymentOutcome } from './sale-payment';
 
-/** How a payment attempt ended: completed (with its order), or failed at the gateway. */
-export type PaymentOutcome =
-  | { status: 'completed'; payment: PaymentRecord; order: OrderRecord | null }
-  | { status: 'failed'; payment: PaymentRecord; outcome: FailedChargeOutcome }
-  /** Left `initiated` at a live gateway (3-D Secure, processing, no answer: §4.7); the payment as stored. */
-  | { status: 'waiting'; payment: PaymentRecord; outcome: WaitingChargeOutcome };
+export type { PaymentOutcome } from './sale-payment';
 
 /** What paying a cart needs. */
 export interface PayCartInput {
@@ -92,14 +78,8 @@ async function lockRefusal(scope: RecordScope, cart: CartRecord, error: Transact
 }
 
 /** A payment whose lock write committed: what its charge and completion go on with. */
-interface StartedPayment {
+interface StartedPayment extends CheckedPayment {
   cart: CartRecord;
-  settings: PaymentSettings;
-  promotion: Awaited<ReturnType<typeof recheckSalePromotion>>;
-  method: Awaited<ReturnType<typeof parsePaymentMethod>> | undefined;
-  total: number;
-  initiated: PaymentRecord;
-  sale: SaleGateway | undefined;
 }
 
 /** Pays a cart (`POST /carts/{cart_id}/payments`). */
@@ -137,68 +117,14 @@ async function startPayment(platform: Platform, input: PayCartInput, scope: Reco
 
 /** The contract's checks of `cart` at `now`, then the lock transaction (refused: `TransactionRejectedError`); the payment is dated by `clock`. */
 async function checkAndLock(input: PayCartInput, scope: RecordScope, cart: CartRecord, now: number, platform: Platform): Promise<StartedPayment> {
-  const { clock } = platform;
-  const settings = await readPaymentSettingsCached(scope.accountId);
-  const sale = cart.totals.total > 0 ? await saleGatewayOf(platform, scope, settings) : undefined;
-
-  // 1–6: the checks, in the contract's order.
+  // 1: the cart is open; 2–8: the checks every sale's payment shares.
   if (!cart.open) throw new InvalidStateError('The cart is already paid.', { reason: 'paid' });
-  if (cart.items.length === 0) invalid('items', 'The cart has no items to pay for.', 'required');
-  checkCustomer(cart.customer, settings);
-  const lines = cart.items.map((item) => ({ productId: item.product_id, quantity: item.quantity }));
-  const promotion = await recheckSalePromotion(scope, cart, lines, now);
-  if (cart.items.some((item) => item.type === 'physical') && (cart.shipping_quotes?.length ?? 0) > 0 && cart.totals.shipping_item === null) {
-    invalid('shipping_method_id', 'Select a shipping method before paying.', 'required');
-  }
-  const total = cart.totals.total;
-  const method = total > 0 ? await parsePaymentMethod(input.body.payment_method, now, scope, cart.customer.customer_id, cardRulesOf(sale, settings)) : undefined;
-  const meta = input.body.meta ?? null;
-  const fingerprint = method?.fingerprint ?? null;
-  // 7–8: duplicates, then whether a gateway exists for this mode.
-  if (fingerprint && input.body.allow_duplicate !== true) {
-    await assertNotDuplicate(scope, fingerprint, cart.currency, total, settings.duplicate_payment_timeout, now);
-  }
-  if (!sale && total > 0) {
-    throw new FeatureNotEnabledError('Live card payments need the account\'s Stripe connection (/settings/payment stripe_live).', null);
-  }
-  assertChargeable(sale, total, cart.currency);
-  const stripeFields = { sale, metadata: { account_id: scope.accountId, payment_id: '', cart_id: cart.cart_id }, ...(method?.save && settings.allow_save_cards ? { saveCard: { email: cart.customer.email ?? null, name: cart.customer.name ?? null } } : {}) };
+  const checked = await checkSalePayment(input, scope, cart, { cart_id: cart.cart_id }, cart.totals.total, now, platform);
+  const { promotion, initiated } = checked;
+  const paymentId = initiated.payment_id;
 
   // 2: lock, initiate, make recovery due, reserve the code's use: all or nothing.
-  const paymentId = newId();
   const lockUntil = now + RECOVERY_DELAY_MS;
-  stripeFields.metadata.payment_id = paymentId;
-  const gatewayCharge = gatewayChargeOf({ ...stripeFields, amount: total, currency: cart.currency, card: method?.card, fallbackPostalCode: null, settings });
-  const initiated = newPaymentRecord(scope, paymentId, {
-    ...(gatewayCharge ? { gateway_charge: gatewayCharge } : {}),
-    status: 'initiated',
-    currency: cart.currency,
-    subtotal: cart.totals.subtotal,
-    shipping: cart.totals.shipping,
-    tax: cart.totals.tax,
-    total,
-    settlement_currency: cart.totals.settlement_currency,
-    settlement_subtotal: cart.totals.settlement_subtotal,
-    settlement_shipping: cart.totals.settlement_shipping,
-    settlement_tax: cart.totals.settlement_tax,
-    settlement_total: cart.totals.settlement_total,
-    total_refunded: 0,
-    reference: null,
-    description: null,
-    referrer: cart.referrer,
-    payment_method: method ? { payment_method_id: method.paymentMethodId, type: 'credit_card', data: method.data } : null,
-    response_data: { authorization_code: null, avs_match: null, cvv_match: null, message: null },
-    gateway_transaction_id: null,
-    error_code: null,
-    ip_address: input.ipAddress,
-    customer_id: cart.customer.customer_id,
-    cart_id: cart.cart_id,
-    order_id: null,
-    meta,
-    fingerprint,
-    // §4.2: a subscription sale's new card is always saved, by its completion (./subscriptions.ts).
-    ...(method?.card.kind === 'new' && hasSubscriptionItem(cart.items) ? { saved_card: savedCardRef(method.card) } : {}),
-  }, clock.nowMs());
   await transact(
     present(
       lockEntry(scope, cart, paymentId, lockUntil, now),
@@ -207,34 +133,19 @@ async function checkAndLock(input: PayCartInput, scope: RecordScope, cart: CartR
       promotion ? named('promotion.reserve-use', reserveUseWrite(scope, promotion.promotion_id)) : undefined,
     ),
   );
-  return { cart, settings, promotion, method, total, initiated, sale };
+  return { ...checked, cart };
 }
 
 /** Charges the locked payment and completes it (order, cart closed, license requests, email), or records the decline. */
 async function chargeAndComplete(platform: Platform, input: PayCartInput, scope: RecordScope, started: StartedPayment): Promise<PaymentOutcome> {
-  const { cart, settings, promotion, method, total, initiated, sale } = started;
-  const paymentId = initiated.payment_id;
+  const { cart, promotion } = started;
   // 3: the charge. Zero totals complete without one. The license links are read meanwhile.
   const links = licenseLinksOf(scope, cart);
   links.catch(() => undefined); // awaited by the completion; a declined charge drops it
-  const result = await chargeCard(platform, {
-    scope, paymentId, amount: total, currency: cart.currency, card: method?.card,
-    fallbackPostalCode: cart.customer.billing_address.postal_code ?? null, settings,
-    ...(initiated.gateway_charge ? { sale, metadata: initiated.gateway_charge.metadata, ...(initiated.gateway_charge.save ? { saveCard: initiated.gateway_charge.save } : {}) } : {}),
-  });
-  const answered = withGatewayAnswer(initiated, result, platform.clock.nowMs());
-  // §4.7: 3-D Secure, processing or no answer leave it initiated for the commit, webhook or sweep.
-  if (isWaiting(result.outcome)) return { status: 'waiting', payment: await handOffPayment(scope, answered), outcome: result.outcome };
-  if (result.outcome !== 'approved') {
-    const failed = await failPayment(scope, answered, result.outcome, promotion?.promotion_id, answered.modified_ms);
-    return { status: 'failed', payment: failed, outcome: result.outcome };
-  }
+  const charged = await chargeSalePayment(platform, scope, started, cart);
+  if ('ended' in charged) return charged.ended;
 
-  // 4b: complete everything at once, or nothing.
-  const { order, completed: committed, confirmation, licenses } = await completeCartPayment(scope, cart, answered, promotion?.promotion_id, input.principal, platform.clock.nowMs(), links);
-  const completed = await saveCardAfterPayment(scope, method, committed, settings.allow_save_cards, platform.clock);
-  // List codes are served here, before the answer; remote requests are queued (licenses.md §4.1).
-  if (licenses) await openOrderLicenses(platform, licenses, order).catch(afterCommit('Opening the license requests', paymentId));
-  await sendOrderConfirmation(platform, confirmation, { order, cart }).catch(afterCommit('The confirmation email', paymentId));
-  return { status: 'completed', payment: completed, order };
+  // 4b: complete everything at once, or nothing; then 5.
+  const completion = await completeCartPayment(scope, cart, charged.approved, promotion?.promotion_id, input.principal, platform.clock.nowMs(), links);
+  return afterSaleCompleted(platform, scope, started, completion, cart);
 }

@@ -33,7 +33,7 @@ const STATUSES = ['initiated', 'pending', 'completed', 'failed', 'refunded', 'ca
  * The answer of a payment attempt: 201 with the payment and its Location, or the gateway's
  * 402/502/504 error carrying the failed payment in `meta.payment`.
  */
-async function paymentAnswer(outcome: PaymentOutcome, render: RenderContext): Promise<ApiResult> {
+export async function paymentAnswer(outcome: PaymentOutcome, render: RenderContext): Promise<ApiResult> {
   const body = await renderResource(paymentDeclaration, outcome.payment, render);
   if (outcome.status === 'failed') throw gatewayError(outcome.outcome, { payment: body });
   // §4.7: no answer from Stripe in time is 504 with the payment still `initiated` (the lookup settles it).

@@ -10,8 +10,8 @@
  *   never charged        → the key is voided first (so a late charge cannot happen), then failed,
  *                          the cart and its promotion use released.
  *
- * It runs from the sweep (a scheduled job, shared/work) and, for a cart, from the next
- * payment attempt that finds the lock lapsed. Every write is conditional on the payment still
+ * It runs from the sweep (a scheduled job, shared/work) and, for a cart or an invoice, from the
+ * next payment attempt that finds the lock lapsed. Every write is conditional on the payment still
  * being `initiated` (and, for a cart, on its lock), so running it twice changes nothing more.
  */
 import { isWaiting, type Platform, type ChargeResult, type FailedChargeOutcome } from '../../platform/ports';
@@ -25,9 +25,10 @@ import { logger } from '../../core/logging';
 import { RecordExistsError, TransactionRejectedError } from '../../store/errors';
 import { writeOne } from '../../store/transact';
 import { carts, lockHeld } from '../../modules/carts';
+import { invoiceLockHeld, invoices } from '../../modules/invoices';
 import { type PaymentRecord, chargeKey, payments } from '../../modules/payments';
 import { NOTHING_TO_CHARGE, replayRequestOf } from './charge-card';
-import { completeCartPayment, completeDirectPayment, failPayment, withGatewayAnswer } from './complete-payment';
+import { completeCartPayment, completeDirectPayment, completeSalePayment, failPayment, invoiceClosing, withGatewayAnswer } from './complete-payment';
 import { sendOrderConfirmation } from './confirmation';
 import { openOrderLicenses } from '../license-fulfilment/run-request';
 
@@ -73,41 +74,46 @@ export async function recoverPayment(platform: Platform, scope: RecordScope, pay
   if (!payment || payment.status !== 'initiated') return 'not-initiated';
   const now = platform.clock.nowMs();
   const cart = payment.cart_id ? await carts.find(scope, payment.cart_id) : undefined;
+  // An invoice payment is the cart payment's twin: the same lock on its invoice (commerce.md §9).
+  const invoice = payment.invoice_id ? await invoices.find(scope, payment.invoice_id) : undefined;
+  const sale = cart ?? invoice;
   const handedOff = payment.gateway_charge?.handed_off === true;
-  if (!handedOff && cart && cart.payment_lock?.payment_id === paymentId && lockHeld(cart, now)) return 'still-running';
-  if (!handedOff && !cart && payment.cart_id === null && payment.created_ms + RECOVERY_DELAY_MS > now) return 'still-running';
+  if (!handedOff && sale && sale.payment_lock?.payment_id === paymentId && (cart ? lockHeld(cart, now) : invoiceLockHeld(sale, now))) return 'still-running';
+  if (!handedOff && !sale && payment.cart_id === null && !payment.invoice_id && payment.created_ms + RECOVERY_DELAY_MS > now) return 'still-running';
   let charge = await settledCharge(platform, scope, payment);
   if (charge && isWaiting(charge.outcome)) {
     // §4.7: still waiting on 3-D Secure after 24 hours: cancelled at Stripe, then failed.
     if (charge.outcome !== 'action_required' || !charge.transactionId || now - payment.created_ms < STRIPE_REPLAY_MS) return 'still-running';
-    const sale = await saleGatewayOf(platform, scope, await readPaymentSettingsCached(scope.accountId));
-    if (sale?.kind !== 'stripe') return 'still-running';
-    charge = await sale.gateway.cancel(charge.transactionId);
+    const gateway = await saleGatewayOf(platform, scope, await readPaymentSettingsCached(scope.accountId));
+    if (gateway?.kind !== 'stripe') return 'still-running';
+    charge = await gateway.gateway.cancel(charge.transactionId);
     if (isWaiting(charge.outcome)) return 'still-running';
   }
   try {
     if (charge?.outcome === 'approved') {
       const answered = withGatewayAnswer(payment, charge, now);
-      if (!cart) {
+      if (!sale) {
         await completeDirectPayment(scope, answered, now);
         return 'completed';
       }
-      if (cart.payment_lock?.payment_id !== paymentId || !cart.open) {
+      if (sale.payment_lock?.payment_id !== paymentId || !sale.open) {
         // The lock is gone (taken over, or the cart paid): this charge cannot make an order. The
         // next attempt always recovers a lapsed lock before taking it, so this needs a race.
         logger.error('A charged payment lost its cart; it is failed and needs a refund', { payment_id: paymentId });
         await failPayment(scope, answered, 'error', undefined, now);
         return 'failed';
       }
-      const { order, confirmation, licenses } = await completeCartPayment(scope, cart, answered, cart.promotion_id ?? undefined, undefined, now);
+      const { order, confirmation, licenses } = cart
+        ? await completeCartPayment(scope, cart, answered, cart.promotion_id ?? undefined, undefined, now)
+        : await completeSalePayment(scope, invoiceClosing(scope, invoice!), answered, invoice!.promotion_id ?? undefined, undefined, now);
       if (licenses) await openOrderLicenses(platform, licenses, order);
-      await sendOrderConfirmation(platform, confirmation, { order, cart });
+      await sendOrderConfirmation(platform, confirmation, { order, cart: sale });
       return 'completed';
     }
     const outcome: FailedChargeOutcome = charge ? (charge.outcome as FailedChargeOutcome) : 'timeout';
     const answered = charge ? withGatewayAnswer(payment, charge, now) : payment;
-    const lockOurs = cart?.payment_lock?.payment_id === paymentId;
-    await failPayment(scope, lockOurs ? answered : { ...answered, cart_id: null }, outcome, lockOurs ? (cart?.promotion_id ?? undefined) : undefined, now);
+    const lockOurs = sale?.payment_lock?.payment_id === paymentId;
+    await failPayment(scope, lockOurs ? answered : { ...answered, cart_id: null, invoice_id: null }, outcome, lockOurs ? (sale?.promotion_id ?? undefined) : undefined, now);
     return 'failed';
   } catch (error) {
     // Someone else recovered it first: the stored payment tells the truth.

@@ -69,6 +69,6 @@ export function saleSubscriptions(scope: RecordScope, order: OrderRecord, paymen
 }
 
 /** Whether a cart's items include a subscription product (its new card is then kept for saving). */
-export function hasSubscriptionItem(items: ReadonlyArray<{ subscription_plan: unknown }>): boolean {
+export function hasSubscriptionItem(items: ReadonlyArray<{ subscription_plan?: unknown }>): boolean {
   return items.some((item) => item.subscription_plan);
 }

@@ -145,8 +145,8 @@ export const cartItemDeclaration = declareResource<CartItemView>({
   },
 });
 
-/** The sale customer as the API shows it (commerce.md §1.5). */
-function saleCustomerJson(customer: SaleCustomer, context: RenderContext): Record<string, unknown> {
+/** The sale customer as the API shows it (commerce.md §1.5); invoices show theirs the same way. */
+export function saleCustomerJson(customer: SaleCustomer, context: RenderContext): Record<string, unknown> {
   const url = customer.customer_id ? context.url(`customers/${encodeURIComponent(customer.customer_id)}`) : null;
   return {
     object: 'customer',
@@ -310,9 +310,9 @@ async function linkedCustomer(scope: RecordScope, id: string, property: string):
  * sending the linked id again changes nothing; null unlinks and keeps the entered details.
  * The sent details then merge on top, property by property; `customer: null` clears them.
  */
-async function applyCustomer(
+export async function applyCustomer(
   cart: Pick<CartRecord, 'customer' | 'customer_tax_exempt'>,
-  body: CartInput,
+  body: Pick<CartInput, 'customer' | 'customer_id'>,
   write: CartWriteContext,
 ): Promise<Pick<CartRecord, 'customer' | 'customer_tax_exempt'>> {
   let customer: SaleCustomer = { ...cart.customer };
@@ -451,16 +451,26 @@ function assertWithinMoneyLimit(cart: CartRecord, lines: readonly LineIntent[], 
   }
 }
 
+/** One line `withTotals` prices: a cart item, or an invoice line (whose custom lines have no product). */
+export type PricedLine = Pick<CartItemRecord, 'item_id' | 'name' | 'type' | 'quantity' | 'unit_price_original' | 'tax_code'> & { product_id: string | null };
+
+/** What `withTotals` prices: a cart, or a sale of the same shape (an invoice). */
+export type PricedSale = Pick<
+  CartRecord,
+  'currency' | 'customer' | 'customer_tax_exempt' | 'customer_ip_country' | 'promotion_code' | 'promotion_terms' | 'shipping_methods' | 'shipping_method_id' | 'shipping_quotes' | 'totals'
+> & { items: readonly PricedLine[] };
+
 /**
  * The cart with `totals` recomputed from its lines, customer, applied promotion terms, the
  * selected shipping quote and the settings (§1.3, §1.4, §3.3, §11). Synchronous: the
  * promotion's terms and the shipping methods travel with the cart.
  */
-export function withTotals(cart: CartRecord, payment: PaymentSettings, tax: TaxSettings): CartRecord {
+export function withTotals<Sale extends PricedSale>(cart: Sale, payment: PaymentSettings, tax: TaxSettings): Sale {
   const hasPhysical = cart.items.some((item) => item.type === 'physical');
   const lines: SaleLineInput[] = cart.items.map((item) => ({
     itemId: item.item_id,
-    productId: item.product_id,
+    // A line without a product (an invoice's custom line) is priced as one, under no product id.
+    productId: item.product_id ?? '',
     name: item.name,
     type: item.type,
     quantity: item.quantity,
@@ -477,7 +487,9 @@ export function withTotals(cart: CartRecord, payment: PaymentSettings, tax: TaxS
   if (terms) {
     // The gross-up of amount discounts depends on how this sale is taxed (§11).
     const treatment = taxTreatmentOf(taxLocation, cart.customer_tax_exempt, tax);
-    const discounts = promotionDiscounts(terms, lines, cart.currency, payment, treatment);
+    // Only product lines take a promotion (§11): a custom line counts as no units of no product.
+    const discountLines = lines.map((line, index) => (cart.items[index]!.product_id === null ? { ...line, quantity: 0 } : line));
+    const discounts = promotionDiscounts(terms, discountLines, cart.currency, payment, treatment);
     lines.forEach((line, index) => {
       line.discount = discounts[index] ?? 0;
     });

@@ -11,3 +11,6 @@ export { forgetCart, recentCart } from './cart-cache';
 export { cartClosedForOrder, carts, closeForOrderEntry, lockEntry, lockHeld, releaseLockEntry } from './cart-store';
 export { cartItemDeclaration, viewerCountry } from './carts';
 export { FIELD_PATHS, allowedCustomerCountries } from './options';
+export { saleCustomerJson, guestCustomer, applyCustomer as applySaleCustomer, type CartWriteContext, type PricedLine, type PricedSale } from './carts';
+export { cartOptions, type ShippingQuote } from './options';
+export { readLineProducts, isSellable, MAX_QUANTITY } from './items';

@@ -35,6 +35,9 @@ export interface OrderItemRecord extends LineAmounts {
   /** The license service the product named when the order was made (licenses.md §3); absent or null: none. */
   license_service_id?: string | null;
   meta: unknown;
+  /** Set when an invoice line overrode the catalog price (commerce.md §5.4, §9); absent otherwise. */
+  reference_price?: number | null;
+  reference_currency?: string | null;
 }
 
 /** A stored order. */
@@ -57,6 +60,8 @@ export interface OrderRecord extends Dated {
   promotion_id?: string | null;
   customer_id: string;
   cart_id: string | null;
+  /** The invoice whose payment made the order (absent on cart orders and orders made before invoices). */
+  invoice_id?: string | null;
   payment_id: string;
   /** A renewal order's subscription (commerce.md §10.2); absent otherwise. */
   subscription_id?: string | null;
@@ -100,18 +105,19 @@ function orderItemJson(order: OrderRecord, item: OrderItemRecord, context: Rende
     object: 'order_item',
     url: `${orderUrl}/items/${encodeURIComponent(item.item_id)}`,
     item_id: item.item_id,
-    product_id: item.product_id,
+    // An invoice's custom line has no product (stored as '').
+    product_id: item.product_id || null,
     order_id: order.order_id,
     name: item.name,
     type: item.type,
     quantity: item.quantity,
     ...Object.fromEntries([...LINE_MONEY, 'tax_rate', 'currency'].map((name) => [name, item[name as keyof LineAmounts]])),
-    reference_price: null,
-    reference_currency: null,
+    reference_price: item.reference_price ?? null,
+    reference_currency: item.reference_currency ?? null,
     tax_code: item.tax_code,
     ...Object.fromEntries(Object.keys(item).filter((name) => name.startsWith('settlement_')).map((name) => [name, item[name as keyof OrderItemRecord]])),
     fulfilled: item.fulfilled,
-    product: context.url(`products/${encodeURIComponent(item.product_id)}`),
+    product: item.product_id ? context.url(`products/${encodeURIComponent(item.product_id)}`) : null,
     subscription: item.subscription_id ? context.url(`subscriptions/${item.subscription_id}`) : null,
     shipments: `${orderUrl}/items/${encodeURIComponent(item.item_id)}/shipments`,
     license: item.license ? context.url(licensePath(item.license)) : null,
@@ -156,7 +162,7 @@ export const orderDeclaration = declareResource<OrderRecord>({
   idField: 'order_id',
   permission: 'orders',
   scope: 'mode',
-  links: { customer: 'customer', payment: 'payment', cart: 'cart', promotion: 'promotion', subscription: 'subscription' },
+  links: { customer: 'customer', payment: 'payment', cart: 'cart', invoice: 'invoice', promotion: 'promotion', subscription: 'subscription' },
   // Customer scope reads its customer's orders (commerce.md §0.1).
   customerOf: (order) => order.customer_id,
   // `payments` expands to the first page of GET /orders/{id}/payments: the payment that completed the order.
@@ -213,7 +219,7 @@ export const orderDeclaration = declareResource<OrderRecord>({
       cart: order.cart_id ? context.url(`carts/${order.cart_id}`) : null,
       payment: context.url(`payments/${order.payment_id}`),
       payments: `${url}/payments`,
-      invoice: null,
+      invoice: order.invoice_id ? context.url(`invoices/${order.invoice_id}`) : null,
       promotion: order.promotion_id ? context.url(`promotions/${encodeURIComponent(order.promotion_id)}`) : null,
       subscription: order.subscription_id ? context.url(`subscriptions/${order.subscription_id}`) : null,
       refunds: `${url}/refunds`,
@@ -235,19 +241,30 @@ export function orderIdOfPayment(scope: RecordScope, paymentId: string): string 
 }
 
 /**
- * The order a paid cart becomes (§5.1 step 1 and 3): amounts as the cart showed them, meta
+ * What an order is made from: a paid cart, or a paid invoice (its lines may carry a
+ * `reference_price` and, for custom lines, no product).
+ */
+export type OrderSource = Pick<CartRecord, 'totals' | 'customer_ip_address' | 'customer_ip_country' | 'referrer' | 'affiliate_id' | 'promotion_code' | 'promotion_id' | 'meta'> & {
+  cart_id?: string;
+  invoice_id?: string;
+  items: ReadonlyArray<Pick<CartRecord['items'][number], 'item_id' | 'subscription_plan' | 'meta'> & { reference_price?: number | null; reference_currency?: string | null }>;
+};
+
+/**
+ * The order a paid cart (or invoice) becomes (§5.1 step 1 and 3): amounts as the cart showed them, meta
  * copied. `licenseServices` names the license service of each licensed product (licenses.md
  * §4.1): those items start with `license_pending: true`, and the order counts them outstanding.
  */
 export function orderFromCart(
   scope: RecordScope,
   orderId: string,
-  cart: CartRecord,
+  sale: CartRecord | OrderSource,
   paymentId: string,
   customerId: string,
   now: number,
   licenseServices: ReadonlyMap<string, string> = new Map(),
 ): OrderRecord {
+  const cart: OrderSource = sale;
   const { items, shipping_item, ...totals } = cart.totals;
   const metaOf = new Map(cart.items.map((item) => [item.item_id, item]));
   const orderItems: OrderItemRecord[] = items.map((line) => {
@@ -262,6 +279,7 @@ export function orderFromCart(
       license_pending: licenseServiceId !== null,
       license_service_id: licenseServiceId,
       meta: structuredClone(source?.meta ?? null),
+      ...(source?.reference_price != null ? { reference_price: source.reference_price, reference_currency: source.reference_currency ?? null } : {}),
     };
   });
   const licensed = orderItems.filter((item) => item.license_service_id).length;
@@ -282,7 +300,8 @@ export function orderFromCart(
     promotion_code: cart.promotion_code,
     promotion_id: cart.promotion_id,
     customer_id: customerId,
-    cart_id: cart.cart_id,
+    cart_id: cart.cart_id ?? null,
+    ...(cart.invoice_id ? { invoice_id: cart.invoice_id } : {}),
     payment_id: paymentId,
     meta: structuredClone(cart.meta ?? null),
     confirmation_email: 'pending',

@@ -19,5 +19,5 @@ export { newPaymentRecord, paymentDeclaration, type GatewayCharge, type PaymentR
 export { cardData, savedCardFields, type CardDataInput, type CartPaymentInput, type DirectPaymentInput, type PaymentMethodInput } from './payment-schemas';
 export { chargeKey, findRecentDuplicate, initiatedEntry, outcomeEntry, payments, paymentsOfCustomer, recordSavedMethod } from './payment-store';
 export { cartPaymentCreate, directPaymentCreate, paymentUpdate } from './payment-schemas';
-export { paymentsOfCart, refundedAmountEntry, refundLedgerEntry, updatePayment } from './payment-store';
+export { paymentsOfCart, paymentsOfInvoice, refundedAmountEntry, refundLedgerEntry, updatePayment } from './payment-store';
 export { takeGatewayEventOnce } from './gateway-event-store';

@@ -5,7 +5,7 @@
 import type { Dated } from '../../store/keys';
 import { declareResource } from '../../rest/declarations';
 import { firstPageOf } from '../../rest/offset-list';
-import { paymentsOfCustomer } from './payment-store';
+import { paymentsOfCustomer, paymentsOfInvoice } from './payment-store';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/records';
 import type { MaskedCard } from './cards';
@@ -47,6 +47,8 @@ export interface PaymentRecord extends Dated {
    */
   payer?: { customer_id: string; details: CustomerDetails };
   cart_id: string | null;
+  /** The invoice paid (commerce.md §9); absent on payments made before invoices existed. */
+  invoice_id?: string | null;
   order_id: string | null;
   meta: unknown;
   /**
@@ -111,13 +113,17 @@ export const paymentDeclaration = declareResource<PaymentRecord>({
   idField: 'payment_id',
   permission: 'payments',
   scope: 'mode',
-  links: { customer: 'customer', order: 'order', cart: 'cart', subscription: 'subscription' },
+  links: { customer: 'customer', order: 'order', cart: 'cart', invoice: 'invoice', subscription: 'subscription' },
   // `refunds` expands to the first page of GET /payments/{id}/refunds (the refunds module lists them).
   subCollections: { refunds: { resource: 'refund' } },
   // Customer scope reads its customer's payments (commerce.md §0.1).
   customerOf: (payment) => payment.customer_id,
   // `customer.payments` expands to the first page of GET /customers/{id}/payments.
-  listedUnder: { customer: async (customerId, context) => firstPageOf(await paymentsOfCustomer({ accountId: context.accountId, mode: context.mode }, customerId)) },
+  // `invoice.payments` expands to the first page of GET /invoices/{id}/payments.
+  listedUnder: {
+    customer: async (customerId, context) => firstPageOf(await paymentsOfCustomer({ accountId: context.accountId, mode: context.mode }, customerId)),
+    invoice: async (invoiceId, context) => firstPageOf(await paymentsOfInvoice({ accountId: context.accountId, mode: context.mode }, invoiceId)),
+  },
   formatted: {
     money: {
       ...Object.fromEntries(AMOUNTS.map((name) => [name, 'currency'])),
@@ -170,7 +176,7 @@ export const paymentDeclaration = declareResource<PaymentRecord>({
       ip_address: payment.ip_address,
       customer: payment.customer_id ? context.url(`customers/${payment.customer_id}`) : null,
       cart: payment.cart_id ? context.url(`carts/${payment.cart_id}`) : null,
-      invoice: null,
+      invoice: payment.invoice_id ? context.url(`invoices/${payment.invoice_id}`) : null,
       order: payment.order_id ? context.url(`orders/${payment.order_id}`) : null,
       subscription: payment.subscription_id ? context.url(`subscriptions/${payment.subscription_id}`) : null,
       refunds: `${url}/refunds`,

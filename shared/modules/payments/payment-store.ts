@@ -96,7 +96,7 @@ export function updatePayment(scope: RecordScope, paymentId: string, change: Cha
 }
 
 /** The payments of the scope whose `property` is `value`, in creation order (gsi1, filtered). */
-async function paymentsWhere(scope: RecordScope, property: 'cart_id' | 'customer_id', value: string): Promise<PaymentRecord[]> {
+async function paymentsWhere(scope: RecordScope, property: 'cart_id' | 'customer_id' | 'invoice_id', value: string): Promise<PaymentRecord[]> {
   return payments.query('gsi1', {
     KeyConditionExpression: 'gsi1pk = :pk',
     FilterExpression: `${property} = :value`,
@@ -107,6 +107,11 @@ async function paymentsWhere(scope: RecordScope, property: 'cart_id' | 'customer
 /** A cart's payment attempts, in creation order. */
 export async function paymentsOfCart(scope: RecordScope, cartId: string): Promise<PaymentRecord[]> {
   return paymentsWhere(scope, 'cart_id', cartId);
+}
+
+/** An invoice's payment attempts, in creation order. */
+export async function paymentsOfInvoice(scope: RecordScope, invoiceId: string): Promise<PaymentRecord[]> {
+  return paymentsWhere(scope, 'invoice_id', invoiceId);
 }
 
 /** A customer's payments, in creation order. */
