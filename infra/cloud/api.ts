@@ -9,6 +9,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { Construct } from 'constructs';
 import type { FamilyDefinition, RouteDefinition } from '../../shared/app/routes';
 import { pascalCase } from './outputs';
+import { routeLayout } from './route-layout';
 import { type PlatformResources, PlatformFunction } from './platform-function';
 
 /** The family that answers hosted functions' invoke URLs (the `functions` surface, functions.md §7). */
@@ -98,7 +99,9 @@ export class PlatformApi extends Construct {
     this.functions = functions;
 
     const integrationOf = (family: string): HttpLambdaIntegration => integrations.get(family)!;
-    for (const route of props.routes) {
+    // Greedy routes per resource group, not one per entry (./route-layout.ts): the stack stays
+    // far below CloudFormation's resource limit as modules add routes.
+    for (const route of routeLayout(props.routes)) {
       new apigw.HttpRoute(this, `Route ${route.method} ${route.path}`, {
         httpApi: this.httpApi,
         routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),

@@ -20,6 +20,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { FamilyGrants } from '../../shared/app/routes';
 import { queueUrlVariable } from '../../shared/app/queues';
+import { METRICS_NAMESPACE } from '../../shared/core/metrics';
 import { STAGED_PACKAGES_PREFIX } from '../../shared/platform/adapters/lambda-functions';
 import { MANAGE_FUNCTIONS_ACTIONS } from './hosted-functions';
 import { type BundleCopy, copyCommand, nativeModuleFiles, type NativeModule } from './native-modules';
@@ -55,6 +56,12 @@ export interface SharedEnvironment {
   publicImagesUrl: string;
   /** Where an account's apps live, `https://{account_id}.<apps domain>` (hosted apps' `app_url`). */
   publicAppsUrl: string;
+  /** Powertools log level of every function (`POWERTOOLS_LOG_LEVEL`, the LogLevel parameter). @default INFO */
+  logLevel?: string;
+  /** Days every function's log group keeps its lines (the LogRetentionDays parameter). @default 30 */
+  logRetentionDays?: number;
+  /** `true`/`false`: Powertools Tracer (X-Ray) on every function (the Tracing parameter). @default off */
+  tracing?: string;
 }
 
 /** The resources a function may be granted, by the names `FamilyGrants` uses. */
@@ -95,6 +102,8 @@ export interface PlatformFunctionProps {
 /** A bundled Node.js 22 function whose environment and IAM come from its grants. */
 export class PlatformFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
+  /** What it serves, e.g. `family:carts` (also its `cartwheel:role` tag); alarms group functions by the part before `:`. */
+  readonly role: string;
 
   constructor(scope: Construct, id: string, props: PlatformFunctionProps) {
     super(scope, id);
@@ -103,6 +112,9 @@ export class PlatformFunction extends Construct {
     // An explicit log group keeps retention bounded without the LogRetention custom
     // resource (which would add a Lambda of another runtime to the stack).
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH });
+    // The LogRetentionDays parameter, when the stack has one (a token the enum cannot hold).
+    if (resources.shared.logRetentionDays !== undefined) (logGroup.node.defaultChild as logs.CfnLogGroup).retentionInDays = resources.shared.logRetentionDays;
+    this.role = props.role;
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
       entry: path.join(repoRoot, props.entry),
@@ -186,7 +198,11 @@ export function environmentFor(grants: FamilyGrants, resources: PlatformResource
     CARTWHEEL_PUBLIC_IMAGES_URL: shared.publicImagesUrl,
     NODE_OPTIONS: '--enable-source-maps',
     POWERTOOLS_SERVICE_NAME: 'cartwheel',
+    // Custom metrics (shared/core/metrics.ts) land in this namespace; the alarms read them there.
+    POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+    POWERTOOLS_LOG_LEVEL: shared.logLevel ?? 'INFO',
   };
+  if (shared.tracing !== undefined) environment.POWERTOOLS_TRACE_ENABLED = shared.tracing;
   // A CDN origin cannot name the distribution in front of it (a dependency cycle); it renders
   // neither image links nor app URLs.
   if (options.cdnOrigin) {

@@ -16,7 +16,8 @@ import { DataStore } from './data';
 import { HostedFunctions } from './hosted-functions';
 import { type AppsCustomDomain, AppsHosting } from './hosting';
 import { outputNames, pascalCase, queueUrlOutput } from './outputs';
-import type { PlatformResources } from './platform-function';
+import { PlatformFunction, type PlatformResources } from './platform-function';
+import { Monitoring } from './monitoring';
 import { QueueConsumer, WorkQueues } from './work-queues';
 import { ScheduledJobs } from './scheduled-jobs';
 import { schedules, type ScheduleDefinition } from '../../shared/app/schedules';
@@ -36,6 +37,8 @@ export interface CartwheelStackProps extends StackProps {
   appsCustomDomain?: AppsCustomDomain;
   /** @default the table in shared/app/schedules.ts */
   schedules?: readonly ScheduleDefinition[];
+  /** Default of the AlarmEmail parameter (context `alarmEmail`). */
+  alarmEmail?: string;
   /**
    * Family whose function serves the platform-owned app files and bucket misses behind the CDN.
    * @default 'hosting' (a stack whose families lack it serves app files from the bucket alone)
@@ -57,6 +60,7 @@ export class CartwheelStack extends Stack {
   readonly hosting: AppsHosting;
   readonly appPointers: cloudfront.KeyValueStore;
   readonly hostedFunctions: HostedFunctions;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: CartwheelStackProps) {
     super(scope, id, props);
@@ -181,6 +185,17 @@ export class CartwheelStack extends Stack {
       customDomain: props.appsCustomDomain,
     });
 
+    // Every platform function, found in the tree (families, consumers, jobs: whatever modules added).
+    const platformFunctions = this.node.findAll().filter((construct): construct is PlatformFunction => construct instanceof PlatformFunction);
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stage: props.stage,
+      functions: platformFunctions,
+      httpApi: this.api.httpApi,
+      table: this.data.table,
+      workQueues: [...this.workQueues.byName.values()],
+      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+    });
+
     // The construct id gets a suffix (a parameter may share the name); `key` is the output name.
     const output = (name: string, value: string, description: string): void => {
       new CfnOutput(this, `${name}Output`, { key: name, value, description });
@@ -191,6 +206,8 @@ export class CartwheelStack extends Stack {
     output(outputNames.appsDistributionDomain, this.hosting.distribution.distributionDomainName, 'CloudFront domain serving hosted apps');
     output(outputNames.imagesUrl, imagesUrl, 'Root of the public image files (images/<sha256>/<image_id>/<size>.<ext>)');
     if (props.appsCustomDomain) output(outputNames.appsDomain, appsDomain.valueAsString, 'Domain under which hosted apps live');
+    output('AlarmTopicArn', this.monitoring.topic.topicArn, 'SNS topic every alarm notifies');
+    output('DashboardName', this.monitoring.dashboard.dashboardName, 'CloudWatch dashboard');
     output(outputNames.tableName, this.data.table.tableName, 'DynamoDB table');
     output(outputNames.functionsBucketName, this.data.functionsBucket.bucketName, 'Hosted-function code bucket');
     output(outputNames.appsBucketName, this.data.appsBucket.bucketName, 'Hosted-app bucket');

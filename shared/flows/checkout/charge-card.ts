@@ -4,6 +4,7 @@
  * nothing and approves.
  */
 import type { PaymentSettings } from '../../modules/accounts';
+import { countOutcome, metricNames } from '../../core/metrics';
 import type { Platform, NewCard, ChargeResult, SavedCardRef } from '../../platform/ports';
 import type { RecordScope } from '../../store/entity';
 import { chargeKey } from '../../modules/payments';
@@ -31,7 +32,7 @@ export const NOTHING_TO_CHARGE: ChargeResult = {
 /** Charges the payment's card once (by its key) and answers the gateway's verdict. */
 export async function chargeCard(platform: Platform, charge: CardCharge): Promise<ChargeResult> {
   if (!charge.card) return NOTHING_TO_CHARGE;
-  return platform.gateway.charge({
+  const result = await platform.gateway.charge({
     key: chargeKey(charge.scope, charge.paymentId),
     amount: charge.amount,
     currency: charge.currency,
@@ -39,5 +40,10 @@ export async function chargeCard(platform: Platform, charge: CardCharge): Promis
     billingPostalCode: (charge.card.billingAddress?.postal_code as string | null | undefined) ?? charge.fallbackPostalCode ?? null,
     ignoreBadCvv: charge.settings.ignore_bad_cvv,
     ignoreBadAvs: charge.settings.ignore_bad_avs,
+  }).catch((error: unknown) => {
+    countOutcome(metricNames.payments, 'error');
+    throw error;
   });
+  countOutcome(metricNames.payments, result.outcome === 'approved' ? 'succeeded' : 'declined');
+  return result;
 }
