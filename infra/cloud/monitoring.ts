@@ -58,6 +58,8 @@ export class Monitoring extends Construct {
   readonly topic: sns.Topic;
   readonly alarms: cloudwatch.Alarm[] = [];
   readonly dashboard: cloudwatch.Dashboard;
+  /** The topic's email subscription (present when the AlarmEmail parameter is set). */
+  readonly emailSubscription: sns.CfnSubscription;
   private readonly widgets: cloudwatch.IWidget[] = [];
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
@@ -72,6 +74,7 @@ export class Monitoring extends Construct {
     const hasEmail = new CfnCondition(this, 'HasAlarmEmail', { expression: Fn.conditionNot(Fn.conditionEquals(alarmEmail.valueAsString, '')) });
     const subscription = new sns.CfnSubscription(this, 'AlarmEmailSubscription', { topicArn: this.topic.topicArn, protocol: 'email', endpoint: alarmEmail.valueAsString });
     subscription.cfnOptions.condition = hasEmail;
+    this.emailSubscription = subscription;
 
     this.functionAlarms(props.functions);
     this.apiAlarms(props.httpApi);

@@ -8,6 +8,7 @@ import { queues } from '../../shared/app/queues';
 import { fallbackFamily, families, routes } from '../../shared/app/routes';
 import { type CartwheelStackProps, CartwheelStack } from '../../infra/cloud/stack';
 import { roleTagKey } from '../../infra/cloud/platform-function';
+import { propsFromContext } from '../../infra/cloud/context';
 
 /**
  * Bundling runs esbuild once per function: a synthesis takes tens of seconds on a quiet 2-core
@@ -92,4 +93,9 @@ export function referencedId(value: unknown): string | undefined {
   const getAtt = record['Fn::GetAtt'];
   if (Array.isArray(getAtt) && typeof getAtt[0] === 'string') return getAtt[0];
   return undefined;
+}
+
+/** Synthesizes the stack the CDK app builds for a context (infra/cloud/context.ts), the way `cdk synth -c name=value` does. */
+export function synthesizeContext(context: Record<string, string>): Synthesized {
+  return synthesize(propsFromContext((name) => context[name]));
 }

@@ -44,6 +44,7 @@ export async function chargeCard(platform: Platform, charge: CardCharge): Promis
     countOutcome(metricNames.payments, 'error');
     throw error;
   });
-  countOutcome(metricNames.payments, result.outcome === 'approved' ? 'succeeded' : 'declined');
+  // The card's answer (declined, bad CVV or AVS) apart from the gateway's failure (error, timeout).
+  countOutcome(metricNames.payments, result.outcome === 'approved' ? 'succeeded' : result.outcome === 'error' || result.outcome === 'timeout' ? 'error' : 'declined');
   return result;
 }
