@@ -41,6 +41,10 @@ export function acknowledgeFunction(fn: PlatformFunction, grants: FamilyGrants, 
     'Serverless-LambdaDLQ',
     'No asynchronous invocations need one: HTTP functions are called synchronously by API Gateway, queue consumers fail over to their queue\'s dead-letter queue, and the scheduled sweep\'s work lives in due-work records the next run picks up.',
   );
+  if (options.tracing) {
+    // Only the statement CDK adds for active tracing has `*` (test/infra/iam.test.ts holds platform services to named resources).
+    acknowledge(fn, 'AwsSolutions-IAM5[Resource::*]', 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so their statement names `*`.');
+  }
   if (!options.tracing) acknowledge(fn, 'Serverless-LambdaTracing', 'Tracing is opt-in (context tracing=true): bench/observability.ts measures what the Tracer adds to a cold start; docs/operations.md says when to turn it on.');
   for (const grant of grants.objects ?? []) {
     const bucket = grant.bucket === 'apps' ? resources.appsBucket : resources.functionsBucket;

@@ -263,7 +263,8 @@ describe.each([
       } else {
         expect(api.DisableExecuteApiEndpoint).toBeUndefined();
         expect(resourcesOfType(synth.json, 'AWS::ApiGatewayV2::DomainName')).toEqual([]);
-        for (const url of urls) expect(JSON.stringify(url)).toContain('execute-api');
+        // The API's own execute-api endpoint (its ApiEndpoint attribute).
+        for (const url of urls) expect(JSON.stringify(url)).toMatch(/"Fn::GetAtt":\["ApiHttpApi[0-9A-F]+","ApiEndpoint"\]/);
       }
     });
 

@@ -1,5 +1,6 @@
 /** The first step of every surface: the request's id and origin, and the error envelope. */
 import { performance } from 'node:perf_hooks';
+import { enterTraceContext } from '../../core/tracing';
 import { newId } from '../../core/ids';
 import { logAccess } from '../access-log';
 import { routeKey } from '../routes';
@@ -18,6 +19,8 @@ export function respond(clock: Clock): ApiMiddleware {
     before: (request: ApiRequest) => {
       const apiState: ApiState = { requestId: newId(), origin: request.event.headers?.origin, around: [], startedMs: performance.now() };
       request.event = { ...request.event, apiState };
+      // The caller's W3C trace context goes on with the webhooks and license requests this request sends.
+      enterTraceContext(request.event.headers?.traceparent);
     },
     after: (request: ApiRequest) => {
       accessLine(request);
