@@ -13,7 +13,7 @@
  * | wafRatePer5Minutes             | the ACL's per-IP rate rule (default 2000)                      |
  * | backupCopyVaultArn             | copy each daily backup to this vault (another region)          |
  * | tracing=true                   | X-Ray active tracing + Powertools Tracer on every function     |
- * | consumerMaxConcurrency         | most concurrent invocations per queue consumer (default 5)     |
+ * | consumerMaxConcurrency         | most concurrent invocations per queue consumer (default 50)     |
  */
 import type { CartwheelStackProps } from './stack';
 

@@ -53,7 +53,7 @@ export interface CartwheelStackProps extends StackProps {
   /**
    * Most concurrent invocations one queue's consumer may take (the event source's maximum
    * concurrency), so a burst of deliveries cannot use up the account's concurrency that
-   * checkout needs. @default 5
+   * checkout needs. @default DEFAULT_CONSUMER_MAX_CONCURRENCY (50)
    */
   consumerMaxConcurrency?: number;
   /**
@@ -62,6 +62,13 @@ export interface CartwheelStackProps extends StackProps {
    */
   hostingFamily?: string;
 }
+
+/**
+ * Most concurrent batches per queue consumer by default: with two queues, 100 of an account's
+ * default 1000 concurrent executions, so a delivery burst leaves the rest to checkout, while
+ * slow receivers (issue 22) still get far more parallel batches than a backlog usually needs.
+ */
+export const DEFAULT_CONSUMER_MAX_CONCURRENCY = 50;
 
 /** Stage-wide API throttling default: a cost ceiling far above any single client's limit. */
 export const defaultThrottle: ApiThrottle = { rateLimit: 1000, burstLimit: 2000 };
@@ -205,7 +212,7 @@ export class CartwheelStack extends Stack {
 
     for (const work of this.workQueues.byName.values()) {
       if (work.definition.consumer) {
-        new QueueConsumer(this, `${pascalCase(work.definition.name)}Consumer`, { work, resources, maxConcurrency: props.consumerMaxConcurrency ?? 5 });
+        new QueueConsumer(this, `${pascalCase(work.definition.name)}Consumer`, { work, resources, maxConcurrency: props.consumerMaxConcurrency ?? DEFAULT_CONSUMER_MAX_CONCURRENCY });
       }
     }
 

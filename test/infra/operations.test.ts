@@ -9,6 +9,7 @@ import { alarmThresholds } from '../../infra/cloud/monitoring';
 import { API_ACCESS_LOG_FORMAT } from '../../infra/cloud/api';
 import { contextNames, propsFromContext } from '../../infra/cloud/context';
 import { BACKUP_RETENTION_DAYS } from '../../infra/cloud/data';
+import { DEFAULT_CONSUMER_MAX_CONCURRENCY } from '../../infra/cloud/stack';
 import { platformFunctionsOf } from '../../infra/cloud/nag-acknowledgements';
 import { queues } from '../../shared/app/queues';
 import { tableDefinition } from '../../shared/store/table';
@@ -203,7 +204,7 @@ describe.each([
       const mappings = resourcesOfType(synth.json, 'AWS::Lambda::EventSourceMapping');
       expect(mappings.length).toBe(queues.filter((queue) => queue.consumer).length);
       for (const id of mappings) {
-        expect(synth.json.Resources[id]!.Properties!.ScalingConfig).toEqual({ MaximumConcurrency: 'consumerMaxConcurrency' in context ? Number(context.consumerMaxConcurrency) : 5 });
+        expect(synth.json.Resources[id]!.Properties!.ScalingConfig).toEqual({ MaximumConcurrency: 'consumerMaxConcurrency' in context ? Number(context.consumerMaxConcurrency) : DEFAULT_CONSUMER_MAX_CONCURRENCY });
       }
     });
   });
