@@ -10,7 +10,7 @@
  *    processes with tracing on (as Lambda sees it: POWERTOOLS_TRACE_ENABLED=true and a
  *    function name) and off; the median difference is the Tracer's cold-start cost.
  *
- *   npm run bench:observability [-- --requests 2000 --rounds 5 --starts 15]
+ *   npm run bench:observability [-- --requests 2000 --rounds 5 --starts 15 --parts 1,2,3]
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,8 +26,10 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '2000' },
     rounds: { type: 'string', default: '5' },
     starts: { type: 'string', default: '15' },
+    parts: { type: 'string', default: '1,2,3' },
   },
 });
+const parts = new Set(values.parts.split(','));
 const requests = Number(values.requests);
 const rounds = Number(values.rounds);
 const starts = Number(values.starts);
@@ -35,6 +37,7 @@ const root = resolve(import.meta.dirname, '..');
 const median = (list: number[]) => percentile([...list].sort((a, b) => a - b), 50);
 
 // 1. Access line and metrics per request, on and off.
+if (parts.has('1')) {
 const settings = {
   on: { POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false' },
   off: { POWERTOOLS_LOG_LEVEL: 'WARN', POWERTOOLS_METRICS_DISABLED: 'true' },
@@ -68,8 +71,10 @@ console.log(`\n1. GET /api/v1/auths/me, ${rounds} rounds of ${requests} sequenti
 console.log(`   access line + metrics on : p50 ${on.toFixed(3)} ms   (rounds: ${p50s.on.map((value) => value.toFixed(3)).join(', ')})`);
 console.log(`   off (WARN, no metrics)   : p50 ${off.toFixed(3)} ms   (rounds: ${p50s.off.map((value) => value.toFixed(3)).join(', ')})`);
 console.log(`   difference               : ${(on - off).toFixed(3)} ms per request`);
+}
 
 // 2. One EMF line, in a child process writing to a pipe (as Lambda's stdout is).
+if (parts.has('2')) {
 const emfScript = `
   process.env.POWERTOOLS_METRICS_DISABLED = 'false';
   const { countOutcome, metricNames } = await import(${JSON.stringify(join(root, 'shared/core/metrics.ts'))});
@@ -80,9 +85,12 @@ const emfScript = `
 `;
 const emf = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', emfScript], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30 });
 console.log(`\n2. One EMF metric line (countOutcome), 20000 written to a pipe: ${(Number(emf.stderr.trim().split('\n').at(-1)) * 1000).toFixed(1)} µs each`);
+}
 
-// 3. Tracer cold start in a bundled function.
-const workDir = mkdtempSync(join(tmpdir(), 'cartwheel-bench-tracer-'));
+// 3. Tracer cold start in a bundled function. The bundle sits in the repository so its external
+// SDK packages resolve from node_modules, as they do from the Lambda runtime.
+if (parts.has('3')) {
+const workDir = mkdtempSync(join(root, '.bench-tracer-'));
 try {
   const entry = join(workDir, 'entry.ts');
   writeFileSync(
@@ -106,7 +114,6 @@ export const handler = async () => client.config.region;
     banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
     // As in the stack: the Lambda runtime ships the SDK (here node_modules stands in for it).
     external: ['@aws-sdk/*'],
-    nodePaths: [join(root, 'node_modules')],
     logLevel: 'error',
   });
   const coldStart = (tracing: boolean): number => {
@@ -114,7 +121,7 @@ export const handler = async () => client.config.region;
     const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
       cwd: root,
       encoding: 'utf8',
-      env: { ...process.env, NODE_PATH: join(root, 'node_modules'), AWS_LAMBDA_FUNCTION_NAME: 'bench', POWERTOOLS_TRACE_ENABLED: String(tracing), AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR' },
+      env: { ...process.env, AWS_LAMBDA_FUNCTION_NAME: 'bench', POWERTOOLS_TRACE_ENABLED: String(tracing), AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR' },
     });
     if (result.status !== 0) throw new Error(result.stderr);
     return Number(result.stdout);
@@ -134,4 +141,5 @@ export const handler = async () => client.config.region;
   console.log(`   Tracer cold-start cost: ${(tracerOn - tracerOff).toFixed(1)} ms (budget 5 ms: ${tracerOn - tracerOff < 5 ? 'within, could be on by default' : 'over, so tracing stays off by default (context tracing=true)'})`);
 } finally {
   rmSync(workDir, { recursive: true, force: true });
+}
 }
