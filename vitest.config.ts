@@ -12,5 +12,8 @@ export default defineConfig({
     pool: 'forks',
     // Two cores: e2e files start whole runtimes; keep parallelism modest so timings stay sane.
     maxWorkers: 2,
+    // Access lines and EMF metric lines (one per request, per outcome) would bury the report;
+    // test/observability turns them back on where they are the behaviour under test.
+    env: { POWERTOOLS_LOG_LEVEL: 'WARN', POWERTOOLS_METRICS_DISABLED: 'true' },
   },
 });

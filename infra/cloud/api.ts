@@ -4,11 +4,15 @@
  * API Gateway's own CORS stays off: the handlers answer CORS themselves, the same way the
  * local gateway does.
  */
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Construct } from 'constructs';
 import type { FamilyDefinition, RouteDefinition } from '../../shared/app/routes';
 import { pascalCase } from './outputs';
+import { routeLayout } from './route-layout';
 import { type PlatformResources, PlatformFunction } from './platform-function';
 
 /** The family that answers hosted functions' invoke URLs (the `functions` surface, functions.md §7). */
@@ -49,12 +53,44 @@ export interface PlatformApiProps {
   /** Stage name used in the API's name. */
   stage: string;
   throttle: ApiThrottle;
+  /** The API on its own domain (a regional ACM certificate in the stack's region); the execute-api endpoint is then disabled. */
+  customDomain?: ApiCustomDomain;
+  /** Days the API's access log group keeps its lines (a parameter's token). @default 30 */
+  logRetentionDays?: number;
 }
+
+/** A custom domain for the API, e.g. `api.example.com` with a certificate for it in the stack's region. */
+export interface ApiCustomDomain {
+  domainName: string;
+  certificateArn: string;
+}
+
+/**
+ * The API's access line (API Gateway access logs, one JSON object per request): the request
+ * id, route, status and latencies, never the path (which holds ids) or the query (which may
+ * hold a hosted function's `?token=`). The handler's own access line (shared/http/access-log.ts)
+ * adds the account and mode.
+ */
+export const API_ACCESS_LOG_FORMAT = {
+  requestId: '$context.requestId',
+  requestTime: '$context.requestTime',
+  ip: '$context.identity.sourceIp',
+  method: '$context.httpMethod',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+} as const;
 
 /** The HTTP API and the family functions behind it. */
 export class PlatformApi extends Construct {
   readonly httpApi: apigw.HttpApi;
   readonly stage: apigw.HttpStage;
+  /** The API's custom domain, when it has one. */
+  readonly domainName?: apigw.DomainName;
   /** Family functions by family name (the fallback family included). */
   readonly functions: ReadonlyMap<string, PlatformFunction>;
 
@@ -67,12 +103,25 @@ export class PlatformApi extends Construct {
       description: 'Cartwheel platform API',
       // The default stage is added below so it can carry throttling settings.
       createDefaultStage: false,
+      // On a custom domain, links are built from it and the raw execute-api address answers nothing.
+      ...(props.customDomain ? { disableExecuteApiEndpoint: true } : {}),
     });
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: logs.RetentionDays.ONE_MONTH });
+    if (props.logRetentionDays !== undefined) (accessLogs.node.defaultChild as logs.CfnLogGroup).retentionInDays = props.logRetentionDays;
     this.stage = this.httpApi.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
       throttle: props.throttle,
+      accessLogSettings: { destination: new apigw.LogGroupLogDestination(accessLogs), format: apigateway.AccessLogFormat.custom(JSON.stringify(API_ACCESS_LOG_FORMAT)) },
     });
+    if (props.customDomain) {
+      this.domainName = new apigw.DomainName(this, 'Domain', {
+        domainName: props.customDomain.domainName,
+        certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', props.customDomain.certificateArn),
+        securityPolicy: apigw.SecurityPolicy.TLS_1_2,
+      });
+      new apigw.ApiMapping(this, 'DomainMapping', { api: this.httpApi, domainName: this.domainName, stage: this.stage });
+    }
 
     const functions = new Map<string, PlatformFunction>();
     const integrations = new Map<string, HttpLambdaIntegration>();
@@ -99,7 +148,9 @@ export class PlatformApi extends Construct {
     this.functions = functions;
 
     const integrationOf = (family: string): HttpLambdaIntegration => integrations.get(family)!;
-    for (const route of props.routes) {
+    // Greedy routes per resource group, not one per entry (./route-layout.ts): the stack stays
+    // far below CloudFormation's resource limit as modules add routes.
+    for (const route of routeLayout(props.routes)) {
       new apigw.HttpRoute(this, `Route ${route.method} ${route.path}`, {
         httpApi: this.httpApi,
         routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),

@@ -14,7 +14,8 @@
  *   function) and scheme (CloudFront-Forwarded-Proto), and prove both came from this
  *   distribution with the `x-cartwheel-edge` secret header.
  */
-import { Aws, Duration, Fn } from 'aws-cdk-lib';
+import { Aws, CfnRule, Duration, Fn } from 'aws-cdk-lib';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
@@ -85,6 +86,19 @@ export interface AppsHostingProps {
   edgeSecret: string;
   /** @default the distribution's *.cloudfront.net name only */
   customDomain?: AppsCustomDomain;
+  /**
+   * The API's own host name, when it has a custom domain (its execute-api endpoint is then
+   * disabled, so the CDN must reach it by that name). @default the execute-api host
+   */
+  apiDomainName?: string;
+  /** Where CloudFront writes its standard access logs (`cloudfront/` prefix). @default no access logs */
+  logBucket?: s3.IBucket;
+  /**
+   * Web ACL in front of the distribution: `create` builds one (AWS managed common and
+   * known-bad-inputs rule groups and a per-IP rate rule; a CLOUDFRONT-scope ACL exists only in
+   * us-east-1, which a template rule asserts), or the ARN of an existing one. @default none
+   */
+  waf?: { create: true; ratePer5Minutes: number } | { webAclArn: string };
 }
 
 /** The CloudFront distribution serving hosted apps and proxying the API. */
@@ -105,7 +119,7 @@ export class AppsHosting extends Construct {
     });
 
     const apiOrigin = new origins.HttpOrigin(
-      Fn.join('', [props.httpApi.apiId, '.execute-api.', Aws.REGION, '.', Aws.URL_SUFFIX]),
+      props.apiDomainName ?? Fn.join('', [props.httpApi.apiId, '.execute-api.', Aws.REGION, '.', Aws.URL_SUFFIX]),
       {
         protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
         originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
@@ -213,8 +227,11 @@ export class AppsHosting extends Construct {
       // posted, cookies and Accept-Language forwarded; a browser is sent to HTTPS.
       signin: { ...toApi, viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS },
     };
+    const webAclArn = props.waf ? ('webAclArn' in props.waf ? props.waf.webAclArn : this.webAcl(props.waf.ratePer5Minutes).attrArn) : undefined;
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'Cartwheel hosted apps and /api/v1 proxy',
+      ...(props.logBucket ? { enableLogging: true, logBucket: props.logBucket, logFilePrefix: 'cloudfront/', logIncludesCookies: false } : {}),
+      ...(webAclArn ? { webAclId: webAclArn } : {}),
       priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       // The minimum TLS version only applies with a custom certificate: CloudFront pins
@@ -246,6 +263,42 @@ export class AppsHosting extends Construct {
         // After the API: `/api/v1/settings/...` must stay the API's. Behaviours match in this order.
         ...(servingOrigin ? Object.fromEntries(hostingPathPatterns.map((pattern) => [pattern, this.hostingBehaviour(servingOrigin)])) : {}),
       },
+    });
+  }
+
+  /**
+   * The distribution's web ACL: AWS managed common rules and known bad inputs, and a rate rule
+   * per client IP (requests per 5 minutes, WAF's window), each with its CloudWatch metric.
+   */
+  private webAcl(ratePer5Minutes: number): wafv2.CfnWebACL {
+    // A CLOUDFRONT-scope web ACL can only be created in us-east-1: fail the deploy early elsewhere.
+    new CfnRule(this, 'WafRegion', {
+      assertions: [{ assert: Fn.conditionEquals(Aws.REGION, 'us-east-1'), assertDescription: 'The CloudFront web ACL (context waf=true) must be deployed in us-east-1; elsewhere pass wafWebAclArn of one created there' }],
+    });
+    const visibility = (name: string): wafv2.CfnWebACL.VisibilityConfigProperty => ({ cloudWatchMetricsEnabled: true, metricName: name, sampledRequestsEnabled: true });
+    const managed = (name: string, priority: number, countOnly: string[] = []): wafv2.CfnWebACL.RuleProperty => ({
+      name,
+      priority,
+      overrideAction: { none: {} },
+      statement: { managedRuleGroupStatement: { vendorName: 'AWS', name, ...(countOnly.length ? { ruleActionOverrides: countOnly.map((rule) => ({ name: rule, actionToUse: { count: {} } })) } : {}) } },
+      visibilityConfig: visibility(name),
+    });
+    return new wafv2.CfnWebACL(this, 'WebAcl', {
+      scope: 'CLOUDFRONT',
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility('cartwheel-edge'),
+      rules: [
+        // Its 8 KB body limit would block image, app and function uploads (the API enforces its own limits).
+        managed('AWSManagedRulesCommonRuleSet', 0, ['SizeRestrictions_BODY']),
+        managed('AWSManagedRulesKnownBadInputsRuleSet', 1),
+        {
+          name: 'RatePerIp',
+          priority: 2,
+          action: { block: {} },
+          statement: { rateBasedStatement: { limit: ratePer5Minutes, aggregateKeyType: 'IP' } },
+          visibilityConfig: visibility('RatePerIp'),
+        },
+      ],
     });
   }
 

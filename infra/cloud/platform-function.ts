@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as path from 'node:path';
-import { Duration, Stack, Tags } from 'aws-cdk-lib';
+import { Duration, Fn, Stack, Tags } from 'aws-cdk-lib';
 import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -20,6 +20,8 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { FamilyGrants } from '../../shared/app/routes';
 import { queueUrlVariable } from '../../shared/app/queues';
+import { METRICS_NAMESPACE } from '../../shared/core/metrics';
+import { tableDefinition } from '../../shared/store/table';
 import { STAGED_PACKAGES_PREFIX } from '../../shared/platform/adapters/lambda-functions';
 import { MANAGE_FUNCTIONS_ACTIONS } from './hosted-functions';
 import { type BundleCopy, copyCommand, nativeModuleFiles, type NativeModule } from './native-modules';
@@ -56,6 +58,12 @@ export interface SharedEnvironment {
   publicImagesUrl: string;
   /** Where an account's apps live, `https://{account_id}.<apps domain>` (hosted apps' `app_url`). */
   publicAppsUrl: string;
+  /** Powertools log level of every function (`POWERTOOLS_LOG_LEVEL`, the LogLevel parameter). @default INFO */
+  logLevel?: string;
+  /** Days every function's log group keeps its lines (the LogRetentionDays parameter). @default 30 */
+  logRetentionDays?: number;
+  /** Powertools Tracer (X-Ray, active tracing) on every function (context `tracing`). @default off */
+  tracing?: boolean;
 }
 
 /** The resources a function may be granted, by the names `FamilyGrants` uses. */
@@ -98,6 +106,10 @@ export interface PlatformFunctionProps {
 /** A bundled Node.js 22 function whose environment and IAM come from its grants. */
 export class PlatformFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
+  /** What it serves, e.g. `family:carts` (also its `cartwheel:role` tag); alarms group functions by the part before `:`. */
+  readonly role: string;
+  /** What it was granted (the cdk-nag acknowledgements follow from it: ./nag-acknowledgements.ts). */
+  readonly grants: FamilyGrants;
 
   constructor(scope: Construct, id: string, props: PlatformFunctionProps) {
     super(scope, id);
@@ -106,6 +118,10 @@ export class PlatformFunction extends Construct {
     // An explicit log group keeps retention bounded without the LogRetention custom
     // resource (which would add a Lambda of another runtime to the stack).
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH });
+    // The LogRetentionDays parameter, when the stack has one (a token the enum cannot hold).
+    if (resources.shared.logRetentionDays !== undefined) (logGroup.node.defaultChild as logs.CfnLogGroup).retentionInDays = resources.shared.logRetentionDays;
+    this.role = props.role;
+    this.grants = grants;
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
       entry: path.join(repoRoot, props.entry),
@@ -118,6 +134,7 @@ export class PlatformFunction extends Construct {
       memorySize: props.memoryMb,
       timeout: props.timeout ?? Duration.seconds(29),
       logGroup,
+      ...(resources.shared.tracing ? { tracing: lambda.Tracing.ACTIVE } : {}),
       environment: { ...environmentFor(grants, resources, { cdnOrigin: props.cdnOrigin }), ...props.extraEnvironment },
       bundling: bundlingFor(props.nativeModules ?? [], grants.functions === 'manage', props.documentFonts ?? false),
     });
@@ -197,7 +214,11 @@ export function environmentFor(grants: FamilyGrants, resources: PlatformResource
     CARTWHEEL_PUBLIC_IMAGES_URL: shared.publicImagesUrl,
     NODE_OPTIONS: '--enable-source-maps',
     POWERTOOLS_SERVICE_NAME: 'cartwheel',
+    // Custom metrics (shared/core/metrics.ts) land in this namespace; the alarms read them there.
+    POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+    POWERTOOLS_LOG_LEVEL: shared.logLevel ?? 'INFO',
   };
+  environment.POWERTOOLS_TRACE_ENABLED = shared.tracing ? 'true' : 'false';
   // A CDN origin cannot name the distribution in front of it (a dependency cycle); it renders
   // neither image links nor app URLs.
   if (options.cdnOrigin) {
@@ -220,19 +241,32 @@ export function environmentFor(grants: FamilyGrants, resources: PlatformResource
 
 /** Grants exactly what `grants` names: nothing for `none`, `false` or an empty list. */
 export function grantAccess(grantee: lambda.IFunction, grants: FamilyGrants, resources: PlatformResources): void {
-  if (grants.table === 'read') resources.table.grantReadData(grantee);
-  if (grants.table === 'readWrite') resources.table.grantReadWriteData(grantee);
+  // The calls the store makes (shared/store/), on the table and its indexes: never Scan (no
+  // request path scans), nor the table-level actions grantReadData adds (DescribeTable, streams).
+  // Each index by name (shared/store/table.ts): no `index/*` wildcard.
+  const tableArns = [resources.table.tableArn, ...tableDefinition.indexes.map((index) => `${resources.table.tableArn}/index/${index.name}`)];
+  if (grants.table === 'read' || grants.table === 'readWrite') {
+    grantee.addToRolePolicy(new iam.PolicyStatement({ actions: [...(grants.table === 'read' ? TABLE_READ_ACTIONS : [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS])], resources: tableArns }));
+  }
 
-  if (grants.secrets === 'encrypt') resources.secretsKey.grantEncrypt(grantee);
-  if (grants.secrets === 'decrypt') resources.secretsKey.grantDecrypt(grantee);
-  if (grants.secrets === 'encryptDecrypt') resources.secretsKey.grantEncryptDecrypt(grantee);
+  // Sealing is Encrypt, opening is Decrypt (shared/platform/adapters: one call each, no data keys).
+  const keyActions = { none: [], encrypt: ['kms:Encrypt'], decrypt: ['kms:Decrypt'], encryptDecrypt: ['kms:Encrypt', 'kms:Decrypt'] }[grants.secrets];
+  if (keyActions.length) grantee.addToRolePolicy(new iam.PolicyStatement({ actions: keyActions, resources: [resources.secretsKey.keyArn] }));
 
   if (grants.email) {
-    // SES authorizes sends against the sending identity; scope to this account's identities.
+    // SES authorizes a send against the identity of its sender: the configured address (or its
+    // domain, whichever identity the operator verified), and only with that From address.
+    const stack = Stack.of(resources.table);
+    const sender = resources.shared.emailFrom;
+    const senderDomain = Fn.select(1, Fn.split('@', sender));
     grantee.addToRolePolicy(
       new iam.PolicyStatement({
         actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-        resources: [Stack.of(resources.table).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
+        resources: [
+          stack.formatArn({ service: 'ses', resource: 'identity', resourceName: sender }),
+          stack.formatArn({ service: 'ses', resource: 'identity', resourceName: senderDomain }),
+        ],
+        conditions: { StringEquals: { 'ses:FromAddress': sender } },
       }),
     );
   }
@@ -250,8 +284,10 @@ export function grantAccess(grantee: lambda.IFunction, grants: FamilyGrants, res
         new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn], conditions: { StringLike: { 's3:prefix': [`${grant.prefix}*`] } } }),
       );
     }
-    if (grant.put) bucket.grantPut(grantee, `${grant.prefix}*`);
-    if (grant.delete) bucket.grantDelete(grantee, `${grant.prefix}*`);
+    // PutObject and DeleteObject alone: never a version's delete (s3:DeleteObjectVersion), so a
+    // mistake stays recoverable from the noncurrent version; no ACL, retention or tagging calls.
+    if (grant.put) grantee.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [bucket.arnForObjects(`${grant.prefix}*`)] }));
+    if (grant.delete) grantee.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [bucket.arnForObjects(`${grant.prefix}*`)] }));
   }
 
   // The CDN's pointer copy: put and delete keys (each write names the store's current ETag, from Describe).
@@ -285,6 +321,12 @@ export function grantAccess(grantee: lambda.IFunction, grants: FamilyGrants, res
     );
   }
 }
+
+/** What a `read` table grant allows: the store's reads (shared/store/), no Scan. */
+export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'] as const;
+
+/** What a `readWrite` grant adds: the store's writes (transactions are authorized per item action). */
+export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'] as const;
 
 /** The hosted functions' role and prefix, or a synth-time error for a grant in a stack without them. */
 function hostedFunctionsOf(resources: PlatformResources): NonNullable<PlatformResources['hostedFunctions']> {

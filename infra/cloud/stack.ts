@@ -11,12 +11,16 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { QueueDefinition } from '../../shared/app/queues';
 import type { FamilyDefinition } from '../../shared/app/routes';
-import { type ApiRoute, type ApiThrottle, PlatformApi } from './api';
+import { type ApiCustomDomain, type ApiRoute, type ApiThrottle, PlatformApi } from './api';
 import { DataStore } from './data';
 import { HostedFunctions } from './hosted-functions';
-import { type AppsCustomDomain, AppsHosting } from './hosting';
+import { type AppsCustomDomain, AppsHosting, type AppsHostingProps } from './hosting';
 import { outputNames, pascalCase, queueUrlOutput } from './outputs';
 import type { PlatformResources } from './platform-function';
+import { acknowledgeFunction, acknowledgeStackFindings, platformFunctionsOf } from './nag-acknowledgements';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Monitoring } from './monitoring';
 import { QueueConsumer, WorkQueues } from './work-queues';
 import { ScheduledJobs } from './scheduled-jobs';
 import { schedules, type ScheduleDefinition } from '../../shared/app/schedules';
@@ -36,12 +40,35 @@ export interface CartwheelStackProps extends StackProps {
   appsCustomDomain?: AppsCustomDomain;
   /** @default the table in shared/app/schedules.ts */
   schedules?: readonly ScheduleDefinition[];
+  /** Default of the AlarmEmail parameter (context `alarmEmail`). */
+  alarmEmail?: string;
+  /** The API on its own domain (context `apiDomain` + `apiCertificateArn`). @default the execute-api address */
+  apiCustomDomain?: ApiCustomDomain;
+  /** A web ACL on the distribution (context `waf=true`, or `wafWebAclArn`). @default none */
+  waf?: AppsHostingProps['waf'];
+  /** A backup vault in another region each daily backup is copied to (context `backupCopyVaultArn`). @default no copy */
+  backupCopyVaultArn?: string;
+  /** Powertools Tracer (X-Ray) on every function (context `tracing=true`). @default off (bench/observability.ts) */
+  tracing?: boolean;
+  /**
+   * Most concurrent invocations one queue's consumer may take (the event source's maximum
+   * concurrency), so a burst of deliveries cannot use up the account's concurrency that
+   * checkout needs. @default DEFAULT_CONSUMER_MAX_CONCURRENCY (50)
+   */
+  consumerMaxConcurrency?: number;
   /**
    * Family whose function serves the platform-owned app files and bucket misses behind the CDN.
    * @default 'hosting' (a stack whose families lack it serves app files from the bucket alone)
    */
   hostingFamily?: string;
 }
+
+/**
+ * Most concurrent batches per queue consumer by default: with two queues, 100 of an account's
+ * default 1000 concurrent executions, so a delivery burst leaves the rest to checkout, while
+ * slow receivers (issue 22) still get far more parallel batches than a backlog usually needs.
+ */
+export const DEFAULT_CONSUMER_MAX_CONCURRENCY = 50;
 
 /** Stage-wide API throttling default: a cost ceiling far above any single client's limit. */
 export const defaultThrottle: ApiThrottle = { rateLimit: 1000, burstLimit: 2000 };
@@ -57,6 +84,7 @@ export class CartwheelStack extends Stack {
   readonly hosting: AppsHosting;
   readonly appPointers: cloudfront.KeyValueStore;
   readonly hostedFunctions: HostedFunctions;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: CartwheelStackProps) {
     super(scope, id, props);
@@ -86,7 +114,20 @@ export class CartwheelStack extends Stack {
       description: 'Domain under which hosted apps live, as <account_id>.<AppsDomain>',
     });
 
-    this.data = new DataStore(this, 'Data', { stage: props.stage });
+    const logLevel = new CfnParameter(this, 'LogLevel', {
+      type: 'String',
+      default: 'INFO',
+      allowedValues: ['DEBUG', 'INFO', 'WARN', 'ERROR'],
+      description: 'Powertools log level of every function (INFO writes an access line per request; WARN and above do not)',
+    });
+    const logRetentionDays = new CfnParameter(this, 'LogRetentionDays', {
+      type: 'Number',
+      default: 30,
+      allowedValues: ['1', '3', '5', '7', '14', '30', '60', '90', '120', '150', '180', '365', '400', '545', '731', '1096', '1827', '2192', '2557', '2922', '3288', '3653'],
+      description: 'Days the functions\' and the API\'s log groups keep their lines',
+    });
+
+    this.data = new DataStore(this, 'Data', { stage: props.stage, ...(props.backupCopyVaultArn ? { backupCopyVaultArn: props.backupCopyVaultArn } : {}) });
     this.workQueues = new WorkQueues(this, 'Queues', { queues: props.queues });
 
     // Shared by CloudFront (origin header) and the functions (expected value), so handlers
@@ -103,7 +144,7 @@ export class CartwheelStack extends Stack {
     const endpoint = Lazy.string({
       produce: () => {
         if (!api) throw new Error('API endpoint read before the API was created');
-        return api.httpApi.apiEndpoint;
+        return props.apiCustomDomain ? `https://${props.apiCustomDomain.domainName}` : api.httpApi.apiEndpoint;
       },
     });
     // Image links point at the apps distribution (its `images/*` behaviour), which is built
@@ -152,6 +193,9 @@ export class CartwheelStack extends Stack {
         publicSigninUrl: `${endpoint}/signin/`,
         publicImagesUrl: imagesUrl,
         publicAppsUrl: appsUrlTemplate,
+        logLevel: logLevel.valueAsString,
+        logRetentionDays: logRetentionDays.valueAsNumber,
+        tracing: props.tracing ?? false,
       },
     };
     api = new PlatformApi(this, 'Api', {
@@ -161,12 +205,14 @@ export class CartwheelStack extends Stack {
       resources,
       stage: props.stage,
       throttle: props.throttle ?? defaultThrottle,
+      logRetentionDays: logRetentionDays.valueAsNumber,
+      ...(props.apiCustomDomain ? { customDomain: props.apiCustomDomain } : {}),
     });
     this.api = api;
 
     for (const work of this.workQueues.byName.values()) {
       if (work.definition.consumer) {
-        new QueueConsumer(this, `${pascalCase(work.definition.name)}Consumer`, { work, resources });
+        new QueueConsumer(this, `${pascalCase(work.definition.name)}Consumer`, { work, resources, maxConcurrency: props.consumerMaxConcurrency ?? DEFAULT_CONSUMER_MAX_CONCURRENCY });
       }
     }
 
@@ -179,6 +225,39 @@ export class CartwheelStack extends Stack {
       servingFunction: this.api.functions.get(props.hostingFamily ?? 'hosting')?.function,
       edgeSecret: edgeSecretValue,
       customDomain: props.appsCustomDomain,
+      ...(props.apiCustomDomain ? { apiDomainName: props.apiCustomDomain.domainName } : {}),
+      logBucket: this.data.logsBucket,
+      ...(props.waf ? { waf: props.waf } : {}),
+    });
+
+    // Every platform function, found in the tree (families, consumers, jobs: whatever modules added).
+    const platformFunctions = platformFunctionsOf(this);
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stage: props.stage,
+      functions: platformFunctions,
+      httpApi: this.api.httpApi,
+      table: this.data.table,
+      workQueues: [...this.workQueues.byName.values()],
+      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+    });
+
+    // The cdk-nag findings accepted, each with its reason (test/infra/operations.test.ts runs the packs).
+    for (const fn of platformFunctions) acknowledgeFunction(fn, fn.grants, resources, { tracing: props.tracing ?? false });
+    const all = this.node.findAll();
+    acknowledgeStackFindings({
+      api: this.api,
+      apiHasAuthorizer: false,
+      distribution: this.hosting.distribution,
+      waf: props.waf !== undefined,
+      appsCustomDomain: props.appsCustomDomain !== undefined,
+      edgeSecret,
+      deadLetterQueues: [...this.workQueues.byName.values()].map((work) => work.deadLetterQueue),
+      consumerMappings: all.filter((construct) => construct instanceof lambda.CfnEventSourceMapping),
+      scheduleRules: all.filter((construct) => construct instanceof events.Rule),
+      alarmSubscription: this.monitoring.emailSubscription,
+      backupRole: this.data.backupRole,
+      hostedFunctionsRole: this.hostedFunctions.executionRole,
+      hostedFunctionsPrefix: this.hostedFunctions.prefix,
     });
 
     // The construct id gets a suffix (a parameter may share the name); `key` is the output name.
@@ -191,6 +270,8 @@ export class CartwheelStack extends Stack {
     output(outputNames.appsDistributionDomain, this.hosting.distribution.distributionDomainName, 'CloudFront domain serving hosted apps');
     output(outputNames.imagesUrl, imagesUrl, 'Root of the public image files (images/<sha256>/<image_id>/<size>.<ext>)');
     if (props.appsCustomDomain) output(outputNames.appsDomain, appsDomain.valueAsString, 'Domain under which hosted apps live');
+    output('AlarmTopicArn', this.monitoring.topic.topicArn, 'SNS topic every alarm notifies');
+    output('DashboardName', this.monitoring.dashboard.dashboardName, 'CloudWatch dashboard');
     output(outputNames.tableName, this.data.table.tableName, 'DynamoDB table');
     output(outputNames.functionsBucketName, this.data.functionsBucket.bucketName, 'Hosted-function code bucket');
     output(outputNames.appsBucketName, this.data.appsBucket.bucketName, 'Hosted-app bucket');

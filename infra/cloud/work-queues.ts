@@ -83,6 +83,8 @@ export class WorkQueues extends Construct {
 export interface QueueConsumerProps {
   work: WorkQueue;
   resources: PlatformResources;
+  /** Most concurrent invocations the event source starts (2 to 1000), so one queue cannot take the account's concurrency. @default SQS's own scaling */
+  maxConcurrency?: number;
 }
 
 /** The consumer function of one work queue, called with partial batch failure reporting. */
@@ -107,7 +109,7 @@ export class QueueConsumer extends Construct {
       extraEnvironment: { [queueUrlVariable(definition.name)]: queue.queueUrl },
     });
     this.handler.function.addEventSource(
-      new sources.SqsEventSource(queue, { batchSize: consumer.batchSize, reportBatchItemFailures: true }),
+      new sources.SqsEventSource(queue, { batchSize: consumer.batchSize, reportBatchItemFailures: true, ...(props.maxConcurrency ? { maxConcurrency: props.maxConcurrency } : {}) }),
     );
   }
 }

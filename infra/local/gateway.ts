@@ -21,6 +21,7 @@ import { bodyTooLarge, requestBodyLimit } from '../../shared/http/body-limits';
 import { MAX_INVOKE_BYTES } from '../../shared/modules/functions';
 import { ServiceUnavailableError } from '../../shared/http/errors';
 import { apiHandler, type ServedFamily } from '../../shared/http/pipeline';
+import { fallback } from '../../shared/http/fallback';
 import type { ObjectStorage, Platform } from '../../shared/platform/ports';
 import { lambdaContext, toApiGatewayEvent, writeResult, type EdgeFacts } from './api-event';
 import { answerClientError, answerError, headersTooLarge, hostMissing, MAX_REQUEST_HEADER_BYTES, NODE_MAX_HEADER_BYTES, requestHeaderBytes } from './edge-answers';
@@ -61,12 +62,14 @@ export function entryUrl(entry: string): string {
  */
 export function familyHandlers(platform: Platform, settings: Pick<PlatformConfig, 'rateLimits' | 'appsDomain' | 'edgeSecret'>): (family: FamilyName) => Promise<HttpHandler> {
   const gate = apiGate(platform.clock, settings);
+  const unmatched = fallback(routes, { edgeSecret: settings.edgeSecret });
   const loaded = new Map<FamilyName, Promise<HttpHandler>>();
   const load = async (family: FamilyName): Promise<HttpHandler> => {
     const module = (await import(entryUrl(families[family].entry))) as { handler: HttpHandler; family?: ServedFamily; surfaceHandler?: (platform: Platform, gate: ApiGate) => unknown };
     if (typeof module.handler !== 'function') throw new Error(`${families[family].entry} does not export a handler`);
     // A route family is served by the pipeline, a surface's handler is built, both over the local platform.
-    if (module.family) return apiHandler(module.family, platform, gate) as unknown as HttpHandler;
+    // With the fallback's answer for what no route of the family holds, as in Lambda (shared/app/families.ts).
+    if (module.family) return apiHandler(module.family, platform, gate, unmatched) as unknown as HttpHandler;
     if (module.surfaceHandler) return module.surfaceHandler(platform, gate) as HttpHandler;
     return module.handler;
   };

@@ -9,7 +9,8 @@ import type { Action } from '../http/types';
 import { apiGate } from './gate';
 import './resources';
 import { cloudPlatform } from './platforms';
-import { routeKey, routesOf, type FamilyName, type FamilyRouteKey } from './routes';
+import { routeKey, routes, routesOf, type FamilyName, type FamilyRouteKey } from './routes';
+import { fallback } from '../http/fallback';
 import { config } from '../core/config';
 
 /**
@@ -39,8 +40,13 @@ export function defineFamily<F extends FamilyName>(family: F, actions: FamilyAct
   return { family, actions: table, routes };
 }
 
-/** The Lambda handler of a family: the cloud platform and the app's gate on its configuration, built once when the module loads. */
+/**
+ * The Lambda handler of a family: the cloud platform and the app's gate on its configuration,
+ * built once when the module loads. The family's API routes are greedy (infra/cloud/route-layout.ts),
+ * so what they catch beyond its routes gets the fallback's answer over the whole table.
+ */
 export function lambdaHandler(definition: ServedFamily) {
   const platform = cloudPlatform();
-  return apiHandler(definition, platform, apiGate(platform.clock, config()));
+  const settings = config();
+  return apiHandler(definition, platform, apiGate(platform.clock, settings), fallback(routes, { edgeSecret: settings.edgeSecret }));
 }

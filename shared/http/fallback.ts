@@ -5,7 +5,9 @@
  * version other than v1.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { performance } from 'node:perf_hooks';
 import { newId } from '../core/ids';
+import { logAccess } from './access-log';
 import { PREFLIGHT_HEADERS } from './cors';
 import { MethodNotAllowedError, NotFoundError, TlsRequiredError } from './errors';
 import { errorResult, toResponse } from './response';
@@ -20,11 +22,16 @@ import { transportOf } from './transport';
 export function fallback(routes: readonly RouteDefinition[], options: { edgeSecret: string | undefined }): (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2> {
   const matcher = compileRoutes(routes);
   const { edgeSecret } = options;
-  return async (event) => answerUnmatched(matcher, event, edgeSecret);
+  return async (event) => {
+    const startedMs = performance.now();
+    const requestId = newId();
+    const answer = answerUnmatched(matcher, event, edgeSecret, requestId);
+    logAccess({ request_id: requestId, method: event.requestContext.http.method, route: event.routeKey, status: answer.statusCode ?? 500, latency_ms: performance.now() - startedMs });
+    return answer;
+  };
 }
 
-async function answerUnmatched(matcher: RouteMatcher, event: APIGatewayProxyEventV2, edgeSecret: string | undefined): Promise<APIGatewayProxyStructuredResultV2> {
-  const requestId = newId();
+function answerUnmatched(matcher: RouteMatcher, event: APIGatewayProxyEventV2, edgeSecret: string | undefined, requestId: string): APIGatewayProxyStructuredResultV2 {
   const method = event.requestContext.http.method;
   const origin = event.headers?.origin;
   if (method === 'OPTIONS') {

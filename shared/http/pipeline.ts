@@ -41,7 +41,7 @@ import { idempotency } from './middleware/idempotency';
 import { originCheck } from './middleware/origin-check';
 import { permission } from './middleware/permission';
 import { respond } from './middleware/respond';
-import { route } from './middleware/route';
+import { route, type UnmatchedAnswer } from './middleware/route';
 import type { ApiEvent } from './middleware/state';
 import { tlsRequired } from './middleware/tls-required';
 import type { RouteDefinition } from './routes';
@@ -64,14 +64,15 @@ export interface ServedFamily extends FamilyActions {
 }
 
 /**
- * Builds the handler of a route family over `platform` and `gate`; both the API Gateway
+ * Builds the handler of a route family over `platform` and `gate` (and `unmatched`, the answer
+ * to what a greedy API route caught that the family does not serve: shared/app/families.ts); both the API Gateway
  * integration (shared/app/families.ts `lambdaHandler`) and the local gateway (with the local
  * platform) call it with the same API Gateway v2 event.
  */
-export function apiHandler({ family, actions, routes }: ServedFamily, platform: Platform, gate: ApiGate) {
+export function apiHandler({ family, actions, routes }: ServedFamily, platform: Platform, gate: ApiGate, unmatched?: UnmatchedAnswer) {
   return middy<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>()
     .use(respond(platform.clock))
-    .use(route(routes, family))
+    .use(route(routes, family, unmatched))
     .use(tlsRequired({ edgeSecret: gate.edgeSecret }))
     .use(authentication(gate))
     .use(originCheck(gate))

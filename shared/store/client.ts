@@ -6,6 +6,7 @@
  * in the local runtime's own process the transport (`useDynamoTransport`).
  */
 import { Agent } from 'node:http';
+import { traced } from '../core/tracing';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -95,7 +96,7 @@ export function localUnsignedAuth(endpoint: string | undefined): Record<string, 
 export function db(): DynamoDBDocumentClient {
   if (!documentClient) {
     const { region, endpoints } = storeSettings();
-    baseClient = new DynamoDBClient({ region, maxAttempts: 3, ...localClientOptions(endpoints.dynamodb), ...(endpoints.dynamodb ? transport : undefined) });
+    baseClient = traced(new DynamoDBClient({ region, maxAttempts: 3, ...localClientOptions(endpoints.dynamodb), ...(endpoints.dynamodb ? transport : undefined) }));
     // The SDK's logger step filters every call's input and output for a log line even when no
     // logger is set (about 1 % of a checkout's CPU locally); the platform logs its own way.
     baseClient.middlewareStack.remove('loggerMiddleware');

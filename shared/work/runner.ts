@@ -11,6 +11,7 @@
  * Receives are not attempts: the attempt count and next run live on the record.
  */
 import { noteQueued, withRelay } from './relay';
+import { recordDueWorkLag } from '../core/metrics';
 import { logger } from '../core/logging';
 import type { Platform } from '../platform/ports';
 import type { RecordScope } from '../store/entity';
@@ -110,13 +111,18 @@ export async function runNow(platform: Platform, handler: DueHandler, scope: Rec
 /** The sweep: runs every due record of the handlers' kinds (at most `limit` per kind); answers how many finished. */
 export async function sweepDue(platform: Platform, handlers: readonly DueHandler[], now = platform.clock.nowMs(), limit = 200): Promise<number> {
   let finished = 0;
+  // How far behind the oldest due record is: one figure per sweep (0 when nothing waits), so a
+  // sweep that stops running leaves the metric missing, which its alarm treats as breaching.
+  let lagMs = 0;
   for (const handler of handlers) {
     for (const record of await listDue(handler.kind, now, limit)) {
+      lagMs = Math.max(lagMs, now - record.next_ms);
       const scope = { accountId: record.account_id, mode: record.mode };
       const claim = await claimDue(handler.kind, scope, record.ref, now, handler.leaseMs);
       if (claim && (await runClaimed(platform, handler, claim))) finished++;
     }
   }
+  recordDueWorkLag(lagMs);
   return finished;
 }
 

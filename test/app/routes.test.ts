@@ -8,6 +8,8 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { families, routeKey, routes } from '../../shared/app/routes';
 import { loadFamilyHandlers, type HttpHandler } from '../../infra/local/gateway';
 import { compileRoutes } from '../../shared/http/route-matcher';
+import type { RouteDefinition } from '../../shared/http/routes';
+import { routeLayout } from '../../infra/cloud/route-layout';
 import { readConfig } from '../../shared/core/config';
 import { testPlatform } from '../support/platform';
 import { functionWithRole, referencedId, resourcesOfType, synthesize, synthTimeout, type Synthesized } from '../infra/synthesize';
@@ -19,7 +21,7 @@ let synth: Synthesized;
 let handlers: Record<string, HttpHandler>;
 
 beforeAll(async () => {
-  synth = synthesize();
+  synth = synthesize({}, { bundling: false });
   handlers = await loadFamilyHandlers(testPlatform(), config());
 }, synthTimeout);
 
@@ -37,8 +39,11 @@ const event = (method: string, path: string, key: string): APIGatewayProxyEventV
   }) as unknown as APIGatewayProxyEventV2;
 
 describe.each(routes.map((route) => [routeKey(route), route] as const))('%s', (key, route) => {
+  // The API route API Gateway picks for this entry (routes are greedy per resource group: infra/cloud/route-layout.ts).
+  const apiRoute = compileRoutes(routeLayout(routes).map((entry) => ({ ...entry, access: { kind: 'public' } }) as unknown as RouteDefinition)).match(route.method, samplePath(route.path))!;
+
   it('is an API Gateway route on its family function in the CDK stack', () => {
-    const routeId = resourcesOfType(synth.json, 'AWS::ApiGatewayV2::Route').find((id) => synth.json.Resources[id]!.Properties!.RouteKey === key);
+    const routeId = resourcesOfType(synth.json, 'AWS::ApiGatewayV2::Route').find((id) => synth.json.Resources[id]!.Properties!.RouteKey === apiRoute.routeKey);
     expect(routeId).toBeDefined();
     const target = synth.json.Resources[routeId!]!.Properties!.Target as { 'Fn::Join': [string, unknown[]] };
     const integration = synth.json.Resources[referencedId(target['Fn::Join'][1][1])!]!;
@@ -54,6 +59,12 @@ describe.each(routes.map((route) => [routeKey(route), route] as const))('%s', (k
   it(`is dispatched by ${families[route.family].entry}`, async () => {
     const result = await handlers[route.family]!(event(route.method, samplePath(route.path), key), {} as Context);
     // The family knew the route: it ran the pipeline (a malformed token is refused before any I/O).
+    expect(result.statusCode).toBe(401);
+    expect(JSON.parse(result.body!).error.code).toBe('invalid_token');
+  });
+
+  it('is dispatched by its family from the API route the cloud sends it on', async () => {
+    const result = await handlers[route.family]!(event(route.method, samplePath(route.path), apiRoute.routeKey), {} as Context);
     expect(result.statusCode).toBe(401);
     expect(JSON.parse(result.body!).error.code).toBe('invalid_token');
   });

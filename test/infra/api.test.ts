@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fallbackFamily, families, routeKey, routes } from '../../shared/app/routes';
+import { fallbackFamily, families, routes } from '../../shared/app/routes';
 import { queues, queueUrlVariable } from '../../shared/app/queues';
 import { schedules } from '../../shared/app/schedules';
+import { routeLayout } from '../../infra/cloud/route-layout';
 import { FUNCTION_ROUTE, FUNCTION_ROUTER_FAMILY, SIGNIN_FAMILY, SIGNIN_ROUTES } from '../../infra/cloud/api';
 import { type Synthesized, functionWithRole, referencedId, resourcesOfType, synthesize, synthTimeout } from './synthesize';
 
@@ -37,18 +38,18 @@ describe('HTTP API from shared/app/routes.ts', () => {
     expect(api.Properties!.CorsConfiguration).toBeUndefined();
   });
 
-  it('has one route per route table entry plus $default (and the invoke URLs\' route once the function router exists)', () => {
+  it('has one route per entry of the route layout (greedy routes per resource group) plus $default (and the invoke URLs\' route once the function router exists)', () => {
     const functionsRoute = FUNCTION_ROUTER_FAMILY in families && !routes.some((route) => (route.path as string) === FUNCTION_ROUTE.path) ? 1 : 0;
     const signinRoutes = SIGNIN_FAMILY in families ? SIGNIN_ROUTES.length : 0;
-    synth.template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1 + functionsRoute + signinRoutes);
+    synth.template.resourceCountIs('AWS::ApiGatewayV2::Route', routeLayout(routes).length + 1 + functionsRoute + signinRoutes);
   });
 
   it.each(SIGNIN_ROUTES.map((route) => `${route.method} ${route.path}`))('sends the sign-in page\'s %s to the signin family function', (key) => {
     expect(functionBehindRoute(key)).toBe(functionWithRole(synth.json, `family:${SIGNIN_FAMILY}`));
   });
 
-  it.each(routes.map((route) => [routeKey(route), route.family] as const))(
-    '%s is served by the %s family function',
+  it.each(routeLayout(routes).map((route) => [`${route.method} ${route.path}`, route.family] as const))(
+    '%s is served by the %s family function (test/infra/route-layout.test.ts: every table entry reaches its family)',
     (key, family) => {
       expect(functionBehindRoute(key)).toBe(functionWithRole(synth.json, `family:${family}`));
     },

@@ -62,9 +62,11 @@ describe('data: table, buckets and secrets key', () => {
     synth.template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
   });
 
-  it('has two private, encrypted, versioned, retained buckets', () => {
-    synth.template.resourceCountIs('AWS::S3::Bucket', 2);
-    for (const id of resourcesOfType(synth.json, 'AWS::S3::Bucket')) {
+  it('has two private, encrypted, versioned, retained data buckets (and the access logs bucket, test/infra/operations.test.ts)', () => {
+    synth.template.resourceCountIs('AWS::S3::Bucket', 3);
+    const dataBuckets = resourcesOfType(synth.json, 'AWS::S3::Bucket').filter((id) => synth.json.Resources[id]!.Properties!.VersioningConfiguration);
+    expect(dataBuckets).toHaveLength(2);
+    for (const id of dataBuckets) {
       const bucket = synth.json.Resources[id]!;
       expect(bucket.DeletionPolicy).toBe('Retain');
       expect(bucket.Properties).toMatchObject({

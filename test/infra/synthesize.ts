@@ -8,6 +8,7 @@ import { queues } from '../../shared/app/queues';
 import { fallbackFamily, families, routes } from '../../shared/app/routes';
 import { type CartwheelStackProps, CartwheelStack } from '../../infra/cloud/stack';
 import { roleTagKey } from '../../infra/cloud/platform-function';
+import { propsFromContext } from '../../infra/cloud/context';
 
 /**
  * Bundling runs esbuild once per function: a synthesis takes tens of seconds on a quiet 2-core
@@ -32,11 +33,12 @@ export interface TemplateJson {
 
 /**
  * Synthesizes a `Cartwheel-test` stack from the real tables, with any of them replaced.
- * `bundle: false` skips esbuild (CDK's `aws:cdk:bundling-stacks` context), for tests that read
- * routes, roles and behaviours but not the bundles: seconds instead of minutes on a loaded machine.
+ * Without bundling (`bundle: false`, or `bundling: false`: CDK's `aws:cdk:bundling-stacks` =
+ * none) functions get placeholder code: for tests that read routes, roles and behaviours but
+ * not the bundles, in seconds instead of minutes on a loaded machine.
  */
-export function synthesize(overrides: Partial<CartwheelStackProps> = {}, options: { bundle?: boolean } = {}): Synthesized {
-  const app = new App(options.bundle === false ? { context: { 'aws:cdk:bundling-stacks': [] } } : {});
+export function synthesize(overrides: Partial<CartwheelStackProps> = {}, options: { bundle?: boolean; bundling?: boolean } = {}): Synthesized {
+  const app = new App(options.bundle === false || options.bundling === false ? { context: { 'aws:cdk:bundling-stacks': [] } } : {});
   const stack = new CartwheelStack(app, 'Cartwheel-test', {
     stage: 'test',
     queues,
@@ -96,4 +98,12 @@ export function referencedId(value: unknown): string | undefined {
   const getAtt = record['Fn::GetAtt'];
   if (Array.isArray(getAtt) && typeof getAtt[0] === 'string') return getAtt[0];
   return undefined;
+}
+
+/**
+ * Synthesizes the stack the CDK app builds for a context (infra/cloud/context.ts), the way
+ * `cdk synth -c name=value` does (without bundling unless asked: the templates are the same).
+ */
+export function synthesizeContext(context: Record<string, string>, options: { bundling?: boolean } = { bundling: false }): Synthesized {
+  return synthesize(propsFromContext((name) => context[name]), options);
 }

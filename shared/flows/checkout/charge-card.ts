@@ -4,7 +4,8 @@
  * nothing and approves.
  */
 import type { PaymentSettings } from '../../modules/accounts';
-import type { Platform, NewCard, ChargeRequest, ChargeResult, SavedCardRef, TokenCard } from '../../platform/ports';
+import { countOutcome, metricNames } from '../../core/metrics';
+import { isWaiting, type Platform, type NewCard, type ChargeRequest, type ChargeResult, type SavedCardRef, type TokenCard } from '../../platform/ports';
 import type { RecordScope } from '../../store/entity';
 import { chargeKey, type GatewayCharge, type PaymentRecord } from '../../modules/payments';
 import type { SaleGateway } from './sale-gateway';
@@ -41,7 +42,16 @@ export const NOTHING_TO_CHARGE: ChargeResult = {
 export async function chargeCard(platform: Platform, charge: CardCharge): Promise<ChargeResult> {
   if (!charge.card) return NOTHING_TO_CHARGE;
   const gateway = charge.sale?.gateway ?? platform.gateway;
-  return gateway.charge({ key: chargeKey(charge.scope, charge.paymentId), ...chargeRequestOf(charge, charge.card) });
+  const result = await gateway.charge({ key: chargeKey(charge.scope, charge.paymentId), ...chargeRequestOf(charge, charge.card) }).catch((error: unknown) => {
+    countOutcome(metricNames.payments, 'error');
+    throw error;
+  });
+  // The card's answer (declined, bad CVV or AVS) apart from the gateway's failure (error, timeout);
+  // a live gateway's wait (3-D Secure, processing, no answer) counts once it is settled, not here.
+  if (!isWaiting(result.outcome)) {
+    countOutcome(metricNames.payments, result.outcome === 'approved' ? 'succeeded' : result.outcome === 'error' || result.outcome === 'timeout' ? 'error' : 'declined');
+  }
+  return result;
 }
 
 /** The port's request of a charge. */

@@ -12,6 +12,7 @@
  * Both are used by the paying request and by recovery (recover-payment.ts).
  */
 import { tokenRecordChanged, reachWrite } from '../../modules/identity';
+import { count, metricNames } from '../../core/metrics';
 import { type Principal } from '../../core/access/principal';
 import { customerFromSale, createFromSaleEntry, hasPaymentsEntry } from '../../modules/customers';
 import { claimWritten, doneEntry, type DueClaim, dueEntry } from '../../work/due-work-store';
@@ -202,6 +203,7 @@ export async function completeSalePayment(
     if (promotionId) await writeOne(named('promotion.release-use', releaseUseWrite(scope, promotionId))!).catch(() => undefined);
     throw new InUseError(`The ${sale.noun} was paid or changed by another request.`, { reason: 'conflict' });
   }
+  count(metricNames.checkouts);
   if (reach && principal) {
     // This answer may already expand what the payment gave the shopper (`expand=order`), and
     // the token's next request here needs no read to know it either.

@@ -7,6 +7,7 @@
  * outcome with their own rules (./record-outcome.ts).
  */
 import { accountSignatureKey } from '../notifications/delivery/attempt';
+import { countOutcome, metricNames } from '../../core/metrics';
 import { renderContextFor } from '../notifications/fan-out';
 import { jsonBody, xmlBody, type BodyTree } from '../notifications/body';
 import { attemptEntry, sendSigned } from '../../outbound/attempt';
@@ -59,6 +60,18 @@ export function requestScope(request: Pick<LicenseRequestRecord, 'account_id' | 
  * @example const { attempt, license } = await attemptLicense(platform, request, service, { number: 1, trigger: 'automatic', timeoutMs: LICENSE_TIMEOUT_MS });
  */
 export async function attemptLicense(
+  platform: Platform,
+  request: LicenseRequestRecord,
+  service: LicenseServiceRecord | undefined,
+  options: LicenseAttemptOptions,
+): Promise<LicenseAttemptOutcome> {
+  const outcome = await makeLicenseAttempt(platform, request, service, options);
+  countOutcome(metricNames.licenseDeliveries, outcome.attempt.success ? 'succeeded' : 'failed');
+  return outcome;
+}
+
+/** The attempt itself (attemptLicense counts its outcome). */
+async function makeLicenseAttempt(
   platform: Platform,
   request: LicenseRequestRecord,
   service: LicenseServiceRecord | undefined,

@@ -14,6 +14,8 @@ import type { ApiResult } from '../types';
 /** What the steps of one request have learned so far. */
 export interface ApiState {
   requestId: string;
+  /** `performance.now()` when the request started (the access line's latency). */
+  startedMs?: number;
   /** The `Origin` header, echoed in CORS response headers. */
   origin: string | undefined;
   route?: RouteDefinition;

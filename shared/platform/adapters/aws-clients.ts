@@ -3,6 +3,7 @@
  * runtime: only the endpoint differs (fauxqs locally), as with DynamoDB.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
+import { traced } from '../../core/tracing';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { localClientOptions, localUnsignedAuth } from '../../store/client';
 import type { ObjectStorage, QueuePort } from '../ports';
@@ -14,7 +15,7 @@ const s3Sdk = onFirstUse(() => import('@aws-sdk/client-s3'));
 /** SQS by logical queue name (shared/app/queues.ts); clients are made on first use. */
 export function sqsQueues(options: { region: string; endpoint?: string; urls: Record<string, string> }): QueuePort {
   let sqs: SQSClient | undefined;
-  const client = () => (sqs ??= new SQSClient({ region: options.region, ...localClientOptions(options.endpoint), ...localUnsignedAuth(options.endpoint) }));
+  const client = () => (sqs ??= traced(new SQSClient({ region: options.region, ...localClientOptions(options.endpoint), ...localUnsignedAuth(options.endpoint) })));
   const urlOf = (queue: string) => {
     const url = options.urls[queue];
     if (!url) throw new Error(`No URL for queue ${queue}: this function was not granted it`);
@@ -48,7 +49,7 @@ export function s3Objects(options: { region: string; endpoint?: string; buckets:
   let s3: S3Client | undefined;
   const client = async () => {
     const sdk = await s3Sdk();
-    s3 ??= new sdk.S3Client({ region: options.region, forcePathStyle: Boolean(options.endpoint), ...localClientOptions(options.endpoint) });
+    s3 ??= traced(new sdk.S3Client({ region: options.region, forcePathStyle: Boolean(options.endpoint), ...localClientOptions(options.endpoint) }));
     return { s3, sdk };
   };
   return {

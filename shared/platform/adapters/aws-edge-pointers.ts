@@ -13,6 +13,7 @@
  * never a cold start.
  */
 import type { CloudFrontKeyValueStoreClient } from '@aws-sdk/client-cloudfront-keyvaluestore';
+import { traced } from '../../core/tracing';
 import type { EdgePointers } from '../ports';
 import { edgePointerKey, edgePointerValue } from '../edge-pointer-format';
 import { onFirstUse } from './on-first-use';
@@ -30,7 +31,7 @@ function isStaleETag(error: unknown): boolean {
 /** The alias pointers in the KeyValueStore `arn`; the client (and its package) is made on first use. */
 export function kvsEdgePointers(options: { arn: string; region: string; client?: CloudFrontKeyValueStoreClient }): EdgePointers {
   let client = options.client;
-  const kvs = async () => (client ??= new (await sdk()).CloudFrontKeyValueStoreClient({ region: options.region }));
+  const kvs = async () => (client ??= traced(new (await sdk()).CloudFrontKeyValueStoreClient({ region: options.region })));
   let etag: string | undefined;
 
   let signer: Promise<unknown> | undefined;

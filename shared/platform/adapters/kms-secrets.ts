@@ -4,6 +4,7 @@
  * `local:<base64>`, infra/local/local-secrets.ts), so a value is never opened with the wrong one.
  */
 import type { KMSClient } from '@aws-sdk/client-kms';
+import { traced } from '../../core/tracing';
 import type { SecretsPort } from '../ports';
 import { onFirstUse } from './on-first-use';
 
@@ -23,7 +24,7 @@ export function kmsSecrets(options: { keyId: string; region: string }): SecretsP
     async seal(plaintext, purpose) {
       if (!options.keyId) throw new Error('CARTWHEEL_KMS_KEY_ID is not set: this function was not granted the secrets key');
       const { KMSClient, EncryptCommand } = await sdk();
-      kms ??= new KMSClient({ region: options.region });
+      kms ??= traced(new KMSClient({ region: options.region }));
       const result = await kms.send(
         new EncryptCommand({ KeyId: options.keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: { purpose } }),
       );
@@ -33,7 +34,7 @@ export function kmsSecrets(options: { keyId: string; region: string }): SecretsP
       const { kind, bytes } = parseSealed(sealed);
       if (kind !== 'kms') throw new Error(`A secret sealed with "${kind}" cannot be opened by the kms adapter`);
       const { KMSClient, DecryptCommand } = await sdk();
-      kms ??= new KMSClient({ region: options.region });
+      kms ??= traced(new KMSClient({ region: options.region }));
       const result = await kms.send(new DecryptCommand({ CiphertextBlob: bytes, EncryptionContext: { purpose } }));
       return Buffer.from(result.Plaintext!).toString('utf8');
     },

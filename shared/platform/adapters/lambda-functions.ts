@@ -18,6 +18,7 @@
  * functions pays nothing for them at start.
  */
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { traced } from '../../core/tracing';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -122,8 +123,8 @@ export function lambdaFunctions(options: LambdaFunctionsOptions): FunctionRunner
     const module = await (sdk ??= import('@aws-sdk/client-lambda'));
     // Management calls may retry (they are repeatable); invocations never do: a retried call may
     // run merchant code twice, and a throttled one must answer 429 at once (functions.md §8).
-    manage ??= new module.LambdaClient({ region: options.region, maxAttempts: 3, ...localClientOptions(options.endpoint) });
-    invoke ??= new module.LambdaClient({ region: options.region, maxAttempts: 1, ...localClientOptions(options.endpoint) });
+    manage ??= traced(new module.LambdaClient({ region: options.region, maxAttempts: 3, ...localClientOptions(options.endpoint) }));
+    invoke ??= traced(new module.LambdaClient({ region: options.region, maxAttempts: 1, ...localClientOptions(options.endpoint) }));
     return { sdk: module, manage, invoke };
   };
 

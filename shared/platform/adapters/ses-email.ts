@@ -3,6 +3,7 @@
  * the outbox directory (infra/local/outbox.ts). Callers never know which one runs.
  */
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
+import { traced } from '../../core/tracing';
 import { newId } from '../../core/ids';
 import type { EmailMessage, EmailPort } from '../ports';
 import { onFirstUse } from './on-first-use';
@@ -32,7 +33,7 @@ export function sesEmail(options: { from: string; region: string }): EmailPort {
   return {
     async send(message: EmailMessage) {
       const { SESv2Client, SendEmailCommand } = await sdk();
-      ses ??= new SESv2Client({ region: options.region });
+      ses ??= traced(new SESv2Client({ region: options.region }));
       const result = await ses.send(
         new SendEmailCommand({
           FromEmailAddress: message.from ?? options.from,

@@ -6,6 +6,7 @@
  * callers (the automatic worker, the manual retry) store the outcome with their own rules.
  */
 import { readGeneralSettings, readTechnicalSettings, signatureKeyPurpose } from '../../../modules/accounts';
+import { countOutcome, metricNames } from '../../../core/metrics';
 import type { OutboundResponse, Platform } from '../../../platform/ports';
 import type { AttemptErrorCode, DeliveryAttempt, EventRecord, RecordedRequest, OpenedEventSubscription } from '../../../modules/events';
 import { attemptEntry, sendSigned, signedHeaders, type SignedRequest } from '../../../outbound/attempt';
@@ -52,7 +53,9 @@ export async function accountSignatureKey(platform: Platform, accountId: string)
  * @example const { attempt, request } = await attemptDelivery(platform, event, subscription, { number: 1, trigger: 'automatic', timeoutMs: AUTOMATIC_TIMEOUT_MS });
  */
 export async function attemptDelivery(platform: Platform, event: EventRecord, subscription: OpenedEventSubscription, options: AttemptOptions): Promise<AttemptOutcome> {
-  return subscription.method === 'email' ? emailAttempt(platform, event, subscription, options) : httpAttempt(platform, event, subscription, options);
+  const outcome = await (subscription.method === 'email' ? emailAttempt(platform, event, subscription, options) : httpAttempt(platform, event, subscription, options));
+  countOutcome(metricNames.webhookDeliveries, outcome.attempt.success ? 'succeeded' : 'failed');
+  return outcome;
 }
 
 /** The log entry of an attempt that could not be made because the subscription is gone (§2.2). */

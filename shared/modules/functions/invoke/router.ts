@@ -6,6 +6,7 @@
  * size, state, the account's concurrency, the call, the answer.
  */
 import middy from '@middy/core';
+import { countOutcome, metricNames } from '../../../core/metrics';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { isAllowed } from '../../../core/access/permissions';
 import { bearerToken } from '../../../core/access/tokens';
@@ -108,6 +109,7 @@ async function invoke(event: ApiEvent, platform: Platform, gate: ApiGate): Promi
   }
   const functionEvent = invokeEvent(event, { accountId: principal.accountId, mode: principal.mode, functionId, requestId: state.requestId, sourceIp: transport.sourceIp }, credential.from);
   const outcome = await callFunction(platform, target, functionEvent);
+  countOutcome(metricNames.hostedFunctionInvocations, outcome.kind === 'returned' ? 'succeeded' : 'error');
   const answer = answerOf(outcome, functionId, target.timeoutSeconds);
   const headers: Record<string, string> = { ...answer.headers, 'X-Request-Id': state.requestId };
   if (allowedOrigin && !Object.keys(headers).some((name) => name.toLowerCase() === 'access-control-allow-origin')) {

@@ -1,0 +1,145 @@
+/**
+ * What observability costs (issue 28):
+ *
+ * 1. Per request on the local runtime: p50 of an authenticated `GET /api/v1/auths/me` with the
+ *    access line and metrics on (LogLevel INFO, the default) and off (WARN, metrics disabled),
+ *    two runtimes side by side, alternating rounds so machine load hits both alike.
+ * 2. Per metric: what one EMF line (`countOutcome`) costs in-process, written to a pipe.
+ * 3. Tracer cold start: a bundle built as the stack builds functions (esbuild, ESM, minified,
+ *    SDK external) that makes a DynamoDB client through `traced()`, started in fresh Node
+ *    processes with tracing on (as Lambda sees it: POWERTOOLS_TRACE_ENABLED=true and a
+ *    function name) and off; the median difference is the Tracer's cold-start cost.
+ *
+ *   npm run bench:observability [-- --requests 2000 --rounds 5 --starts 15 --parts 1,2,3]
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
+import { startRuntime } from '../test/support/runtime-process';
+import { percentile, sequentialLatency } from './load';
+
+const { values } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '2000' },
+    rounds: { type: 'string', default: '5' },
+    starts: { type: 'string', default: '15' },
+    parts: { type: 'string', default: '1,2,3' },
+  },
+});
+const parts = new Set(values.parts.split(','));
+const requests = Number(values.requests);
+const rounds = Number(values.rounds);
+const starts = Number(values.starts);
+const root = resolve(import.meta.dirname, '..');
+const median = (list: number[]) => percentile([...list].sort((a, b) => a - b), 50);
+
+// 1. Access line and metrics per request, on and off.
+if (parts.has('1')) {
+const settings = {
+  on: { POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false' },
+  off: { POWERTOOLS_LOG_LEVEL: 'WARN', POWERTOOLS_METRICS_DISABLED: 'true' },
+} as const;
+const dirs: string[] = [];
+const runtimes = await Promise.all(
+  (['on', 'off'] as const).map(async (mode) => {
+    const dataDir = mkdtempSync(join(tmpdir(), `cartwheel-bench-observability-${mode}-`));
+    dirs.push(dataDir);
+    const runtime = await startRuntime({ dataDir, env: { CARTWHEEL_RATE_PER_TOKEN: '1000000/1000000', ...settings[mode] } });
+    return { mode, runtime, url: `${runtime.bootstrap.api_url}auths/me`, headers: { Authorization: `Bearer ${runtime.bootstrap.tokens.live_secret}` } };
+  }),
+);
+const p50s: Record<'on' | 'off', number[]> = { on: [], off: [] };
+try {
+  for (const { url, headers } of runtimes) await sequentialLatency(url, headers, 300);
+  const accessLines = runtimes[0]!.runtime.output().split('\n').filter((line) => line.includes('"message":"access"'));
+  console.log(`Access line of the "on" runtime (one of ${accessLines.length} so far):\n  ${accessLines.at(-1)}`);
+  for (let round = 0; round < rounds; round++) {
+    for (const { mode, url, headers } of round % 2 ? [...runtimes].reverse() : runtimes) {
+      p50s[mode].push((await sequentialLatency(url, headers, requests)).p50);
+    }
+  }
+} finally {
+  for (const { runtime } of runtimes) await runtime.stop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
+const on = median(p50s.on);
+const off = median(p50s.off);
+console.log(`\n1. GET /api/v1/auths/me, ${rounds} rounds of ${requests} sequential requests (median of the rounds' p50s)`);
+console.log(`   access line + metrics on : p50 ${on.toFixed(3)} ms   (rounds: ${p50s.on.map((value) => value.toFixed(3)).join(', ')})`);
+console.log(`   off (WARN, no metrics)   : p50 ${off.toFixed(3)} ms   (rounds: ${p50s.off.map((value) => value.toFixed(3)).join(', ')})`);
+console.log(`   difference               : ${(on - off).toFixed(3)} ms per request`);
+}
+
+// 2. One EMF line, in a child process writing to a pipe (as Lambda's stdout is).
+if (parts.has('2')) {
+const emfScript = `
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+  const { countOutcome, metricNames } = await import(${JSON.stringify(join(root, 'shared/core/metrics.ts'))});
+  for (let i = 0; i < 2000; i++) countOutcome(metricNames.payments, 'succeeded');
+  const n = 20000, t = performance.now();
+  for (let i = 0; i < n; i++) countOutcome(metricNames.payments, 'succeeded');
+  process.stderr.write(String((performance.now() - t) / n));
+`;
+const emf = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', emfScript], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30 });
+console.log(`\n2. One EMF metric line (countOutcome), 20000 written to a pipe: ${(Number(emf.stderr.trim().split('\n').at(-1)) * 1000).toFixed(1)} µs each`);
+}
+
+// 3. Tracer cold start in a bundled function. The bundle sits in the repository so its external
+// SDK packages resolve from node_modules, as they do from the Lambda runtime.
+if (parts.has('3')) {
+const workDir = mkdtempSync(join(root, '.bench-tracer-'));
+try {
+  const entry = join(workDir, 'entry.ts');
+  writeFileSync(
+    entry,
+    `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { traced } from ${JSON.stringify(join(root, 'shared/core/tracing.ts'))};
+const client = traced(new DynamoDBClient({ region: 'us-east-1' }));
+export const handler = async () => client.config.region;
+`,
+  );
+  const bundle = join(workDir, 'index.mjs');
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    outfile: bundle,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    minify: true,
+    mainFields: ['module', 'main'],
+    banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+    // As in the stack: the Lambda runtime ships the SDK (here node_modules stands in for it).
+    external: ['@aws-sdk/*'],
+    logLevel: 'error',
+  });
+  const coldStart = (tracing: boolean): number => {
+    const script = `const t = performance.now(); await import(${JSON.stringify(bundle)}); process.stdout.write(String(performance.now() - t));`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, AWS_LAMBDA_FUNCTION_NAME: 'bench', POWERTOOLS_TRACE_ENABLED: String(tracing), AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR' },
+    });
+    if (result.status !== 0) throw new Error(result.stderr);
+    return Number(result.stdout);
+  };
+  const times: Record<'on' | 'off', number[]> = { on: [], off: [] };
+  coldStart(true);
+  coldStart(false);
+  for (let index = 0; index < starts; index++) {
+    times.on.push(coldStart(true));
+    times.off.push(coldStart(false));
+  }
+  const tracerOn = median(times.on);
+  const tracerOff = median(times.off);
+  console.log(`\n3. Cold start of a bundled function making a DynamoDB client through traced(), ${starts} fresh Node processes each (median module load)`);
+  console.log(`   tracing on : ${tracerOn.toFixed(1)} ms`);
+  console.log(`   tracing off: ${tracerOff.toFixed(1)} ms`);
+  console.log(`   Tracer cold-start cost: ${(tracerOn - tracerOff).toFixed(1)} ms (budget 5 ms: ${tracerOn - tracerOff < 5 ? 'within, could be on by default' : 'over, so tracing stays off by default (context tracing=true)'})`);
+} finally {
+  rmSync(workDir, { recursive: true, force: true });
+}
+}
