@@ -2327,6 +2327,180 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invoices
+         * @description A cursor list: pass `next_page_after_item` as `after_item` (or `previous_page_before_item` as `before_item`) to page; ordered by `date_type` with the id as tie-breaker.
+         *
+         *     Needs the permission `invoices:read`.
+         */
+        get: operations["getInvoices"];
+        put?: never;
+        /**
+         * Create an invoice
+         * @description Answers 201 with the new object; the `Location` header holds its URL.
+         *
+         *     Needs the permission `invoices:create`.
+         */
+        post: operations["postInvoices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/{invoice_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an invoice
+         * @description Needs the permission `invoices:read`.
+         */
+        get: operations["getInvoicesInvoiceId"];
+        put?: never;
+        /**
+         * Update an invoice
+         * @description A partial update: properties sent are changed, `null` clears one, omitted ones are left alone; unknown and read-only properties are ignored. Answers the whole updated object.
+         *
+         *     Needs the permission `invoices:update`.
+         */
+        post: operations["postInvoicesInvoiceId"];
+        /**
+         * Delete an invoice
+         * @description Needs the permission `invoices:delete`.
+         */
+        delete: operations["deleteInvoicesInvoiceId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/{invoice_id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish an invoice
+         * @description The `publish` action on an invoice. The answer is a JSON object; when its `object` is `invoice` it is the invoice after the action.
+         *
+         *     Needs the permission `invoices:update`.
+         */
+        post: operations["postInvoicesInvoiceIdPublish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/{invoice_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an invoice
+         * @description The `cancel` action on an invoice. The answer is a JSON object; when its `object` is `invoice` it is the invoice after the action.
+         *
+         *     Needs the permission `invoices:update`.
+         */
+        post: operations["postInvoicesInvoiceIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/{invoice_id}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Links an invoice
+         * @description The `links` action on an invoice. The answer is a JSON object; when its `object` is `invoice` it is the invoice after the action.
+         *
+         *     Needs the permission `invoices:update`.
+         */
+        post: operations["postInvoicesInvoiceIdLinks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/{invoice_id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the payments of an invoice
+         * @description An offset list: page with `limit` and `offset`; `total_items` counts the whole list.
+         *
+         *     Needs the permission `payments:read`.
+         */
+        get: operations["getInvoicesInvoiceIdPayments"];
+        put?: never;
+        /**
+         * Create a payment
+         * @description Answers 201 with the new object; the `Location` header holds its URL.
+         *
+         *     Needs the permission `payments:create`.
+         */
+        post: operations["postInvoicesInvoiceIdPayments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the invoices of a customer
+         * @description An offset list: page with `limit` and `offset`; `total_items` counts the whole list.
+         *
+         *     Needs the permission `invoices:read`.
+         */
+        get: operations["getCustomersCustomerIdInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "order:created": {
@@ -3341,7 +3515,7 @@ export interface components {
             refunds?: string | components["schemas"]["RefundOffsetList"];
             orders?: string | components["schemas"]["OrderOffsetList"];
             subscriptions?: string | components["schemas"]["SubscriptionOffsetList"];
-            invoices?: string | Record<string, never>;
+            invoices?: string | components["schemas"]["InvoiceOffsetList"];
             /** @description Only with `formatted=true`: a display string (or null) for each money, date, percentage and country property, in the caller's locale */
             formatted?: {
                 [key: string]: string | null;
@@ -3655,7 +3829,7 @@ export interface components {
             ip_address: string | null;
             customer: string | components["schemas"]["Customer"] | null;
             cart: string | components["schemas"]["Cart"] | null;
-            invoice: null;
+            invoice: string | components["schemas"]["Invoice"] | null;
             order: string | components["schemas"]["Order"] | null;
             subscription: string | components["schemas"]["Subscription"] | null;
             refunds: string | components["schemas"]["RefundOffsetList"];
@@ -3712,7 +3886,7 @@ export interface components {
             cart: string | components["schemas"]["Cart"] | null;
             payment: string | components["schemas"]["Payment"];
             payments: string | components["schemas"]["PaymentOffsetList"];
-            invoice: null;
+            invoice: string | components["schemas"]["Invoice"] | null;
             promotion: string | components["schemas"]["Promotion"] | null;
             subscription: string | components["schemas"]["Subscription"] | null;
             refunds: string | components["schemas"]["RefundOffsetList"];
@@ -3777,7 +3951,7 @@ export interface components {
          */
         OrderItem: {
             fulfilled: boolean;
-            product: string | components["schemas"]["Product"];
+            product: string | components["schemas"]["Product"] | null;
             subscription: string | components["schemas"]["Subscription"] | null;
             shipments: string;
             license: string | components["schemas"]["License"] | null;
@@ -3789,8 +3963,8 @@ export interface components {
             date_created: string | null;
             /** Format: date-time */
             date_modified: string | null;
-            reference_price: null;
-            reference_currency: null;
+            reference_price: number | null;
+            reference_currency: string | null;
             tax_code: string | null;
             /**
              * @description The kind of object
@@ -3804,7 +3978,7 @@ export interface components {
             url: string;
             /** @description The order item's id */
             item_id: string;
-            product_id: string;
+            product_id: string | null;
             order_id: string;
             name: string;
             /** @enum {string} */
@@ -4562,6 +4736,205 @@ export interface components {
             date_created: string | null;
             /** Format: date-time */
             date_modified: string | null;
+            /** @description Only with `formatted=true`: a display string (or null) for each money, date, percentage and country property, in the caller's locale */
+            formatted?: {
+                [key: string]: string | null;
+            };
+        };
+        /**
+         * invoice
+         * @description A invoice, as the API renders it.
+         */
+        Invoice: {
+            /**
+             * @description The kind of object
+             * @constant
+             */
+            object: "invoice";
+            /**
+             * Format: uri
+             * @description The absolute URL of this object
+             */
+            url: string;
+            /** @description The invoice's id */
+            invoice_id: string;
+            test: boolean;
+            account_id: string;
+            draft: boolean;
+            open: boolean;
+            /** @enum {string} */
+            payment_status: "completed" | "cancelled" | "unpaid";
+            /** Format: date-time */
+            date_due: string | null;
+            /** Format: date-time */
+            date_published: string | null;
+            currency: string;
+            customer_id: string | null;
+            customer: {
+                [key: string]: unknown;
+            } | components["schemas"]["Customer"];
+            items: components["schemas"]["InvoiceItem"][];
+            shipping_method_id: string | null;
+            shipping_item: {
+                item_id: string;
+                name: string;
+                /** @enum {number} */
+                quantity: 1;
+                currency: string;
+                price: number;
+                price_original: number;
+                subtotal: number;
+                subtotal_original: number;
+                discount: number;
+                tax_rate: number;
+                tax: number;
+                tax_original: number;
+                total: number;
+                total_original: number;
+                settlement_currency: string;
+                settlement_price: number;
+                settlement_subtotal: number;
+                settlement_subtotal_original: number;
+                settlement_discount: number;
+                settlement_tax: number;
+                settlement_tax_original: number;
+                settlement_total: number;
+                settlement_total_original: number;
+                /** @constant */
+                object: "item";
+            } | null;
+            promotion_code: string | null;
+            promotion: string | components["schemas"]["Promotion"] | null;
+            tax_inclusive: boolean;
+            discount_on_gross: boolean;
+            items_count: number;
+            items_quantity: number;
+            total_payments: number;
+            total_remaining: number;
+            payments: string | components["schemas"]["PaymentOffsetList"];
+            order: string | components["schemas"]["Order"] | null;
+            /** @description Free-form data the client stored (string, number, object, array or null); the platform never interprets it */
+            meta: unknown;
+            /** Format: date-time */
+            date_created: string | null;
+            /** Format: date-time */
+            date_modified: string | null;
+            settlement_currency?: string;
+            /** @description Only with `expand=options`: computed when asked for */
+            options?: unknown;
+            /** @description An amount in the major unit of its currency */
+            subtotal?: number | null;
+            /** @description An amount in the major unit of its currency */
+            subtotal_original?: number | null;
+            /** @description An amount in the major unit of its currency */
+            shipping?: number | null;
+            /** @description An amount in the major unit of its currency */
+            shipping_original?: number | null;
+            /** @description An amount in the major unit of its currency */
+            discount?: number | null;
+            /** @description An amount in the major unit of its currency */
+            tax?: number | null;
+            /** @description An amount in the major unit of its currency */
+            tax_original?: number | null;
+            /** @description An amount in the major unit of its currency */
+            total?: number | null;
+            /** @description An amount in the major unit of its currency */
+            total_original?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_subtotal?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_subtotal_original?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_shipping?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_shipping_original?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_discount?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_tax?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_tax_original?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_total?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_total_original?: number | null;
+            /** @description Only with `formatted=true`: a display string (or null) for each money, date, percentage and country property, in the caller's locale */
+            formatted?: {
+                [key: string]: string | null;
+            };
+        };
+        /**
+         * invoice_item
+         * @description A invoice item, as the API renders it.
+         */
+        InvoiceItem: {
+            settlement_currency: string;
+            reference_price: number | null;
+            reference_currency: string | null;
+            tax_code: string | null;
+            product: string | components["schemas"]["Product"] | null;
+            subscription_plan: {
+                billing_interval: number;
+                /** @enum {string} */
+                billing_interval_unit: "hour" | "day" | "week" | "month" | "year";
+                end_at_billing_count: number | null;
+            } | null;
+            /** @description Free-form data the client stored (string, number, object, array or null); the platform never interprets it */
+            meta: unknown;
+            /**
+             * @description The kind of object
+             * @constant
+             */
+            object: "item";
+            /** @description The invoice item's id */
+            item_id: string;
+            product_id: string | null;
+            test: boolean;
+            account_id: string;
+            name: string;
+            /** @enum {string} */
+            type: "digital" | "physical" | "service";
+            quantity: number;
+            currency: string;
+            /**
+             * Format: uri
+             * @description The absolute URL of this object
+             */
+            url?: string;
+            /** @description An amount in the major unit of its currency */
+            price?: number | null;
+            /** @description An amount in the major unit of its currency */
+            price_original?: number | null;
+            /** @description An amount in the major unit of its currency */
+            subtotal?: number | null;
+            /** @description An amount in the major unit of its currency */
+            subtotal_original?: number | null;
+            /** @description An amount in the major unit of its currency */
+            discount?: number | null;
+            /** @description An amount in the major unit of its currency */
+            tax?: number | null;
+            /** @description An amount in the major unit of its currency */
+            tax_original?: number | null;
+            /** @description An amount in the major unit of its currency */
+            total?: number | null;
+            /** @description An amount in the major unit of its currency */
+            total_original?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_price?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_subtotal?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_subtotal_original?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_discount?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_tax?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_tax_original?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_total?: number | null;
+            /** @description An amount in the major unit of its currency */
+            settlement_total_original?: number | null;
             /** @description Only with `formatted=true`: a display string (or null) for each money, date, percentage and country property, in the caller's locale */
             formatted?: {
                 [key: string]: string | null;
@@ -5474,8 +5847,64 @@ export interface components {
             current_page_url: string;
             data: components["schemas"]["Subscription"][];
         };
+        /** @description An offset list of invoice objects */
+        InvoiceOffsetList: {
+            /** @constant */
+            object: "list";
+            /** @description How many items the whole list holds */
+            total_items: number;
+            /** @description ceil(total_items / limit); 0 for an empty list */
+            total_pages: number;
+            /** @description floor(offset / limit) + 1 */
+            current_page: number;
+            /**
+             * Format: uri
+             * @description The next page, or null on the last one
+             */
+            next_page_url: string | null;
+            /** @description offset + limit when more items follow, else null */
+            next_page_offset: number | null;
+            /**
+             * Format: uri
+             * @description The previous page, or null on the first one
+             */
+            previous_page_url: string | null;
+            /** @description max(0, offset - limit) when offset > 0, else null */
+            previous_page_offset: number | null;
+            /**
+             * Format: uri
+             * @description This page
+             */
+            current_page_url: string;
+            data: components["schemas"]["Invoice"][];
+        };
+        /** @description A cursor list of invoice objects */
+        InvoiceCursorList: {
+            /** @constant */
+            object: "list";
+            /**
+             * Format: uri
+             * @description The next page, or null when no items follow
+             */
+            next_page_url: string | null;
+            /** @description The id of the last item of `data` when more items follow (pass it as `after_item`), else null */
+            next_page_after_item: string | null;
+            /**
+             * Format: uri
+             * @description The previous page, or null when no items precede
+             */
+            previous_page_url: string | null;
+            /** @description The id of the first item of `data` when earlier items exist (pass it as `before_item`), else null */
+            previous_page_before_item: string | null;
+            /**
+             * Format: uri
+             * @description This page
+             */
+            current_page_url: string;
+            data: components["schemas"]["Invoice"][];
+        };
         /** @description A JSON object. When its `object` property names a resource, the object is that resource. */
-        AnyObject: unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown;
+        AnyObject: unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown;
         /** @description A notification body: one event of one occurrence for one subscription */
         Notification: {
             /** @constant */
@@ -9390,7 +9819,7 @@ export interface operations {
     postCustomers: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.invoice`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices`, `invoices.customer`, `invoices.order`, `invoices.promotion`, `invoices.payments`, `invoices.options`, `invoices.items.product` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -9499,7 +9928,7 @@ export interface operations {
     getCustomersCustomerId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.invoice`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices`, `invoices.customer`, `invoices.order`, `invoices.promotion`, `invoices.payments`, `invoices.options`, `invoices.items.product` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -9568,7 +9997,7 @@ export interface operations {
     postCustomersCustomerId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.invoice`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices`, `invoices.customer`, `invoices.order`, `invoices.promotion`, `invoices.payments`, `invoices.options`, `invoices.items.product` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -9677,7 +10106,7 @@ export interface operations {
     deleteCustomersCustomerId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.invoice`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices`, `invoices.customer`, `invoices.order`, `invoices.promotion`, `invoices.payments`, `invoices.options`, `invoices.items.product` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -9715,7 +10144,7 @@ export interface operations {
     postCustomersLogin: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.invoice`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices`, `invoices.customer`, `invoices.order`, `invoices.promotion`, `invoices.payments`, `invoices.options`, `invoices.items.product` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -9759,7 +10188,7 @@ export interface operations {
     getCustomersMe: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.invoice`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices`, `invoices.customer`, `invoices.order`, `invoices.promotion`, `invoices.payments`, `invoices.options`, `invoices.items.product` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -9825,7 +10254,7 @@ export interface operations {
     postCustomersMe: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment_methods`, `payment_methods.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.invoice`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `subscriptions`, `subscriptions.customer`, `subscriptions.order`, `subscriptions.orders`, `subscriptions.payments`, `invoices`, `invoices.customer`, `invoices.order`, `invoices.promotion`, `invoices.payments`, `invoices.options`, `invoices.items.product` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -10308,7 +10737,7 @@ export interface operations {
     getCarts: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `options`, `items.product`, `items.product.license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -10493,7 +10922,7 @@ export interface operations {
     postCarts: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -10701,7 +11130,7 @@ export interface operations {
     getCartsCartId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -10859,7 +11288,7 @@ export interface operations {
     postCartsCartId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -11486,7 +11915,7 @@ export interface operations {
     postCartsCartIdLogin: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -11533,7 +11962,7 @@ export interface operations {
     postCartsCartIdLogout: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -11573,7 +12002,7 @@ export interface operations {
     getCartsCartIdPayments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.options`, `invoice.items.product`, `subscription`, `subscription.customer`, `subscription.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -11672,7 +12101,7 @@ export interface operations {
                      *           "ip_address": "ip address",
                      *           "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
                      *           "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
-                     *           "invoice": null,
+                     *           "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
                      *           "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
                      *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
@@ -11693,7 +12122,7 @@ export interface operations {
     postCartsCartIdPayments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.payments`, `invoice.options`, `invoice.items.product`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -11811,7 +12240,7 @@ export interface operations {
                      *       "ip_address": "ip address",
                      *       "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
                      *       "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
-                     *       "invoice": null,
+                     *       "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
                      *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
                      *       "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *       "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
@@ -11830,7 +12259,7 @@ export interface operations {
     getPayments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.options`, `invoice.items.product`, `subscription`, `subscription.customer`, `subscription.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -11937,7 +12366,7 @@ export interface operations {
                      *           "ip_address": "ip address",
                      *           "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
                      *           "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
-                     *           "invoice": null,
+                     *           "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
                      *           "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
                      *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
@@ -11958,7 +12387,7 @@ export interface operations {
     postPayments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.payments`, `invoice.options`, `invoice.items.product`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -12114,7 +12543,7 @@ export interface operations {
                      *       "ip_address": "ip address",
                      *       "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
                      *       "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
-                     *       "invoice": null,
+                     *       "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
                      *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
                      *       "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *       "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
@@ -12133,7 +12562,7 @@ export interface operations {
     getPaymentsPaymentId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.payments`, `invoice.options`, `invoice.items.product`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -12215,7 +12644,7 @@ export interface operations {
                      *       "ip_address": "ip address",
                      *       "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
                      *       "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
-                     *       "invoice": null,
+                     *       "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
                      *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
                      *       "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *       "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
@@ -12234,7 +12663,7 @@ export interface operations {
     postPaymentsPaymentId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.payments`, `invoice.options`, `invoice.items.product`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -12325,7 +12754,7 @@ export interface operations {
                      *       "ip_address": "ip address",
                      *       "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
                      *       "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
-                     *       "invoice": null,
+                     *       "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
                      *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
                      *       "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *       "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
@@ -12381,7 +12810,7 @@ export interface operations {
     postPaymentsPaymentIdCommit: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.payments`, `invoice.options`, `invoice.items.product`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -12468,7 +12897,7 @@ export interface operations {
     getOrders: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `promotion`, `subscription`, `subscription.customer`, `subscription.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order`, `items.subscription`, `items.subscription.customer`, `items.subscription.order` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.invoice`, `payment.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.options`, `invoice.items.product`, `promotion`, `subscription`, `subscription.customer`, `subscription.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order`, `items.subscription`, `items.subscription.customer`, `items.subscription.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -12545,8 +12974,8 @@ export interface operations {
                      *               "meta": null,
                      *               "date_created": "2026-11-21T14:05:09Z",
                      *               "date_modified": "2026-11-21T14:05:09Z",
-                     *               "reference_price": null,
-                     *               "reference_currency": null,
+                     *               "reference_price": 19.99,
+                     *               "reference_currency": "USD",
                      *               "tax_code": "tax code",
                      *               "object": "order_item",
                      *               "url": "http://localhost:4000/api/v1/order_items/3HE81X8T8P1B",
@@ -12605,7 +13034,7 @@ export interface operations {
                      *           "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
                      *           "payment": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
                      *           "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
-                     *           "invoice": null,
+                     *           "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
                      *           "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
                      *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
@@ -12658,7 +13087,7 @@ export interface operations {
     getOrdersOrderId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `payment.refunds`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `promotion`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `shipments`, `shipments.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order`, `items.subscription`, `items.subscription.customer`, `items.subscription.order`, `items.subscription.orders`, `items.subscription.payments` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.invoice`, `payment.subscription`, `payment.refunds`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.payments`, `invoice.options`, `invoice.items.product`, `promotion`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `shipments`, `shipments.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order`, `items.subscription`, `items.subscription.customer`, `items.subscription.order`, `items.subscription.orders`, `items.subscription.payments` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -12708,8 +13137,8 @@ export interface operations {
                      *           "meta": null,
                      *           "date_created": "2026-11-21T14:05:09Z",
                      *           "date_modified": "2026-11-21T14:05:09Z",
-                     *           "reference_price": null,
-                     *           "reference_currency": null,
+                     *           "reference_price": 19.99,
+                     *           "reference_currency": "USD",
                      *           "tax_code": "tax code",
                      *           "object": "order_item",
                      *           "url": "http://localhost:4000/api/v1/order_items/3HE81X8T8P1B",
@@ -12768,7 +13197,7 @@ export interface operations {
                      *       "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
                      *       "payment": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
                      *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
-                     *       "invoice": null,
+                     *       "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
                      *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
                      *       "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *       "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
@@ -12820,7 +13249,7 @@ export interface operations {
     postOrdersOrderId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `payment.refunds`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `promotion`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds`, `shipments`, `shipments.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order`, `items.subscription`, `items.subscription.customer`, `items.subscription.order`, `items.subscription.orders`, `items.subscription.payments` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.invoice`, `payment.subscription`, `payment.refunds`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.payments`, `invoice.options`, `invoice.items.product`, `promotion`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `shipments`, `shipments.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order`, `items.subscription`, `items.subscription.customer`, `items.subscription.order`, `items.subscription.orders`, `items.subscription.payments` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -12879,8 +13308,8 @@ export interface operations {
                      *           "meta": null,
                      *           "date_created": "2026-11-21T14:05:09Z",
                      *           "date_modified": "2026-11-21T14:05:09Z",
-                     *           "reference_price": null,
-                     *           "reference_currency": null,
+                     *           "reference_price": 19.99,
+                     *           "reference_currency": "USD",
                      *           "tax_code": "tax code",
                      *           "object": "order_item",
                      *           "url": "http://localhost:4000/api/v1/order_items/3HE81X8T8P1B",
@@ -12939,7 +13368,7 @@ export interface operations {
                      *       "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
                      *       "payment": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
                      *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
-                     *       "invoice": null,
+                     *       "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
                      *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
                      *       "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *       "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
@@ -13049,8 +13478,8 @@ export interface operations {
                      *           "meta": null,
                      *           "date_created": "2026-11-21T14:05:09Z",
                      *           "date_modified": "2026-11-21T14:05:09Z",
-                     *           "reference_price": null,
-                     *           "reference_currency": null,
+                     *           "reference_price": 19.99,
+                     *           "reference_currency": "USD",
                      *           "tax_code": "tax code",
                      *           "object": "order_item",
                      *           "url": "http://localhost:4000/api/v1/order_items/3HE81X8T8P1B",
@@ -13136,8 +13565,8 @@ export interface operations {
                      *       "meta": null,
                      *       "date_created": "2026-11-21T14:05:09Z",
                      *       "date_modified": "2026-11-21T14:05:09Z",
-                     *       "reference_price": null,
-                     *       "reference_currency": null,
+                     *       "reference_price": 19.99,
+                     *       "reference_currency": "USD",
                      *       "tax_code": "tax code",
                      *       "object": "order_item",
                      *       "url": "http://localhost:4000/api/v1/order_items/3HE81X8T8P1B",
@@ -13228,8 +13657,8 @@ export interface operations {
                      *       "meta": null,
                      *       "date_created": "2026-11-21T14:05:09Z",
                      *       "date_modified": "2026-11-21T14:05:09Z",
-                     *       "reference_price": null,
-                     *       "reference_currency": null,
+                     *       "reference_price": 19.99,
+                     *       "reference_currency": "USD",
                      *       "tax_code": "tax code",
                      *       "object": "order_item",
                      *       "url": "http://localhost:4000/api/v1/order_items/3HE81X8T8P1B",
@@ -13269,7 +13698,7 @@ export interface operations {
     getOrdersOrderIdPayments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.options`, `invoice.items.product`, `subscription`, `subscription.customer`, `subscription.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -13368,7 +13797,7 @@ export interface operations {
                      *           "ip_address": "ip address",
                      *           "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
                      *           "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
-                     *           "invoice": null,
+                     *           "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
                      *           "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
                      *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
@@ -13389,7 +13818,7 @@ export interface operations {
     getCustomersCustomerIdOrders: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `promotion`, `subscription`, `subscription.customer`, `subscription.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order`, `items.subscription`, `items.subscription.customer`, `items.subscription.order` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.invoice`, `payment.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.options`, `invoice.items.product`, `promotion`, `subscription`, `subscription.customer`, `subscription.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order`, `items.subscription`, `items.subscription.customer`, `items.subscription.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -13456,8 +13885,8 @@ export interface operations {
                      *               "meta": null,
                      *               "date_created": "2026-11-21T14:05:09Z",
                      *               "date_modified": "2026-11-21T14:05:09Z",
-                     *               "reference_price": null,
-                     *               "reference_currency": null,
+                     *               "reference_price": 19.99,
+                     *               "reference_currency": "USD",
                      *               "tax_code": "tax code",
                      *               "object": "order_item",
                      *               "url": "http://localhost:4000/api/v1/order_items/3HE81X8T8P1B",
@@ -13516,7 +13945,7 @@ export interface operations {
                      *           "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
                      *           "payment": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
                      *           "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
-                     *           "invoice": null,
+                     *           "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
                      *           "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
                      *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
@@ -13569,7 +13998,7 @@ export interface operations {
     getCustomersCustomerIdPayments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.options`, `invoice.items.product`, `subscription`, `subscription.customer`, `subscription.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -13668,7 +14097,7 @@ export interface operations {
                      *           "ip_address": "ip address",
                      *           "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
                      *           "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
-                     *           "invoice": null,
+                     *           "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
                      *           "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
                      *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
@@ -13689,7 +14118,7 @@ export interface operations {
     getRefunds: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.invoice`, `payment.subscription`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -13797,7 +14226,7 @@ export interface operations {
     getRefundsRefundId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `payment.refunds`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.invoice`, `payment.subscription`, `payment.refunds`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -13878,7 +14307,7 @@ export interface operations {
     getOrdersOrderIdRefunds: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.invoice`, `payment.subscription`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -13978,7 +14407,7 @@ export interface operations {
     postOrdersOrderIdRefunds: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `payment.refunds`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.invoice`, `payment.subscription`, `payment.refunds`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -14075,7 +14504,7 @@ export interface operations {
     getPaymentsPaymentIdRefunds: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.invoice`, `payment.subscription`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -14175,7 +14604,7 @@ export interface operations {
     postPaymentsPaymentIdRefunds: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `payment.refunds`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.invoice`, `payment.subscription`, `payment.refunds`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -14272,7 +14701,7 @@ export interface operations {
     getCustomersCustomerIdRefunds: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.invoice`, `payment.subscription`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `customer` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -16214,7 +16643,7 @@ export interface operations {
     getLicenseRequests: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -16326,7 +16755,7 @@ export interface operations {
     getLicenseRequestsLicenseRequestId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -16409,7 +16838,7 @@ export interface operations {
     postLicenseRequestsLicenseRequestIdRetry: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `license_service` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `license_service` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -16449,7 +16878,7 @@ export interface operations {
     getLicensesLicenseId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `license_service`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `license_service`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -18121,7 +18550,7 @@ export interface operations {
     getOrdersOrderIdShipments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -18205,7 +18634,7 @@ export interface operations {
     postOrdersOrderIdShipments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -18287,7 +18716,7 @@ export interface operations {
     getOrdersOrderIdItemsItemIdShipments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -18373,7 +18802,7 @@ export interface operations {
     getShipments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -18461,7 +18890,7 @@ export interface operations {
     getShipmentsShipmentId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -18526,7 +18955,7 @@ export interface operations {
     postShipmentsShipmentId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -18602,7 +19031,7 @@ export interface operations {
     deleteShipmentsShipmentId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -18640,7 +19069,7 @@ export interface operations {
     getSubscriptions: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -18752,7 +19181,7 @@ export interface operations {
     getSubscriptionsSubscriptionId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.invoice`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -18837,7 +19266,7 @@ export interface operations {
     postSubscriptionsSubscriptionId: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.invoice`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -18931,7 +19360,7 @@ export interface operations {
     postSubscriptionsSubscriptionIdCancel: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.invoice`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -18978,7 +19407,7 @@ export interface operations {
     postSubscriptionsSubscriptionIdUncancel: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.invoice`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -19018,7 +19447,7 @@ export interface operations {
     postSubscriptionsSubscriptionIdFastForward: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.subscription`, `payments.refunds` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `orders`, `orders.customer`, `orders.payment`, `orders.cart`, `orders.invoice`, `orders.promotion`, `orders.subscription`, `orders.refunds`, `orders.payments`, `orders.shipments`, `orders.options`, `orders.items.product`, `orders.items.license`, `orders.items.subscription`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -19058,7 +19487,7 @@ export interface operations {
     getSubscriptionsSubscriptionIdOrders: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `promotion`, `subscription`, `subscription.customer`, `subscription.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order`, `items.subscription`, `items.subscription.customer`, `items.subscription.order` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `payment`, `payment.customer`, `payment.order`, `payment.cart`, `payment.invoice`, `payment.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.options`, `invoice.items.product`, `promotion`, `subscription`, `subscription.customer`, `subscription.order`, `options`, `items.product`, `items.product.license_service`, `items.license`, `items.license.license_service`, `items.license.order`, `items.subscription`, `items.subscription.customer`, `items.subscription.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -19125,8 +19554,8 @@ export interface operations {
                      *               "meta": null,
                      *               "date_created": "2026-11-21T14:05:09Z",
                      *               "date_modified": "2026-11-21T14:05:09Z",
-                     *               "reference_price": null,
-                     *               "reference_currency": null,
+                     *               "reference_price": 19.99,
+                     *               "reference_currency": "USD",
                      *               "tax_code": "tax code",
                      *               "object": "order_item",
                      *               "url": "http://localhost:4000/api/v1/order_items/3HE81X8T8P1B",
@@ -19185,7 +19614,7 @@ export interface operations {
                      *           "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
                      *           "payment": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
                      *           "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
-                     *           "invoice": null,
+                     *           "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
                      *           "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
                      *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
@@ -19238,7 +19667,7 @@ export interface operations {
     getSubscriptionsSubscriptionIdPayments: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `subscription`, `subscription.customer`, `subscription.order` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.options`, `invoice.items.product`, `subscription`, `subscription.customer`, `subscription.order` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -19337,7 +19766,7 @@ export interface operations {
                      *           "ip_address": "ip address",
                      *           "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
                      *           "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
-                     *           "invoice": null,
+                     *           "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
                      *           "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
                      *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
                      *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
@@ -19358,7 +19787,7 @@ export interface operations {
     getCustomersCustomerIdSubscriptions: {
         parameters: {
             query?: {
-                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription` */
                 expand?: string;
                 /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
                 show?: components["parameters"]["show"];
@@ -19490,6 +19919,1370 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AnyObject"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getInvoices: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `options`, `items.product`, `items.product.license_service` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+                /** @description Page size, 1-100 (default 100) */
+                limit?: number;
+                /** @description The id after which the page starts */
+                after_item?: string;
+                /** @description The id before which the page ends */
+                before_item?: string;
+                /** @description date_created (default) or date_modified: the order and the date filters */
+                date_type?: string;
+                /** @description Earliest date_type, inclusive: an ISO 8601 value or a shorthand such as `today`, `-7` or `2026-11` */
+                date_start?: string;
+                /** @description Latest date_type, inclusive: an ISO 8601 value or a shorthand such as `yesterday`, `-1` or `2026-11-21` */
+                date_end?: string;
+                /** @description Descending order (default false) */
+                desc?: string;
+                /** @description unpaid, completed or cancelled */
+                payment_status?: string;
+                /** @description Open invoices (true) or not (false) */
+                open?: string;
+                /** @description Drafts (true) or not (false) */
+                draft?: string;
+                /** @description Invoices of one customer */
+                customer_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: list invoices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "next_page_url": null,
+                     *       "next_page_after_item": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_before_item": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/invoices?limit=100",
+                     *       "data": [
+                     *         {
+                     *           "object": "invoice",
+                     *           "url": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
+                     *           "invoice_id": "3HE81X8T8P1B",
+                     *           "test": false,
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "draft": false,
+                     *           "open": false,
+                     *           "payment_status": "completed",
+                     *           "date_due": "2026-11-21T14:05:09Z",
+                     *           "date_published": "2026-11-21T14:05:09Z",
+                     *           "currency": "USD",
+                     *           "customer_id": "3HE81X8T8P1B",
+                     *           "customer": {},
+                     *           "items": [
+                     *             {
+                     *               "settlement_currency": "USD",
+                     *               "reference_price": 19.99,
+                     *               "reference_currency": "USD",
+                     *               "tax_code": "tax code",
+                     *               "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
+                     *               "subscription_plan": {
+                     *                 "billing_interval": 19.99,
+                     *                 "billing_interval_unit": "hour",
+                     *                 "end_at_billing_count": 1
+                     *               },
+                     *               "meta": null,
+                     *               "object": "item",
+                     *               "item_id": "3HE81X8T8P1B",
+                     *               "product_id": "3HE81X8T8P1B",
+                     *               "test": false,
+                     *               "account_id": "3HE81X8T8P1B",
+                     *               "name": "name",
+                     *               "type": "digital",
+                     *               "quantity": 1,
+                     *               "currency": "USD",
+                     *               "url": "http://localhost:4000/api/v1/items/3HE81X8T8P1B",
+                     *               "price": 19.99,
+                     *               "price_original": 19.99,
+                     *               "subtotal": 19.99,
+                     *               "subtotal_original": 19.99,
+                     *               "discount": 1,
+                     *               "tax": 19.99,
+                     *               "tax_original": 19.99,
+                     *               "total": 19.99,
+                     *               "total_original": 19.99,
+                     *               "settlement_price": 19.99,
+                     *               "settlement_subtotal": 19.99,
+                     *               "settlement_subtotal_original": 19.99,
+                     *               "settlement_discount": 1,
+                     *               "settlement_tax": 19.99,
+                     *               "settlement_tax_original": 19.99,
+                     *               "settlement_total": 19.99,
+                     *               "settlement_total_original": 19.99
+                     *             }
+                     *           ],
+                     *           "shipping_method_id": "3HE81X8T8P1B",
+                     *           "shipping_item": {
+                     *             "item_id": "3HE81X8T8P1B",
+                     *             "name": "name",
+                     *             "quantity": 1,
+                     *             "currency": "USD",
+                     *             "price": 19.99,
+                     *             "price_original": 19.99,
+                     *             "subtotal": 19.99,
+                     *             "subtotal_original": 19.99,
+                     *             "discount": 1,
+                     *             "tax_rate": 19.99,
+                     *             "tax": 19.99,
+                     *             "tax_original": 19.99,
+                     *             "total": 19.99,
+                     *             "total_original": 19.99,
+                     *             "settlement_currency": "USD",
+                     *             "settlement_price": 19.99,
+                     *             "settlement_subtotal": 19.99,
+                     *             "settlement_subtotal_original": 19.99,
+                     *             "settlement_discount": 1,
+                     *             "settlement_tax": 19.99,
+                     *             "settlement_tax_original": 19.99,
+                     *             "settlement_total": 19.99,
+                     *             "settlement_total_original": 19.99,
+                     *             "object": "item"
+                     *           },
+                     *           "promotion_code": "promotion code",
+                     *           "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *           "tax_inclusive": false,
+                     *           "discount_on_gross": false,
+                     *           "items_count": 1,
+                     *           "items_quantity": 1,
+                     *           "total_payments": 19.99,
+                     *           "total_remaining": 19.99,
+                     *           "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *           "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *           "meta": null,
+                     *           "date_created": "2026-11-21T14:05:09Z",
+                     *           "date_modified": "2026-11-21T14:05:09Z",
+                     *           "settlement_currency": "USD",
+                     *           "subtotal": 19.99,
+                     *           "subtotal_original": 19.99,
+                     *           "shipping": 19.99,
+                     *           "shipping_original": 19.99,
+                     *           "discount": 1,
+                     *           "tax": 19.99,
+                     *           "tax_original": 19.99,
+                     *           "total": 19.99,
+                     *           "total_original": 19.99,
+                     *           "settlement_subtotal": 19.99,
+                     *           "settlement_subtotal_original": 19.99,
+                     *           "settlement_shipping": 19.99,
+                     *           "settlement_shipping_original": 19.99,
+                     *           "settlement_discount": 1,
+                     *           "settlement_tax": 19.99,
+                     *           "settlement_tax_original": 19.99,
+                     *           "settlement_total": 19.99,
+                     *           "settlement_total_original": 19.99
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceCursorList"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postInvoices: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    draft?: boolean;
+                    date_due?: string | null;
+                    items?: {
+                        product_id?: string | number | null;
+                        item_id?: "" | null | string;
+                        name?: string | null;
+                        /** @enum {string} */
+                        type?: "digital" | "physical" | "service";
+                        price?: number | string;
+                        quantity?: number | string;
+                        /** @description Any JSON value but a boolean; at most 2048 characters of compact JSON, 32 levels deep */
+                        meta?: unknown;
+                    }[] | null;
+                    currency?: string | null;
+                    customer?: {
+                        customer_id?: string | null;
+                        name?: string | null;
+                        email?: string | null;
+                        company_name?: string | null;
+                        phone?: string | number | null;
+                        tax_number?: string | null;
+                        billing_address?: {
+                            name?: string | null;
+                            address_1?: string | null;
+                            address_2?: string | null;
+                            city?: string | null;
+                            state_prov?: string | null;
+                            postal_code?: string | number | null;
+                            country?: string | null;
+                            email?: string | null;
+                            /** @description Any JSON value but a boolean; at most 2048 characters of compact JSON, 32 levels deep */
+                            meta?: unknown;
+                        } | null;
+                        shipping_address?: {
+                            name?: string | null;
+                            address_1?: string | null;
+                            address_2?: string | null;
+                            city?: string | null;
+                            state_prov?: string | null;
+                            postal_code?: string | number | null;
+                            country?: string | null;
+                            email?: string | null;
+                            /** @description Any JSON value but a boolean; at most 2048 characters of compact JSON, 32 levels deep */
+                            meta?: unknown;
+                        } | null;
+                    } | null;
+                    customer_id?: string | null;
+                    promotion_code?: string | null;
+                    shipping_method_id?: string | null;
+                    /** @description Any JSON value but a boolean; at most 2048 characters of compact JSON, 32 levels deep */
+                    meta?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Answer to: create an invoice */
+            201: {
+                headers: {
+                    /** @description The absolute URL of the created object */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "invoice",
+                     *       "url": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
+                     *       "invoice_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "draft": false,
+                     *       "open": false,
+                     *       "payment_status": "completed",
+                     *       "date_due": "2026-11-21T14:05:09Z",
+                     *       "date_published": "2026-11-21T14:05:09Z",
+                     *       "currency": "USD",
+                     *       "customer_id": "3HE81X8T8P1B",
+                     *       "customer": {},
+                     *       "items": [
+                     *         {
+                     *           "settlement_currency": "USD",
+                     *           "reference_price": 19.99,
+                     *           "reference_currency": "USD",
+                     *           "tax_code": "tax code",
+                     *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
+                     *           "subscription_plan": {
+                     *             "billing_interval": 19.99,
+                     *             "billing_interval_unit": "hour",
+                     *             "end_at_billing_count": 1
+                     *           },
+                     *           "meta": null,
+                     *           "object": "item",
+                     *           "item_id": "3HE81X8T8P1B",
+                     *           "product_id": "3HE81X8T8P1B",
+                     *           "test": false,
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "name": "name",
+                     *           "type": "digital",
+                     *           "quantity": 1,
+                     *           "currency": "USD",
+                     *           "url": "http://localhost:4000/api/v1/items/3HE81X8T8P1B",
+                     *           "price": 19.99,
+                     *           "price_original": 19.99,
+                     *           "subtotal": 19.99,
+                     *           "subtotal_original": 19.99,
+                     *           "discount": 1,
+                     *           "tax": 19.99,
+                     *           "tax_original": 19.99,
+                     *           "total": 19.99,
+                     *           "total_original": 19.99,
+                     *           "settlement_price": 19.99,
+                     *           "settlement_subtotal": 19.99,
+                     *           "settlement_subtotal_original": 19.99,
+                     *           "settlement_discount": 1,
+                     *           "settlement_tax": 19.99,
+                     *           "settlement_tax_original": 19.99,
+                     *           "settlement_total": 19.99,
+                     *           "settlement_total_original": 19.99
+                     *         }
+                     *       ],
+                     *       "shipping_method_id": "3HE81X8T8P1B",
+                     *       "shipping_item": {
+                     *         "item_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "quantity": 1,
+                     *         "currency": "USD",
+                     *         "price": 19.99,
+                     *         "price_original": 19.99,
+                     *         "subtotal": 19.99,
+                     *         "subtotal_original": 19.99,
+                     *         "discount": 1,
+                     *         "tax_rate": 19.99,
+                     *         "tax": 19.99,
+                     *         "tax_original": 19.99,
+                     *         "total": 19.99,
+                     *         "total_original": 19.99,
+                     *         "settlement_currency": "USD",
+                     *         "settlement_price": 19.99,
+                     *         "settlement_subtotal": 19.99,
+                     *         "settlement_subtotal_original": 19.99,
+                     *         "settlement_discount": 1,
+                     *         "settlement_tax": 19.99,
+                     *         "settlement_tax_original": 19.99,
+                     *         "settlement_total": 19.99,
+                     *         "settlement_total_original": 19.99,
+                     *         "object": "item"
+                     *       },
+                     *       "promotion_code": "promotion code",
+                     *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *       "tax_inclusive": false,
+                     *       "discount_on_gross": false,
+                     *       "items_count": 1,
+                     *       "items_quantity": 1,
+                     *       "total_payments": 19.99,
+                     *       "total_remaining": 19.99,
+                     *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "meta": null,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z",
+                     *       "settlement_currency": "USD",
+                     *       "subtotal": 19.99,
+                     *       "subtotal_original": 19.99,
+                     *       "shipping": 19.99,
+                     *       "shipping_original": 19.99,
+                     *       "discount": 1,
+                     *       "tax": 19.99,
+                     *       "tax_original": 19.99,
+                     *       "total": 19.99,
+                     *       "total_original": 19.99,
+                     *       "settlement_subtotal": 19.99,
+                     *       "settlement_subtotal_original": 19.99,
+                     *       "settlement_shipping": 19.99,
+                     *       "settlement_shipping_original": 19.99,
+                     *       "settlement_discount": 1,
+                     *       "settlement_tax": 19.99,
+                     *       "settlement_tax_original": 19.99,
+                     *       "settlement_total": 19.99,
+                     *       "settlement_total_original": 19.99
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getInvoicesInvoiceId: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The invoice's id */
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: retrieve an invoice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "invoice",
+                     *       "url": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
+                     *       "invoice_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "draft": false,
+                     *       "open": false,
+                     *       "payment_status": "completed",
+                     *       "date_due": "2026-11-21T14:05:09Z",
+                     *       "date_published": "2026-11-21T14:05:09Z",
+                     *       "currency": "USD",
+                     *       "customer_id": "3HE81X8T8P1B",
+                     *       "customer": {},
+                     *       "items": [
+                     *         {
+                     *           "settlement_currency": "USD",
+                     *           "reference_price": 19.99,
+                     *           "reference_currency": "USD",
+                     *           "tax_code": "tax code",
+                     *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
+                     *           "subscription_plan": {
+                     *             "billing_interval": 19.99,
+                     *             "billing_interval_unit": "hour",
+                     *             "end_at_billing_count": 1
+                     *           },
+                     *           "meta": null,
+                     *           "object": "item",
+                     *           "item_id": "3HE81X8T8P1B",
+                     *           "product_id": "3HE81X8T8P1B",
+                     *           "test": false,
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "name": "name",
+                     *           "type": "digital",
+                     *           "quantity": 1,
+                     *           "currency": "USD",
+                     *           "url": "http://localhost:4000/api/v1/items/3HE81X8T8P1B",
+                     *           "price": 19.99,
+                     *           "price_original": 19.99,
+                     *           "subtotal": 19.99,
+                     *           "subtotal_original": 19.99,
+                     *           "discount": 1,
+                     *           "tax": 19.99,
+                     *           "tax_original": 19.99,
+                     *           "total": 19.99,
+                     *           "total_original": 19.99,
+                     *           "settlement_price": 19.99,
+                     *           "settlement_subtotal": 19.99,
+                     *           "settlement_subtotal_original": 19.99,
+                     *           "settlement_discount": 1,
+                     *           "settlement_tax": 19.99,
+                     *           "settlement_tax_original": 19.99,
+                     *           "settlement_total": 19.99,
+                     *           "settlement_total_original": 19.99
+                     *         }
+                     *       ],
+                     *       "shipping_method_id": "3HE81X8T8P1B",
+                     *       "shipping_item": {
+                     *         "item_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "quantity": 1,
+                     *         "currency": "USD",
+                     *         "price": 19.99,
+                     *         "price_original": 19.99,
+                     *         "subtotal": 19.99,
+                     *         "subtotal_original": 19.99,
+                     *         "discount": 1,
+                     *         "tax_rate": 19.99,
+                     *         "tax": 19.99,
+                     *         "tax_original": 19.99,
+                     *         "total": 19.99,
+                     *         "total_original": 19.99,
+                     *         "settlement_currency": "USD",
+                     *         "settlement_price": 19.99,
+                     *         "settlement_subtotal": 19.99,
+                     *         "settlement_subtotal_original": 19.99,
+                     *         "settlement_discount": 1,
+                     *         "settlement_tax": 19.99,
+                     *         "settlement_tax_original": 19.99,
+                     *         "settlement_total": 19.99,
+                     *         "settlement_total_original": 19.99,
+                     *         "object": "item"
+                     *       },
+                     *       "promotion_code": "promotion code",
+                     *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *       "tax_inclusive": false,
+                     *       "discount_on_gross": false,
+                     *       "items_count": 1,
+                     *       "items_quantity": 1,
+                     *       "total_payments": 19.99,
+                     *       "total_remaining": 19.99,
+                     *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "meta": null,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z",
+                     *       "settlement_currency": "USD",
+                     *       "subtotal": 19.99,
+                     *       "subtotal_original": 19.99,
+                     *       "shipping": 19.99,
+                     *       "shipping_original": 19.99,
+                     *       "discount": 1,
+                     *       "tax": 19.99,
+                     *       "tax_original": 19.99,
+                     *       "total": 19.99,
+                     *       "total_original": 19.99,
+                     *       "settlement_subtotal": 19.99,
+                     *       "settlement_subtotal_original": 19.99,
+                     *       "settlement_shipping": 19.99,
+                     *       "settlement_shipping_original": 19.99,
+                     *       "settlement_discount": 1,
+                     *       "settlement_tax": 19.99,
+                     *       "settlement_tax_original": 19.99,
+                     *       "settlement_total": 19.99,
+                     *       "settlement_total_original": 19.99
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postInvoicesInvoiceId: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The invoice's id */
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    draft?: boolean;
+                    date_due?: string | null;
+                    items?: {
+                        product_id?: string | number | null;
+                        item_id?: "" | null | string;
+                        name?: string | null;
+                        /** @enum {string} */
+                        type?: "digital" | "physical" | "service";
+                        price?: number | string;
+                        quantity?: number | string;
+                        /** @description Any JSON value but a boolean; at most 2048 characters of compact JSON, 32 levels deep */
+                        meta?: unknown;
+                    }[] | null;
+                    currency?: string | null;
+                    customer?: {
+                        customer_id?: string | null;
+                        name?: string | null;
+                        email?: string | null;
+                        company_name?: string | null;
+                        phone?: string | number | null;
+                        tax_number?: string | null;
+                        billing_address?: {
+                            name?: string | null;
+                            address_1?: string | null;
+                            address_2?: string | null;
+                            city?: string | null;
+                            state_prov?: string | null;
+                            postal_code?: string | number | null;
+                            country?: string | null;
+                            email?: string | null;
+                            /** @description Any JSON value but a boolean; at most 2048 characters of compact JSON, 32 levels deep */
+                            meta?: unknown;
+                        } | null;
+                        shipping_address?: {
+                            name?: string | null;
+                            address_1?: string | null;
+                            address_2?: string | null;
+                            city?: string | null;
+                            state_prov?: string | null;
+                            postal_code?: string | number | null;
+                            country?: string | null;
+                            email?: string | null;
+                            /** @description Any JSON value but a boolean; at most 2048 characters of compact JSON, 32 levels deep */
+                            meta?: unknown;
+                        } | null;
+                    } | null;
+                    customer_id?: string | null;
+                    promotion_code?: string | null;
+                    shipping_method_id?: string | null;
+                    /** @description Any JSON value but a boolean; at most 2048 characters of compact JSON, 32 levels deep */
+                    meta?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Answer to: update an invoice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "invoice",
+                     *       "url": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
+                     *       "invoice_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "draft": false,
+                     *       "open": false,
+                     *       "payment_status": "completed",
+                     *       "date_due": "2026-11-21T14:05:09Z",
+                     *       "date_published": "2026-11-21T14:05:09Z",
+                     *       "currency": "USD",
+                     *       "customer_id": "3HE81X8T8P1B",
+                     *       "customer": {},
+                     *       "items": [
+                     *         {
+                     *           "settlement_currency": "USD",
+                     *           "reference_price": 19.99,
+                     *           "reference_currency": "USD",
+                     *           "tax_code": "tax code",
+                     *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
+                     *           "subscription_plan": {
+                     *             "billing_interval": 19.99,
+                     *             "billing_interval_unit": "hour",
+                     *             "end_at_billing_count": 1
+                     *           },
+                     *           "meta": null,
+                     *           "object": "item",
+                     *           "item_id": "3HE81X8T8P1B",
+                     *           "product_id": "3HE81X8T8P1B",
+                     *           "test": false,
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "name": "name",
+                     *           "type": "digital",
+                     *           "quantity": 1,
+                     *           "currency": "USD",
+                     *           "url": "http://localhost:4000/api/v1/items/3HE81X8T8P1B",
+                     *           "price": 19.99,
+                     *           "price_original": 19.99,
+                     *           "subtotal": 19.99,
+                     *           "subtotal_original": 19.99,
+                     *           "discount": 1,
+                     *           "tax": 19.99,
+                     *           "tax_original": 19.99,
+                     *           "total": 19.99,
+                     *           "total_original": 19.99,
+                     *           "settlement_price": 19.99,
+                     *           "settlement_subtotal": 19.99,
+                     *           "settlement_subtotal_original": 19.99,
+                     *           "settlement_discount": 1,
+                     *           "settlement_tax": 19.99,
+                     *           "settlement_tax_original": 19.99,
+                     *           "settlement_total": 19.99,
+                     *           "settlement_total_original": 19.99
+                     *         }
+                     *       ],
+                     *       "shipping_method_id": "3HE81X8T8P1B",
+                     *       "shipping_item": {
+                     *         "item_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "quantity": 1,
+                     *         "currency": "USD",
+                     *         "price": 19.99,
+                     *         "price_original": 19.99,
+                     *         "subtotal": 19.99,
+                     *         "subtotal_original": 19.99,
+                     *         "discount": 1,
+                     *         "tax_rate": 19.99,
+                     *         "tax": 19.99,
+                     *         "tax_original": 19.99,
+                     *         "total": 19.99,
+                     *         "total_original": 19.99,
+                     *         "settlement_currency": "USD",
+                     *         "settlement_price": 19.99,
+                     *         "settlement_subtotal": 19.99,
+                     *         "settlement_subtotal_original": 19.99,
+                     *         "settlement_discount": 1,
+                     *         "settlement_tax": 19.99,
+                     *         "settlement_tax_original": 19.99,
+                     *         "settlement_total": 19.99,
+                     *         "settlement_total_original": 19.99,
+                     *         "object": "item"
+                     *       },
+                     *       "promotion_code": "promotion code",
+                     *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *       "tax_inclusive": false,
+                     *       "discount_on_gross": false,
+                     *       "items_count": 1,
+                     *       "items_quantity": 1,
+                     *       "total_payments": 19.99,
+                     *       "total_remaining": 19.99,
+                     *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "meta": null,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z",
+                     *       "settlement_currency": "USD",
+                     *       "subtotal": 19.99,
+                     *       "subtotal_original": 19.99,
+                     *       "shipping": 19.99,
+                     *       "shipping_original": 19.99,
+                     *       "discount": 1,
+                     *       "tax": 19.99,
+                     *       "tax_original": 19.99,
+                     *       "total": 19.99,
+                     *       "total_original": 19.99,
+                     *       "settlement_subtotal": 19.99,
+                     *       "settlement_subtotal_original": 19.99,
+                     *       "settlement_shipping": 19.99,
+                     *       "settlement_shipping_original": 19.99,
+                     *       "settlement_discount": 1,
+                     *       "settlement_tax": 19.99,
+                     *       "settlement_tax_original": 19.99,
+                     *       "settlement_total": 19.99,
+                     *       "settlement_total_original": 19.99
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deleteInvoicesInvoiceId: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The invoice's id */
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postInvoicesInvoiceIdPublish: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The invoice's id */
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: publish an invoice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyObject"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postInvoicesInvoiceIdCancel: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The invoice's id */
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: cancel an invoice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyObject"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postInvoicesInvoiceIdLinks: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `payments`, `payments.customer`, `payments.order`, `payments.cart`, `payments.invoice`, `payments.subscription`, `payments.refunds`, `options`, `items.product`, `items.product.license_service` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The invoice's id */
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: links an invoice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyObject"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getInvoicesInvoiceIdPayments: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.options`, `invoice.items.product`, `subscription`, `subscription.customer`, `subscription.order` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+                /** @description Page size, 1-100 (default 100) */
+                limit?: number;
+                /** @description 0-based position of the first item (default 0) */
+                offset?: number;
+                /** @description Descending order (default false) */
+                desc?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The invoice's id */
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: list the payments of an invoice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
+                     *       "current_page": 1,
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/payments?limit=100",
+                     *       "data": [
+                     *         {
+                     *           "object": "payment",
+                     *           "url": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *           "payment_id": "3HE81X8T8P1B",
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "test": false,
+                     *           "status": "pending",
+                     *           "success": false,
+                     *           "currency": "USD",
+                     *           "subtotal": 19.99,
+                     *           "shipping": 19.99,
+                     *           "tax": 19.99,
+                     *           "total": 19.99,
+                     *           "total_refunded": 19.99,
+                     *           "settlement_currency": "USD",
+                     *           "settlement_subtotal": 19.99,
+                     *           "settlement_shipping": 19.99,
+                     *           "settlement_tax": 19.99,
+                     *           "settlement_total": 19.99,
+                     *           "reference": "3HE81X8T8P1B",
+                     *           "description": "description",
+                     *           "referrer": "referrer",
+                     *           "payment_method": {
+                     *             "object": "payment_method",
+                     *             "payment_method_id": "3HE81X8T8P1B",
+                     *             "url": "http://localhost:4000/api/v1/payment_methods/3HE81X8T8P1B",
+                     *             "type": "credit_card",
+                     *             "data": {
+                     *               "type": "type",
+                     *               "mask": "mask",
+                     *               "last4": "last4",
+                     *               "exp_month": 19.99,
+                     *               "exp_year": 19.99,
+                     *               "cardholder_name": "cardholder name",
+                     *               "label": "label",
+                     *               "billing_address": {}
+                     *             }
+                     *           },
+                     *           "response_data": {
+                     *             "authorization_code": "authorization code",
+                     *             "avs_match": false,
+                     *             "cvv_match": false,
+                     *             "message": "message",
+                     *             "client_secret": "client secret",
+                     *             "redirect_url": "redirect url"
+                     *           },
+                     *           "gateway_transaction_id": "3HE81X8T8P1B",
+                     *           "error_code": "error code",
+                     *           "ip_address": "ip address",
+                     *           "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *           "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
+                     *           "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
+                     *           "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *           "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
+                     *           "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
+                     *           "meta": null,
+                     *           "date_created": "2026-11-21T14:05:09Z",
+                     *           "date_modified": "2026-11-21T14:05:09Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentOffsetList"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    postInvoicesInvoiceIdPayments: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `customer.payment_methods`, `customer.payments`, `customer.refunds`, `customer.orders`, `customer.subscriptions`, `customer.invoices`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.refunds`, `order.payments`, `order.shipments`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `cart`, `cart.customer`, `cart.order`, `cart.promotion`, `cart.payments`, `cart.options`, `cart.items.product`, `invoice`, `invoice.customer`, `invoice.order`, `invoice.promotion`, `invoice.payments`, `invoice.options`, `invoice.items.product`, `subscription`, `subscription.customer`, `subscription.order`, `subscription.orders`, `subscription.payments`, `refunds`, `refunds.payment`, `refunds.order`, `refunds.customer` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+            };
+            header?: never;
+            path: {
+                /** @description The invoice's id */
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    payment_method?: {
+                        /** @enum {string} */
+                        type?: "credit_card";
+                        payment_method_id?: string | null;
+                        save?: boolean;
+                        data?: {
+                            token?: string;
+                            number?: null | "" | string;
+                            exp_month?: null | "" | (number | string);
+                            exp_year?: null | "" | (number | string);
+                            cvv?: null | "" | string;
+                            cardholder_name?: string | null;
+                            billing_address?: {
+                                name?: string | null;
+                                address_1?: string | null;
+                                address_2?: string | null;
+                                city?: string | null;
+                                state_prov?: string | null;
+                                postal_code?: string | number | null;
+                                country?: string | null;
+                                email?: string | null;
+                                /** @description Any JSON value but a boolean; at most 2048 characters of compact JSON, 32 levels deep */
+                                meta?: unknown;
+                            } | null;
+                        } | null;
+                    } | null;
+                    allow_duplicate?: boolean;
+                    /** @description Any JSON value but a boolean; at most 2048 characters of compact JSON, 32 levels deep */
+                    meta?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Answer to: create a payment */
+            201: {
+                headers: {
+                    /** @description The absolute URL of the created object */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "payment",
+                     *       "url": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *       "payment_id": "3HE81X8T8P1B",
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "status": "pending",
+                     *       "success": false,
+                     *       "currency": "USD",
+                     *       "subtotal": 19.99,
+                     *       "shipping": 19.99,
+                     *       "tax": 19.99,
+                     *       "total": 19.99,
+                     *       "total_refunded": 19.99,
+                     *       "settlement_currency": "USD",
+                     *       "settlement_subtotal": 19.99,
+                     *       "settlement_shipping": 19.99,
+                     *       "settlement_tax": 19.99,
+                     *       "settlement_total": 19.99,
+                     *       "reference": "3HE81X8T8P1B",
+                     *       "description": "description",
+                     *       "referrer": "referrer",
+                     *       "payment_method": {
+                     *         "object": "payment_method",
+                     *         "payment_method_id": "3HE81X8T8P1B",
+                     *         "url": "http://localhost:4000/api/v1/payment_methods/3HE81X8T8P1B",
+                     *         "type": "credit_card",
+                     *         "data": {
+                     *           "type": "type",
+                     *           "mask": "mask",
+                     *           "last4": "last4",
+                     *           "exp_month": 19.99,
+                     *           "exp_year": 19.99,
+                     *           "cardholder_name": "cardholder name",
+                     *           "label": "label",
+                     *           "billing_address": {}
+                     *         }
+                     *       },
+                     *       "response_data": {
+                     *         "authorization_code": "authorization code",
+                     *         "avs_match": false,
+                     *         "cvv_match": false,
+                     *         "message": "message",
+                     *         "client_secret": "client secret",
+                     *         "redirect_url": "redirect url"
+                     *       },
+                     *       "gateway_transaction_id": "3HE81X8T8P1B",
+                     *       "error_code": "error code",
+                     *       "ip_address": "ip address",
+                     *       "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *       "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
+                     *       "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
+                     *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
+                     *       "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
+                     *       "meta": null,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getCustomersCustomerIdInvoices: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dot paths of links to replace by the objects they name (at most 12 on a single resource, 2 on a list, 4 segments deep; unknown paths are ignored). Paths this route offers: `customer`, `order`, `order.customer`, `order.payment`, `order.cart`, `order.invoice`, `order.promotion`, `order.subscription`, `order.options`, `order.items.product`, `order.items.license`, `order.items.subscription`, `promotion`, `options`, `items.product`, `items.product.license_service` */
+                expand?: string;
+                /** @description Comma-separated whitelist of properties, as dot paths (cannot be combined with a non-empty `hide`) */
+                show?: components["parameters"]["show"];
+                /** @description Comma-separated blacklist of properties, as dot paths (cannot be combined with a non-empty `show`) */
+                hide?: components["parameters"]["hide"];
+                /** @description Add a `formatted` object beside each object with money, dates, percentages or countries: display strings in the caller's locale */
+                formatted?: components["parameters"]["formatted"];
+                /** @description Legacy flag: the same as adding `options` to `expand` */
+                options?: components["parameters"]["options"];
+                /** @description Locale for formatted values and messages, e.g. `fr-CA` (else `Accept-Language`, else the account default) */
+                user_locale?: components["parameters"]["user_locale"];
+                /** @description IANA time zone of the dates in the answer, e.g. `Europe/Berlin` (else the account default) */
+                timezone?: components["parameters"]["timezone"];
+                /** @description Page size, 1-100 (default 100) */
+                limit?: number;
+                /** @description 0-based position of the first item (default 0) */
+                offset?: number;
+                /** @description Descending order (default false) */
+                desc?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The customer's id */
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Answer to: list the invoices of a customer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "total_items": 1,
+                     *       "total_pages": 1,
+                     *       "current_page": 1,
+                     *       "next_page_url": null,
+                     *       "next_page_offset": null,
+                     *       "previous_page_url": null,
+                     *       "previous_page_offset": null,
+                     *       "current_page_url": "http://localhost:4000/api/v1/invoices?limit=100",
+                     *       "data": [
+                     *         {
+                     *           "object": "invoice",
+                     *           "url": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
+                     *           "invoice_id": "3HE81X8T8P1B",
+                     *           "test": false,
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "draft": false,
+                     *           "open": false,
+                     *           "payment_status": "completed",
+                     *           "date_due": "2026-11-21T14:05:09Z",
+                     *           "date_published": "2026-11-21T14:05:09Z",
+                     *           "currency": "USD",
+                     *           "customer_id": "3HE81X8T8P1B",
+                     *           "customer": {},
+                     *           "items": [
+                     *             {
+                     *               "settlement_currency": "USD",
+                     *               "reference_price": 19.99,
+                     *               "reference_currency": "USD",
+                     *               "tax_code": "tax code",
+                     *               "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
+                     *               "subscription_plan": {
+                     *                 "billing_interval": 19.99,
+                     *                 "billing_interval_unit": "hour",
+                     *                 "end_at_billing_count": 1
+                     *               },
+                     *               "meta": null,
+                     *               "object": "item",
+                     *               "item_id": "3HE81X8T8P1B",
+                     *               "product_id": "3HE81X8T8P1B",
+                     *               "test": false,
+                     *               "account_id": "3HE81X8T8P1B",
+                     *               "name": "name",
+                     *               "type": "digital",
+                     *               "quantity": 1,
+                     *               "currency": "USD",
+                     *               "url": "http://localhost:4000/api/v1/items/3HE81X8T8P1B",
+                     *               "price": 19.99,
+                     *               "price_original": 19.99,
+                     *               "subtotal": 19.99,
+                     *               "subtotal_original": 19.99,
+                     *               "discount": 1,
+                     *               "tax": 19.99,
+                     *               "tax_original": 19.99,
+                     *               "total": 19.99,
+                     *               "total_original": 19.99,
+                     *               "settlement_price": 19.99,
+                     *               "settlement_subtotal": 19.99,
+                     *               "settlement_subtotal_original": 19.99,
+                     *               "settlement_discount": 1,
+                     *               "settlement_tax": 19.99,
+                     *               "settlement_tax_original": 19.99,
+                     *               "settlement_total": 19.99,
+                     *               "settlement_total_original": 19.99
+                     *             }
+                     *           ],
+                     *           "shipping_method_id": "3HE81X8T8P1B",
+                     *           "shipping_item": {
+                     *             "item_id": "3HE81X8T8P1B",
+                     *             "name": "name",
+                     *             "quantity": 1,
+                     *             "currency": "USD",
+                     *             "price": 19.99,
+                     *             "price_original": 19.99,
+                     *             "subtotal": 19.99,
+                     *             "subtotal_original": 19.99,
+                     *             "discount": 1,
+                     *             "tax_rate": 19.99,
+                     *             "tax": 19.99,
+                     *             "tax_original": 19.99,
+                     *             "total": 19.99,
+                     *             "total_original": 19.99,
+                     *             "settlement_currency": "USD",
+                     *             "settlement_price": 19.99,
+                     *             "settlement_subtotal": 19.99,
+                     *             "settlement_subtotal_original": 19.99,
+                     *             "settlement_discount": 1,
+                     *             "settlement_tax": 19.99,
+                     *             "settlement_tax_original": 19.99,
+                     *             "settlement_total": 19.99,
+                     *             "settlement_total_original": 19.99,
+                     *             "object": "item"
+                     *           },
+                     *           "promotion_code": "promotion code",
+                     *           "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *           "tax_inclusive": false,
+                     *           "discount_on_gross": false,
+                     *           "items_count": 1,
+                     *           "items_quantity": 1,
+                     *           "total_payments": 19.99,
+                     *           "total_remaining": 19.99,
+                     *           "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *           "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *           "meta": null,
+                     *           "date_created": "2026-11-21T14:05:09Z",
+                     *           "date_modified": "2026-11-21T14:05:09Z",
+                     *           "settlement_currency": "USD",
+                     *           "subtotal": 19.99,
+                     *           "subtotal_original": 19.99,
+                     *           "shipping": 19.99,
+                     *           "shipping_original": 19.99,
+                     *           "discount": 1,
+                     *           "tax": 19.99,
+                     *           "tax_original": 19.99,
+                     *           "total": 19.99,
+                     *           "total_original": 19.99,
+                     *           "settlement_subtotal": 19.99,
+                     *           "settlement_subtotal_original": 19.99,
+                     *           "settlement_shipping": 19.99,
+                     *           "settlement_shipping_original": 19.99,
+                     *           "settlement_discount": 1,
+                     *           "settlement_tax": 19.99,
+                     *           "settlement_tax_original": 19.99,
+                     *           "settlement_total": 19.99,
+                     *           "settlement_total_original": 19.99
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceOffsetList"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -20000,8 +21793,7 @@ export interface operations {
                 "application/json": {
                     /** @constant */
                     type?: "invoice:created";
-                    /** @description The invoice */
-                    data?: Record<string, never>;
+                    data?: components["schemas"]["Invoice"];
                 } & components["schemas"]["Notification"];
             };
         };
@@ -20038,8 +21830,7 @@ export interface operations {
                 "application/json": {
                     /** @constant */
                     type?: "invoice:paid";
-                    /** @description The invoice */
-                    data?: Record<string, never>;
+                    data?: components["schemas"]["Invoice"];
                 } & components["schemas"]["Notification"];
             };
         };
