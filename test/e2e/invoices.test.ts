@@ -9,6 +9,10 @@
  * and refused writes change nothing; another account, the other mode and another shopper's
  * limited token reach nothing, while the invoice's customer reads it in customer scope.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { api, startRuntimeWithSecondAccount, type RuntimeProcess } from '../support/runtime-process';
@@ -25,6 +29,17 @@ let other: { account_id: string; tokens: { live_secret: string; test_secret: str
 
 const card = { payment_method: { type: 'credit_card', data: { number: '4242424242424242', exp_month: 12, exp_year: 2031, cvv: '123' } } };
 const buyer = (email = 'ada@example.test') => ({ name: 'Ada Lee', email, billing_address: { country: 'US', postal_code: '94107' } });
+
+/** A PDF's text, read back with poppler's pdftotext. */
+function pdfText(pdf: Buffer): string {
+  const folder = mkdtempSync(join(tmpdir(), 'cartwheel-invoice-pdf-'));
+  try {
+    writeFileSync(join(folder, 'invoice.pdf'), pdf);
+    return execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', join(folder, 'invoice.pdf'), '-'], { encoding: 'utf8' });
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
 
 const post = (path: string, body: unknown = {}, token = secret) => api(`${base}${path}`, { method: 'POST', token, body });
 const get = (path: string, token = secret) => api(`${base}${path}`, { token });
@@ -180,6 +195,17 @@ describe('an invoice from draft to paid', () => {
       expect((await post(path, body)).body.error.code, path).toBe('invalid_state');
     }
     expect((await api(`${base}invoices/${invoice.invoice_id}`, { method: 'DELETE', token: secret })).status).toBe(422);
+
+    // The printable invoice (Accept: application/pdf), readable with the pay link's token: the
+    // lines, the code, the totals, the payment and nothing left to pay.
+    for (const reader of [secret, token]) {
+      const pdf = await fetch(`${base}invoices/${invoice.invoice_id}`, { headers: { Authorization: `Bearer ${reader}`, Accept: 'application/pdf' } });
+      expect(pdf.status).toBe(200);
+      expect(pdf.headers.get('content-type')).toBe('application/pdf');
+      const text = pdfText(Buffer.from(await pdf.arrayBuffer()));
+      for (const expected of ['Invoice', invoice.invoice_id, 'Paid', 'TENOFF', '173.80', 'Remaining']) expect(text, expected).toContain(expected);
+    }
+    expect((await get(`invoices/${invoice.invoice_id}`, token)).headers.get('content-type')).toContain('application/json');
 
     // The order confirmation goes to the invoice's customer too.
     await expect.poll(async () => (await outboxFor('payer@example.test')).filter((message) => message.kind === 'order_confirmation').length, { timeout: 15_000 }).toBe(1);

@@ -20352,7 +20352,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: retrieve an invoice */
+            /** @description Answer to: retrieve an invoice; JSON, or application/pdf when the Accept header lists it first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20477,6 +20477,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Invoice"];
+                    "application/pdf": string;
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -20843,8 +20844,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Answer to: links an invoice */
-            200: {
+            201: {
                 headers: {
+                    /** @description The absolute URL of the created object */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {

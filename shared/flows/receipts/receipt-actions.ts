@@ -1,12 +1,16 @@
-/** The printable receipt of `GET /orders/{order_id}` with `Accept: application/pdf` (conventions.md §4), as an action. */
+/** The printable receipt of `GET /orders/{order_id}` and invoice of `GET /invoices/{invoice_id}` with `Accept: application/pdf` (conventions.md §4), as actions. */
 import { pdfResult } from '../../http/accept';
 import type { ApiContext, ApiResult } from '../../http/types';
+import { readGeneralSettingsCached } from '../../modules/accounts';
+import { invoiceDeclaration, invoiceDocumentOf, type InvoiceDocument } from '../../modules/invoices';
 import { orderDeclaration } from '../../modules/orders';
+import { paymentsOfInvoice } from '../../modules/payments';
 import { actionScope } from '../../rest/action-scope';
 import { resolveLocale } from '../../rest/formatted';
 import { readReachable } from '../../rest/reach';
 import { orderReceiptDocument, readOrderReceipt } from './order-receipt';
-import { renderDocumentPdf } from './pdf';
+import { invoiceDocument, type InvoiceFacts } from './invoice-document';
+import { renderDocumentPdf, renderInvoicePdf } from './pdf';
 
 /**
  * The order of the path as a PDF receipt, read exactly as the JSON read reads it (the caller's
@@ -17,11 +21,80 @@ import { renderDocumentPdf } from './pdf';
 export async function orderReceiptAction(context: ApiContext): Promise<ApiResult> {
   const { principal, scope, render } = await actionScope(context);
   const order = await readReachable(orderDeclaration, scope, context.params.order_id!, principal);
-  const locale = resolveLocale({
-    ...(context.query.user_locale ? { userLocale: context.query.user_locale } : {}),
-    ...(context.headers['accept-language'] ? { acceptLanguage: context.headers['accept-language'] } : {}),
-    accountDefault: render.locale,
-  });
+  const locale = localeOf(context, render.locale);
   const facts = await readOrderReceipt(scope, order, { locale, zone: render.zone });
   return pdfResult(await renderDocumentPdf(orderReceiptDocument(facts)), `receipt-${order.order_id}.pdf`);
+}
+
+/**
+ * The invoice of the path as a PDF (`GET /invoices/{invoice_id}` with `Accept: application/pdf`,
+ * commerce.md §9): read as the JSON read reads it (a pay link's token reaches its own invoice,
+ * customer scope its customer's; 404 otherwise), with the completed payments so far and what
+ * remains, in the same locale and zone rules as a receipt.
+ */
+export async function invoicePdfAction(context: ApiContext): Promise<ApiResult> {
+  const { principal, scope, render } = await actionScope(context);
+  const invoice = await readReachable(invoiceDeclaration, scope, context.params.invoice_id!, principal);
+  const locale = localeOf(context, render.locale);
+  const [paid, seller] = await Promise.all([paymentsOfInvoice(scope, invoice.invoice_id), readGeneralSettingsCached(scope.accountId)]);
+  const payments = paid
+    .filter((payment) => payment.status === 'completed')
+    .map((payment) => ({ payment_id: payment.payment_id, date_created_ms: payment.created_ms, total: payment.total, method_label: payment.payment_method?.data.label ?? null }));
+  const document = invoiceDocument(invoiceFactsOf(invoiceDocumentOf(invoice)), payments, seller, { locale, zone: render.zone });
+  return pdfResult(await renderInvoicePdf(document), `invoice-${invoice.invoice_id}.pdf`);
+}
+
+/** The invoices module's document in the printable invoice's words. */
+function invoiceFactsOf(invoice: InvoiceDocument): InvoiceFacts {
+  const { customer, totals, shipping } = invoice;
+  return {
+    invoice_id: invoice.invoice_id,
+    test: invoice.mode === 'test',
+    draft: invoice.state === 'draft',
+    payment_status: invoice.state === 'paid' ? 'completed' : invoice.state === 'cancelled' ? 'cancelled' : 'unpaid',
+    date_created_ms: invoice.date_created_ms,
+    date_published_ms: invoice.date_published_ms,
+    date_due_ms: invoice.date_due_ms,
+    currency: invoice.currency,
+    customer: {
+      name: customer.name,
+      email: customer.email,
+      company_name: customer.company_name,
+      phone: customer.phone,
+      tax_number: customer.tax_number,
+      billing_address: customer.billing_address,
+      shipping_address: customer.shipping_address,
+    },
+    items: invoice.lines.map((line) => ({
+      item_id: line.item_id,
+      product_id: line.product_id,
+      name: line.name,
+      quantity: line.quantity,
+      price_original: line.price_original,
+      discount: line.discount,
+      tax_rate: line.tax_rate,
+      tax: line.tax,
+      subtotal: line.subtotal,
+    })),
+    shipping_item: shipping ? { name: shipping.name, subtotal: shipping.subtotal, tax_rate: shipping.tax_rate, tax: shipping.tax } : null,
+    promotion_code: invoice.promotion_code,
+    subtotal: totals.subtotal,
+    subtotal_original: totals.subtotal_original,
+    discount: totals.discount,
+    shipping: totals.shipping,
+    tax: totals.tax,
+    total: totals.total,
+    tax_inclusive: totals.tax_inclusive,
+    total_payments: invoice.total_payments,
+    total_remaining: invoice.total_remaining,
+  };
+}
+
+/** The `formatted` locale rule (conventions.md §14): `user_locale`, else `Accept-Language`, else the account's. */
+function localeOf(context: ApiContext, accountDefault: string): string {
+  return resolveLocale({
+    ...(context.query.user_locale ? { userLocale: context.query.user_locale } : {}),
+    ...(context.headers['accept-language'] ? { acceptLanguage: context.headers['accept-language'] } : {}),
+    accountDefault,
+  });
 }

@@ -29,7 +29,7 @@ export const invoicesModule = defineModule({
     }),
     { method: 'POST', path: '/api/v1/invoices/{invoice_id}/publish', family: 'invoices', access: allow('invoices', 'update') },
     { method: 'POST', path: '/api/v1/invoices/{invoice_id}/cancel', family: 'invoices', access: allow('invoices', 'update') },
-    { method: 'POST', path: '/api/v1/invoices/{invoice_id}/links', family: 'invoices', access: allow('invoices', 'update') },
+    { method: 'POST', path: '/api/v1/invoices/{invoice_id}/links', family: 'invoices', access: allow('invoices', 'update'), created: true },
     // A pay link's token and customer scope pay the invoices they reach (commerce.md §0.1).
     { method: 'POST', path: '/api/v1/invoices/{invoice_id}/payments', family: 'invoices', access: allowOrReach('payments', 'create') },
     { method: 'GET', path: '/api/v1/invoices/{invoice_id}/payments', family: 'invoices', access: allowOrReach('payments', 'read') },
