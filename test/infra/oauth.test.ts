@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SIGNIN_FAMILY, SIGNIN_ROUTES } from '../../infra/cloud/api';
 import { routes } from '../../shared/app/routes';
-import { type Synthesized, allowedActions, functionWithRole, referencedId, resourcesOfType, synthesize, synthTimeout } from './synthesize';
+import { type Synthesized, allowedActions, functionWithRole, referencedId, resourcesOfType, servingRouteKey, synthesize, synthTimeout } from './synthesize';
 
 const OAUTH_ROUTES = [
   'GET /api/v1/oauth_apps',
@@ -29,7 +29,8 @@ describe('OAuth in the cloud template', () => {
 
   /** Logical id of the function an API route's integration invokes. */
   const functionBehindRoute = (key: string): string => {
-    const routeId = resourcesOfType(synth.json, 'AWS::ApiGatewayV2::Route').find((id) => synth.json.Resources[id]!.Properties!.RouteKey === key);
+    const served = key.startsWith('ANY /signin') ? key : servingRouteKey(key);
+    const routeId = resourcesOfType(synth.json, 'AWS::ApiGatewayV2::Route').find((id) => synth.json.Resources[id]!.Properties!.RouteKey === served);
     if (!routeId) throw new Error(`No route ${key}`);
     const target = synth.json.Resources[routeId]!.Properties!.Target as { 'Fn::Join': [string, unknown[]] };
     const integration = synth.json.Resources[referencedId(target['Fn::Join'][1][1])!]!;

@@ -9,6 +9,9 @@ import { fallbackFamily, families, routes } from '../../shared/app/routes';
 import { type CartwheelStackProps, CartwheelStack } from '../../infra/cloud/stack';
 import { roleTagKey } from '../../infra/cloud/platform-function';
 import { propsFromContext } from '../../infra/cloud/context';
+import { routeLayout, type LayoutInput } from '../../infra/cloud/route-layout';
+import { compileRoutes } from '../../shared/http/route-matcher';
+import type { RouteDefinition } from '../../shared/http/routes';
 
 /**
  * Bundling runs esbuild once per function: a synthesis takes tens of seconds on a quiet 2-core
@@ -106,4 +109,18 @@ export function referencedId(value: unknown): string | undefined {
  */
 export function synthesizeContext(context: Record<string, string>, options: { bundling?: boolean } = { bundling: false }): Synthesized {
   return synthesize(propsFromContext((name) => context[name]), options);
+}
+
+/**
+ * The API Gateway route key that serves the table route `key` (`POST /api/v1/invoices/{invoice_id}/links`):
+ * under the greedy layout (infra/cloud/route-layout.ts) usually its group's `ANY .../{proxy+}`,
+ * matched with API Gateway's precedence on a concrete path.
+ */
+export function servingRouteKey(key: string): string {
+  const [method, path] = key.split(' ') as [string, string];
+  const layout = routeLayout(routes);
+  const matcher = compileRoutes(layout.map((entry) => ({ ...entry, access: { kind: 'public' } }) as unknown as RouteDefinition));
+  const served = matcher.match(method, path.replace(/\{[^}]+\}/g, 'id_1'))?.route as unknown as LayoutInput | undefined;
+  if (!served) throw new Error(`No API route serves ${key}`);
+  return `${served.method} ${served.path}`;
 }
