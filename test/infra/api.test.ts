@@ -120,10 +120,12 @@ describe('HTTP API from shared/app/routes.ts', () => {
   });
 
   it('gives no platform function a variable nothing reads', () => {
-    // What the platform reads: shared/core/config.ts's variables, the logger's service name and Node's options.
+    // What the platform reads: shared/core/config.ts's variables, Node's options, and what
+    // Powertools' Logger, Metrics and Tracer read themselves (service, level, namespace, tracing).
     const configSource = readFileSync(join(root, 'shared/core/config.ts'), 'utf8');
     const read = new Set([...configSource.matchAll(/\benv\.([A-Z0-9_]+)/g)].map((match) => match[1]!));
-    read.add('POWERTOOLS_SERVICE_NAME').add('NODE_OPTIONS');
+    read.add('NODE_OPTIONS');
+    for (const name of ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_TRACE_ENABLED']) read.add(name);
     let checked = 0;
     for (const id of resourcesOfType(synth.json, 'AWS::Lambda::Function')) {
       const variables = synth.json.Resources[id]!.Properties!.Environment?.Variables as Record<string, unknown> | undefined;
