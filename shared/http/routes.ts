@@ -68,6 +68,11 @@ export type RouteDefinition = RouteBody & {
    * an upload or action that adds to a resource the caller updates (`POST /apps/{id}/versions`).
    */
   created?: true;
+  /**
+   * Success statuses the route answers beside its main one (`POST /carts/{id}/items` answers 200
+   * when the line was already in the cart; an item update that removes the line answers 204).
+   */
+  alsoAnswers?: readonly (200 | 201 | 204)[];
 };
 
 /** The body kind of a route (`json` unless it says otherwise). */

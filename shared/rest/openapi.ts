@@ -213,6 +213,7 @@ function operation(route: RouteDefinition, actions: FamilyActions['actions'], in
     parameters,
     responses: {
       [String(status)]: success,
+      ...Object.fromEntries((route.alsoAnswers ?? []).filter((other) => other !== status).map((other) => [String(other), other === 204 ? { description: 'Done: no content' } : { ...success, headers: undefined }])),
       '4XX': { $ref: '#/components/responses/ClientError' },
       '5XX': { $ref: '#/components/responses/ServerError' },
     },

@@ -121,6 +121,8 @@ describe('GET /app_installations/public_settings/{account_id}/{live|test}/accoun
       currencies: [{ code: 'USD', name: 'US Dollar' }],
       allow_save_cards: true,
       payment_method_types: ['credit_card'],
+      // hosting.md §7.1: null while this mode has no Stripe connection.
+      stripe_publishable_key: null,
       date_utc: `${today}T00:00:00Z`,
       browser_info: { accept_language: 'fr-ca,fr;q=0.8', locale: 'fr-CA', language: 'fr', accept: '*/*', user_agent: 'E2E/1' },
     });

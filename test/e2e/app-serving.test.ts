@@ -124,7 +124,7 @@ describe('hosted apps on the local runtime', () => {
       `window.__settings = window.__settings || {}; window.__settings.app = {"company_name":"Acme","show_promo_code":true,"app_id":"${appId}","account_id":"${accountId}","alias":"shop","test":false};\n`,
     );
     const account = JSON.parse((await get('/shop/settings/account.json', { 'Accept-Language': 'de-DE' })).text);
-    expect(Object.keys(account)).toEqual(['account_id', 'test', 'company_name', 'support_email', 'support_website', 'currencies', 'allow_save_cards', 'payment_method_types', 'date_utc', 'browser_info']);
+    expect(Object.keys(account)).toEqual(['account_id', 'test', 'company_name', 'support_email', 'support_website', 'currencies', 'allow_save_cards', 'payment_method_types', 'stripe_publishable_key', 'date_utc', 'browser_info']);
     expect(account).toMatchObject({ account_id: accountId, test: false, payment_method_types: ['credit_card'], browser_info: { locale: 'de-DE', language: 'de' } });
     expect((await get('/shop/analytics/pageview.js')).text).toBe('window.__pageview = window.__pageview || { recordPageLoad: function () {} };\n');
     const callback = await get('/shop/oauth/callback.html');

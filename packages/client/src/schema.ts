@@ -1326,7 +1326,7 @@ export interface paths {
         put?: never;
         /**
          * Create a shipping method
-         * @description A partial update: properties sent are changed, `null` clears one, omitted ones are left alone; unknown and read-only properties are ignored. Answers the whole updated object.
+         * @description Answers 201 with the new object; the `Location` header holds its URL.
          *
          *     Needs the permission `settings:update`.
          */
@@ -11634,6 +11634,59 @@ export interface operations {
         };
         responses: {
             /** @description Answer to: create a cart item */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "settlement_currency": "USD",
+                     *       "tax_code": "tax code",
+                     *       "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
+                     *       "subscription_plan": {
+                     *         "description": "description",
+                     *         "billing_interval": 19.99,
+                     *         "billing_interval_unit": "hour",
+                     *         "end_at_billing_count": 1
+                     *       },
+                     *       "subscription_terms": {
+                     *         "description": "description"
+                     *       },
+                     *       "meta": null,
+                     *       "object": "item",
+                     *       "url": "http://localhost:4000/api/v1/items/3HE81X8T8P1B",
+                     *       "item_id": "3HE81X8T8P1B",
+                     *       "product_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "name": "name",
+                     *       "type": "digital",
+                     *       "quantity": 1,
+                     *       "currency": "USD",
+                     *       "price": 19.99,
+                     *       "price_original": 19.99,
+                     *       "subtotal": 19.99,
+                     *       "subtotal_original": 19.99,
+                     *       "discount": 1,
+                     *       "tax": 19.99,
+                     *       "tax_original": 19.99,
+                     *       "total": 19.99,
+                     *       "total_original": 19.99,
+                     *       "settlement_price": 19.99,
+                     *       "settlement_subtotal": 19.99,
+                     *       "settlement_subtotal_original": 19.99,
+                     *       "settlement_discount": 1,
+                     *       "settlement_tax": 19.99,
+                     *       "settlement_tax_original": 19.99,
+                     *       "settlement_total": 19.99,
+                     *       "settlement_total_original": 19.99
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CartItem"];
+                };
+            };
+            /** @description Answer to: create a cart item */
             201: {
                 headers: {
                     /** @description The absolute URL of the created object */
@@ -11867,6 +11920,13 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["CartItem"];
                 };
+            };
+            /** @description Done: no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             "4XX": components["responses"]["ClientError"];
             "5XX": components["responses"]["ServerError"];
@@ -15316,8 +15376,10 @@ export interface operations {
         };
         responses: {
             /** @description Answer to: create a shipping method */
-            200: {
+            201: {
                 headers: {
+                    /** @description The absolute URL of the created object */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
