@@ -41,7 +41,7 @@ describe('GET /openapi.json', () => {
       }
       expect(operation!['x-cartwheel-permission']).toBe(route.access.kind === 'permission' ? `${route.access.resource}:${route.access.method}` : route.access.kind);
       // The main success status, the others a route declares it answers (`alsoAnswers`), then the error ranges.
-      const also = (route.alsoAnswers ?? []).filter((status) => status !== successStatus(route)).map(String);
+      const also = ((route as RouteDefinition).alsoAnswers ?? []).filter((status) => status !== successStatus(route)).map(String);
       expect(Object.keys(operation!.responses).sort()).toEqual([String(successStatus(route)), ...also, '4XX', '5XX'].sort());
     }
   });
