@@ -1037,7 +1037,7 @@ describe('the API description', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('application/json');
     expect(answer.body.openapi).toBe('3.1.0');
-    expect(answer.body.servers).toEqual([{ url: base.replace(/\/$/, '') }]);
+    expect(answer.body.servers).toEqual([{ url: base.replace(/\/$/, ''), description: expect.any(String) }]);
     expect(answer.body.paths['/carts'].post.requestBody).toBeDefined();
   });
 });
