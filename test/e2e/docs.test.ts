@@ -1,14 +1,18 @@
 /**
  * Every guide in docs/ runs as written (issue 29): its sh blocks as one bash script against a
  * fresh local runtime, in a working directory whose `.data` is that runtime's data directory
- * (as after `npm start` in a checkout), with the files its js and python blocks save.
+ * (as after `npm start` in a checkout), with the files its js and python blocks save. A guide
+ * that needs the Stripe stand-in (`<!-- docs-test: needs stripe-standin -->`) gets it started
+ * first and the runtime pointed at it (`CARTWHEEL_STRIPE_API_BASE`), as its text tells the reader;
+ * the script finds it at `STRIPE_STANDIN`.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { guideRun, snippetsOf } from '../support/doc-snippets';
+import { startStripeStandin, type StripeStandin } from '../../infra/local/stripe-standin/server';
+import { guideRun, servicesOf, snippetsOf } from '../support/doc-snippets';
 import { freePort, startRuntime, type RuntimeProcess } from '../support/runtime-process';
 
 const DOCS = resolve(import.meta.dirname, '../../docs');
@@ -56,6 +60,9 @@ describe('the snippet reader', () => {
       expect(() => guideRun(write('```js\nconsole.log(1)\n```\n'))).toThrow(/needs file=NAME/);
       expect(() => guideRun(write('```python file=x.py\nprint(1)\n```\n\n```sh\necho no\n```\n'))).toThrow(/x\.py is saved but no sh block runs it/);
       expect(() => snippetsOf('```sh\necho\n')).toThrow(/never closed/);
+      expect(servicesOf('# T\n<!-- docs-test: needs stripe-standin -->\n')).toEqual(['stripe-standin']);
+      expect(servicesOf('# T\n')).toEqual([]);
+      expect(() => servicesOf('<!-- docs-test: needs mainframe -->')).toThrow(/unknown service: mainframe/);
       expect(guideRun(write('```python file=x.py\nprint(1)\n```\n\n```sh\npython3 x.py\n```\n')).runnable).toBe(2);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -73,17 +80,25 @@ describe('the guides in docs/', () => {
   it.each(guides)('%s runs as written against a fresh runtime', async (guide) => {
     const run = guideRun(join(DOCS, guide));
     expect(run.runnable, `${guide} has no code to run`).toBeGreaterThan(0);
-    const runtime = await startRuntime({ env: { CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000' } });
-    runtimes.push(runtime);
+    const standin: StripeStandin | undefined = run.services.includes('stripe-standin') ? await startStripeStandin() : undefined;
     const work = mkdtempSync(join(tmpdir(), 'cartwheel-guide-'));
     try {
+      const runtime = await startRuntime({
+        env: { CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000', ...(standin ? { CARTWHEEL_STRIPE_API_BASE: standin.url } : {}) },
+      });
+      runtimes.push(runtime);
       symlinkSync(runtime.dataDir, join(work, '.data'));
       for (const file of run.files) writeFileSync(join(work, file.name), file.code);
-      const env = { PATH: `${dirname(process.execPath)}:${process.env.PATH}`, WEBHOOK_PORT: String(await freePort()) };
+      const env = {
+        PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+        WEBHOOK_PORT: String(await freePort()),
+        ...(standin ? { STRIPE_STANDIN: standin.url } : {}),
+      };
       const result = await bash(run.script, work, env);
       expect(result.code, `${guide} failed:\n${result.output}`).toBe(0);
     } finally {
       rmSync(work, { recursive: true, force: true });
+      await standin?.close();
     }
   }, 180_000);
 });

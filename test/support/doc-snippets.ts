@@ -9,6 +9,10 @@
  *   run them (the harness checks that the name appears in one);
  * - any other fence (json, http, text, console) shows an answer or a shape and is not run.
  * A js or python block without a file name is refused: it could not be run as written.
+ *
+ * A guide whose reader starts something beside `npm start` names it in a comment the page does
+ * not show, `<!-- docs-test: needs stripe-standin -->`; the harness then starts it before the
+ * runtime, as the guide tells the reader to (SERVICES lists what it knows how to start).
  */
 import { readFileSync } from 'node:fs';
 
@@ -43,17 +47,32 @@ export function snippetsOf(markdown: string): Snippet[] {
   return snippets;
 }
 
-/** What a guide asks the harness to run: the files to save and the one script. */
+/** The services a guide may ask for: the Stripe stand-in (`npm run stripe:standin`). */
+export const SERVICES = ['stripe-standin'] as const;
+export type Service = (typeof SERVICES)[number];
+
+/** The services a guide's `<!-- docs-test: needs ... -->` comments name; an unknown one is refused. */
+export function servicesOf(markdown: string): Service[] {
+  const named = [...markdown.matchAll(/<!--\s*docs-test:\s*needs\s+([^>]*?)\s*-->/g)].flatMap((match) => match[1]!.split(/[\s,]+/).filter(Boolean));
+  for (const name of named) {
+    if (!(SERVICES as readonly string[]).includes(name)) throw new Error(`docs-test needs an unknown service: ${name} (known: ${SERVICES.join(', ')})`);
+  }
+  return [...new Set(named)] as Service[];
+}
+
+/** What a guide asks the harness to run: the files to save, the one script and the services it needs. */
 export interface GuideRun {
   files: { name: string; code: string }[];
   script: string;
+  services: Service[];
   /** How many blocks are run (sh blocks and saved files). */
   runnable: number;
 }
 
 /** Reads a guide and checks that every runnable block can and will be run. */
 export function guideRun(path: string): GuideRun {
-  const snippets = snippetsOf(readFileSync(path, 'utf8')).filter((snippet) => RUN.has(snippet.lang));
+  const markdown = readFileSync(path, 'utf8');
+  const snippets = snippetsOf(markdown).filter((snippet) => RUN.has(snippet.lang));
   const files: GuideRun['files'] = [];
   const commands: string[] = [];
   for (const snippet of snippets) {
@@ -70,5 +89,5 @@ export function guideRun(path: string): GuideRun {
   for (const file of files) {
     if (!script.includes(file.name)) throw new Error(`${path}: ${file.name} is saved but no sh block runs it`);
   }
-  return { files, script: `set -euo pipefail\n${script}`, runnable: snippets.length };
+  return { files, script: `set -euo pipefail\n${script}`, services: servicesOf(markdown), runnable: snippets.length };
 }
