@@ -14,8 +14,8 @@
  * (`{data:[{account_id, mode, payment_id, outcome, amount, currency, date}]}`).
  */
 import { expect, it } from 'vitest';
-import { CrashRun, listAll, settle } from '../support/crash-run';
-import { api, startRuntime } from '../support/runtime-process';
+import { CrashRun, settle } from '../support/crash-run';
+import { api, listAll, startRuntime } from '../support/runtime-process';
 
 const SHOPPERS = 4;
 const KILLS = 3;

@@ -16,8 +16,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { CrashRun, listAll, pause, settle } from '../support/crash-run';
-import { api, startRuntime, tempDataDir, type RuntimeProcess } from '../support/runtime-process';
+import { CrashRun, pause, settle } from '../support/crash-run';
+import { api, listAll, startRuntime, tempDataDir, type RuntimeProcess } from '../support/runtime-process';
 
 const RATES = { CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000' };
 const card = { payment_method: { type: 'credit_card', data: { number: '4242424242424242', exp_month: 12, exp_year: 2031, cvv: '123' } } };

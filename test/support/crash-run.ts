@@ -9,20 +9,7 @@
 import { api, type ApiReply, type RuntimeProcess } from './runtime-process';
 
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-export const randomBetween = (low: number, high: number) => low + Math.floor(Math.random() * (high - low));
-
-/** Every item of a cursor list, following `next_page_url`. */
-export async function listAll(url: string, token: string): Promise<any[]> {
-  const items: any[] = [];
-  let next: string | null = url;
-  while (next) {
-    const page = await api(next, { token });
-    if (page.status !== 200) throw new Error(`GET ${next} answered ${page.status}: ${page.text}`);
-    items.push(...page.body.data);
-    next = page.body.next_page_url;
-  }
-  return items;
-}
+const randomBetween = (low: number, high: number) => low + Math.floor(Math.random() * (high - low));
 
 /** What a crash run counted. */
 export interface CrashCounts {
