@@ -11,6 +11,7 @@ import { newId } from '../core/ids';
 import { defineEntity, type Condition, type RecordScope } from '../store/entity';
 import { updateReturning, writeOne, type TransactEntry } from '../store/transact';
 import { TransactionRejectedError } from '../store/errors';
+import { tableDefinition } from '../store/table';
 
 /** The kinds of due work (each has a `DueHandler`; the sweep job, handlers/jobs/due-work.ts, lists them all). */
 export type DueKind =
@@ -64,16 +65,30 @@ const scopeOf = (record: Pick<DueWorkRecord, 'account_id' | 'mode'>): RecordScop
 /** Kept 30 days past its due time at most, whatever happens (a record nobody can finish is not kept forever). */
 const KEEP_SECONDS = 30 * 24 * 3600;
 
+/** When the table's TTL may remove a record written at `createdMs` and due at `nextMs` (epoch seconds). */
+const expiryOf = (createdMs: number, nextMs: number) => Math.ceil(Math.max(createdMs, nextMs) / 1000) + KEEP_SECONDS;
+
 /**
  * Due work: found by kind and due time across accounts (gsi3 `due#<kind>`, sorted by
  * `<due ISO>#<account>#<mode>#<ref>`; claims and retries move it), removed by the table's TTL
- * at the latest 30 days past its due time when written.
+ * at the latest 30 days past its due time (every write that moves the due time moves the expiry
+ * with it: `dueAt`).
  */
 const dueWork = defineEntity<DueWorkRecord>({ name: 'due work', collection: 'due', scope: 'mode', idField: 'due_id',
   indexes: { gsi3: 'work due at a time, across accounts' },
   indexKeys: (record) => ({ gsi3: { pk: `due#${record.kind}`, sk: sortKey(record.next_ms, scopeOf(record), record.ref) } }),
   // Work due months ahead (image files kept 90 days) must outlive its due time.
-  expiresAt: (record) => Math.ceil(Math.max(record.created_ms, record.next_ms) / 1000) + KEEP_SECONDS });
+  expiresAt: (record) => expiryOf(record.created_ms, record.next_ms) });
+
+/**
+ * The attributes that make the work due at `nextMs`: the due time, its place in gsi3 and the
+ * record's expiry, always together. Every update that moves the due time sets them through here:
+ * a due time moved without its expiry would let the TTL remove work that is due again more than
+ * 30 days after it was written (a subscription's next billing, an event's late retry).
+ */
+function dueAt(scope: RecordScope, ref: string, nextMs: number, createdMs: number): Record<string, unknown> {
+  return { next_ms: nextMs, gsi3sk: sortKey(nextMs, scope, ref), [tableDefinition.ttlAttribute]: expiryOf(createdMs, nextMs) };
+}
 
 /**
  * The transaction entry that makes `kind` work on `ref` due at `dueMs` (written with the change
@@ -143,7 +158,8 @@ async function claimIf(kind: DueKind, scope: RecordScope, ref: string, now: numb
     const record = await updateReturning<DueWorkRecord>(
       dueWork.updateEntry(scope, dueId(kind, ref), {
         name: `due.${kind}.${step}`,
-        set: { claim_id: claimId, next_ms: until, gsi3sk: sortKey(until, scope, ref) },
+        // The lease's end is when the work is due again should the claimer die; the record was written before `now`.
+        set: { claim_id: claimId, ...dueAt(scope, ref, until, now) },
         ...(countAttempt ? { add: { attempts: 1 } } : {}),
         condition,
       }),
@@ -205,49 +221,45 @@ function finishUnder(kind: DueKind, scope: RecordScope, ref: string, claimId: st
   });
 }
 
-/** Puts claimed work back for a later run at `nextMs`, noting why this run did not finish. */
-export async function retryLater(claim: DueClaim, nextMs: number, failure: string): Promise<void> {
+/**
+ * The entry that puts claimed work back, unclaimed, for a run at `nextMs` with its expiry moved
+ * along (`dueAt`), only while the claim is still ours; `fields` are the record's other changes.
+ * The one write behind `retryLater`, `rescheduleEntry` and `renewEntry`.
+ */
+function putBackEntry(claim: DueClaim, nextMs: number, step: string, fields: Partial<Pick<DueWorkRecord, 'attempts' | 'last_failure' | 'created_ms'>>): TransactEntry {
   const { record } = claim;
   const scope = scopeOf(record);
-  await writeOne(
-    dueWork.updateEntry(scope, record.due_id, {
-      name: `due.${record.kind}.retry`,
-      set: { claim_id: null, next_ms: nextMs, gsi3sk: sortKey(nextMs, scope, record.ref), last_failure: failure.slice(0, 500) },
-      condition: { expression: 'claim_id = :claim', values: { ':claim': claim.claimId } },
-    }),
-  ).catch((error: unknown) => {
+  return dueWork.updateEntry(scope, record.due_id, {
+    name: `due.${record.kind}.${step}`,
+    set: { claim_id: null, ...fields, ...dueAt(scope, record.ref, nextMs, fields.created_ms ?? record.created_ms) },
+    condition: { expression: 'claim_id = :claim', values: { ':claim': claim.claimId } },
+  });
+}
+
+/** Puts claimed work back for a later run at `nextMs`, noting why this run did not finish. */
+export async function retryLater(claim: DueClaim, nextMs: number, failure: string): Promise<void> {
+  await writeOne(putBackEntry(claim, nextMs, 'retry', { last_failure: failure.slice(0, 500) })).catch((error: unknown) => {
     if (!(error instanceof TransactionRejectedError)) throw error;
   });
 }
 
 /**
- * The entry that puts claimed work back for a run at `nextMs` (unclaimed), only while the claim
- * is still ours: written in the same transaction as the work's own record of this run (an
- * event's failed attempt with its next attempt time), so neither is ever written without the other.
+ * The entry that puts claimed work back for a run at `nextMs` (unclaimed, its expiry moved with
+ * it), only while the claim is still ours: written in the same transaction as the work's own
+ * record of this run (an event's failed attempt with its next attempt time), so neither is ever
+ * written without the other.
  */
 export function rescheduleEntry(claim: DueClaim, nextMs: number, failure: string | null = null): TransactEntry {
-  const { record } = claim;
-  const scope = scopeOf(record);
-  return dueWork.updateEntry(scope, record.due_id, {
-    name: `due.${record.kind}.reschedule`,
-    set: { claim_id: null, next_ms: nextMs, gsi3sk: sortKey(nextMs, scope, record.ref), last_failure: failure === null ? null : failure.slice(0, 500) },
-    condition: { expression: 'claim_id = :claim', values: { ':claim': claim.claimId } },
-  });
+  return putBackEntry(claim, nextMs, 'reschedule', { last_failure: failure === null ? null : failure.slice(0, 500) });
 }
 
 /**
- * The entry that puts claimed work back for a run at `nextMs` as a fresh record (unclaimed,
- * attempts reset), only while the claim is still ours. Unlike `rescheduleEntry` it also moves
- * the record's expiry with its due time, for work that is due again months later (a
- * subscription's next billing), which an update would leave to expire at its first due time.
+ * `rescheduleEntry` for work that starts afresh at `nextMs` (a subscription's next billing, or
+ * its next retry): the attempts start again from none (so the sweep's backoff does too), the
+ * failure note is cleared, and the record counts as written `now`.
  */
 export function renewEntry(claim: DueClaim, nextMs: number, now: number): TransactEntry {
-  const { record } = claim;
-  const fresh: DueWorkRecord = { ...record, attempts: 0, next_ms: nextMs, claim_id: null, last_failure: null, created_ms: now };
-  return dueWork.putEntry(fresh, {
-    name: `due.${record.kind}.renew`,
-    condition: { expression: 'claim_id = :claim', values: { ':claim': claim.claimId } },
-  });
+  return putBackEntry(claim, nextMs, 'renew', { attempts: 0, last_failure: null, created_ms: now });
 }
 
 /** A hold on work for one run outside its schedule (see `holdDue`). */

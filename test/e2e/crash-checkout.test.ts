@@ -14,7 +14,8 @@
  * (`{data:[{account_id, mode, payment_id, outcome, amount, currency, date}]}`).
  */
 import { expect, it } from 'vitest';
-import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
+import { CrashRun, settle } from '../support/crash-run';
+import { api, listAll, startRuntime } from '../support/runtime-process';
 
 const SHOPPERS = 4;
 const KILLS = 3;
@@ -23,8 +24,6 @@ const SETTLE_MS = 20_000;
 
 const env = { CARTWHEEL_CLOCK: 'manual', CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000' };
 const card = { payment_method: { type: 'credit_card', data: { number: '4242424242424242', exp_month: 12, exp_year: 2031, cvv: '123', cardholder_name: 'Ada Lee' } } };
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const randomBetween = (low: number, high: number) => low + Math.floor(Math.random() * (high - low));
 
 interface Charge {
   account_id: string;
@@ -36,52 +35,23 @@ interface Charge {
   date: string;
 }
 
-/** Every item of a cursor list, following `next_page_url`. */
-async function listAll(url: string, token: string): Promise<any[]> {
-  const items: any[] = [];
-  let next: string | null = url;
-  while (next) {
-    const page = await api(next, { token });
-    if (page.status !== 200) throw new Error(`GET ${next} answered ${page.status}: ${page.text}`);
-    items.push(...page.body.data);
-    next = page.body.next_page_url;
-  }
-  return items;
-}
-
 /** An order's payment id (`payment_id`, or the last segment of its `payment` URL). */
 const paymentOf = (order: any): string => order.payment_id ?? String(order.payment).split('/').pop();
 
 it('leaves exactly one order and one email per charged payment across kill -9 restarts', async () => {
-  let runtime: RuntimeProcess = await startRuntime({ env });
-  const { api_url: base, account_id: account, tokens } = runtime.bootstrap;
+  const run = new CrashRun(await startRuntime({ env }));
+  const { api_url: base, account_id: account, tokens } = run.runtime.bootstrap;
   const secret = tokens.test_secret;
-  const origin = runtime.url;
+  const origin = run.runtime.url;
   try {
     expect((await api(`${base}settings/payment`, { method: 'POST', token: secret, body: { duplicate_payment_timeout: 0 } })).status).toBe(200);
     const product = await api(`${base}products`, { method: 'POST', token: secret, body: { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] } });
     expect(product.status, product.text).toBe(201);
 
-    const counts = { attempted: 0, completed: 0, connectionRetries: 0, inUse: 0, alreadyPaid: 0, kills: 0 };
-    const unexpected: string[] = [];
-    let running = true;
-
-    /** One step of a checkout, retried while the connection fails (the runtime is down or restarting). */
-    const step = async (url: string, options: Parameters<typeof api>[1]) => {
-      for (;;) {
-        try {
-          return await api(url, options);
-        } catch {
-          if (!running) return undefined;
-          counts.connectionRetries++;
-          await pause(20);
-        }
-      }
-    };
-
+    const { counts, unexpected } = run;
     const shopper = async (n: number) => {
-      while (running) {
-        const minted = await step(`${base}auths/limited?account_id=${account}&test=true`, { method: 'POST', token: secret });
+      while (run.running) {
+        const minted = await run.step(`${base}auths/limited?account_id=${account}&test=true`, { method: 'POST', token: secret });
         if (!minted) return;
         if (minted.status !== 201) {
           unexpected.push(`mint → ${minted.status} ${minted.text}`);
@@ -89,46 +59,31 @@ it('leaves exactly one order and one email per charged payment across kill -9 re
         }
         const token = minted.body.token as string;
         const customer = { name: `Shopper ${n}`, email: `shopper${n}@example.test`, billing_address: { country: 'US', postal_code: '94107' } };
-        const cart = await step(`${base}carts`, { method: 'POST', token, body: { items: [{ product_id: 'ebook', quantity: 1 }], customer } });
+        const cart = await run.step(`${base}carts`, { method: 'POST', token, body: { items: [{ product_id: 'ebook', quantity: 1 }], customer } });
         if (!cart) return;
         if (cart.status !== 201) {
           unexpected.push(`cart → ${cart.status} ${cart.text}`);
           continue;
         }
         counts.attempted++;
-        const paid = await step(`${base}carts/${cart.body.cart_id}/payments`, { method: 'POST', token, body: card });
+        const paid = await run.step(`${base}carts/${cart.body.cart_id}/payments`, { method: 'POST', token, body: card });
         if (!paid) return;
-        if (paid.status === 201) counts.completed++;
         // A re-POST after a lost connection: the first attempt holds the cart's lock (409) or paid it (422).
-        else if (paid.status === 409) counts.inUse++;
-        else if (paid.status === 422) counts.alreadyPaid++;
-        else unexpected.push(`payment → ${paid.status} ${paid.text}`);
+        run.countPayment(paid);
       }
     };
 
     const shoppers = Array.from({ length: SHOPPERS }, (_, n) => shopper(n));
-    for (let kill = 0; kill < KILLS; kill++) {
-      await pause(randomBetween(300, 1500));
-      await runtime.kill9();
-      counts.kills++;
-      runtime = await runtime.restart();
-      expect(runtime.bootstrap.api_url).toBe(base);
-    }
+    await run.killAndRestart(KILLS, 300, 1500, (runtime) => expect(runtime.bootstrap.api_url).toBe(base));
     // Let the shoppers finish a few checkouts on the last runtime before stopping them.
-    const target = counts.completed + SHOPPERS;
-    const until = Date.now() + 10_000;
-    while (counts.completed < target && Date.now() < until) await pause(50);
-    running = false;
-    await Promise.all(shoppers);
+    await run.stop(shoppers);
 
     const moved = await api(`${origin}/_local/clock`, { method: 'POST', body: { advance_seconds: 3600 } });
     expect(moved.status, moved.text).toBe(200);
 
     // Poll until recovery made the facts consistent, or the settle time is over.
-    let violations: string[] = [];
     let facts = { payments: [] as any[], orders: [] as any[], emails: [] as any[], charges: [] as Charge[], ledger: 'not read' };
-    const settleBy = Date.now() + SETTLE_MS;
-    for (;;) {
+    const violations = await settle(SETTLE_MS, async () => {
       const [payments, orders, outbox, ledger] = await Promise.all([
         listAll(`${base}payments?limit=100`, secret),
         listAll(`${base}orders?limit=100`, secret),
@@ -140,7 +95,7 @@ it('leaves exactly one order and one email per charged payment across kill -9 re
       const charges: Charge[] = ledgerOk ? ledger.body.data.filter((c: Charge) => c.account_id === account) : [];
       facts = { payments, orders, emails, charges, ledger: ledgerOk ? 'ok' : `GET /_local/gateway/charges answered ${ledger.status}: ${ledger.text.slice(0, 200)}` };
 
-      violations = [];
+      const violations: string[] = [];
       if (!ledgerOk) violations.push(`the test gateway's ledger cannot be read (${facts.ledger}), so no charge can be checked`);
       for (const payment of payments.filter((p) => p.status === 'initiated')) violations.push(`payment ${payment.payment_id} is still initiated`);
       const seen = new Map<string, number>();
@@ -165,9 +120,8 @@ it('leaves exactly one order and one email per charged payment across kill -9 re
         }
       }
       for (const answer of unexpected) violations.push(`a shopper got an unexpected answer: ${answer}`);
-      if (violations.length === 0 || Date.now() > settleBy) break;
-      await pause(500);
-    }
+      return violations;
+    });
 
     const byStatus = (status: string) => facts.payments.filter((p) => p.status === status).length;
     console.log(
@@ -184,6 +138,6 @@ it('leaves exactly one order and one email per charged payment across kill -9 re
     expect(counts.completed, 'no checkout completed: the test exercised nothing').toBeGreaterThan(0);
     expect(violations, `invariants still broken ${SETTLE_MS / 1000} s after the clock moved one hour`).toEqual([]);
   } finally {
-    await runtime.stop();
+    await run.runtime.stop();
   }
 }, 90_000);

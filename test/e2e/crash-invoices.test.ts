@@ -16,12 +16,11 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { api, startRuntime, tempDataDir, type RuntimeProcess } from '../support/runtime-process';
+import { CrashRun, pause, settle } from '../support/crash-run';
+import { api, listAll, startRuntime, tempDataDir, type RuntimeProcess } from '../support/runtime-process';
 
 const RATES = { CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000' };
 const card = { payment_method: { type: 'credit_card', data: { number: '4242424242424242', exp_month: 12, exp_year: 2031, cvv: '123' } } };
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const randomBetween = (low: number, high: number) => low + Math.floor(Math.random() * (high - low));
 
 /** Polls `read` until `done` holds (or `timeoutMs` passes), answering the last value. */
 async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
@@ -32,19 +31,6 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
     if (Date.now() > by) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value)?.slice(0, 500)}`);
     await pause(50);
   }
-}
-
-/** Every item of a cursor list, following `next_page_url`. */
-async function listAll(url: string, token: string): Promise<any[]> {
-  const items: any[] = [];
-  let next: string | null = url;
-  while (next) {
-    const page = await api(next, { token });
-    if (page.status !== 200) throw new Error(`GET ${next} answered ${page.status}: ${page.text}`);
-    items.push(...page.body.data);
-    next = page.body.next_page_url;
-  }
-  return items;
 }
 
 /** Sets the account up (a product, no duplicate window) and answers a function that publishes an invoice and mints its link. */
@@ -106,69 +92,42 @@ it('settles an invoice payment whose runtime died before the charge: voided, fai
 }, 120_000);
 
 it('leaves exactly one order per charged invoice payment across random kill -9 restarts', async () => {
-  let runtime: RuntimeProcess = await startRuntime({ env: { CARTWHEEL_CLOCK: 'manual', ...RATES } });
-  const { api_url: base, tokens } = runtime.bootstrap;
+  const run = new CrashRun(await startRuntime({ env: { CARTWHEEL_CLOCK: 'manual', ...RATES } }));
+  const { api_url: base, tokens } = run.runtime.bootstrap;
   const secret = tokens.test_secret;
-  const origin = runtime.url;
+  const origin = run.runtime.url;
   const PAYERS = 3;
   const KILLS = 3;
   try {
     const publish = await setUp(base, secret);
-    const counts = { attempted: 0, completed: 0, retries: 0, inUse: 0, alreadyPaid: 0, kills: 0 };
-    const unexpected: string[] = [];
-    let running = true;
-    const step = async (url: string, options: Parameters<typeof api>[1]) => {
-      for (;;) {
-        try {
-          return await api(url, options);
-        } catch {
-          if (!running) return undefined;
-          counts.retries++;
-          await pause(20);
-        }
-      }
-    };
+    const { counts, unexpected } = run;
     const payer = async (n: number) => {
       let round = 0;
-      while (running) {
+      while (run.running) {
         let invoice: { invoiceId: string; token: string };
         try {
           invoice = await publish(n * 1000 + round++);
         } catch {
           // The runtime died while the merchant published: try the next one.
-          if (!running) return;
-          counts.retries++;
+          if (!run.running) return;
+          counts.connectionRetries++;
           await pause(20);
           continue;
         }
         counts.attempted++;
-        const paid = await step(`${base}invoices/${invoice.invoiceId}/payments`, { method: 'POST', token: invoice.token, body: card });
+        const paid = await run.step(`${base}invoices/${invoice.invoiceId}/payments`, { method: 'POST', token: invoice.token, body: card });
         if (!paid) return;
-        if (paid.status === 201) counts.completed++;
-        else if (paid.status === 409) counts.inUse++;
-        else if (paid.status === 422) counts.alreadyPaid++;
-        else unexpected.push(`payment → ${paid.status} ${paid.text}`);
+        run.countPayment(paid);
       }
     };
 
     const payers = Array.from({ length: PAYERS }, (_, n) => payer(n));
-    for (let kill = 0; kill < KILLS; kill++) {
-      await pause(randomBetween(400, 1500));
-      await runtime.kill9();
-      counts.kills++;
-      runtime = await runtime.restart();
-    }
-    const target = counts.completed + PAYERS;
-    const stopBy = Date.now() + 10_000;
-    while (counts.completed < target && Date.now() < stopBy) await pause(50);
-    running = false;
-    await Promise.all(payers);
+    await run.killAndRestart(KILLS, 400, 1500);
+    await run.stop(payers);
     expect((await api(`${origin}/_local/clock`, { method: 'POST', body: { advance_seconds: 3600 } })).status).toBe(200);
 
-    let violations: string[] = [];
     let facts = { payments: [] as any[], orders: [] as any[], invoices: [] as any[], charges: [] as any[] };
-    const settleBy = Date.now() + 20_000;
-    for (;;) {
+    const violations = await settle(20_000, async () => {
       const [payments, orders, invoices, ledger] = await Promise.all([
         listAll(`${base}payments?limit=100`, secret),
         listAll(`${base}orders?limit=100`, secret),
@@ -177,7 +136,7 @@ it('leaves exactly one order per charged invoice payment across random kill -9 r
       ]);
       const charges = ledger.body.data as any[];
       facts = { payments, orders, invoices, charges };
-      violations = [];
+      const violations: string[] = [];
       for (const payment of payments.filter((p) => p.status === 'initiated')) violations.push(`payment ${payment.payment_id} is still initiated`);
       const seen = new Map<string, number>();
       for (const charge of charges) seen.set(charge.payment_id, (seen.get(charge.payment_id) ?? 0) + 1);
@@ -193,9 +152,8 @@ it('leaves exactly one order per charged invoice payment across random kill -9 r
         if (ordersOf.length === 0 && invoice.payment_status !== 'unpaid') violations.push(`invoice ${invoice.invoice_id} is ${invoice.payment_status} without an order`);
       }
       for (const answer of unexpected) violations.push(`a payer got an unexpected answer: ${answer}`);
-      if (violations.length === 0 || Date.now() > settleBy) break;
-      await pause(500);
-    }
+      return violations;
+    });
     console.log(
       `crash invoices: ${counts.kills} kills, ${counts.attempted} invoice payments attempted, ${counts.completed} completed (201), ${counts.inUse} answered 409, ${counts.alreadyPaid} answered 422; ` +
         `${facts.payments.length} payments, ${facts.orders.length} orders, ${facts.charges.filter((c) => c.outcome === 'approved').length} approved charges, ` +
@@ -205,6 +163,6 @@ it('leaves exactly one order per charged invoice payment across random kill -9 r
     expect(counts.completed, 'no invoice was paid: the test exercised nothing').toBeGreaterThan(0);
     expect(violations).toEqual([]);
   } finally {
-    await runtime.stop();
+    await run.runtime.stop();
   }
 }, 120_000);

@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, freePort, startRuntime, tempDataDir } from '../support/runtime-process';
+import { api, freePort, listAll, startRuntime, tempDataDir } from '../support/runtime-process';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PAYMENTS = 20;
@@ -44,19 +44,6 @@ function npmStart(env: Record<string, string>) {
   let gone = false;
   void exited.then(() => (gone = true));
   return { child, output: () => output, exited, gone: () => gone };
-}
-
-/** Every item of a cursor list, following `next_page_url`. */
-async function listAll(url: string, token: string): Promise<any[]> {
-  const items: any[] = [];
-  let next: string | null = url;
-  while (next) {
-    const page = await api(next, { token });
-    if (page.status !== 200) throw new Error(`GET ${next} answered ${page.status}: ${page.text}`);
-    items.push(...page.body.data);
-    next = page.body.next_page_url;
-  }
-  return items;
 }
 
 async function stopDuringPayments(signal: 'SIGTERM' | 'SIGINT') {

@@ -194,6 +194,19 @@ export async function api(url: string, options: ApiOptions = {}): Promise<ApiRep
   return { status: response.status, headers: response.headers, body: parseReply(text), text };
 }
 
+/** Every item of a cursor list, following `next_page_url`. */
+export async function listAll(url: string, token: string): Promise<any[]> {
+  const items: any[] = [];
+  let next: string | null = url;
+  while (next) {
+    const page = await api(next, { token });
+    if (page.status !== 200) throw new Error(`GET ${next} answered ${page.status}: ${page.text}`);
+    items.push(...page.body.data);
+    next = page.body.next_page_url;
+  }
+  return items;
+}
+
 /** What `api()` sends: method, bearer token, a JSON body (or a raw one), extra headers. */
 export interface ApiOptions {
   method?: string;

@@ -7,12 +7,15 @@ import { mkdtempSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { outboxEmail } from '../../infra/local/outbox';
-import { claimDue, dueEntry, findDue, finishEntry, listDue } from '../../shared/work/due-work-store';
+import { claimDue, dueEntry, findDue, finishEntry, listDue, renewEntry, rescheduleEntry, retryLater, type DueKind } from '../../shared/work/due-work-store';
 import { backoffMs, runNow, sweepDue, type DueHandler } from '../../shared/work/runner';
 import { transact, writeOne } from '../../shared/store/transact';
 import { TransactionRejectedError } from '../../shared/store/errors';
+import { db, table } from '../../shared/store/client';
+import { recordKey } from '../../shared/store/records';
 import { Harness, useEmulatedTable } from '../local/fixtures/dynamo-harness';
 import { testPlatform } from '../support/platform';
 import { ManualClock } from '../../infra/local/manual-clock';
@@ -88,6 +91,51 @@ describe('claims', () => {
     // (The sweep also finishes earlier tests' lapsed work; RACE itself ran once.)
     expect(runs.filter((ref) => ref === 'RACE')).toEqual(['RACE']);
     expect(await findDue('confirmation-email', scope, 'RACE')).toBeUndefined();
+  });
+});
+
+describe('moving work to a later time', () => {
+  const DAY_MS = 24 * 3600_000;
+  /** The expiry (the table's TTL attribute, epoch seconds) the stored record carries. */
+  const expiryOf = async (kind: DueKind, ref: string): Promise<number> => {
+    const item = (await db().send(new GetCommand({ TableName: table(), Key: recordKey({ collection: 'due', scope: 'mode' }, scope, `${kind}:${ref}`) }))).Item;
+    return item!.ttl as number;
+  };
+  /** 30 days past `ms`, in epoch seconds: how long due work is kept past its due time. */
+  const keptPast = (ms: number) => Math.ceil(ms / 1000) + 30 * 24 * 3600;
+
+  it('moves the expiry with the due time when claimed work is rescheduled, so work due months later is not removed first', async () => {
+    const at = T0 + 10 * DAY_MS;
+    await writeOne(dueEntry('event-delivery', scope, 'LATE', at, at));
+    expect(await expiryOf('event-delivery', 'LATE')).toBe(keptPast(at));
+    const claim = await claimDue('event-delivery', scope, 'LATE', at, 60_000);
+    // A claim's lease end is when the work is due again should its claimer die: the expiry follows it too.
+    expect(await expiryOf('event-delivery', 'LATE')).toBe(keptPast(at + 60_000));
+    const later = at + 90 * DAY_MS;
+    await writeOne(rescheduleEntry(claim!, later, 'the receiver is down'));
+    expect(await findDue('event-delivery', scope, 'LATE')).toMatchObject({ next_ms: later, claim_id: null, attempts: 1, last_failure: 'the receiver is down' });
+    expect(await expiryOf('event-delivery', 'LATE')).toBe(keptPast(later));
+    // Found at its new time and not before.
+    expect((await listDue('event-delivery', later - 1, 100)).map((record) => record.ref)).not.toContain('LATE');
+    expect((await listDue('event-delivery', later, 100)).map((record) => record.ref)).toContain('LATE');
+  });
+
+  it('moves the expiry when failed work is retried later, and when renewed work starts afresh', async () => {
+    const at = T0 + 20 * DAY_MS;
+    await writeOne(dueEntry('subscription-renewal', scope, 'SUB', at, at));
+    const first = await claimDue('subscription-renewal', scope, 'SUB', at, 60_000);
+    const retryAt = at + 45 * DAY_MS;
+    await retryLater(first!, retryAt, 'the gateway is down');
+    expect(await expiryOf('subscription-renewal', 'SUB')).toBe(keptPast(retryAt));
+
+    const second = await claimDue('subscription-renewal', scope, 'SUB', retryAt, 60_000);
+    expect(second!.record.attempts).toBe(2);
+    const nextBilling = retryAt + 365 * DAY_MS;
+    await writeOne(renewEntry(second!, nextBilling, retryAt + 1));
+    expect(await findDue('subscription-renewal', scope, 'SUB')).toMatchObject({ next_ms: nextBilling, claim_id: null, attempts: 0, last_failure: null, created_ms: retryAt + 1 });
+    expect(await expiryOf('subscription-renewal', 'SUB')).toBe(keptPast(nextBilling));
+    // A renewal written under a claim that is no longer current is refused.
+    await expect(writeOne(renewEntry(first!, nextBilling, retryAt))).rejects.toBeInstanceOf(TransactionRejectedError);
   });
 });
 

@@ -3616,6 +3616,7 @@ export interface components {
             } | null;
             promotion_code: string | null;
             promotion: string | components["schemas"]["Promotion"] | null;
+            settlement_currency: string;
             tax_inclusive: boolean;
             discount_on_gross: boolean;
             items_count: number;
@@ -3632,7 +3633,6 @@ export interface components {
             date_created: string | null;
             /** Format: date-time */
             date_modified: string | null;
-            settlement_currency?: string;
             /** @description Only with `expand=options`: computed when asked for */
             options?: unknown;
             /** @description An amount in the major unit of its currency */
@@ -4805,6 +4805,7 @@ export interface components {
             } | null;
             promotion_code: string | null;
             promotion: string | components["schemas"]["Promotion"] | null;
+            settlement_currency: string;
             tax_inclusive: boolean;
             discount_on_gross: boolean;
             items_count: number;
@@ -4819,7 +4820,6 @@ export interface components {
             date_created: string | null;
             /** Format: date-time */
             date_modified: string | null;
-            settlement_currency?: string;
             /** @description Only with `expand=options`: computed when asked for */
             options?: unknown;
             /** @description An amount in the major unit of its currency */
@@ -10876,6 +10876,7 @@ export interface operations {
                      *           },
                      *           "promotion_code": "promotion code",
                      *           "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *           "settlement_currency": "USD",
                      *           "tax_inclusive": false,
                      *           "discount_on_gross": false,
                      *           "items_count": 1,
@@ -10889,7 +10890,6 @@ export interface operations {
                      *           "meta": null,
                      *           "date_created": "2026-11-21T14:05:09Z",
                      *           "date_modified": "2026-11-21T14:05:09Z",
-                     *           "settlement_currency": "USD",
                      *           "subtotal": 19.99,
                      *           "subtotal_original": 19.99,
                      *           "shipping": 19.99,
@@ -11086,6 +11086,7 @@ export interface operations {
                      *       },
                      *       "promotion_code": "promotion code",
                      *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *       "settlement_currency": "USD",
                      *       "tax_inclusive": false,
                      *       "discount_on_gross": false,
                      *       "items_count": 1,
@@ -11099,7 +11100,6 @@ export interface operations {
                      *       "meta": null,
                      *       "date_created": "2026-11-21T14:05:09Z",
                      *       "date_modified": "2026-11-21T14:05:09Z",
-                     *       "settlement_currency": "USD",
                      *       "subtotal": 19.99,
                      *       "subtotal_original": 19.99,
                      *       "shipping": 19.99,
@@ -11244,6 +11244,7 @@ export interface operations {
                      *       },
                      *       "promotion_code": "promotion code",
                      *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *       "settlement_currency": "USD",
                      *       "tax_inclusive": false,
                      *       "discount_on_gross": false,
                      *       "items_count": 1,
@@ -11257,7 +11258,6 @@ export interface operations {
                      *       "meta": null,
                      *       "date_created": "2026-11-21T14:05:09Z",
                      *       "date_modified": "2026-11-21T14:05:09Z",
-                     *       "settlement_currency": "USD",
                      *       "subtotal": 19.99,
                      *       "subtotal_original": 19.99,
                      *       "shipping": 19.99,
@@ -11453,6 +11453,7 @@ export interface operations {
                      *       },
                      *       "promotion_code": "promotion code",
                      *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *       "settlement_currency": "USD",
                      *       "tax_inclusive": false,
                      *       "discount_on_gross": false,
                      *       "items_count": 1,
@@ -11466,7 +11467,6 @@ export interface operations {
                      *       "meta": null,
                      *       "date_created": "2026-11-21T14:05:09Z",
                      *       "date_modified": "2026-11-21T14:05:09Z",
-                     *       "settlement_currency": "USD",
                      *       "subtotal": 19.99,
                      *       "subtotal_original": 19.99,
                      *       "shipping": 19.99,
@@ -20133,6 +20133,7 @@ export interface operations {
                      *           },
                      *           "promotion_code": "promotion code",
                      *           "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *           "settlement_currency": "USD",
                      *           "tax_inclusive": false,
                      *           "discount_on_gross": false,
                      *           "items_count": 1,
@@ -20144,7 +20145,6 @@ export interface operations {
                      *           "meta": null,
                      *           "date_created": "2026-11-21T14:05:09Z",
                      *           "date_modified": "2026-11-21T14:05:09Z",
-                     *           "settlement_currency": "USD",
                      *           "subtotal": 19.99,
                      *           "subtotal_original": 19.99,
                      *           "shipping": 19.99,
@@ -20348,6 +20348,7 @@ export interface operations {
                      *       },
                      *       "promotion_code": "promotion code",
                      *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *       "settlement_currency": "USD",
                      *       "tax_inclusive": false,
                      *       "discount_on_gross": false,
                      *       "items_count": 1,
@@ -20359,7 +20360,6 @@ export interface operations {
                      *       "meta": null,
                      *       "date_created": "2026-11-21T14:05:09Z",
                      *       "date_modified": "2026-11-21T14:05:09Z",
-                     *       "settlement_currency": "USD",
                      *       "subtotal": 19.99,
                      *       "subtotal_original": 19.99,
                      *       "shipping": 19.99,
@@ -20506,6 +20506,7 @@ export interface operations {
                      *       },
                      *       "promotion_code": "promotion code",
                      *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *       "settlement_currency": "USD",
                      *       "tax_inclusive": false,
                      *       "discount_on_gross": false,
                      *       "items_count": 1,
@@ -20517,7 +20518,6 @@ export interface operations {
                      *       "meta": null,
                      *       "date_created": "2026-11-21T14:05:09Z",
                      *       "date_modified": "2026-11-21T14:05:09Z",
-                     *       "settlement_currency": "USD",
                      *       "subtotal": 19.99,
                      *       "subtotal_original": 19.99,
                      *       "shipping": 19.99,
@@ -20721,6 +20721,7 @@ export interface operations {
                      *       },
                      *       "promotion_code": "promotion code",
                      *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *       "settlement_currency": "USD",
                      *       "tax_inclusive": false,
                      *       "discount_on_gross": false,
                      *       "items_count": 1,
@@ -20732,7 +20733,6 @@ export interface operations {
                      *       "meta": null,
                      *       "date_created": "2026-11-21T14:05:09Z",
                      *       "date_modified": "2026-11-21T14:05:09Z",
-                     *       "settlement_currency": "USD",
                      *       "subtotal": 19.99,
                      *       "subtotal_original": 19.99,
                      *       "shipping": 19.99,
@@ -21313,6 +21313,7 @@ export interface operations {
                      *           },
                      *           "promotion_code": "promotion code",
                      *           "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *           "settlement_currency": "USD",
                      *           "tax_inclusive": false,
                      *           "discount_on_gross": false,
                      *           "items_count": 1,
@@ -21324,7 +21325,6 @@ export interface operations {
                      *           "meta": null,
                      *           "date_created": "2026-11-21T14:05:09Z",
                      *           "date_modified": "2026-11-21T14:05:09Z",
-                     *           "settlement_currency": "USD",
                      *           "subtotal": 19.99,
                      *           "subtotal_original": 19.99,
                      *           "shipping": 19.99,

@@ -2,14 +2,14 @@
 import { pdfResult } from '../../http/accept';
 import type { ApiContext, ApiResult } from '../../http/types';
 import { readGeneralSettingsCached } from '../../modules/accounts';
-import { invoiceDeclaration, invoiceDocumentOf, type InvoiceDocument } from '../../modules/invoices';
+import { invoiceDeclaration, invoiceDocumentOf } from '../../modules/invoices';
 import { orderDeclaration } from '../../modules/orders';
 import { paymentsOfInvoice } from '../../modules/payments';
 import { actionScope } from '../../rest/action-scope';
 import { resolveLocale } from '../../rest/formatted';
 import { readReachable } from '../../rest/reach';
 import { orderReceiptDocument, readOrderReceipt } from './order-receipt';
-import { invoiceDocument, type InvoiceFacts } from './invoice-document';
+import { invoiceDocument } from './invoice-document';
 import { renderDocumentPdf, renderInvoicePdf } from './pdf';
 
 /**
@@ -40,54 +40,8 @@ export async function invoicePdfAction(context: ApiContext): Promise<ApiResult> 
   const payments = paid
     .filter((payment) => payment.status === 'completed')
     .map((payment) => ({ payment_id: payment.payment_id, date_created_ms: payment.created_ms, total: payment.total, method_label: payment.payment_method?.data.label ?? null }));
-  const document = invoiceDocument(invoiceFactsOf(invoiceDocumentOf(invoice)), payments, seller, { locale, zone: render.zone });
+  const document = invoiceDocument(invoiceDocumentOf(invoice), payments, seller, { locale, zone: render.zone });
   return pdfResult(await renderInvoicePdf(document), `invoice-${invoice.invoice_id}.pdf`);
-}
-
-/** The invoices module's document in the printable invoice's words. */
-function invoiceFactsOf(invoice: InvoiceDocument): InvoiceFacts {
-  const { customer, totals, shipping } = invoice;
-  return {
-    invoice_id: invoice.invoice_id,
-    test: invoice.mode === 'test',
-    draft: invoice.state === 'draft',
-    payment_status: invoice.state === 'paid' ? 'completed' : invoice.state === 'cancelled' ? 'cancelled' : 'unpaid',
-    date_created_ms: invoice.date_created_ms,
-    date_published_ms: invoice.date_published_ms,
-    date_due_ms: invoice.date_due_ms,
-    currency: invoice.currency,
-    customer: {
-      name: customer.name,
-      email: customer.email,
-      company_name: customer.company_name,
-      phone: customer.phone,
-      tax_number: customer.tax_number,
-      billing_address: customer.billing_address,
-      shipping_address: customer.shipping_address,
-    },
-    items: invoice.lines.map((line) => ({
-      item_id: line.item_id,
-      product_id: line.product_id,
-      name: line.name,
-      quantity: line.quantity,
-      price_original: line.price_original,
-      discount: line.discount,
-      tax_rate: line.tax_rate,
-      tax: line.tax,
-      subtotal: line.subtotal,
-    })),
-    shipping_item: shipping ? { name: shipping.name, subtotal: shipping.subtotal, tax_rate: shipping.tax_rate, tax: shipping.tax } : null,
-    promotion_code: invoice.promotion_code,
-    subtotal: totals.subtotal,
-    subtotal_original: totals.subtotal_original,
-    discount: totals.discount,
-    shipping: totals.shipping,
-    tax: totals.tax,
-    total: totals.total,
-    tax_inclusive: totals.tax_inclusive,
-    total_payments: invoice.total_payments,
-    total_remaining: invoice.total_remaining,
-  };
 }
 
 /** The `formatted` locale rule (conventions.md §14): `user_locale`, else `Accept-Language`, else the account's. */

@@ -19,25 +19,22 @@
  * Every answer carries the sign-in page's headers (no-store, no-referrer, frame-ancestors).
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { ApiError } from '../../core/errors';
 import type { ApiGate } from '../../http/gate';
 import type { ApiEvent } from '../../http/middleware/state';
 import {
-  AccountLockedError,
   ACCESS_TOKEN_SECONDS,
   findOAuthApp,
   findOAuthAppByClientId,
   issueAuthorizationCode,
   issueConsentTicket,
   issueImplicitToken,
-  signInUser,
   takeConsentTicket,
   type OAuthAppRecord,
 } from '../../modules/identity';
 import type { Platform } from '../../platform/ports';
 import { pageLanguage, textsOf, type PageLanguage } from './messages';
 import { authorizeErrorPage, authorizeFormPage, consentPage, type PageMessage } from './page';
-import { antiForgery, cookieValue, field, flagOf, formFields, MAX_FIELD, pageHeaders, sameValue, spentAntiForgeryCookie } from './page-guard';
+import { antiForgery, checkLogin, cookieValue, field, flagOf, formFields, MAX_FIELD, pageHeaders, sameValue, spentAntiForgeryCookie } from './page-guard';
 
 type Result = APIGatewayProxyStructuredResultV2;
 
@@ -187,28 +184,10 @@ export async function serveAuthorize(event: ApiEvent, platform: Platform, gate: 
   };
   if (method !== 'POST') return form(200);
 
-  if (!sameValue(field(values, 'csrf_token'), cookieValue(event))) return form(403, { kind: 'error', code: 'invalid_origin', text: t.formExpired });
-  const password = values.password;
-  if (!username || !password) return form(400, { kind: 'error', code: 'invalid_input', text: t.missingFields });
-  // Every password check counts against the caller's address first (auth.md 5.3).
-  try {
-    await gate.throttleAnonymous(context.sourceIp);
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status !== 429) throw error;
-    const seconds = Number(error.headers['Retry-After'] ?? 1);
-    return form(429, { kind: 'error', code: 'request_limit_exceeded', text: t.tooManyAttempts(seconds) }, { 'Retry-After': String(seconds) });
-  }
-  let user;
-  try {
-    user = await signInUser(username, password.slice(0, MAX_FIELD), platform.clock);
-  } catch (error) {
-    if (error instanceof AccountLockedError) {
-      const seconds = Number(error.headers['Retry-After'] ?? 1);
-      return form(401, { kind: 'error', code: 'account_locked', text: t.accountLocked(Math.ceil(seconds / 60)) }, { 'Retry-After': String(seconds) });
-    }
-    if (error instanceof ApiError && error.code === 'invalid_login') return form(401, { kind: 'error', code: 'invalid_login', text: t.invalidLogin });
-    throw error;
-  }
+  // The sign-in page's login step: anti-forgery, the per-IP limit first (auth.md 5.3), the lockout.
+  const login = await checkLogin(event, values, gate, context.sourceIp, platform.clock, t);
+  if (login.refusal) return form(login.refusal.status, login.refusal.message, login.refusal.headers);
+  const { user } = login;
   // Only users of the app's own account can authorize it (auth.md 6.1).
   if (user.account_id !== app.account_id) return form(403, { kind: 'error', code: 'other_account', text: t.otherAccount });
 

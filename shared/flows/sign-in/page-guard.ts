@@ -1,12 +1,19 @@
 /**
  * What every page of the sign-in surface shares (auth.md 5.1, 6.2): the headers (no caching, no
  * referrer, framing only by the redirect's origin), the anti-forgery value and its cookie, and
- * reading the form's fields. The sign-in form and the OAuth authorize and consent pages use the
- * same ones, so they cannot drift apart.
+ * reading the form's fields, and the login step of a posted form (anti-forgery, per-IP limit,
+ * lockout). The sign-in form and the OAuth authorize and consent pages use the same ones, so they
+ * cannot drift apart.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../../core/errors';
 import { parseFormBody } from '../../http/body/form';
+import type { ApiGate } from '../../http/gate';
 import type { ApiEvent } from '../../http/middleware/state';
+import { AccountLockedError, signInUser, type UserRecord } from '../../modules/identity';
+import type { Clock } from '../../platform/ports';
+import type { PageTexts } from './messages';
+import type { PageMessage } from './page';
 
 /** The anti-forgery cookie, its lifetime and path (the page's own path only). */
 export const ANTI_FORGERY_COOKIE = 'cartwheel_signin';
@@ -93,3 +100,44 @@ export async function formFields(event: ApiEvent): Promise<Record<string, string
   }
 }
 
+
+/** Why a posted login form is shown again: its status, the message on it and any extra headers. */
+export interface LoginRefusal {
+  status: number;
+  message: PageMessage;
+  headers?: Record<string, string>;
+}
+
+/** What the login step of a posted form found: the user, or the refusal to show on the form. */
+export type LoginStep = { user: UserRecord; refusal?: undefined } | { user?: undefined; refusal: LoginRefusal };
+
+/**
+ * The login step of a posted form (auth.md 5.1, 5.3, 6.2), the same on the sign-in page and the
+ * OAuth authorize page: the anti-forgery value must match its cookie (403), both fields must be
+ * there (400), the caller's address must be under the per-IP limit (429; over it nothing is
+ * checked and no user's count moves), then the password is checked under the user's lockout
+ * (401 account_locked or invalid_login). Other failures are thrown.
+ */
+export async function checkLogin(event: ApiEvent, values: Record<string, string>, gate: ApiGate, sourceIp: string, clock: Clock, t: PageTexts): Promise<LoginStep> {
+  if (!sameValue(field(values, 'csrf_token'), cookieValue(event))) return { refusal: { status: 403, message: { kind: 'error', code: 'invalid_origin', text: t.formExpired } } };
+  const username = field(values, 'username');
+  const password = values.password;
+  if (!username || !password) return { refusal: { status: 400, message: { kind: 'error', code: 'invalid_input', text: t.missingFields } } };
+  try {
+    await gate.throttleAnonymous(sourceIp);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 429) throw error;
+    const seconds = Number(error.headers['Retry-After'] ?? 1);
+    return { refusal: { status: 429, message: { kind: 'error', code: 'request_limit_exceeded', text: t.tooManyAttempts(seconds) }, headers: { 'Retry-After': String(seconds) } } };
+  }
+  try {
+    return { user: await signInUser(username, password.slice(0, MAX_FIELD), clock) };
+  } catch (error) {
+    if (error instanceof AccountLockedError) {
+      const seconds = Number(error.headers['Retry-After'] ?? 1);
+      return { refusal: { status: 401, message: { kind: 'error', code: 'account_locked', text: t.accountLocked(Math.ceil(seconds / 60)) }, headers: { 'Retry-After': String(seconds) } } };
+    }
+    if (error instanceof ApiError && error.code === 'invalid_login') return { refusal: { status: 401, message: { kind: 'error', code: 'invalid_login', text: t.invalidLogin } } };
+    throw error;
+  }
+}

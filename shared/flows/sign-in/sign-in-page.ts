@@ -16,19 +16,18 @@
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ApiError } from '../../core/errors';
 import { IDLE_LIFETIME_MS } from '../../core/access/token-records';
 import type { ApiGate } from '../../http/gate';
 import { respond } from '../../http/middleware/respond';
 import { stateOf, transportOfState, type ApiEvent } from '../../http/middleware/state';
 import { tlsRequired } from '../../http/middleware/tls-required';
-import { AccountLockedError, issueTrustedToken, signInUser } from '../../modules/identity';
+import { issueTrustedToken } from '../../modules/identity';
 import type { Platform } from '../../platform/ports';
 import { pageLanguage, textsOf } from './messages';
 import { errorPage, formPage, type FormFields, type PageMessage } from './page';
 import { isRegisteredRedirect } from './redirect-uris';
 import { AUTHORIZE_PATH, serveAuthorize } from './authorize-page';
-import { antiForgery, cookieValue, field, flagOf, formFields, MAX_FIELD, PAGE_PATH, pageHeaders, sameValue, spentAntiForgeryCookie } from './page-guard';
+import { antiForgery, checkLogin, field, flagOf, formFields, MAX_FIELD, PAGE_PATH, pageHeaders, spentAntiForgeryCookie } from './page-guard';
 
 export { ANTI_FORGERY_COOKIE } from './page-guard';
 
@@ -96,32 +95,9 @@ async function serve(event: ApiEvent, platform: Platform, gate: ApiGate, options
 
   if (method !== 'POST') return form(200, flagOf(query, 'logout') ? { kind: 'notice', text: t.signedOut } : undefined);
 
-  if (!sameValue(field(values, 'csrf_token'), cookieValue(event))) return form(403, { kind: 'error', code: 'invalid_origin', text: t.formExpired });
-  const username = field(values, 'username');
-  const password = values.password;
-  if (!username || !password) return form(400, { kind: 'error', code: 'invalid_input', text: t.missingFields });
-
-  // Every password check counts against the caller's address first (auth.md 5.3); over the
-  // limit nothing is checked and no user's count moves.
-  try {
-    await gate.throttleAnonymous(transport.sourceIp);
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status !== 429) throw error;
-    const seconds = Number(error.headers['Retry-After'] ?? 1);
-    return form(429, { kind: 'error', code: 'request_limit_exceeded', text: t.tooManyAttempts(seconds) }, { 'Retry-After': String(seconds) });
-  }
-
-  let user;
-  try {
-    user = await signInUser(username, password.slice(0, MAX_FIELD), platform.clock);
-  } catch (error) {
-    if (error instanceof AccountLockedError) {
-      const seconds = Number(error.headers['Retry-After'] ?? 1);
-      return form(401, { kind: 'error', code: 'account_locked', text: t.accountLocked(Math.ceil(seconds / 60)) }, { 'Retry-After': String(seconds) });
-    }
-    if (error instanceof ApiError && error.code === 'invalid_login') return form(401, { kind: 'error', code: 'invalid_login', text: t.invalidLogin });
-    throw error;
-  }
+  const login = await checkLogin(event, values, gate, transport.sourceIp, platform.clock, t);
+  if (login.refusal) return form(login.refusal.status, login.refusal.message, login.refusal.headers);
+  const { user } = login;
 
   // Only now is the account known, so only now can the redirect be judged (auth.md 5.1.6).
   const problem = !fields.redirectUri

@@ -24,7 +24,7 @@ import { invalid, sends } from '../../rest/input';
 import type { RenderContext } from '../../rest/render-context';
 import type { Revision } from '../../store/entity';
 import { getRecord, type RecordScope } from '../../store/records';
-import { computeSale, taxLocationOf, taxTreatmentOf, type SaleLineInput, type SaleLineTotals } from '../pricing';
+import { computeSale, SALE_MONEY, saleTotalsJson, taxLocationOf, taxTreatmentOf, type SaleLineInput, type SaleLineTotals } from '../pricing';
 import { activeShippingMethods, quoteMethods, selectQuote, shippingCountryOf } from '../shipping';
 import { currentSalePromotion, hasEligibleLine, InvalidPromotionCodeError, promotionDiscounts, resolvePromotionCode, termsOf } from '../promotions';
 import { insertCart } from './cart-store';
@@ -72,7 +72,6 @@ const LINE_SETTLEMENT = [
 ] as const;
 /** The amounts of a line as the API shows them (§1.3), in output order. */
 const LINE_AMOUNTS = [...LINE_MONEY.slice(0, 5), 'tax_rate', ...LINE_MONEY.slice(5), ...LINE_SETTLEMENT] as const;
-const SALE_MONEY = ['subtotal', 'subtotal_original', 'shipping', 'shipping_original', 'discount', 'tax', 'tax_original', 'total', 'total_original'] as const;
 
 function moneyShape(properties: readonly string[], currency: string): Record<string, string> {
   return Object.fromEntries(properties.map((property) => [property, currency]));
@@ -205,14 +204,7 @@ export const cartDeclaration = declareResource<CartRecord>({
       promotion_code: stored.promotion_code,
       promotion: stored.promotion_id ? context.url(`promotions/${encodeURIComponent(stored.promotion_id)}`) : null,
     };
-    for (const name of SALE_MONEY) json[name] = totals[name];
-    json.settlement_currency = totals.settlement_currency;
-    for (const name of SALE_MONEY) json[`settlement_${name}`] = totals[`settlement_${name}`];
-    Object.assign(json, {
-      tax_inclusive: totals.tax_inclusive,
-      discount_on_gross: totals.discount_on_gross,
-      items_count: totals.items_count,
-      items_quantity: totals.items_quantity,
+    Object.assign(json, saleTotalsJson(totals), {
       referrer: stored.referrer,
       affiliate_id: stored.affiliate_id,
       customer_ip_address: stored.customer_ip_address,

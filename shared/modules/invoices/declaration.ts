@@ -8,14 +8,13 @@ import { firstPageOf } from '../../rest/offset-list';
 import type { RenderContext } from '../../rest/render-context';
 import { roundMoney } from '../../rest/money';
 import { cartOptions, saleCustomerJson } from '../carts';
-import type { SaleLineTotals } from '../pricing';
+import { SALE_MONEY, saleTotalsJson, type SaleLineTotals } from '../pricing';
 import type { InvoiceItemRecord, InvoiceRecord } from './records';
 import { invoicesOfCustomer } from './invoice-store';
 
 const LINE_MONEY = ['price', 'price_original', 'subtotal', 'subtotal_original', 'discount', 'tax', 'tax_original', 'total', 'total_original'] as const;
 const LINE_SETTLEMENT = LINE_MONEY.filter((name) => name !== 'price_original').map((name) => `settlement_${name}`);
 const LINE_AMOUNTS = [...LINE_MONEY.slice(0, 5), 'tax_rate', ...LINE_MONEY.slice(5), ...LINE_SETTLEMENT] as const;
-const SALE_MONEY = ['subtotal', 'subtotal_original', 'shipping', 'shipping_original', 'discount', 'tax', 'tax_original', 'total', 'total_original'] as const;
 
 function moneyShape(properties: readonly string[], currency: string): Record<string, string> {
   return Object.fromEntries(properties.map((property) => [property, currency]));
@@ -137,14 +136,7 @@ export const invoiceDeclaration = declareResource<InvoiceRecord>({
       promotion_code: invoice.promotion_code,
       promotion: invoice.promotion_id ? context.url(`promotions/${encodeURIComponent(invoice.promotion_id)}`) : null,
     };
-    for (const name of SALE_MONEY) json[name] = totals[name];
-    json.settlement_currency = totals.settlement_currency;
-    for (const name of SALE_MONEY) json[`settlement_${name}`] = totals[`settlement_${name}`];
-    Object.assign(json, {
-      tax_inclusive: totals.tax_inclusive,
-      discount_on_gross: totals.discount_on_gross,
-      items_count: totals.items_count,
-      items_quantity: totals.items_quantity,
+    Object.assign(json, saleTotalsJson(totals), {
       total_payments: invoice.total_payments,
       total_remaining: totalRemaining(invoice),
       payments: `${url}/payments`,

@@ -3,6 +3,7 @@
  * amounts, tax, shipping, sale totals and settlement twins. Other modules import only this file.
  */
 export { computeSale } from './totals';
+export { SALE_MONEY, saleTotalsJson, type SaleTotalsJson } from './json';
 export type {
   LineAmounts,
   SaleInput,

@@ -3,9 +3,10 @@
  * licenses (shared/flows/receipts/order-receipt.ts), and an invoice (invoice-document.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { invoiceDocument, type InvoiceFacts } from '../../../shared/flows/receipts/invoice-document';
+import { invoiceDocument } from '../../../shared/flows/receipts/invoice-document';
 import { orderReceiptDocument, type OrderReceiptFacts } from '../../../shared/flows/receipts/order-receipt';
 import type { CustomerRecord } from '../../../shared/modules/customers';
+import type { InvoiceDocument, InvoiceDocumentLine } from '../../../shared/modules/invoices';
 import type { LicenseRecord, LicenseServiceRecord } from '../../../shared/modules/licenses';
 import type { OrderItemRecord, OrderRecord } from '../../../shared/modules/orders';
 import type { PaymentRecord } from '../../../shared/modules/payments';
@@ -70,11 +71,12 @@ describe('orderReceiptDocument', () => {
 });
 
 describe('invoiceDocument', () => {
-  const invoice: InvoiceFacts = {
-    invoice_id: 'INV1', test: true, draft: false, payment_status: 'unpaid', date_created_ms: 1_000, date_published_ms: 2_000, date_due_ms: 9_000, currency: 'USD',
-    customer: { name: 'Ada', email: 'ada@example.test', company_name: 'Acme', phone: null, tax_number: null, billing_address: { country: 'US', city: 'Austin', state_prov: 'TX', postal_code: '78701' }, shipping_address: null },
-    items: [{ item_id: 'consulting', product_id: null, name: 'Consulting', quantity: 3, price_original: 100, discount: 0, tax_rate: 0, tax: 0, subtotal: 300 }],
-    shipping_item: null, promotion_code: null, subtotal: 300, subtotal_original: 300, discount: 0, shipping: 0, tax: 0, total: 300, tax_inclusive: false, total_payments: 100, total_remaining: 200,
+  const invoice: InvoiceDocument = {
+    invoice_id: 'INV1', mode: 'test', state: 'open', currency: 'USD', date_created_ms: 1_000, date_published_ms: 2_000, date_due_ms: 9_000,
+    customer: { customer_id: null, username: null, name: 'Ada', email: 'ada@example.test', company_name: 'Acme', phone: null, tax_number: null, billing_address: address({ country: 'US', city: 'Austin', state_prov: 'TX', postal_code: '78701' }), shipping_address: address({}) },
+    lines: [{ item_id: 'consulting', product_id: null, name: 'Consulting', quantity: 3, price_original: 100, discount: 0, tax_rate: 0, tax: 0, subtotal: 300 } as InvoiceDocumentLine],
+    shipping: null, promotion_code: null, totals: { subtotal: 300, subtotal_original: 300, discount: 0, shipping: 0, tax: 0, total: 300, tax_inclusive: false } as InvoiceDocument['totals'],
+    total_payments: 100, total_remaining: 200, order_id: null, meta: null,
   };
 
   it('titles it Invoice with its dates, state, lines, payments so far and what remains', () => {
@@ -84,6 +86,6 @@ describe('invoiceDocument', () => {
     expect(document.lines[0]).toMatchObject({ name: 'Consulting', reference: 'consulting', quantity: 3, amount: 300 });
     expect(document.payments).toEqual([{ dateMs: 3_000, method: 'Visa 4242', reference: 'P9', amount: 100 }]);
     expect(document.balance).toEqual([{ label: 'Paid so far', amount: 100 }, { label: 'Remaining', amount: 200, strong: true }]);
-    expect(invoiceDocument({ ...invoice, payment_status: 'cancelled' }, [], { company_name: null, support_email: null, support_website: null }, { locale: 'en-US', zone: 'UTC' })).toMatchObject({ facts: [{ value: 'Cancelled' }], balance: [] });
+    expect(invoiceDocument({ ...invoice, state: 'cancelled' }, [], { company_name: null, support_email: null, support_website: null }, { locale: 'en-US', zone: 'UTC' })).toMatchObject({ facts: [{ value: 'Cancelled' }], balance: [] });
   });
 });
