@@ -89,7 +89,7 @@ it('settles an invoice payment whose runtime died before the charge: voided, fai
     rmSync(holdFile, { force: true });
     await runtime.stop();
   }
-}, 120_000);
+}, 240_000);
 
 it('leaves exactly one order per charged invoice payment across random kill -9 restarts', async () => {
   const run = new CrashRun(await startRuntime({ env: { CARTWHEEL_CLOCK: 'manual', ...RATES } }));
@@ -165,4 +165,4 @@ it('leaves exactly one order per charged invoice payment across random kill -9 r
   } finally {
     await run.runtime.stop();
   }
-}, 120_000);
+}, 240_000);
