@@ -1,5 +1,5 @@
 /**
- * The sales report (commerce.md §12) from the hour aggregates (./sales-store.ts): buckets by
+ * The sales report (commerce.md §12) from the quarter-hour aggregates (./sales-store.ts): buckets by
  * day or month in the requested zone (luxon follows each zone's daylight-saving rules, so a
  * New York day in March is 23 hours and a Lord Howe day 23.5), every bucket present (zeros when
  * empty), orders and refunds each on their own dates, in the report currency: an order's own
@@ -10,7 +10,7 @@ import { DateTime } from 'luxon';
 import type { PaymentSettings } from '../accounts';
 import { convert } from '../catalog';
 import { minorUnits, roundMoney } from '../../rest/money';
-import { METRICS, MONEY_LETTERS, type SalesHour } from './sales-store';
+import { METRICS, MONEY_LETTERS, type SalesQuarter } from './sales-store';
 
 /** Bucket sizes and their limits (§12). */
 export const GROUP_LIMITS = { day: 366, month: 120 } as const;
@@ -64,7 +64,7 @@ const emptySums = (): Sums => ({ direct: {}, toConvert: new Map() });
 const add = (into: Record<string, number>, metric: string, amount: number) => (into[metric] = (into[metric] ?? 0) + amount);
 
 /**
- * Adds one quarter's counters (`<kind><C><S><metric>`, the quarter digit removed) to `sums` in
+ * Adds one quarter's counters (`<kind><C><S><metric>`) to `sums` in
  * the report currency `currency`: counts as they are; money from the order's own amounts when
  * `C` is the report currency, else from its settlement amounts (`x`/`y`, or the own amounts
  * when `S` is `C`), directly when `S` is the report currency and converted otherwise.
@@ -152,29 +152,18 @@ export function summaryOf(buckets: readonly SalesBucket[], currency: string): Sa
   };
 }
 
-const QUARTER_MS = 900_000;
-
 /**
- * Fills `buckets` from the hours read (sorted by hour): each quarter hour counts in the bucket
- * its start falls in; quarters outside the range count nowhere.
+ * Fills `buckets` from the quarters read (sorted by start): each quarter hour counts in the
+ * bucket its start falls in; quarters outside the range count nowhere.
  */
-export function fillBuckets(buckets: ReadonlyArray<{ startMs: number; endMs: number }>, hours: readonly SalesHour[], currency: string, payment: PaymentSettings): SalesBucket[] {
+export function fillBuckets(buckets: ReadonlyArray<{ startMs: number; endMs: number }>, quarters: readonly SalesQuarter[], currency: string, payment: PaymentSettings): SalesBucket[] {
   const sums = buckets.map(() => emptySums());
   let index = 0;
-  for (const hour of [...hours].sort((a, b) => a.hourMs - b.hourMs)) {
-    const byQuarter: Array<Array<[string, number]>> = [[], [], [], []];
-    for (const [name, value] of Object.entries(hour.counters)) {
-      const quarter = name.charCodeAt(0) - 48;
-      if (quarter >= 0 && quarter < 4 && name.length > 8 && typeof value === 'number') byQuarter[quarter]!.push([name.slice(1), value]);
-    }
-    for (let quarter = 0; quarter < 4; quarter++) {
-      if (!byQuarter[quarter]!.length) continue;
-      const at = hour.hourMs + quarter * QUARTER_MS;
-      while (index < buckets.length && buckets[index]!.endMs < at) index++;
-      if (index >= buckets.length) break;
-      if (at < buckets[index]!.startMs) continue;
-      addQuarter(sums[index]!, byQuarter[quarter]!, currency);
-    }
+  for (const quarter of quarters) {
+    while (index < buckets.length && buckets[index]!.endMs < quarter.startMs) index++;
+    if (index >= buckets.length) break;
+    if (quarter.startMs < buckets[index]!.startMs) continue;
+    addQuarter(sums[index]!, quarter.counters, currency);
   }
   return buckets.map((bucket, at) => ({ ...bucket, figures: figuresOf(sums[at]!, currency, payment) }));
 }
