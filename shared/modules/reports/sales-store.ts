@@ -126,14 +126,16 @@ export function minor(amount: number, currency: string): number {
 }
 
 /**
- * The `ADD` entry of `counters` (`<kind><metric>` → increment) on the slot of `epochMs` in the
- * day item of `pair`, in the shard the sale's millisecond picks.
+ * The `ADD` entry of `counters` (`<kind><metric>` → increment; the count is never 0, so there
+ * is always one) on the slot of `epochMs` in the day item of `pair`, in the shard the sale's
+ * millisecond picks.
  */
 function addEntry(scope: RecordScope, epochMs: number, pair: string, counters: Record<string, number>, name: string): TransactEntry {
   const slot = slotOf(epochMs);
   const names: Record<string, string> = {};
   const values: Record<string, number> = {};
-  const adds = Object.entries(counters).map(([counter, amount], index) => {
+  // Adding 0 changes no sum: leaving zeros out (no discount, no shipping) keeps items smaller.
+  const adds = Object.entries(counters).filter(([, amount]) => amount !== 0).map(([counter, amount], index) => {
     names[`#a${index}`] = `${slot}${counter}`;
     values[`:v${index}`] = amount;
     return `#a${index} :v${index}`;
