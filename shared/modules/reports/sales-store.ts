@@ -195,18 +195,28 @@ export class QuarterSums {
   }
 }
 
-const DAY_SLOT = /^(\d\d)([oxry][a-zA-Z])$/;
 const HOUR_QUARTER = /^([0-3])([oxry][A-Z]{6}[a-zA-Z])$/;
 
-/** Adds a stored day item's slots to `sums` (the pair and the date from its key). */
+/** Counter names (`<kind><C><S><metric>`) by pair and `<kind><metric>`: a year has 175,000 slot values and a few dozen names. */
+const counterNames = new Map<string, string>();
+function counterName(pair: string, kindMetric: string): string {
+  const key = pair + kindMetric;
+  let name = counterNames.get(key);
+  if (name === undefined) counterNames.set(key, (name = `${kindMetric[0]}${pair}${kindMetric[1]}`));
+  return name;
+}
+
+const isDigit = (code: number) => code >= 48 && code <= 57;
+
+/** Adds a stored day item's slots (`<slot><kind><metric>`) to `sums` (the pair and the date from its key). */
 export function addDayItem(sums: QuarterSums, item: Record<string, unknown>): void {
   const [, date, pair] = String(item.sk).split('#');
   const dayMs = Date.parse(`${date}T00:00:00Z`);
-  for (const [name, value] of Object.entries(item)) {
-    const match = DAY_SLOT.exec(name);
-    if (!match || typeof value !== 'number') continue;
-    const counter = match[2]!;
-    sums.add(dayMs + Number(match[1]) * QUARTER_MS, `${counter[0]}${pair}${counter[1]}`, value);
+  for (const name in item) {
+    const value = item[name];
+    if (name.length !== 4 || typeof value !== 'number' || !isDigit(name.charCodeAt(0)) || !isDigit(name.charCodeAt(1))) continue;
+    const slot = (name.charCodeAt(0) - 48) * 10 + name.charCodeAt(1) - 48;
+    sums.add(dayMs + slot * QUARTER_MS, counterName(pair!, name.slice(2)), value);
   }
 }
 
