@@ -63,6 +63,13 @@ describe('sales report arithmetic', () => {
     expect(quartersAfter(entries).map((quarter) => new Date(quarter.startMs).toISOString())).toEqual(['2027-03-14T00:00:00.000Z', '2027-03-14T09:15:00.000Z', '2027-03-14T23:45:00.000Z']);
   });
 
+  it('leaves zero amounts out of the day item, and still counts a free order', () => {
+    const free = orderSaleEntry(scope, sale(Date.parse('2027-06-01T12:00:00Z'), 'USD', 0, 0));
+    expect(Object.values(free.item.Update!.ExpressionAttributeNames!)).toEqual(['48on', '48oq']);
+    const ranges = bucketsOf(Date.parse('2027-06-01T00:00:00Z'), Date.parse('2027-06-01T23:59:59.999Z'), 'UTC', 'day')!;
+    expect(summaryOf(fillBuckets(ranges, quartersAfter([free]), 'USD', payment), 'USD')).toMatchObject({ order_count: 1, item_quantity: 1, total: 0 });
+  });
+
   it('reads hour items written before the day items as the same quarters, and adds both', () => {
     const at = (time: string) => Date.parse(`2027-10-02T${time}Z`);
     const before = [orderSaleEntry(scope, sale(at('13:40:00'), 'EUR', 4, 8)), refundSaleEntry(scope, { createdMs: at('13:50:00'), currency: 'EUR', settlementCurrency: 'USD', total: 1, settlementTotal: 2 })];
