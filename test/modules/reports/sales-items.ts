@@ -32,19 +32,22 @@ export function dayItemsOf(entries: readonly TransactEntry[]): Item[] {
   return [...items.values()];
 }
 
-/** The hour items the code before the day items wrote for the same entries. */
+/** The counters the code before the day items always wrote, zeros included (the day entries leave zeros out). */
+const LEGACY_LETTERS: Record<string, string> = { o: 'nqsdhtT', x: 'sdhtT', r: 'nr', y: 'r' };
+
+/** The hour items the code before the day items wrote for the same entries (zeros included, as it wrote them). */
 export function legacyHourItemsOf(entries: readonly TransactEntry[]): Item[] {
   const items = new Map<string, Item>();
   for (const entry of entries) {
     const key = entry.item.Update!.Key as { pk: string; sk: string };
     const [, date, pair] = key.sk.split('#');
     const dayMs = Date.parse(`${date}T00:00:00Z`);
-    for (const [name, value] of addsOf(entry)) {
-      const slot = Number(name.slice(0, 2));
-      const hourMs = dayMs + Math.floor(slot / 4) * HOUR_MS;
-      const legacyKey = { pk: key.pk.replace(/#sales-days$/, '#sales-hours'), sk: hourKey(hourMs) };
-      addInto(items, legacyKey, [[`${slot % 4}${name[2]}${pair}${name[3]}`, value]], { hour_ms: hourMs });
-    }
+    const slot = Number(Object.values(entry.item.Update!.ExpressionAttributeNames!)[0]!.slice(0, 2));
+    const hourMs = dayMs + Math.floor(slot / 4) * HOUR_MS;
+    const adds = new Map(addsOf(entry).map(([name, value]) => [name.slice(2), value]));
+    const kinds = adds.has('on') ? (pair!.slice(0, 3) === pair!.slice(3) ? 'o' : 'ox') : pair!.slice(0, 3) === pair!.slice(3) ? 'r' : 'ry';
+    const legacy: Array<[string, number]> = [...kinds].flatMap((kind) => [...LEGACY_LETTERS[kind]!].map((letter): [string, number] => [`${slot % 4}${kind}${pair}${letter}`, adds.get(`${kind}${letter}`) ?? 0]));
+    addInto(items, { pk: key.pk.replace(/#sales-days$/, '#sales-hours'), sk: hourKey(hourMs) }, legacy, { hour_ms: hourMs });
   }
   return [...items.values()];
 }
