@@ -31,18 +31,20 @@
  * attributes of about 10 bytes (4-byte names, numbers of a few bytes), about 14 KB, whatever
  * the number of currencies an account sells in; one item for all pairs would pass 400 KB at
  * around 30 busy currencies and then refuse checkouts. A shop selling in one currency reads
- * 366 items a year (a year of hours was 8,760, with longer names: the bytes read halve too).
- * What a read costs follows the attributes more than the items, though (the emulator and the
- * SDK parse each one, DynamoDB bills by size), and a day of quarter slots has as many as its
- * 24 hours had: `npm run bench:reports` shows 24 times fewer items and half the bytes but only
- * about a fifth less CPU. Fewer attributes need coarser slots beside the quarters (hour slots
- * per day, quarters read only for the hours a zone's midnight splits), hence a second item
- * per completion, which the entry's callers would have to take as a list.
+ * 366 items a year (a year of hours was 8,760 with longer names and zeros kept: a third of the
+ * bytes now). What a read costs follows the attributes more than the items, though (the
+ * emulator and the SDK parse each one, DynamoDB bills by size), and a day of quarter slots has
+ * about as many as its 24 hours had: `npm run bench:reports` shows 24 times fewer items but only
+ * a quarter to a third less CPU. Fewer attributes read need coarser sums beside the quarters:
+ * day totals in this item would let a month report (or a UTC one) project only them for the
+ * days no bucket boundary splits (a projected year measured 213 ms of CPU against 723 whole);
+ * hour slots in a second item per completion (the entry's callers taking a list) would do
+ * the same for day reports in whole-hour zones.
  *
  * Hot spot: all of a moment's completions add to the same item, as with hour items (the
  * current hour's then, the current day's now), so conflicts (`transact` reruns those) are as
  * frequent as before; but an update is billed by the item's size, up to about 14 KB (28 write
- * units in a transaction) late in a busy day against 1–2 KB for an hour item, and one item
+ * units in a transaction) late in a busy day against under 1 KB for an hour item, and one item
  * takes at most 1,000 write units a second, so a pair's day item saturates around 35 completions
  * a second. `DAY_SHARDS` spreads a day over N items (the shard from the sale's millisecond);
  * readers take every item of a day whatever its shard, so raising it needs no migration, at N
