@@ -78,7 +78,7 @@ try {
         const started = performance.now();
         const cpuStarted = process.cpuUsage();
         const ranges = bucketsOf(yearStart, yearEnd, zone, groupBy)!;
-        const read = await readSalesQuarters(layout.scope, yearStart, yearEnd);
+        const read = await readSalesQuarters(layout.scope, ranges);
         const buckets = fillBuckets(ranges, read.quarters, 'USD', payment);
         const summary = summaryOf(buckets, 'USD');
         samples.push(performance.now() - started);

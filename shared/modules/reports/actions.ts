@@ -44,7 +44,7 @@ export async function salesReportAction(context: ApiContext): Promise<ApiResult>
   }
   const ranges = bucketsOf(startMs, endMs, render.zone, groupBy);
   if (!ranges) throw new InvalidInputError(`A report has at most ${GROUP_LIMITS[groupBy]} ${groupBy} buckets.`, { parameter: 'group_by', reason: 'out_of_range' });
-  const { quarters } = await readSalesQuarters(scope, startMs, endMs);
+  const { quarters } = await readSalesQuarters(scope, ranges);
   const buckets = fillBuckets(ranges, quarters, currency, payment);
   const query = new URLSearchParams(Object.entries(context.query)).toString();
   return {

@@ -55,7 +55,7 @@
  * (each sale was counted in exactly one of them, so their sums add); no backfill is needed, and
  * they are never written again.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, table } from '../../store/client';
 import type { RecordScope } from '../../store/entity';
 import type { TransactEntry } from '../../store/transact';
@@ -143,10 +143,12 @@ function addEntry(scope: RecordScope, epochMs: number, pair: string, counters: R
   const names: Record<string, string> = {};
   const values: Record<string, number> = {};
   // Adding 0 changes no sum: leaving zeros out (no discount, no shipping) keeps items smaller.
+  // Each amount goes to its slot and to the day's total (`d<kind><metric>`), in the same update.
   const adds = Object.entries(counters).filter(([, amount]) => amount !== 0).map(([counter, amount], index) => {
     names[`#a${index}`] = `${slot}${counter}`;
+    names[`#d${index}`] = `d${counter}`;
     values[`:v${index}`] = amount;
-    return `#a${index} :v${index}`;
+    return `#a${index} :v${index}, #d${index} :v${index}`;
   });
   return {
     name,
@@ -237,8 +239,9 @@ export function addHourItem(sums: QuarterSums, item: Record<string, unknown>): v
   }
 }
 
-/** Every item of `partition` with a sort key from `from` to `to`, and how many were read. */
-async function queryRange(partition: string, from: string, to: string, each: (item: Record<string, unknown>) => void): Promise<number> {
+/** Every item of `partition` with a sort key from `from` to `to` (only `projection` when given), and how many were read. */
+async function queryRange(partition: string, from: string, to: string, each: (item: Record<string, unknown>) => void, projection?: readonly string[]): Promise<number> {
+  const projected = projection ? { ProjectionExpression: projection.map((_, index) => `#p${index}`).join(', '), ExpressionAttributeNames: Object.fromEntries(projection.map((name, index) => [`#p${index}`, name])) } : {};
   let itemsRead = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -247,6 +250,7 @@ async function queryRange(partition: string, from: string, to: string, each: (it
         TableName: table(),
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
         ExpressionAttributeValues: { ':pk': partition, ':from': from, ':to': to },
+        ...projected,
         ...(startKey ? { ExclusiveStartKey: startKey } : {}),
       }),
     );
@@ -257,17 +261,76 @@ async function queryRange(partition: string, from: string, to: string, each: (it
   return itemsRead;
 }
 
+/** The whole items of `keys` (BatchGetItem, 100 keys a call, unprocessed keys asked again), and how many were read. */
+async function getItems(keys: ReadonlyArray<Record<string, unknown>>, each: (item: Record<string, unknown>) => void): Promise<number> {
+  const chunks: Array<Array<Record<string, unknown>>> = [];
+  for (let at = 0; at < keys.length; at += 100) chunks.push(keys.slice(at, at + 100));
+  const counts = await Promise.all(
+    chunks.map(async (chunk) => {
+      let itemsRead = 0;
+      let pending: Array<Record<string, unknown>> = chunk;
+      for (let round = 0; pending.length; round++) {
+        if (round) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** round)));
+        const answer = await db().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending } } }));
+        for (const item of answer.Responses?.[table()] ?? []) {
+          itemsRead++;
+          each(item as Record<string, unknown>);
+        }
+        pending = (answer.UnprocessedKeys?.[table()]?.Keys ?? []) as Array<Record<string, unknown>>;
+      }
+      return itemsRead;
+    }),
+  );
+  return counts.reduce((sum, count) => sum + count, 0);
+}
+
+/** The names of a day item's totals: `d<kind><metric>` for every kind and its metrics. */
+const TOTAL_NAMES = ['on', 'oq', 'os', 'od', 'oh', 'ot', 'oT', 'xs', 'xd', 'xh', 'xt', 'xT', 'rn', 'rr', 'yr'].map((counter) => `d${counter}`);
+
+/** Adds a day item's totals (read alone) to `sums` as one quarter at the start of its UTC day. */
+function addDayTotals(sums: QuarterSums, item: Record<string, unknown>): void {
+  const [, date, pair] = String(item.sk).split('#');
+  const dayMs = Date.parse(`${date}T00:00:00Z`);
+  for (const name of TOTAL_NAMES) {
+    const value = item[name];
+    if (typeof value === 'number') sums.add(dayMs, counterName(pair!, name.slice(1)), value);
+  }
+}
+
 /**
- * The quarters with sales of the UTC days from `startMs` to `endMs` (sorted by start; the
- * caller drops those outside its range), from the day items and the hour items written before
- * them, and how many items were read.
+ * The UTC days (their starts) from `startMs` to `endMs` that a bucket's start or the range's
+ * end splits: their quarters are needed; any other day lies in one bucket whole.
  */
-export async function readSalesQuarters(scope: RecordScope, startMs: number, endMs: number): Promise<{ quarters: SalesQuarter[]; itemsRead: number }> {
+function splitDays(buckets: ReadonlyArray<{ startMs: number; endMs: number }>): Set<number> {
+  const edges = [...buckets.map((bucket) => bucket.startMs), buckets.at(-1)!.endMs + 1];
+  return new Set(edges.filter((edge) => edge % DAY_MS !== 0).map((edge) => Math.floor(edge / DAY_MS) * DAY_MS));
+}
+
+/**
+ * The quarters with sales of the UTC days of `buckets` (sorted by start; the caller drops those
+ * outside its range), from the day items and the hour items written before them, and how many
+ * items were read. A day no bucket boundary splits counts whole in one bucket, so when such
+ * days are most of the range (months; days in UTC) the day items are read for their totals
+ * only, and the few split days whole (BatchGetItem); otherwise every day item is read whole.
+ */
+export async function readSalesQuarters(scope: RecordScope, buckets: ReadonlyArray<{ startMs: number; endMs: number }>): Promise<{ quarters: SalesQuarter[]; itemsRead: number }> {
+  const startMs = buckets[0]!.startMs;
+  const endMs = buckets.at(-1)!.endMs;
   const sums = new QuarterSums();
-  const [days, hours] = await Promise.all([
-    queryRange(dayPartition(scope), `day#${utcDate(startMs)}`, `day#${utcDate(endMs)}#~`, (item) => addDayItem(sums, item)),
-    queryRange(hourPartition(scope), hourKey(startMs), hourKey(endMs), (item) => addHourItem(sums, item)),
-  ]);
+  const split = splitDays(buckets);
+  const dayCount = (Math.floor(endMs / DAY_MS) - Math.floor(startMs / DAY_MS)) + 1;
+  const readDays = async (): Promise<number> => {
+    const from = `day#${utcDate(startMs)}`;
+    const to = `day#${utcDate(endMs)}#~`;
+    if (split.size * 2 > dayCount) return queryRange(dayPartition(scope), from, to, (item) => addDayItem(sums, item));
+    const whole: Array<Record<string, unknown>> = [];
+    const totalsRead = await queryRange(dayPartition(scope), from, to, (item) => {
+      if (split.has(Date.parse(`${String(item.sk).split('#')[1]}T00:00:00Z`))) whole.push({ pk: dayPartition(scope), sk: item.sk });
+      else addDayTotals(sums, item);
+    }, ['sk', ...TOTAL_NAMES]);
+    return totalsRead + (await getItems(whole, (item) => addDayItem(sums, item)));
+  };
+  const [days, hours] = await Promise.all([readDays(), queryRange(hourPartition(scope), hourKey(startMs), hourKey(endMs), (item) => addHourItem(sums, item))]);
   return { quarters: sums.sorted(), itemsRead: days + hours };
 }
 

@@ -44,7 +44,7 @@ export function legacyHourItemsOf(entries: readonly TransactEntry[]): Item[] {
     const dayMs = Date.parse(`${date}T00:00:00Z`);
     const slot = Number(Object.values(entry.item.Update!.ExpressionAttributeNames!)[0]!.slice(0, 2));
     const hourMs = dayMs + Math.floor(slot / 4) * HOUR_MS;
-    const adds = new Map(addsOf(entry).map(([name, value]) => [name.slice(2), value]));
+    const adds = new Map(addsOf(entry).filter(([name]) => /^\d\d/.test(name)).map(([name, value]) => [name.slice(2), value]));
     const kinds = adds.has('on') ? (pair!.slice(0, 3) === pair!.slice(3) ? 'o' : 'ox') : pair!.slice(0, 3) === pair!.slice(3) ? 'r' : 'ry';
     const legacy: Array<[string, number]> = [...kinds].flatMap((kind) => [...LEGACY_LETTERS[kind]!].map((letter): [string, number] => [`${slot % 4}${kind}${pair}${letter}`, adds.get(`${kind}${letter}`) ?? 0]));
     addInto(items, { pk: key.pk.replace(/#sales-days$/, '#sales-hours'), sk: hourKey(hourMs) }, legacy, { hour_ms: hourMs });

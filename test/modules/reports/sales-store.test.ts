@@ -1,6 +1,7 @@
 /**
  * The sales aggregates in the local DynamoDB emulator: a year's report reads one item per UTC
- * day (counted by an SDK middleware on the shared client, not by the store), a sale completed
+ * day (counted by an SDK middleware on the shared client, not by the store; by month, or in
+ * UTC, their totals only, plus the days a boundary splits whole), a sale completed
  * after its day was already reported counts exactly once (and a rerun of its completion not at
  * all: the day item's `ADD` rides in the completion's transaction), and the hour items written
  * before the day items, and day items spread over shards, are read with them.
@@ -43,8 +44,9 @@ async function report(scope: { accountId: string; mode: 'test' }, first: string,
   const startMs = Date.parse(`${first}T00:00:00Z`) - offsetMs(`${first}T00:00:00`, zone);
   const endMs = Date.parse(`${last}T00:00:00Z`) + 86_400_000 - offsetMs(`${last}T23:59:59`, zone) - 1;
   const before = itemsAnswered;
-  const { quarters } = await readSalesQuarters(scope, startMs, endMs);
-  const buckets = fillBuckets(bucketsOf(startMs, endMs, zone, groupBy)!, quarters, 'USD', payment);
+  const ranges = bucketsOf(startMs, endMs, zone, groupBy)!;
+  const { quarters } = await readSalesQuarters(scope, ranges);
+  const buckets = fillBuckets(ranges, quarters, 'USD', payment);
   return { buckets, summary: summaryOf(buckets, 'USD'), itemsRead: itemsAnswered - before };
 }
 
@@ -87,10 +89,20 @@ describe('sales aggregates in DynamoDB', () => {
     for (const sold of inYear) byDay.set(localDate(sold.createdMs, zone), (byDay.get(localDate(sold.createdMs, zone)) ?? 0) + 1);
     expect(buckets.map((bucket) => bucket.figures.order_count)).toEqual(buckets.map((bucket) => byDay.get(localDate(bucket.startMs, zone)) ?? 0));
 
+    // By month, the days no month boundary splits are read for their totals only, the 13 split ones whole too.
     const months = await report(scope, '2027-01-01', '2027-12-31', zone, 'month');
     expect(months.buckets).toHaveLength(12);
     expect(months.summary).toEqual(summary);
-    expect(months.itemsRead).toBe(itemsRead);
+    const byMonth = (key: (at: number) => string) => months.buckets.map((bucket) => inYear.filter((sold) => key(sold.createdMs) === key(bucket.startMs)).length);
+    expect(months.buckets.map((bucket) => bucket.figures.order_count)).toEqual(byMonth((at) => localDate(at, zone).slice(0, 7)));
+    expect(months.itemsRead).toBe(itemsRead + 13);
+
+    // In UTC no day is split: every day item is read for its totals only.
+    const utc = await report(scope, '2027-01-01', '2027-12-31', 'UTC');
+    const inUtcYear = sales.filter((sold) => new Date(sold.createdMs).getUTCFullYear() === 2027);
+    expect(utc.itemsRead).toBe(365);
+    expect(utc.summary.order_count).toBe(inUtcYear.length);
+    expect(utc.buckets.map((bucket) => bucket.figures.order_count)).toEqual(utc.buckets.map((bucket) => inUtcYear.filter((sold) => Math.floor(sold.createdMs / 86_400_000) * 86_400_000 === bucket.startMs).length));
   });
 
   it('counts a sale completed after its day was reported exactly once, and a rerun of its completion not at all', async () => {
@@ -102,6 +114,8 @@ describe('sales aggregates in DynamoDB', () => {
     await transact(completion(scope, 'o3', sale(at('18:15:00'), 40))); // 00:00 on the 15th in Kathmandu
     const first = await report(scope, '2027-03-14', '2027-03-15', zone);
     expect(first.buckets.map((bucket) => bucket.figures.total)).toEqual([30, 40]);
+    // In UTC the 14th is whole: read from the day's totals, which the same ADDs keep.
+    expect((await report(scope, '2027-03-14', '2027-03-14', 'UTC')).summary).toMatchObject({ order_count: 3, total: 70 });
 
     // A renewal completed late, dated earlier the same day, and a refund dated that day.
     await transact(completion(scope, 'o4', sale(at('00:30:00'), 5)));
@@ -112,6 +126,7 @@ describe('sales aggregates in DynamoDB', () => {
     const second = await report(scope, '2027-03-14', '2027-03-15', zone);
     expect(second.buckets.map((bucket) => [bucket.figures.order_count, bucket.figures.total, bucket.figures.refunded])).toEqual([[3, 35, 3], [1, 40, 0]]);
     expect(await report(scope, '2027-03-14', '2027-03-15', zone)).toEqual(second);
+    expect((await report(scope, '2027-03-14', '2027-03-14', 'UTC')).summary).toMatchObject({ order_count: 4, total: 75, refund_count: 1, refunded: 3 });
   });
 
   it('reads the hour items written before the day items, and every shard of a day, with the day items', async () => {
