@@ -2,7 +2,8 @@
  * The sales report (commerce.md §12) over a year of 50,000 orders: latency of a report by day
  * (365 buckets) and by month (12), and DynamoDB items read by each, from the day items the
  * report keeps now and (before) from the hour items it kept until then, which it still reads.
- * Not a test: it prints figures.
+ * By month the day items are read for their totals only, but for the 13 days a month boundary
+ * splits. Not a test: it prints figures.
  *
  * Seeding 50,000 orders over HTTP takes about an hour on a loaded 2-core machine, so the bench
  * seeds the aggregates directly: each order's real entry (`orderSaleEntry`, what checkout writes

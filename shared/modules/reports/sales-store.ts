@@ -4,17 +4,17 @@
  * order (checkout, renewals) or a refund of one, so a report reads one item per UTC day of its
  * range (per currency pair sold that day) and never an order.
  *
- * Each day item holds its 96 quarter hours apart: every zone's midnight falls on a quarter hour
- * (Asia/Kathmandu is +05:45, Australia/Lord_Howe moves by 30 minutes), so day and month buckets
- * of any zone are sums of whole quarters, and a zone's day spans at most two UTC days. Counters
- * only grow (DynamoDB `ADD`); money is in minor units (integers, no drift). Attribute names are
- * `<slot><kind><metric>`, the slot two digits (`00`–`95`, the quarter of the UTC day), kinds
- * `o` (orders: count `n`, quantity `q`, subtotal `s`, discount `d`, shipping `h`, tax `t`,
- * total `T`, in the order's currency `C`), `x` (the same money in the settlement currency `S`,
- * kept only when `S` differs from `C`), `r` (refunds: count `n`, refunded `r`, in `C`) and `y`
- * (refunded in `S`, only when it differs); `C` and `S` are in the item's key
- * (`day#2027-03-14#EURUSD#0`), e.g. `37oT` is the total of the EUR orders settled in USD made
- * from 09:15 to 09:30 UTC. The report shows an order in the report currency from its own
+ * Each day item holds its 96 quarter hours apart (and their totals): every zone's midnight
+ * falls on a quarter hour (Asia/Kathmandu is +05:45, Australia/Lord_Howe moves by 30 minutes),
+ * so day and month buckets of any zone are sums of whole quarters, and a zone's day spans at
+ * most two UTC days. Counters only grow (DynamoDB `ADD`); money is in minor units (integers, no
+ * drift). Attribute names are `<slot><kind><metric>`, the slot two digits (`00`–`95`, the
+ * quarter of the UTC day), kinds `o` (orders: count `n`, quantity `q`, subtotal `s`, discount
+ * `d`, shipping `h`, tax `t`, total `T`, in the order's currency `C`), `x` (the same money in
+ * the settlement currency `S`, kept only when `S` differs from `C`), `r` (refunds: count `n`,
+ * refunded `r`, in `C`) and `y` (refunded in `S`, only when it differs); `C` and `S` are in the
+ * item's key (`day#2027-03-14#EURUSD#0`), e.g. `37oT` is the total of the EUR orders settled
+ * in USD made from 09:15 to 09:30 UTC, and `doT` the day's. Zeros are left out. The report shows an order in the report currency from its own
  * amounts, its settlement amounts, or its settlement amounts converted at current rates, so
  * both are kept.
  *
@@ -34,12 +34,15 @@
  * 366 items a year (a year of hours was 8,760 with longer names and zeros kept: a third of the
  * bytes now). What a read costs follows the attributes more than the items, though (the
  * emulator and the SDK parse each one, DynamoDB bills by size), and a day of quarter slots has
- * about as many as its 24 hours had: `npm run bench:reports` shows 24 times fewer items but only
- * a quarter to a third less CPU. Fewer attributes read need coarser sums beside the quarters:
- * day totals in this item would let a month report (or a UTC one) project only them for the
- * days no bucket boundary splits (a projected year measured 213 ms of CPU against 723 whole);
- * hour slots in a second item per completion (the entry's callers taking a list) would do
- * the same for day reports in whole-hour zones.
+ * about as many as its 24 hours had: a year by day in New York reads 24 times fewer items but
+ * takes only a fifth to a third less CPU (`npm run bench:reports`). Hence the day totals
+ * (`d<kind><metric>`, added in the same update as the slot, so always the slots' sum): a day
+ * that no bucket boundary splits lies whole in one bucket, so when such days are most of a
+ * range (a report by month, or by day in UTC) the day items are read for their totals only (a
+ * projection) and the few split days whole; a year by month then takes about a quarter of the
+ * CPU (DynamoDB still bills a projected read by the whole item; the answer is what shrinks). Reports by day in other zones split every UTC day and read the slots: fewer attributes
+ * there would need coarser slots (hours) in a second item per completion, the entry's callers
+ * taking a list.
  *
  * Hot spot: all of a moment's completions add to the same item, as with hour items (the
  * current hour's then, the current day's now), so conflicts (`transact` reruns those) are as
