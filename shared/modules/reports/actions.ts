@@ -1,6 +1,7 @@
 /**
  * `GET /reports/sales` (commerce.md §12) as an action of the API pipeline: parse and check the
- * parameters, read the hour aggregates of the range (at most one item per hour), bucket them.
+ * parameters, read the day aggregates of the range (one item per UTC day and currency pair sold,
+ * plus the hour items written before those), bucket them.
  */
 import { InvalidInputError } from '../../http/errors';
 import type { ApiContext, ApiResult } from '../../http/types';
@@ -9,7 +10,7 @@ import { parseDateInput } from '../../rest/dates';
 import { formatMoney } from '../../rest/formatted';
 import type { RenderContext } from '../../rest/render-context';
 import { readPaymentSettingsCached } from '../accounts';
-import { readSalesHours } from './sales-store';
+import { readSalesQuarters } from './sales-store';
 import { bucketsOf, fillBuckets, GROUP_LIMITS, summaryOf, type GroupBy, type SalesFigures } from './sales-report';
 
 const MONEY_FIELDS = ['subtotal', 'discount', 'shipping', 'tax', 'total', 'refunded', 'net', 'average_order_total'] as const;
@@ -43,8 +44,8 @@ export async function salesReportAction(context: ApiContext): Promise<ApiResult>
   }
   const ranges = bucketsOf(startMs, endMs, render.zone, groupBy);
   if (!ranges) throw new InvalidInputError(`A report has at most ${GROUP_LIMITS[groupBy]} ${groupBy} buckets.`, { parameter: 'group_by', reason: 'out_of_range' });
-  const { hours } = await readSalesHours(scope, startMs, endMs);
-  const buckets = fillBuckets(ranges, hours, currency, payment);
+  const { quarters } = await readSalesQuarters(scope, ranges);
+  const buckets = fillBuckets(ranges, quarters, currency, payment);
   const query = new URLSearchParams(Object.entries(context.query)).toString();
   return {
     status: 200,

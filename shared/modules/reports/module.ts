@@ -1,6 +1,6 @@
 /**
  * The reports module as the app composes it (data only, listed in shared/app/modules.ts): the
- * sales report (commerce.md §12), read from the hour aggregates that checkout, renewals and
+ * sales report (commerce.md §12), read from the day aggregates that checkout, renewals and
  * refunds keep in their own transactions.
  */
 import { defineModule } from '../../http/manifest';

@@ -1,5 +1,5 @@
 /**
- * The sales report (commerce.md §12) from the hour aggregates (./sales-store.ts): buckets by
+ * The sales report (commerce.md §12) from the quarter-hour aggregates (./sales-store.ts): buckets by
  * day or month in the requested zone (luxon follows each zone's daylight-saving rules, so a
  * New York day in March is 23 hours and a Lord Howe day 23.5), every bucket present (zeros when
  * empty), orders and refunds each on their own dates, in the report currency: an order's own
@@ -10,7 +10,7 @@ import { DateTime } from 'luxon';
 import type { PaymentSettings } from '../accounts';
 import { convert } from '../catalog';
 import { minorUnits, roundMoney } from '../../rest/money';
-import { METRICS, MONEY_LETTERS, type SalesHour } from './sales-store';
+import { METRICS, MONEY_LETTERS, type SalesQuarter } from './sales-store';
 
 /** Bucket sizes and their limits (§12). */
 export const GROUP_LIMITS = { day: 366, month: 120 } as const;
@@ -63,42 +63,44 @@ interface Sums {
 const emptySums = (): Sums => ({ direct: {}, toConvert: new Map() });
 const add = (into: Record<string, number>, metric: string, amount: number) => (into[metric] = (into[metric] ?? 0) + amount);
 
+/** Where a counter adds in the report: its figure, and the currency its amount is in. */
+interface CounterPlan {
+  metric: string;
+  from: string;
+}
+
 /**
- * Adds one quarter's counters (`<kind><C><S><metric>`, the quarter digit removed) to `sums` in
- * the report currency `currency`: counts as they are; money from the order's own amounts when
- * `C` is the report currency, else from its settlement amounts (`x`/`y`, or the own amounts
- * when `S` is `C`), directly when `S` is the report currency and converted otherwise.
+ * Where the counter `<kind><C><S><metric>` adds in the report currency `currency` (null: it
+ * does not): counts as they are; money from the order's own amounts when `C` is the report
+ * currency, else from its settlement amounts (`x`/`y`, or the own amounts when `S` is `C`),
+ * directly when `S` is the report currency and converted otherwise.
  */
-function addQuarter(sums: Sums, counters: Array<[string, number]>, currency: string): void {
+function planOf(name: string, currency: string): CounterPlan | null {
+  const kind = name[0]!;
+  const orderCurrency = name.slice(1, 4);
+  const settlementCurrency = name.slice(4, 7);
+  const letter = name.slice(7);
+  const refund = kind === 'r' || kind === 'y';
+  const metric = letter === 'n' && refund ? 'refund_count' : METRICS[letter as keyof typeof METRICS];
+  if (!metric) return null;
+  const own = kind === 'o' || kind === 'r';
+  if (!MONEY_LETTERS.has(letter)) return own ? { metric, from: currency } : null;
+  // Which amounts stand for this order in the report currency, and in which currency they are.
+  if (orderCurrency === currency) return own ? { metric, from: orderCurrency } : null;
+  if (settlementCurrency === orderCurrency) return { metric, from: orderCurrency }; // its own amounts are its settlement amounts
+  return own ? null : { metric, from: settlementCurrency };
+}
+
+/** Adds one quarter's counters to `sums` where their plans (`planFor`, cached per name) say. */
+function addQuarter(sums: Sums, counters: Array<[string, number]>, planFor: (name: string) => CounterPlan | null, currency: string): void {
   for (const [name, value] of counters) {
-    const kind = name[0]!;
-    const orderCurrency = name.slice(1, 4);
-    const settlementCurrency = name.slice(4, 7);
-    const letter = name.slice(7);
-    const refund = kind === 'r' || kind === 'y';
-    const metric = letter === 'n' && refund ? 'refund_count' : METRICS[letter as keyof typeof METRICS];
-    if (!metric) continue;
-    if (!MONEY_LETTERS.has(letter)) {
-      if (kind === 'o' || kind === 'r') add(sums.direct, metric, value);
-      continue;
-    }
-    const own = kind === 'o' || kind === 'r';
-    // Which amounts stand for this order in the report currency, and in which currency they are.
-    let from: string;
-    if (orderCurrency === currency) {
-      if (!own) continue;
-      from = orderCurrency;
-    } else if (settlementCurrency === orderCurrency) {
-      from = orderCurrency; // its own amounts are its settlement amounts
-    } else {
-      if (own) continue;
-      from = settlementCurrency;
-    }
-    if (from === currency) add(sums.direct, metric, value);
+    const plan = planFor(name);
+    if (!plan) continue;
+    if (plan.from === currency) add(sums.direct, plan.metric, value);
     else {
-      const pending = sums.toConvert.get(from) ?? {};
-      add(pending, metric, value);
-      sums.toConvert.set(from, pending);
+      const pending = sums.toConvert.get(plan.from) ?? {};
+      add(pending, plan.metric, value);
+      sums.toConvert.set(plan.from, pending);
     }
   }
 }
@@ -152,29 +154,25 @@ export function summaryOf(buckets: readonly SalesBucket[], currency: string): Sa
   };
 }
 
-const QUARTER_MS = 900_000;
-
 /**
- * Fills `buckets` from the hours read (sorted by hour): each quarter hour counts in the bucket
- * its start falls in; quarters outside the range count nowhere.
+ * Fills `buckets` from the quarters read (sorted by start): each quarter hour counts in the
+ * bucket its start falls in; quarters outside the range count nowhere.
  */
-export function fillBuckets(buckets: ReadonlyArray<{ startMs: number; endMs: number }>, hours: readonly SalesHour[], currency: string, payment: PaymentSettings): SalesBucket[] {
+export function fillBuckets(buckets: ReadonlyArray<{ startMs: number; endMs: number }>, quarters: readonly SalesQuarter[], currency: string, payment: PaymentSettings): SalesBucket[] {
   const sums = buckets.map(() => emptySums());
+  // A report sees a few dozen counter names: decide each once, not once per quarter.
+  const plans = new Map<string, CounterPlan | null>();
+  const planFor = (name: string) => {
+    let plan = plans.get(name);
+    if (plan === undefined) plans.set(name, (plan = planOf(name, currency)));
+    return plan;
+  };
   let index = 0;
-  for (const hour of [...hours].sort((a, b) => a.hourMs - b.hourMs)) {
-    const byQuarter: Array<Array<[string, number]>> = [[], [], [], []];
-    for (const [name, value] of Object.entries(hour.counters)) {
-      const quarter = name.charCodeAt(0) - 48;
-      if (quarter >= 0 && quarter < 4 && name.length > 8 && typeof value === 'number') byQuarter[quarter]!.push([name.slice(1), value]);
-    }
-    for (let quarter = 0; quarter < 4; quarter++) {
-      if (!byQuarter[quarter]!.length) continue;
-      const at = hour.hourMs + quarter * QUARTER_MS;
-      while (index < buckets.length && buckets[index]!.endMs < at) index++;
-      if (index >= buckets.length) break;
-      if (at < buckets[index]!.startMs) continue;
-      addQuarter(sums[index]!, byQuarter[quarter]!, currency);
-    }
+  for (const quarter of quarters) {
+    while (index < buckets.length && buckets[index]!.endMs < quarter.startMs) index++;
+    if (index >= buckets.length) break;
+    if (quarter.startMs < buckets[index]!.startMs) continue;
+    addQuarter(sums[index]!, quarter.counters, planFor, currency);
   }
   return buckets.map((bucket, at) => ({ ...bucket, figures: figuresOf(sums[at]!, currency, payment) }));
 }
