@@ -178,7 +178,7 @@ export async function completeSalePayment(
     linkedCustomerId ? hasPaymentsEntry(scope, linkedCustomerId) : createFromSaleEntry(customerFromSale(scope, customerId, sale.customer, completedAt)),
     promotionId ? named('promotion.count-use', countUseWrite(scope, promotionId)) : undefined,
     ...started.entries,
-    // §12: the order counts in the sales report's hour, in this transaction.
+    // §12: the order counts in the sales report's day aggregate, in this transaction.
     orderSaleEntry(scope, saleOfOrder(order)),
     ...eventEntries(
       scope,
