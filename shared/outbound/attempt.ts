@@ -97,6 +97,12 @@ export interface SignedRequest {
   /** The signature key current at this attempt. */
   key: string;
   credentials: ReceiverCredentials;
+  /**
+   * The `traceparent` this attempt sends (W3C Trace Context: the trace of the request that caused
+   * it, a parent id of its own; shared/core/tracing.ts `childTraceparent`). Sent, not recorded:
+   * the recorded request shows what the receiver's own code signs and checks.
+   */
+  traceparent?: string;
 }
 
 /**
@@ -143,7 +149,8 @@ export interface SentRequest {
 export async function sendSigned(http: OutboundHttp, request: SignedRequest, options: { signedAtMs: number; timeoutMs: number }): Promise<SentRequest> {
   const headers = signedHeaders(request, unixSeconds(new Date(options.signedAtMs)));
   const sentAt = performance.now();
-  const response = await http.send({ url: request.url, method: 'POST', headers: headers.sent, body: request.body, timeoutMs: options.timeoutMs });
+  const sent = request.traceparent ? { ...headers.sent, traceparent: request.traceparent } : headers.sent;
+  const response = await http.send({ url: request.url, method: 'POST', headers: sent, body: request.body, timeoutMs: options.timeoutMs });
   const elapsed = Math.round(performance.now() - sentAt);
   return {
     response,
