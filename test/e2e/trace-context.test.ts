@@ -125,7 +125,7 @@ describe('trace context on outbound requests', () => {
     expect(JSON.stringify(failed)).not.toContain(TRACE_ID);
     await moveClock(70);
     const done = await eventually(requestOf, (request) => request?.status === 'completed');
-    expect(done.attempts_count).toBe(2);
+    expect(done?.attempts_count).toBe(2);
     const [first, retry] = await receiver.receivedAt('/license', 2);
     const traces = [traceOf(first!), traceOf(retry!)];
     for (const trace of traces) expect(trace).toMatchObject({ traceId: TRACE_ID, flags: '01' });
