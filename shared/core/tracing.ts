@@ -3,8 +3,10 @@
  *
  * The Tracer is made only when `POWERTOOLS_TRACE_ENABLED` is `true` (the stack's `tracing`
  * context) and the process runs in Lambda; otherwise `traced(client)` hands the SDK client back
- * untouched and nothing of the X-Ray SDK is loaded. bench/observability.ts measures what it adds
- * to a cold start, which is why it is off by default.
+ * untouched and the Tracer's module is never imported. A stack without `tracing` leaves it out
+ * of every bundle (an external module nothing reaches: infra/cloud/platform-function.ts), so the
+ * default cold start pays nothing for it; bench/observability.ts measures what it adds when on,
+ * which is why it is off by default.
  *
  * `traceparent`: the header an incoming request carried (W3C Trace Context), validated (version
  * 00, a trace id and a parent id not all zeros; anything else is ignored) and kept for the rest
@@ -23,7 +25,8 @@ type Tracer = { captureAWSv3Client<T>(client: T): T };
 /** Tracing is on: the stack set it (context `tracing`) and this is Lambda. */
 const enabled = process.env.POWERTOOLS_TRACE_ENABLED === 'true' && Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
 
-// Loaded only when on (the X-Ray SDK is what costs the cold start); the bundle keeps it lazy.
+// Imported only when on (the X-Ray SDK is what costs the cold start). The specifier stays a
+// literal: esbuild bundles it for a stack with tracing on, and leaves it external otherwise.
 const tracer: Tracer | null = enabled
   ? new (await import('@aws-lambda-powertools/tracer')).Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'cartwheel' })
   : null;

@@ -9,7 +9,7 @@ import { readGeneralSettings, readTechnicalSettings, signatureKeyPurpose } from 
 import { countOutcome, metricNames } from '../../../core/metrics';
 import type { OutboundResponse, Platform } from '../../../platform/ports';
 import type { AttemptErrorCode, DeliveryAttempt, EventRecord, RecordedRequest, OpenedEventSubscription } from '../../../modules/events';
-import { attemptEntry, sendSigned, signedHeaders, type SignedRequest } from '../../../outbound/attempt';
+import { attemptEntry, sendSigned, signedHeaders, withTraceparent, type SignedRequest } from '../../../outbound/attempt';
 import { unixSeconds } from '../../../outbound/signature';
 import { deliverToFunction } from '../../../modules/functions';
 import { transportError } from '../../../outbound/errors';
@@ -120,8 +120,7 @@ async function functionAttempt(platform: Platform, event: EventRecord, functionI
   const headers = signedHeaders(request, unixSeconds(new Date(started)));
   const sentAt = performance.now();
   const scope = { accountId: event.account_id, mode: event.mode };
-  const sent = request.traceparent ? { ...headers.sent, traceparent: request.traceparent } : headers.sent;
-  const delivered = await deliverToFunction(platform, scope, functionId, request.url, sent, request.body, options.timeoutMs);
+  const delivered = await deliverToFunction(platform, scope, functionId, request.url, withTraceparent(headers.sent, request.traceparent), request.body, options.timeoutMs);
   const elapsed = Math.round(performance.now() - sentAt);
   return {
     attempt: attemptEntry(options, started, request.url, { status_code: delivered.status_code, duration_ms: elapsed, error: delivered.error, response_body: delivered.response_body }),
