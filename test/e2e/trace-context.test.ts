@@ -106,6 +106,14 @@ describe('trace context on outbound requests', () => {
     const parents = traces.map((trace) => trace.parentId);
     expect(new Set([...parents, CALLER_PARENT]).size).toBe(3);
     expect(parents).not.toContain('0000000000000000');
+
+    // A manual retry, from a request in another trace, stays in the trace of the order's request.
+    const other = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-00`;
+    const retried = await api(`${base}events/${eventId}/retry`, { method: 'POST', token: secret, headers: { traceparent: other } });
+    expect(retried.status, retried.text).toBe(200);
+    const [, , manual] = await receiver.receivedAt('/orders', 3);
+    expect(traceOf(manual!)).toMatchObject({ traceId: TRACE_ID, flags: '01' });
+    expect([...parents, CALLER_PARENT]).not.toContain(traceOf(manual!).parentId);
   });
 
   it('sends the caller trace id on a remote license request from the queue and on its retry', async () => {
