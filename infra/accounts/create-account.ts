@@ -147,7 +147,12 @@ export async function runCreateAccountCommand(argv: string[]): Promise<string> {
     await file.discard();
     throw error;
   }
-  await file.write(result);
+  try {
+    await file.write(result);
+  } catch (error) {
+    // Not printed instead: the operator chose not to have them on a terminal. The owner's password can be reset.
+    throw new Error(`account ${result.account_id} was created, but its secrets could not be written to ${file.path}: ${(error as Error).message}`);
+  }
   return `${JSON.stringify(secretsReceipt(result, file), null, 2)}\n`;
 }
 
