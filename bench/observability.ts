@@ -5,21 +5,24 @@
  *    access line and metrics on (LogLevel INFO, the default) and off (WARN, metrics disabled),
  *    two runtimes side by side, alternating rounds so machine load hits both alike.
  * 2. Per metric: what one EMF line (`countOutcome`) costs in-process, written to a pipe.
- * 3. Tracer cold start: a bundle built as the stack builds functions (esbuild, ESM, minified,
- *    SDK external) that makes a DynamoDB client through `traced()`, started in fresh Node
- *    processes with tracing on (as Lambda sees it: POWERTOOLS_TRACE_ENABLED=true and a
- *    function name) and off; the median difference is the Tracer's cold-start cost.
+ * 3. Tracer cold start: bundles built as the stack builds functions (esbuild, ESM, minified,
+ *    SDK external) that make a DynamoDB client through `traced()`, started in fresh Node
+ *    processes: tracing on (as Lambda sees it: POWERTOOLS_TRACE_ENABLED=true and a function
+ *    name, the Tracer bundled), off as the stack deploys it (the Tracer left out of the
+ *    bundle, which is checked to hold neither it nor the X-Ray SDK), and off with the Tracer
+ *    bundled but never imported (what leaving it in would cost).
  *
  *   npm run bench:observability [-- --requests 2000 --rounds 5 --starts 15 --parts 1,2,3]
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { startRuntime } from '../test/support/runtime-process';
 import { percentile, sequentialLatency } from './load';
+import { TRACER_PACKAGE } from '../infra/cloud/platform-function';
 
 const { values } = parseArgs({
   options: {
@@ -101,44 +104,68 @@ const client = traced(new DynamoDBClient({ region: 'us-east-1' }));
 export const handler = async () => client.config.region;
 `,
   );
-  const bundle = join(workDir, 'index.mjs');
-  await build({
-    entryPoints: [entry],
-    bundle: true,
-    outfile: bundle,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    minify: true,
-    mainFields: ['module', 'main'],
-    banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
-    // As in the stack: the Lambda runtime ships the SDK (here node_modules stands in for it).
-    external: ['@aws-sdk/*'],
-    logLevel: 'error',
-  });
-  const coldStart = (tracing: boolean): number => {
-    const script = `const t = performance.now(); await import(${JSON.stringify(bundle)}); process.stdout.write(String(performance.now() - t));`;
+  // Two bundles as the stack builds them: with tracing on the Tracer is bundled (loaded only when
+  // enabled); with tracing off it is an external module nothing reaches (infra/cloud/platform-function.ts).
+  const bundleWith = async (name: string, tracerBundled: boolean): Promise<string> => {
+    const outfile = join(workDir, name, 'index.mjs');
+    await build({
+      entryPoints: [entry],
+      bundle: true,
+      outfile,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      minify: true,
+      mainFields: ['module', 'main'],
+      banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+      // As in the stack: the Lambda runtime ships the SDK (here node_modules stands in for it).
+      external: ['@aws-sdk/*', ...(tracerBundled ? [] : [TRACER_PACKAGE])],
+      logLevel: 'error',
+    });
+    return outfile;
+  };
+  const bundles = { on: await bundleWith('on', true), off: await bundleWith('off', false) };
+  const sizeKb = (file: string) => (statSync(file).size / 1024).toFixed(0);
+  // With tracing off as deployed, the bundle holds neither the Tracer nor the X-Ray SDK, only the import nothing reaches.
+  const offText = readFileSync(bundles.off, 'utf8');
+  if (/aws-xray-sdk|POWERTOOLS_TRACER_CAPTURE_RESPONSE/.test(offText) || !offText.includes(TRACER_PACKAGE)) throw new Error('the tracing-off bundle still carries the Tracer');
+  // Wall time of the module load, and the CPU time it took (user + system): on a loaded machine
+  // the wall time mostly measures waiting for a core, the CPU time what the load itself costs.
+  const coldStart = (bundle: string, tracing: boolean): { wall: number; cpu: number } => {
+    const script = `const c = process.cpuUsage(); const t = performance.now(); await import(${JSON.stringify(bundle)}); const wall = performance.now() - t; const u = process.cpuUsage(c); process.stdout.write(JSON.stringify({ wall, cpu: (u.user + u.system) / 1000 }));`;
     const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
       cwd: root,
       encoding: 'utf8',
       env: { ...process.env, AWS_LAMBDA_FUNCTION_NAME: 'bench', POWERTOOLS_TRACE_ENABLED: String(tracing), AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR' },
     });
     if (result.status !== 0) throw new Error(result.stderr);
-    return Number(result.stdout);
+    return JSON.parse(result.stdout) as { wall: number; cpu: number };
   };
-  const times: Record<'on' | 'off', number[]> = { on: [], off: [] };
-  coldStart(true);
-  coldStart(false);
+  const variants = {
+    'on (Tracer bundled, enabled)': () => coldStart(bundles.on, true),
+    'off, Tracer bundled but not enabled': () => coldStart(bundles.on, false),
+    'off as deployed (Tracer left out)': () => coldStart(bundles.off, false),
+  } as const;
+  type Variant = keyof typeof variants;
+  type Start = { wall: number; cpu: number };
+  const times = Object.fromEntries(Object.keys(variants).map((name) => [name, [] as Start[]])) as Record<Variant, Start[]>;
+  for (const run of Object.values(variants)) run();
   for (let index = 0; index < starts; index++) {
-    times.on.push(coldStart(true));
-    times.off.push(coldStart(false));
+    // Interleaved, so machine load hits every variant alike.
+    for (const [name, run] of Object.entries(variants) as Array<[Variant, () => Start]>) times[name].push(run());
   }
-  const tracerOn = median(times.on);
-  const tracerOff = median(times.off);
-  console.log(`\n3. Cold start of a bundled function making a DynamoDB client through traced(), ${starts} fresh Node processes each (median module load)`);
-  console.log(`   tracing on : ${tracerOn.toFixed(1)} ms`);
-  console.log(`   tracing off: ${tracerOff.toFixed(1)} ms`);
-  console.log(`   Tracer cold-start cost: ${(tracerOn - tracerOff).toFixed(1)} ms (budget 5 ms: ${tracerOn - tracerOff < 5 ? 'within, could be on by default' : 'over, so tracing stays off by default (context tracing=true)'})`);
+  const medianOf = (name: Variant, measure: keyof Start) => median(times[name].map((start) => start[measure]));
+  const on = 'on (Tracer bundled, enabled)' as const;
+  const deployedOff = 'off as deployed (Tracer left out)' as const;
+  console.log(`\n3. Cold start of a bundled function making a DynamoDB client through traced(), ${starts} fresh Node processes each, interleaved (medians of the module load)`);
+  console.log(`   bundle sizes: ${sizeKb(bundles.on)} KB with the Tracer, ${sizeKb(bundles.off)} KB without`);
+  for (const name of Object.keys(variants) as Variant[]) {
+    const wall = medianOf(name, 'wall');
+    const cpu = medianOf(name, 'cpu');
+    console.log(`   ${name.padEnd(38)}: wall ${wall.toFixed(1)} ms (${(wall / medianOf(deployedOff, 'wall')).toFixed(2)}x), CPU ${cpu.toFixed(1)} ms (${(cpu / medianOf(deployedOff, 'cpu')).toFixed(2)}x the deployed off)`);
+  }
+  const cost = medianOf(on, 'cpu') - medianOf(deployedOff, 'cpu');
+  console.log(`   Tracer cold-start cost (CPU): ${cost.toFixed(1)} ms, ${(medianOf(on, 'cpu') / medianOf(deployedOff, 'cpu')).toFixed(2)}x (budget 5 ms: ${cost < 5 ? 'within, could be on by default' : 'over, so tracing stays off by default (context tracing=true)'})`);
 } finally {
   rmSync(workDir, { recursive: true, force: true });
 }

@@ -2,12 +2,17 @@
  * Operator command (auth.md section 10):
  *
  *   npm run account:create -- --company "Acme Ltd" --email owner@acme.example \
- *       [--user-id owner] [--password <pw>] [--target local|cloud] [--stage <name>]
+ *       [--user-id owner] [--password <pw>] [--target local|cloud] [--stage <name>] \
+ *       [--secrets-to stdout|file:<path>]
  *
  * `--target local` (default) writes into CARTWHEEL_DATA_DIR (the local server must be
  * stopped); `--target cloud` writes into the deployed stage's table with the operator's own
  * AWS credentials, reading names from the stack outputs of `Cartwheel-<stage>`.
- * Prints one JSON document on stdout and exits 0; on failure writes to stderr and exits 1.
+ * Prints one JSON document on stdout and exits 0; on failure writes to stderr and exits 1. The
+ * document holds the owner's password and the API tokens; with `--secrets-to file:<path>` it
+ * goes to that file instead (mode 0600, created before the account, never over an existing
+ * file nor inside the repository: ./secrets-target.ts) and stdout shows only the account id and
+ * where its secrets are.
  */
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -18,6 +23,7 @@ import { configureStore } from '../../shared/store/client';
 import { cloudPlatform } from '../../shared/app/platforms';
 import type { Platform } from '../../shared/platform/ports';
 import { outputNames } from '../cloud/outputs';
+import { createSecretsFile, parseSecretsTarget, secretsReceipt, type SecretsFile, type SecretsTarget } from './secrets-target';
 
 /** Parsed command-line options. */
 export interface CreateAccountArgs {
@@ -27,6 +33,8 @@ export interface CreateAccountArgs {
   password?: string;
   target: 'local' | 'cloud';
   stage: string;
+  /** Where the secrets go (stdout when not given). */
+  secretsTo?: SecretsTarget;
 }
 
 /** Parses and checks the command line; throws a readable message on misuse. */
@@ -40,6 +48,7 @@ export function parseCreateAccountArgs(argv: string[]): CreateAccountArgs {
       password: { type: 'string' },
       target: { type: 'string', default: 'local' },
       stage: { type: 'string', default: 'dev' },
+      'secrets-to': { type: 'string' },
     },
     strict: true,
   });
@@ -53,6 +62,7 @@ export function parseCreateAccountArgs(argv: string[]): CreateAccountArgs {
     ...(values.password !== undefined ? { password: values.password } : {}),
     target: values.target,
     stage: values.stage!,
+    ...(values['secrets-to'] !== undefined ? { secretsTo: parseSecretsTarget(values['secrets-to']) } : {}),
   };
 }
 
@@ -121,11 +131,36 @@ export async function runCreateAccount(argv: string[]): Promise<AccountBootstrap
   }
 }
 
+/**
+ * Runs the command for `argv` and answers what it prints: the whole document, or, when the
+ * secrets go to a file, only the account id and the file. The file is made before the account
+ * (a refused target costs no account) and removed again if the account could not be created.
+ */
+export async function runCreateAccountCommand(argv: string[]): Promise<string> {
+  const target = parseCreateAccountArgs(argv).secretsTo ?? { kind: 'stdout' };
+  if (target.kind === 'stdout') return `${JSON.stringify(await runCreateAccount(argv), null, 2)}\n`;
+  const file: SecretsFile = await createSecretsFile(target.path);
+  let result: AccountBootstrap;
+  try {
+    result = await runCreateAccount(argv);
+  } catch (error) {
+    await file.discard();
+    throw error;
+  }
+  try {
+    await file.write(result);
+  } catch (error) {
+    // Not printed instead: the operator chose not to have them on a terminal. The owner's password can be reset.
+    throw new Error(`account ${result.account_id} was created, but its secrets could not be written to ${file.path}: ${(error as Error).message}`);
+  }
+  return `${JSON.stringify(secretsReceipt(result, file), null, 2)}\n`;
+}
+
 // Run only when executed as a script, so tests can import the functions above.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  runCreateAccount(process.argv.slice(2)).then(
-    (result) => {
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  runCreateAccountCommand(process.argv.slice(2)).then(
+    (printed) => {
+      process.stdout.write(printed);
       process.exit(0);
     },
     (error: unknown) => {

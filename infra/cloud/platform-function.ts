@@ -136,7 +136,7 @@ export class PlatformFunction extends Construct {
       logGroup,
       ...(resources.shared.tracing ? { tracing: lambda.Tracing.ACTIVE } : {}),
       environment: { ...environmentFor(grants, resources, { cdnOrigin: props.cdnOrigin }), ...props.extraEnvironment },
-      bundling: bundlingFor(props.nativeModules ?? [], grants.functions === 'manage', props.documentFonts ?? false),
+      bundling: bundlingFor(props.nativeModules ?? [], grants.functions === 'manage', props.documentFonts ?? false, resources.shared.tracing ?? false),
     });
     Tags.of(this.function).add(roleTagKey, props.role);
 
@@ -174,19 +174,29 @@ export function documentFontCopies(): BundleCopy[] {
 }
 
 /**
- * The bundling of a function with files beside the bundle, copied after esbuild ran: native
- * modules (esbuild leaves them external; their JavaScript and linux-arm64 binaries go into the
- * bundle's `node_modules`), for functions that deploy hosted functions the runtime wrappers
- * the Lambda runner adds to each package (it reads them from `function-wrapper/` at run time),
- * and for families that print documents the fonts (`fonts/`).
+ * The Powertools Tracer: bundled only into a stack with tracing on. With tracing off it is an
+ * external module the code never reaches (shared/core/tracing.ts imports it only when
+ * `POWERTOOLS_TRACE_ENABLED` is `true`), so no function carries it or the X-Ray SDK and the
+ * default cold start pays nothing for them (bench/observability.ts, part 3).
  */
-function bundlingFor(modules: readonly NativeModule[], functionWrappers: boolean, documentFonts: boolean): nodejs.BundlingOptions {
-  if (!modules.length && !functionWrappers && !documentFonts) return bundlingOptions;
+export const TRACER_PACKAGE = '@aws-lambda-powertools/tracer';
+
+/**
+ * The bundling of a function: the shared settings, the Tracer left out unless `tracing`, and
+ * files beside the bundle, copied after esbuild ran: native modules (esbuild leaves them
+ * external; their JavaScript and linux-arm64 binaries go into the bundle's `node_modules`), for
+ * functions that deploy hosted functions the runtime wrappers the Lambda runner adds to each
+ * package (it reads them from `function-wrapper/` at run time), and for families that print
+ * documents the fonts (`fonts/`).
+ */
+export function bundlingFor(modules: readonly NativeModule[], functionWrappers: boolean, documentFonts: boolean, tracing: boolean): nodejs.BundlingOptions {
+  const tracer = tracing ? [] : [TRACER_PACKAGE];
+  if (!modules.length && !functionWrappers && !documentFonts) return { ...bundlingOptions, externalModules: [...(bundlingOptions.externalModules ?? []), ...tracer] };
   const { externals, copies } = modules.length ? nativeModuleFiles(modules) : { externals: [], copies: [] };
   const allCopies = [...copies, ...(functionWrappers ? [FUNCTION_WRAPPER_COPY] : []), ...(documentFonts ? documentFontCopies() : [])];
   return {
     ...bundlingOptions,
-    externalModules: [...(bundlingOptions.externalModules ?? []), ...externals],
+    externalModules: [...(bundlingOptions.externalModules ?? []), ...externals, ...tracer],
     commandHooks: {
       beforeBundling: () => [],
       beforeInstall: () => [],

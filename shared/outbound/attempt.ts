@@ -97,6 +97,12 @@ export interface SignedRequest {
   /** The signature key current at this attempt. */
   key: string;
   credentials: ReceiverCredentials;
+  /**
+   * The `traceparent` this attempt sends (W3C Trace Context: the trace of the request that caused
+   * it, a parent id of its own; shared/core/tracing.ts `childTraceparent`). Sent, not recorded:
+   * the recorded request shows what the receiver's own code signs and checks.
+   */
+  traceparent?: string;
 }
 
 /**
@@ -126,6 +132,15 @@ export function signedHeaders(request: SignedRequest, timestamp: number): { sent
   return { sent, recorded };
 }
 
+/**
+ * The headers sent with the attempt's `traceparent` added, unless there is none or the receiver's
+ * own custom header already has that name (the merchant's value is sent as they set it).
+ */
+export function withTraceparent(headers: Record<string, string>, traceparent: string | undefined): Record<string, string> {
+  if (!traceparent || Object.keys(headers).some((name) => name.toLowerCase() === 'traceparent')) return headers;
+  return { ...headers, traceparent };
+}
+
 /** A signed POST as made: the reply (or why none came), the headers as recorded, and what the log entry measures of it. */
 export interface SentRequest {
   response: OutboundResponse;
@@ -143,7 +158,7 @@ export interface SentRequest {
 export async function sendSigned(http: OutboundHttp, request: SignedRequest, options: { signedAtMs: number; timeoutMs: number }): Promise<SentRequest> {
   const headers = signedHeaders(request, unixSeconds(new Date(options.signedAtMs)));
   const sentAt = performance.now();
-  const response = await http.send({ url: request.url, method: 'POST', headers: headers.sent, body: request.body, timeoutMs: options.timeoutMs });
+  const response = await http.send({ url: request.url, method: 'POST', headers: withTraceparent(headers.sent, request.traceparent), body: request.body, timeoutMs: options.timeoutMs });
   const elapsed = Math.round(performance.now() - sentAt);
   return {
     response,

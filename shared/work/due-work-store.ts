@@ -8,6 +8,7 @@
  * dies holding a claim leaves the record due again when the lease ends; the sweep takes it.
  */
 import { newId } from '../core/ids';
+import { currentTraceparent } from '../core/tracing';
 import { defineEntity, type Condition, type RecordScope } from '../store/entity';
 import { updateReturning, writeOne, type TransactEntry } from '../store/transact';
 import { TransactionRejectedError } from '../store/errors';
@@ -55,6 +56,12 @@ export interface DueWorkRecord {
   related?: Record<string, string>;
   /** Why the last run did not finish, for operators. */
   last_failure: string | null;
+  /**
+   * The validated W3C `traceparent` of the request that wrote the work, if it carried one
+   * (shared/core/tracing.ts): the events and license requests the work creates keep it, so the
+   * webhooks and license requests sent for them later stay in the caller's trace.
+   */
+  traceparent?: string;
   created_ms: number;
 }
 
@@ -90,6 +97,12 @@ function dueAt(scope: RecordScope, ref: string, nextMs: number, createdMs: numbe
   return { next_ms: nextMs, gsi3sk: sortKey(nextMs, scope, ref), [tableDefinition.ttlAttribute]: expiryOf(createdMs, nextMs) };
 }
 
+/** The request's validated `traceparent`, as a record field (none outside a request that carried one). */
+function traceOf(): Pick<DueWorkRecord, 'traceparent'> {
+  const traceparent = currentTraceparent();
+  return traceparent ? { traceparent } : {};
+}
+
 /**
  * The transaction entry that makes `kind` work on `ref` due at `dueMs` (written with the change
  * that causes it). With `claimId` the writer claims it in the same write, to run it at once
@@ -108,6 +121,7 @@ export function dueEntry(kind: DueKind, scope: RecordScope, ref: string, dueMs: 
     claim_id: claimId,
     ...(related ? { related } : {}),
     last_failure: null,
+    ...traceOf(),
     created_ms: now,
   };
   return dueWork.putEntry(record, { name: `due.${kind}` });

@@ -206,6 +206,10 @@ describe.each([
       for (const id of mappings) {
         expect(synth.json.Resources[id]!.Properties!.ScalingConfig).toEqual({ MaximumConcurrency: 'consumerMaxConcurrency' in context ? Number(context.consumerMaxConcurrency) : DEFAULT_CONSUMER_MAX_CONCURRENCY });
       }
+      // The decision recorded in docs/operations.md §3: a cap of 50 batches per consumer, and no
+      // reserved concurrency anywhere (it would shrink the pool the API bursts into).
+      expect(DEFAULT_CONSUMER_MAX_CONCURRENCY).toBe(50);
+      for (const id of resourcesOfType(synth.json, 'AWS::Lambda::Function')) expect(synth.json.Resources[id]!.Properties!.ReservedConcurrentExecutions, id).toBeUndefined();
     });
   });
 

@@ -77,3 +77,25 @@ describe('transportError', () => {
     expect(transportError({ ok: false, reason: 'network', message: 'getaddrinfo ENOTFOUND x' }, 1)).toEqual({ code: 'dns_error', message: 'getaddrinfo ENOTFOUND x' });
   });
 });
+
+describe('sendSigned with a traceparent', () => {
+  const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-b7ad6b7169203331-01';
+
+  it('sends it after the signatures and leaves it out of the recorded headers', async () => {
+    const http = port({ ok: true, status: 200, headers: {}, body: 'ok' });
+    const sent = await sendSigned(http, { ...request, traceparent }, { signedAtMs: ts * 1000, timeoutMs: 1000 });
+    expect(http.sent[0]!.headers).toMatchObject({ traceparent, 'webhook-id': 'ID1' });
+    expect(Object.keys(http.sent[0]!.headers!).at(-1)).toBe('traceparent');
+    expect(sent.recordedHeaders).not.toHaveProperty('traceparent');
+  });
+
+  it('sends none without one, and keeps a receiver custom header of that name as the merchant set it', async () => {
+    const plain = port({ ok: true, status: 200, headers: {}, body: 'ok' });
+    await sendSigned(plain, request, { signedAtMs: ts * 1000, timeoutMs: 1000 });
+    expect(Object.keys(plain.sent[0]!.headers!).map((name) => name.toLowerCase())).not.toContain('traceparent');
+    const custom = port({ ok: true, status: 200, headers: {}, body: 'ok' });
+    await sendSigned(custom, { ...request, traceparent, credentials: { ...none, headerName: 'Traceparent', headerValue: 'merchant' } }, { signedAtMs: ts * 1000, timeoutMs: 1000 });
+    expect(custom.sent[0]!.headers).toMatchObject({ Traceparent: 'merchant' });
+    expect(custom.sent[0]!.headers).not.toHaveProperty('traceparent');
+  });
+});

@@ -12,6 +12,7 @@ import { renderContextFor } from '../notifications/fan-out';
 import { jsonBody, xmlBody, type BodyTree } from '../notifications/body';
 import { attemptEntry, sendSigned } from '../../outbound/attempt';
 import { transportError } from '../../outbound/errors';
+import { childTraceparent, currentTraceparent } from '../../core/tracing';
 import type { Site } from '../../core/config';
 import type { OutboundResponse, Platform } from '../../platform/ports';
 import { expandResources, renderStored } from '../../rest/expand';
@@ -173,6 +174,8 @@ async function remoteAttempt(platform: Platform, request: LicenseRequestRecord, 
         headerName: service.custom_header_name,
         headerValue: secrets.custom_header_value,
       },
+      // The trace of the request that made the order, else a re-send's own; a fresh parent id each attempt.
+      traceparent: childTraceparent(request.traceparent ?? (options.trigger === 'manual' ? currentTraceparent() : undefined)),
     },
     { signedAtMs: started, timeoutMs: options.timeoutMs },
   );

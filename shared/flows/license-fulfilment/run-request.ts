@@ -101,8 +101,8 @@ async function attemptClaimed(platform: Platform, handler: DueHandler, claim: Du
   if (recorded.nextMs !== null) await wakeUpAt(platform, handler, scope, request.license_request_id, recorded.nextMs - platform.clock.nowMs());
 }
 
-/** A new `queued` request for an order item (§4.1). */
-function newRequest(order: OrderRecord, itemId: string, nowMs: number): LicenseRequestRecord {
+/** A new `queued` request for an order item (§4.1), in the trace of the request that made the order (`traceparent`, if it carried one). */
+function newRequest(order: OrderRecord, itemId: string, nowMs: number, traceparent: string | undefined): LicenseRequestRecord {
   const item = order.items.find((candidate) => candidate.item_id === itemId)!;
   return {
     license_request_id: licenseRequestIdFor(order.order_id, item.item_id),
@@ -122,6 +122,7 @@ function newRequest(order: OrderRecord, itemId: string, nowMs: number): LicenseR
     last_attempt_ms: null,
     next_attempt_ms: nowMs,
     last_failure: null,
+    ...(traceparent ? { traceparent } : {}),
     created_ms: nowMs,
     modified_ms: nowMs,
   };
@@ -152,7 +153,7 @@ async function openClaimed(platform: Platform, claim: DueClaim, known: unknown):
     // One counter entry per service: a transaction may write an item only once.
     const outstanding = new Map<string, number>();
     for (const item of chunk) {
-      const request = newRequest(order, item.item_id, nowMs);
+      const request = newRequest(order, item.item_id, nowMs, claim.record.traceparent);
       const service = services.get(request.license_service_id);
       const due = dueEntry('license-request', scope, request.license_request_id, nowMs + LICENSE_REQUEST_LEASE_MS, nowMs, newId());
       entries.push(newLicenseRequestEntry(request), due);

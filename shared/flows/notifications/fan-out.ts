@@ -156,6 +156,11 @@ export async function eventFor(site: Site, occurrence: OccurrenceRecord, subscri
   );
 }
 
+/** The event keeping the `traceparent` of the request that caused it (stored on the fan-out's due work), if there was one. */
+function withTrace(event: NewEvent, traceparent: string | undefined): NewEvent {
+  return traceparent ? { ...event, traceparent } : event;
+}
+
 /** A repeated run finding its event already made. */
 class EventAlreadyMade extends Error {}
 
@@ -196,7 +201,7 @@ export async function fanOut(platform: Platform, claim: DueClaim, hooks: Deliver
   const made: NewEvent[] = [];
   for (const occurrence of occurrences) {
     for (const subscription of active.filter((entry) => entry.event_type === occurrence.type)) {
-      const event = await eventFor(platform.site, occurrence, subscription, platform.clock.nowMs());
+      const event = withTrace(await eventFor(platform.site, occurrence, subscription, platform.clock.nowMs()), record.traceparent);
       const written = await writeEvent(event, hooks.deliveryEntry);
       if (written) made.push(written);
     }

@@ -19,7 +19,8 @@ export function respond(clock: Clock): ApiMiddleware {
     before: (request: ApiRequest) => {
       const apiState: ApiState = { requestId: newId(), origin: request.event.headers?.origin, around: [], startedMs: performance.now() };
       request.event = { ...request.event, apiState };
-      // The caller's W3C trace context goes on with the webhooks and license requests this request sends.
+      // The caller's W3C trace context (validated): the due work this request writes keeps it, and the
+      // webhooks and license requests sent for that work, now or later, carry its trace id.
       enterTraceContext(request.event.headers?.traceparent);
     },
     after: (request: ApiRequest) => {

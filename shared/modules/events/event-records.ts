@@ -57,6 +57,12 @@ export interface EventRecord {
   next_attempt_ms: number | null;
   delivered_ms: number | null;
   last_request: RecordedRequest | null;
+  /**
+   * The validated W3C `traceparent` of the request whose change the event reports, if it carried
+   * one (kept from the fan-out's due work): every attempt sends the same trace id with a parent
+   * id of its own. Never shown by the API.
+   */
+  traceparent?: string;
   /** Listed by date_created and, moved by every save, by date_modified (`date_type=date_modified`); removed 30 days after creation (§6.2, the store's TTL). */
   created_ms: number;
   modified_ms: number;

@@ -5,7 +5,6 @@
  * socket's `lookup` answers it), so DNS rebinding cannot slip a private address in between.
  */
 import { lookup as dnsLookup, promises as dnsPromises, type LookupAddress } from 'node:dns';
-import { currentTraceparent } from '../../core/tracing';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -151,10 +150,7 @@ export function guardedHttp(policy: AddressPolicy, clock: Clock, resolve: HostRe
           stopWatching();
           resolve(answer);
         };
-        // The W3C trace context of the request being served, if it carried one (webhooks and license requests sent in-request).
-        const traceparent = currentTraceparent();
-        const headers = traceparent && !Object.keys(request.headers ?? {}).some((name) => name.toLowerCase() === 'traceparent') ? { ...request.headers, traceparent } : request.headers;
-        const outgoing = send(url, { method: request.method, headers, lookup }, (response) => {
+        const outgoing = send(url, { method: request.method, headers: request.headers, lookup }, (response) => {
           const chunks: Buffer[] = [];
           let size = 0;
           response.on('data', (chunk: Buffer) => {

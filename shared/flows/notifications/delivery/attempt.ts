@@ -9,12 +9,13 @@ import { readGeneralSettings, readTechnicalSettings, signatureKeyPurpose } from 
 import { countOutcome, metricNames } from '../../../core/metrics';
 import type { OutboundResponse, Platform } from '../../../platform/ports';
 import type { AttemptErrorCode, DeliveryAttempt, EventRecord, RecordedRequest, OpenedEventSubscription } from '../../../modules/events';
-import { attemptEntry, sendSigned, signedHeaders, type SignedRequest } from '../../../outbound/attempt';
+import { attemptEntry, sendSigned, signedHeaders, withTraceparent, type SignedRequest } from '../../../outbound/attempt';
 import { unixSeconds } from '../../../outbound/signature';
 import { deliverToFunction } from '../../../modules/functions';
 import { transportError } from '../../../outbound/errors';
 import { htmlToText } from '../../../core/html';
 import { signingKey } from '../body';
+import { childTraceparent, currentTraceparent } from '../../../core/tracing';
 
 /** The User-Agent of every delivery (§5). */
 export const USER_AGENT = 'Cartwheel-Notifications/1.0';
@@ -79,6 +80,15 @@ function errorOf(response: OutboundResponse, timeoutMs: number): { code: Attempt
   return transportError(response, timeoutMs);
 }
 
+/**
+ * The `traceparent` of one attempt: the trace of the request that caused the event (stored with
+ * it), else for a manual attempt (a retry, a sample) the trace of the request making it; a
+ * fresh parent id each time.
+ */
+function attemptTraceparent(event: EventRecord, options: AttemptOptions): string | undefined {
+  return childTraceparent(event.traceparent ?? (options.trigger === 'manual' ? currentTraceparent() : undefined));
+}
+
 async function httpAttempt(platform: Platform, event: EventRecord, subscription: OpenedEventSubscription, options: AttemptOptions): Promise<AttemptOutcome> {
   const started = platform.clock.nowMs();
   const key = signingKey(await accountSignatureKey(platform, event.account_id), subscription.secrets.signature_key);
@@ -92,6 +102,7 @@ async function httpAttempt(platform: Platform, event: EventRecord, subscription:
     webhookId: event.event_id,
     key,
     credentials: { username: subscription.http_authorization_username, password, authorization, headerName: subscription.custom_header_name, headerValue },
+    traceparent: attemptTraceparent(event, options),
   };
   if (subscription.hosted_function_id) return functionAttempt(platform, event, subscription.hosted_function_id, request, started, options);
   const sent = await sendSigned(platform.http, request, { signedAtMs: started, timeoutMs: options.timeoutMs });
@@ -109,7 +120,7 @@ async function functionAttempt(platform: Platform, event: EventRecord, functionI
   const headers = signedHeaders(request, unixSeconds(new Date(started)));
   const sentAt = performance.now();
   const scope = { accountId: event.account_id, mode: event.mode };
-  const delivered = await deliverToFunction(platform, scope, functionId, request.url, headers.sent, request.body, options.timeoutMs);
+  const delivered = await deliverToFunction(platform, scope, functionId, request.url, withTraceparent(headers.sent, request.traceparent), request.body, options.timeoutMs);
   const elapsed = Math.round(performance.now() - sentAt);
   return {
     attempt: attemptEntry(options, started, request.url, { status_code: delivered.status_code, duration_ms: elapsed, error: delivered.error, response_body: delivered.response_body }),

@@ -55,6 +55,12 @@ export interface LicenseRequestRecord {
   last_attempt_ms: number | null;
   next_attempt_ms: number | null;
   last_failure: LicenseFailure | null;
+  /**
+   * The validated W3C `traceparent` of the request that made the order, if it carried one (kept
+   * from the opening's due work): every attempt sends the same trace id with a parent id of its
+   * own. Never shown by the API nor sent in the body.
+   */
+  traceparent?: string;
   created_ms: number;
   modified_ms: number;
 }
