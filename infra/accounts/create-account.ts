@@ -3,7 +3,7 @@
  *
  *   npm run account:create -- --company "Acme Ltd" --email owner@acme.example \
  *       [--user-id owner] [--password <pw>] [--target local|cloud] [--stage <name>] \
- *       [--secrets-to stdout|file:<path>]
+ *       [--secrets-to stdout|file:<path>|secretsmanager:<name>]
  *
  * `--target local` (default) writes into CARTWHEEL_DATA_DIR (the local server must be
  * stopped); `--target cloud` writes into the deployed stage's table with the operator's own
@@ -23,7 +23,7 @@ import { configureStore } from '../../shared/store/client';
 import { cloudPlatform } from '../../shared/app/platforms';
 import type { Platform } from '../../shared/platform/ports';
 import { outputNames } from '../cloud/outputs';
-import { createSecretsFile, parseSecretsTarget, secretsReceipt, type SecretsFile, type SecretsTarget } from './secrets-target';
+import { createSecretsFile, createSecretsManagerSink, parseSecretsTarget, secretsReceipt, type SecretsSink, type SecretsTarget } from './secrets-target';
 
 /** Parsed command-line options. */
 export interface CreateAccountArgs {
@@ -139,7 +139,7 @@ export async function runCreateAccount(argv: string[]): Promise<AccountBootstrap
 export async function runCreateAccountCommand(argv: string[]): Promise<string> {
   const target = parseCreateAccountArgs(argv).secretsTo ?? { kind: 'stdout' };
   if (target.kind === 'stdout') return `${JSON.stringify(await runCreateAccount(argv), null, 2)}\n`;
-  const file: SecretsFile = await createSecretsFile(target.path);
+  const file: SecretsSink = target.kind === 'file' ? await createSecretsFile(target.path) : await createSecretsManagerSink(target.name);
   let result: AccountBootstrap;
   try {
     result = await runCreateAccount(argv);
@@ -151,7 +151,7 @@ export async function runCreateAccountCommand(argv: string[]): Promise<string> {
     await file.write(result);
   } catch (error) {
     // Not printed instead: the operator chose not to have them on a terminal. The owner's password can be reset.
-    throw new Error(`account ${result.account_id} was created, but its secrets could not be written to ${file.path}: ${(error as Error).message}`);
+    throw new Error(`account ${result.account_id} was created, but its secrets could not be written to ${file.where}: ${(error as Error).message}`);
   }
   return `${JSON.stringify(secretsReceipt(result, file), null, 2)}\n`;
 }

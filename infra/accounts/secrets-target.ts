@@ -6,13 +6,14 @@
  *
  * The file is created before the account (mode 0600, never over an existing file, never inside
  * the repository where `git add -A` would take it), so a refused target costs no account, and
- * written once the account exists. AWS Secrets Manager and SSM Parameter Store would be the
- * natural homes in the cloud, but their SDK clients are not dependencies of the project yet:
- * `secretsmanager:` and `ssm:` targets are refused with that reason (docs/operations.md, §7).
+ * written once the account exists. In the cloud the natural home is AWS Secrets Manager
+ * (`--secrets-to secretsmanager:<name>`): the name is checked to be free before the account is
+ * made, and the secret is created once it exists (docs/operations.md, §7).
  */
 import { constants } from 'node:fs';
 import { open, realpath, unlink, type FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
+import { CreateSecretCommand, DescribeSecretCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { fileURLToPath } from 'node:url';
 import type { AccountBootstrap } from '../../shared/modules/accounts';
 
@@ -20,7 +21,7 @@ import type { AccountBootstrap } from '../../shared/modules/accounts';
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Where the secrets go. */
-export type SecretsTarget = { kind: 'stdout' } | { kind: 'file'; path: string };
+export type SecretsTarget = { kind: 'stdout' } | { kind: 'file'; path: string } | { kind: 'secretsmanager'; name: string };
 
 /**
  * The target an `--secrets-to` value names: `stdout`, or `file:<path>` (relative to the working
@@ -37,11 +38,12 @@ export function parseSecretsTarget(value: string): SecretsTarget {
     if (!rest) throw new Error('--secrets-to file:<path> needs a path');
     return { kind: 'file', path: path.resolve(rest) };
   }
-  if (scheme === 'secretsmanager' || scheme === 'ssm') {
-    const client = scheme === 'ssm' ? '@aws-sdk/client-ssm' : '@aws-sdk/client-secrets-manager';
-    throw new Error(`--secrets-to ${scheme}: is not available: ${client} is not a dependency of this project yet; use --secrets-to file:<path> outside the repository`);
+  if (scheme === 'secretsmanager') {
+    // Secrets Manager's own name rule: 1–512 of letters, digits and /_+=.@-
+    if (!/^[A-Za-z0-9/_+=.@-]{1,512}$/.test(rest)) throw new Error('--secrets-to secretsmanager:<name> needs a name of 1–512 letters, digits and /_+=.@-');
+    return { kind: 'secretsmanager', name: rest };
   }
-  throw new Error('--secrets-to must be stdout or file:<path>');
+  throw new Error('--secrets-to must be stdout, file:<path> or secretsmanager:<name>');
 }
 
 /** Whether `target` is `root` or under it. */
@@ -50,8 +52,18 @@ function isWithin(root: string, target: string): boolean {
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
+/** Where a new account's secrets are kept, prepared before the account: written once, or given up. */
+export interface SecretsSink {
+  /** The target as `--secrets-to` names it (`file:/abs/path`, `secretsmanager:<arn>` once written). */
+  readonly where: string;
+  /** Stores the whole document. */
+  write(result: AccountBootstrap): Promise<void>;
+  /** Gives up the prepared target (the account was not created). */
+  discard(): Promise<void>;
+}
+
 /** A secrets file created (empty, mode 0600) before the account: written once, or removed. */
-export interface SecretsFile {
+export interface SecretsFile extends SecretsSink {
   readonly path: string;
   /** Writes the whole document and closes the file. */
   write(result: AccountBootstrap): Promise<void>;
@@ -88,6 +100,7 @@ export async function createSecretsFile(filePath: string, repositoryRoot: string
   await handle.chmod(0o600);
   return {
     path: target,
+    where: `file:${target}`,
     async write(result) {
       try {
         await handle.writeFile(`${JSON.stringify(result, null, 2)}\n`, 'utf8');
@@ -103,7 +116,41 @@ export async function createSecretsFile(filePath: string, repositoryRoot: string
   };
 }
 
-/** What the command prints once the secrets went to a file: the account and where its secrets are, nothing secret. */
-export function secretsReceipt(result: AccountBootstrap, file: SecretsFile): { account_id: string; secrets: string } {
-  return { account_id: result.account_id, secrets: `file:${file.path}` };
+/**
+ * A Secrets Manager secret named `name`, checked to be free before the account is made (a name
+ * in use is refused: the command never overwrites or adds a version to someone's secret), and
+ * created with the document as its JSON string once the account exists. The secret is encrypted
+ * with the account's default Secrets Manager key unless `kmsKeyId` names another.
+ */
+export async function createSecretsManagerSink(name: string, client: SecretsManagerClient = new SecretsManagerClient({}), kmsKeyId?: string): Promise<SecretsSink> {
+  try {
+    await client.send(new DescribeSecretCommand({ SecretId: name }));
+    throw new Error(`--secrets-to: the secret ${name} already exists in Secrets Manager; it is never overwritten`);
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  }
+  let where = `secretsmanager:${name}`;
+  return {
+    get where() {
+      return where;
+    },
+    async write(result) {
+      const created = await client.send(new CreateSecretCommand({
+        Name: name,
+        Description: `Cartwheel account ${result.account_id}: owner password and API tokens (account:create)`,
+        SecretString: JSON.stringify(result),
+        ...(kmsKeyId ? { KmsKeyId: kmsKeyId } : {}),
+        Tags: [{ Key: 'cartwheel:account', Value: result.account_id }],
+      }));
+      if (created.ARN) where = `secretsmanager:${created.ARN}`;
+    },
+    async discard() {
+      // Nothing was created before the account.
+    },
+  };
+}
+
+/** What the command prints once the secrets went elsewhere: the account and where its secrets are, nothing secret. */
+export function secretsReceipt(result: AccountBootstrap, sink: SecretsSink): { account_id: string; secrets: string } {
+  return { account_id: result.account_id, secrets: sink.where };
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import { CreateSecretCommand, DescribeSecretCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -22,6 +23,8 @@ process.env.AWS_REGION ??= 'eu-west-1';
 const cloudFormation = mockClient(CloudFormationClient);
 const kms = mockClient(KMSClient);
 const ddb = mockClient(DynamoDBDocumentClient);
+const secretsManager = mockClient(SecretsManagerClient);
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:cartwheel/prod/owner-AbCdEf';
 const CLOUD = ['--company', 'Acme Ltd', '--email', 'owner@acme.example', '--target', 'cloud', '--stage', 'test'];
 
 let dir: string;
@@ -35,6 +38,9 @@ beforeEach(() => {
   cloudFormation.reset();
   kms.reset();
   ddb.reset();
+  secretsManager.reset();
+  secretsManager.on(DescribeSecretCommand).rejects(new ResourceNotFoundException({ message: 'Secrets Manager can\'t find the specified secret.', $metadata: {} }));
+  secretsManager.on(CreateSecretCommand).resolves({ ARN: SECRET_ARN, Name: 'cartwheel/prod/owner' });
   cloudFormation.on(DescribeStacksCommand).resolves(describeStacksOutput(STACK_OUTPUTS));
   kms.on(EncryptCommand).resolves({ CiphertextBlob: Buffer.from('sealed') });
   ddb.on(TransactWriteCommand).resolves({});
@@ -51,12 +57,14 @@ describe('--secrets-to', () => {
     expect('secretsTo' in parseCreateAccountArgs(CLOUD)).toBe(false);
   });
 
-  it('refuses the AWS stores whose clients are not installed, and anything else, with a readable message', () => {
-    expect(() => parseSecretsTarget('secretsmanager:cartwheel/prod/owner')).toThrow(/@aws-sdk\/client-secrets-manager is not a dependency/);
-    expect(() => parseSecretsTarget('ssm:/cartwheel/prod/owner')).toThrow(/@aws-sdk\/client-ssm is not a dependency/);
+  it('takes secretsmanager:<name> and refuses a name Secrets Manager would not take, and anything else, with a readable message', () => {
+    expect(parseSecretsTarget('secretsmanager:cartwheel/prod/owner')).toEqual({ kind: 'secretsmanager', name: 'cartwheel/prod/owner' });
+    expect(() => parseSecretsTarget('secretsmanager:')).toThrow(/needs a name/);
+    expect(() => parseSecretsTarget('secretsmanager:bad name!')).toThrow(/needs a name/);
+    expect(() => parseSecretsTarget('ssm:/cartwheel/prod/owner')).toThrow('--secrets-to must be stdout, file:<path> or secretsmanager:<name>');
     expect(() => parseSecretsTarget('file:')).toThrow('--secrets-to file:<path> needs a path');
-    expect(() => parseSecretsTarget('s3://bucket/key')).toThrow('--secrets-to must be stdout or file:<path>');
-    expect(() => parseCreateAccountArgs([...CLOUD, '--secrets-to', 'vault:x'])).toThrow('--secrets-to must be stdout or file:<path>');
+    expect(() => parseSecretsTarget('s3://bucket/key')).toThrow('--secrets-to must be stdout, file:<path> or secretsmanager:<name>');
+    expect(() => parseCreateAccountArgs([...CLOUD, '--secrets-to', 'vault:x'])).toThrow('--secrets-to must be stdout, file:<path> or secretsmanager:<name>');
   });
 });
 
@@ -137,5 +145,34 @@ describe('account:create --target cloud --secrets-to file:<path>', () => {
     const printed = JSON.parse(await (await freshCli()).runCreateAccountCommand(CLOUD));
     expect(printed.owner.password.length).toBeGreaterThanOrEqual(10);
     expect(printed.tokens.test_secret).toMatch(/^sk\.test\./);
+  });
+});
+
+describe('account:create --target cloud --secrets-to secretsmanager:<name>', () => {
+  it('creates the secret once the account exists and prints only the account id and the secret\'s ARN', async () => {
+    const printed = await (await freshCli()).runCreateAccountCommand([...CLOUD, '--secrets-to', 'secretsmanager:cartwheel/prod/owner']);
+    const [create] = secretsManager.commandCalls(CreateSecretCommand);
+    expect(create).toBeDefined();
+    const input = create!.args[0].input;
+    expect(input.Name).toBe('cartwheel/prod/owner');
+    const stored = JSON.parse(input.SecretString!);
+    expect(stored.tokens.live_secret).toMatch(/^sk\.live\./);
+    expect(input.Tags).toEqual([{ Key: 'cartwheel:account', Value: stored.account_id }]);
+    expect(JSON.parse(printed)).toEqual({ account_id: stored.account_id, secrets: `secretsmanager:${SECRET_ARN}` });
+    for (const secret of [stored.owner.password, stored.tokens.live_secret, stored.tokens.test_secret]) expect(printed).not.toContain(secret);
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
+  });
+
+  it('creates no account when the secret name is taken, and never touches that secret', async () => {
+    secretsManager.on(DescribeSecretCommand).resolves({ ARN: SECRET_ARN, Name: 'cartwheel/prod/owner' });
+    await expect((await freshCli()).runCreateAccountCommand([...CLOUD, '--secrets-to', 'secretsmanager:cartwheel/prod/owner'])).rejects.toThrow(/already exists in Secrets Manager/);
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
+    expect(secretsManager.commandCalls(CreateSecretCommand)).toHaveLength(0);
+  });
+
+  it('names the account that exists when the secret cannot be created', async () => {
+    secretsManager.on(CreateSecretCommand).rejects(new Error('AccessDeniedException: not authorized to perform secretsmanager:CreateSecret'));
+    await expect((await freshCli()).runCreateAccountCommand([...CLOUD, '--secrets-to', 'secretsmanager:cartwheel/prod/owner'])).rejects.toThrow(/^account \w+ was created, but its secrets could not be written to secretsmanager:cartwheel\/prod\/owner: AccessDenied/);
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
   });
 });
