@@ -74,6 +74,14 @@ const paymentsOf = async (secret: string, id: string) => (await api(`${base}subs
 const ordersOf = async (secret: string, id: string) => (await api(`${base}subscriptions/${id}/orders?limit=100`, { token: secret })).body.data as any[];
 const ledger = async () => (await api(`${origin}/_local/gateway/charges`)).body.data as Array<{ kind: string; payment_id: string; outcome: string }>;
 
+/** The id of the PaymentIntent Stripe made under `idempotencyKey` (from its webhook-visible search by payment id). */
+async function intentOf(idempotencyKey: string): Promise<string> {
+  const paymentId = idempotencyKey.replace(/^cartwheel-/, '');
+  const found = await api(`${standin.url}/v1/payment_intents/search?query=${encodeURIComponent(`metadata['payment_id']:'${paymentId}'`)}`, { headers: { Authorization: `Bearer ${TEST_KEY}` } });
+  expect(found.status, found.text).toBe(200);
+  return found.body.data[0].id;
+}
+
 /** The PaymentIntent creations the stand-in saw for one subscription's renewals. */
 function renewalIntents(subscriptionId: string): SeenRequest[] {
   return standin.requests.filter((request) => request.method === 'POST' && request.path === '/v1/payment_intents' && (request.params.metadata as Record<string, string> | undefined)?.subscription_id === subscriptionId);
@@ -143,6 +151,45 @@ describe('test-mode renewals choose the gateway as a sale does', () => {
     for (const [secret, id] of [[test, viaStripe.id], [other.tokens.test_secret, builtIn.id]] as const) {
       expect((await api(`${base}subscriptions/${id}/cancel`, { method: 'POST', token: secret, body: { cancel_at_current_period_end: false } })).status).toBe(200);
     }
+  }, 120_000);
+});
+
+describe('a renewal charge Stripe has not settled', () => {
+  it('records nothing while it is processing or unanswered, and once when a later run asks again under the same key', async () => {
+    const slow = await subscribe(test, 'slow@example.test', token('pm_card_visa'));
+    const checkout = standin.requests.find((request) => request.path === '/v1/payment_intents' && (request.params.metadata as Record<string, string>).payment_id === slow.payment.payment_id)!;
+    const customer = String(checkout.params.customer);
+    const behave = async (as: string | null) => expect((await api(`${standin.url}/_standin/customers/${customer}/payment_methods/pm_card_visa/behave`, { method: 'POST', body: { as } })).status).toBe(200);
+    const forward = async () => {
+      const answer = await api(`${base}subscriptions/${slow.id}/fast_forward`, { method: 'POST', token: test });
+      expect(answer.status, answer.text).toBe(200);
+      return answer.body;
+    };
+
+    // Processing: nothing recorded, the subscription as it was; the bank settles it; the next run finds it succeeded.
+    await behave('pm_card_standin_processing');
+    expect(await forward()).toMatchObject({ billing_count: 1, in_grace_period: false, status: 'active' });
+    expect(await paymentsOf(test, slow.id)).toHaveLength(1);
+    const [processing] = renewalIntents(slow.id);
+    const intentId = await intentOf(processing!.idempotencyKey!);
+    expect((await api(`${standin.url}/_standin/payment_intents/${intentId}/settle`, { method: 'POST', body: { outcome: 'succeeded' } })).status).toBe(200);
+    await behave(null);
+    expect(await forward()).toMatchObject({ billing_count: 2, in_grace_period: false });
+    const afterProcessing = await paymentsOf(test, slow.id);
+    expect(afterProcessing.map((payment) => payment.status)).toEqual(['completed', 'completed']);
+    expect(renewalIntents(slow.id).map((intent) => intent.idempotencyKey)).toEqual(Array(2).fill(`cartwheel-${afterProcessing[1].payment_id}`));
+
+    // No answer (Stripe made the charge, the answer never came): nothing recorded; the next run gets Stripe's first answer back.
+    await behave('pm_card_standin_hang');
+    expect(await forward()).toMatchObject({ billing_count: 2, in_grace_period: false });
+    expect(await paymentsOf(test, slow.id)).toHaveLength(2);
+    expect(await forward()).toMatchObject({ billing_count: 3, in_grace_period: false });
+    const payments = await paymentsOf(test, slow.id);
+    expect(payments.map((payment) => payment.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(renewalIntents(slow.id).slice(2).map((intent) => intent.idempotencyKey)).toEqual(Array(2).fill(`cartwheel-${payments[2].payment_id}`));
+    expect(await ordersOf(test, slow.id)).toHaveLength(3);
+    await behave(null);
+    expect((await api(`${base}subscriptions/${slow.id}/cancel`, { method: 'POST', token: test, body: { cancel_at_current_period_end: false } })).status).toBe(200);
   }, 120_000);
 });
 
