@@ -188,6 +188,14 @@ describe('a renewal charge Stripe has not settled', () => {
     expect(payments.map((payment) => payment.status)).toEqual(['completed', 'completed', 'completed']);
     expect(renewalIntents(slow.id).slice(2).map((intent) => intent.idempotencyKey)).toEqual(Array(2).fill(`cartwheel-${payments[2].payment_id}`));
     expect(await ordersOf(test, slow.id)).toHaveLength(3);
+
+    // requires_action answered off-session: nobody can authenticate, so the PaymentIntent is cancelled at Stripe and the renewal fails.
+    await behave('pm_card_standin_action_off_session');
+    expect(await forward()).toMatchObject({ billing_count: 3, in_grace_period: true, status: 'active' });
+    const [, , , failed] = await paymentsOf(test, slow.id);
+    expect(failed).toMatchObject({ status: 'failed', error_code: 'payment_declined', response_data: { message: expect.stringMatching(/authentication/i) } });
+    const actionIntent = await intentOf(`cartwheel-${failed.payment_id}`);
+    expect(standin.requests.some((request) => request.method === 'POST' && request.path === `/v1/payment_intents/${actionIntent}/cancel`)).toBe(true);
     await behave(null);
     expect((await api(`${base}subscriptions/${slow.id}/cancel`, { method: 'POST', token: test, body: { cancel_at_current_period_end: false } })).status).toBe(200);
   }, 120_000);

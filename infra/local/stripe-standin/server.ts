@@ -21,7 +21,9 @@
  * every other card does what it does on-session.
  * Stand-in failure modes (not Stripe's): pm_card_standin_processing → processing;
  * pm_card_standin_api_error → 500 api_error (nothing created); pm_card_standin_rate_limit →
- * 429; pm_card_standin_hang → the PaymentIntent is made (and succeeds) but the answer never comes.
+ * 429; pm_card_standin_hang → the PaymentIntent is made (and succeeds) but the answer never comes;
+ * pm_card_standin_action_off_session → `requires_action` even off-session (what a client must
+ * still handle should Stripe ever answer so).
  * A secret key containing `invalid` is refused (401), as a revoked key would be.
  *
  * Controls (not Stripe's API): `POST /_standin/payment_intents/{id}/authenticate`
@@ -75,7 +77,7 @@ const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64url'
 const nowS = () => Math.floor(Date.now() / 1000);
 
 /** What a card does, by token or raw number. */
-type CardFate = { kind: 'succeed' } | { kind: 'decline'; code: string; declineCode?: string; message: string } | { kind: '3ds' } | { kind: 'processing' } | { kind: 'api_error' } | { kind: 'rate_limit' } | { kind: 'hang' };
+type CardFate = { kind: 'succeed' } | { kind: 'decline'; code: string; declineCode?: string; message: string } | { kind: '3ds'; evenOffSession?: boolean } | { kind: 'processing' } | { kind: 'api_error' } | { kind: 'rate_limit' } | { kind: 'hang' };
 
 const DECLINED: CardFate = { kind: 'decline', code: 'card_declined', declineCode: 'generic_decline', message: 'Your card was declined.' };
 const FATES: Record<string, CardFate> = {
@@ -98,6 +100,7 @@ const FATES: Record<string, CardFate> = {
   pm_card_standin_api_error: { kind: 'api_error' },
   pm_card_standin_rate_limit: { kind: 'rate_limit' },
   pm_card_standin_hang: { kind: 'hang' },
+  pm_card_standin_action_off_session: { kind: '3ds', evenOffSession: true },
 };
 
 /** The brand of a token or number. */
@@ -198,7 +201,7 @@ export async function startStripeStandin(options: { port?: number; host?: string
       deliver(account, eventOf('payment_intent.payment_failed', publicIntent(intent)));
       return [402, { error: { ...error, payment_intent: publicIntent(intent) } }];
     }
-    if (fate.kind === '3ds' && offSession) {
+    if (fate.kind === '3ds' && offSession && !fate.evenOffSession) {
       // Stripe: off-session nobody can authenticate, so the confirmation fails at once.
       const error = { type: 'card_error', code: 'authentication_required', decline_code: 'authentication_required', message: 'Your card was declined. This transaction requires authentication.', payment_method: { id: pmId, object: 'payment_method', type: 'card' } };
       intent.last_payment_error = error;
