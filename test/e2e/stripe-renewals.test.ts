@@ -324,6 +324,20 @@ describe('live renewals through Stripe', () => {
     expect(await ordersOf(live, bought.id)).toHaveLength(3);
   }, 180_000);
 
+  it('looks up what Stripe made under the payment before creating a PaymentIntent when the renewal runs over 12 hours late', async () => {
+    const late = await subscribe(live, 'late@example.test', token('pm_card_visa'));
+    await setClock(Date.parse(late.subscription.date_next_billing) + 13 * 60 * 60_000);
+    await until('the late renewal', () => readSubscription(live, late.id), (each) => each.billing_count === 2);
+    const [, renewal] = await paymentsOf(live, late.id);
+    const seen = standin.requests.map((request) => `${request.method} ${request.path} ${request.method === 'GET' ? String(request.params.query ?? '') : String((request.params.metadata as Record<string, string> | undefined)?.payment_id ?? '')}`);
+    const search = seen.indexOf(`GET /v1/payment_intents/search metadata['payment_id']:'${renewal.payment_id}'`);
+    const create = seen.indexOf(`POST /v1/payment_intents ${renewal.payment_id}`);
+    expect(search).toBeGreaterThanOrEqual(0);
+    expect(create).toBeGreaterThan(search);
+    expect(renewalIntents(late.id)).toHaveLength(1);
+    expect((await api(`${base}subscriptions/${late.id}/cancel`, { method: 'POST', token: live, body: { cancel_at_current_period_end: false } })).status).toBe(200);
+  }, 120_000);
+
   it('fails a live renewal with a clear message when the Stripe connection is gone', async () => {
     const unplugged = await subscribe(live, 'unplugged@example.test', token('pm_card_visa'));
     const disconnected = await api(`${base}settings/payment`, { method: 'POST', token: live, body: { stripe_live: null } });

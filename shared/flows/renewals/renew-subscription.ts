@@ -64,6 +64,14 @@ export const RENEWAL_LEASE_MS = 2 * 60_000;
 /** How long a charge still processing (or not answered) waits before the next run asks again under its key. */
 export const RENEWAL_WAIT_MS = 10 * 60_000;
 
+/**
+ * How late past its due time a Stripe attempt looks its PaymentIntent up (by the payment id in
+ * its metadata) before creating one: Stripe keeps an idempotency key for 24 hours only, so a
+ * create repeated later than that (a charge processing or unanswered for a day) could charge
+ * again.
+ */
+export const STRIPE_LOOKUP_FIRST_MS = 12 * 60 * 60_000;
+
 /** How a run left the subscription (`waiting`: the gateway has not settled the charge; asked again later). */
 export type RenewalResult = 'renewed' | 'failed' | 'cancelled' | 'completed' | 'not-due' | 'gone' | 'waiting';
 
@@ -193,7 +201,7 @@ async function renewOnce(platform: Platform, scope: RecordScope, claim: DueClaim
   ]);
   const totals = renewalTotals(subscription, customer, settings, tax);
   const sale = totals.total === 0 ? undefined : await saleGatewayOf(platform, scope, settings);
-  const charge: RenewalCharge = { scope, paymentId, totals, method, sale, settings, subscriptionId, postalCode: customer?.billing_address.postal_code ?? null };
+  const charge: RenewalCharge = { scope, paymentId, totals, method, sale, settings, subscriptionId, postalCode: customer?.billing_address.postal_code ?? null, lateMs: now - subscription.next_billing_ms };
   const result = await chargeRenewal(platform, charge);
   if (isWaiting(result.outcome)) {
     // Not settled (processing, no answer): nothing is recorded; the next run asks again under the same key.
@@ -264,6 +272,8 @@ interface RenewalCharge {
   settings: Awaited<ReturnType<typeof readPaymentSettingsCached>>;
   /** The customer's billing postal code, when the saved card carries none (§10.2 address check). */
   postalCode: string | null;
+  /** How long after its due time the attempt runs (negative when `fast_forward` runs it early). */
+  lateMs: number;
 }
 
 /** A refusal made here, before any gateway was asked: a failed renewal like a decline, saying why. */
@@ -281,7 +291,9 @@ function renewalMetadata(charge: RenewalCharge): Record<string, string> {
  * payment), off-session; answers the verdict. Off-session a `requires_action` answer cannot be
  * completed by anyone: its PaymentIntent is cancelled at Stripe (so it never completes later)
  * and the attempt fails, unless the cancel finds it succeeded meanwhile. A Stripe charge still
- * `processing` (first answer, or replayed under its key) is retrieved as it stands now.
+ * `processing` (first answer, or replayed under its key) is retrieved as it stands now. An
+ * attempt running `STRIPE_LOOKUP_FIRST_MS` late asks Stripe for a PaymentIntent of its payment
+ * first (none found: it creates one; Stripe unreachable: it waits).
  */
 async function chargeRenewal(platform: Platform, charge: RenewalCharge): Promise<ChargeResult> {
   const { totals, method, sale } = charge;
@@ -292,7 +304,9 @@ async function chargeRenewal(platform: Platform, charge: RenewalCharge): Promise
     if (!method.card.gateway) return refused('The saved card was not saved through Stripe, so Stripe cannot charge it; the customer needs to save a card again.');
     if (stripeMinorAmount(totals.total, totals.currency) === undefined) return refused(`Stripe cannot charge ${totals.total} ${totals.currency}.`);
   }
-  let result = await chargeCard(platform, {
+  // Late enough that Stripe may have forgotten the key: what was made under it is looked up first.
+  const earlier = sale.kind === 'stripe' && charge.lateMs >= STRIPE_LOOKUP_FIRST_MS ? await sale.gateway.lookup(chargeKey(charge.scope, charge.paymentId)).catch(() => undefined) : undefined;
+  let result = earlier ?? await chargeCard(platform, {
     scope: charge.scope,
     paymentId: charge.paymentId,
     amount: totals.total,
