@@ -169,6 +169,11 @@ async function renewOnce(platform: Platform, scope: RecordScope, claim: DueClaim
   const subscription = await findSubscription(scope, subscriptionId);
   const now = platform.clock.nowMs();
   if (!subscription || subscription.status !== 'active') {
+    // A run before this one died holding the record (attempts > 1): a charge it made before a cancellation is recorded first.
+    if (subscription?.status === 'cancelled' && claim.record.attempts > 1) {
+      const recorded = await recordChargeOfDeadRun(platform, scope, claim, subscription);
+      if (recorded) return recorded;
+    }
     await writeOne(finishEntry(claim)).catch((error: unknown) => {
       if (!(error instanceof TransactionRejectedError)) throw error;
     });
@@ -193,15 +198,8 @@ async function renewOnce(platform: Platform, scope: RecordScope, claim: DueClaim
   const billing = subscription.billing_count + 1;
   const attempt = subscription.failed_attempts;
   const paymentId = renewalPaymentId(scope, subscriptionId, billing, attempt);
-  const [settings, tax, customer, method] = await Promise.all([
-    readPaymentSettingsCached(scope.accountId),
-    readTaxSettingsCached(scope.accountId),
-    findCustomerRecord(scope, subscription.customer_id),
-    subscription.payment_method_id ? findCustomerPaymentMethod(scope, subscription.customer_id, subscription.payment_method_id) : Promise.resolve(undefined),
-  ]);
-  const totals = renewalTotals(subscription, customer, settings, tax);
-  const sale = totals.total === 0 ? undefined : await saleGatewayOf(platform, scope, settings);
-  const charge: RenewalCharge = { scope, paymentId, totals, method, sale, settings, subscriptionId, postalCode: customer?.billing_address.postal_code ?? null, lateMs: now - subscription.next_billing_ms };
+  const charge = await renewalChargeOf(platform, scope, subscription, paymentId, now - subscription.next_billing_ms);
+  const { settings, totals } = charge;
   const result = await chargeRenewal(platform, charge);
   if (isWaiting(result.outcome)) {
     // Not settled (processing, no answer): nothing is recorded; the next run asks again under the same key.
@@ -274,6 +272,37 @@ interface RenewalCharge {
   postalCode: string | null;
   /** How long after its due time the attempt runs (negative when `fast_forward` runs it early). */
   lateMs: number;
+}
+
+/** What attempt `paymentId` of `subscription` charges, priced now, and the mode's gateway it goes through. */
+async function renewalChargeOf(platform: Platform, scope: RecordScope, subscription: SubscriptionRecord, paymentId: string, lateMs: number): Promise<RenewalCharge> {
+  const [settings, tax, customer, method] = await Promise.all([
+    readPaymentSettingsCached(scope.accountId),
+    readTaxSettingsCached(scope.accountId),
+    findCustomerRecord(scope, subscription.customer_id),
+    subscription.payment_method_id ? findCustomerPaymentMethod(scope, subscription.customer_id, subscription.payment_method_id) : Promise.resolve(undefined),
+  ]);
+  const totals = renewalTotals(subscription, customer, settings, tax);
+  const sale = totals.total === 0 ? undefined : await saleGatewayOf(platform, scope, settings);
+  return { scope, paymentId, totals, method, sale, settings, subscriptionId: subscription.subscription_id, postalCode: customer?.billing_address.postal_code ?? null, lateMs };
+}
+
+/**
+ * The charge a dead run made for the attempt a cancellation interrupted, recorded once
+ * (`recordApproved`) when the gateway has it approved under the attempt's key; undefined when
+ * there is none (or it is already recorded), and the run just ends.
+ */
+async function recordChargeOfDeadRun(platform: Platform, scope: RecordScope, claim: DueClaim, subscription: SubscriptionRecord): Promise<RenewalResult | undefined> {
+  const billing = subscription.billing_count + 1;
+  const paymentId = renewalPaymentId(scope, subscription.subscription_id, billing, subscription.failed_attempts);
+  if (await payments.find(scope, paymentId)) return undefined;
+  const charge = await renewalChargeOf(platform, scope, subscription, paymentId, 0);
+  if (!charge.sale || !charge.method) return undefined;
+  const found = await charge.sale.gateway.lookup(chargeKey(scope, paymentId)).catch(() => undefined);
+  if (found?.outcome !== 'approved') return undefined;
+  const at = platform.clock.nowMs();
+  logger.warn('A renewal charge made by a run that died is recorded on its cancelled subscription', { subscription_id: subscription.subscription_id, payment_id: paymentId });
+  return recordApproved(scope, claim, subscription, billing, charge.totals, renewalPayment(charge, subscription, found, at), at);
 }
 
 /** A refusal made here, before any gateway was asked: a failed renewal like a decline, saying why. */
