@@ -6,7 +6,8 @@
  * kill -9 lands where money is taken and nothing is recorded. After the restart the clock moves
  * past the renewal lease and the sweep finishes it from the gateway's answer to the same key.
  * At the end: every period charged exactly once (counted in the gateway's ledger), one order
- * per charge, none skipped.
+ * per charge, none skipped. A second test kills a renewal the same way and cancels the
+ * subscription before the next run: the charge the dead run made is still recorded, once.
  */
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -101,3 +102,48 @@ it('charges each of 20 subscriptions exactly once per period through 6 periods a
     await runtime.stop();
   }
 }, 600_000);
+
+it('records a renewal charge whose run was killed after taking the money even when the subscription is cancelled before the next run', async () => {
+  const dataDir = tempDataDir();
+  const holdFile = join(dataDir, '..', `charged-hold-cancel-${process.pid}-${Date.now()}`);
+  const env = { CARTWHEEL_CLOCK: 'manual', CARTWHEEL_GATEWAY_CHARGED_HOLD_FILE: holdFile, CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000' };
+  let runtime: RuntimeProcess = await startRuntime({ dataDir, env });
+  const { api_url: base, account_id: account, tokens } = runtime.bootstrap;
+  const secret = tokens.test_secret;
+  const setClock = async (ms: number) => expect((await api(`${runtime.url}/_local/clock`, { method: 'POST', body: { set: new Date(ms).toISOString() } })).status).toBe(200);
+  try {
+    await setClock(START);
+    const product = await api(`${base}products`, { method: 'POST', token: secret, body: { product_id: 'daily', name: 'Daily', type: 'service', prices: [{ currency: 'USD', price: 3 }], subscription_plan: { billing_interval: 1, billing_interval_unit: 'day', end_at_billing_count: null } } });
+    expect(product.status, product.text).toBe(201);
+    const cart = await api(`${base}carts`, { method: 'POST', token: secret, body: { items: [{ product_id: 'daily', quantity: 1 }], customer: { name: 'Buyer', email: 'buyer@example.test', billing_address: { country: 'US', postal_code: '94107' } } } });
+    const paid = await api(`${base}carts/${cart.body.cart_id}/payments?expand=order`, { method: 'POST', token: secret, body: card });
+    expect(paid.status, paid.text).toBe(201);
+    const id = String(paid.body.order.items[0].subscription).split('/').pop();
+    const due = START + DAY + 1000;
+
+    // The renewal takes the money; the runtime dies before recording it.
+    writeFileSync(holdFile, 'hold');
+    await setClock(due);
+    await until('the renewal charged and not yet recorded', async () => (await api(`${runtime.url}/_local/gateway/held`)).body, (held) => held.held_charged === 1);
+    await runtime.kill9();
+    rmSync(holdFile);
+    runtime = await runtime.restart();
+    await setClock(due);
+    // Cancelled at once while the dead run's lease is still on the record.
+    const cancelled = await api(`${base}subscriptions/${id}/cancel`, { method: 'POST', token: secret, body: { cancel_at_current_period_end: false } });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', billing_count: 1 });
+    // Past the lease: the next run finds the charge at the gateway and records it once; the cancellation stands.
+    await setClock(due + 3 * 60_000);
+    const payments = await until('the dead run\'s charge recorded', async () => (await api(`${base}subscriptions/${id}/payments`, { token: secret })).body.data as any[], (data) => data.length === 2);
+    expect(payments.map((payment) => payment.status)).toEqual(['completed', 'completed']);
+    expect((await api(`${base}subscriptions/${id}/orders`, { token: secret })).body.data).toHaveLength(2);
+    expect((await api(`${base}subscriptions/${id}`, { token: secret })).body).toMatchObject({ status: 'cancelled', billing_count: 2, date_next_billing: null });
+    const ledger = ((await api(`${runtime.url}/_local/gateway/charges`)).body.data as any[]).filter((entry) => entry.kind === 'charge');
+    for (const payment of payments) expect(ledger.filter((entry) => entry.payment_id === payment.payment_id).map((entry) => entry.outcome)).toEqual(['approved']);
+    expect(ledger).toHaveLength(2);
+  } finally {
+    if (existsSync(holdFile)) rmSync(holdFile);
+    await runtime.stop();
+  }
+}, 300_000);

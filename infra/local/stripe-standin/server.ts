@@ -15,16 +15,28 @@
  *   pm_card_avsZipFail / 4000000000000036 → incorrect_zip (as when a Radar rule blocks a failed zip check)
  *   pm_card_chargeDeclinedProcessingError / 4000000000000119 → processing_error
  *   pm_card_authenticationRequired, pm_card_threeDSecure2Required / 4000002760003184 → requires_action
+ * Off-session (`off_session: true`, renewals), as Stripe documents: a card that needs 3-D Secure
+ * (pm_card_authenticationRequired, 4000002760003184, …) is not left `requires_action` but
+ * declined with `authentication_required` (402, the PaymentIntent `requires_payment_method`);
+ * every other card does what it does on-session.
  * Stand-in failure modes (not Stripe's): pm_card_standin_processing → processing;
  * pm_card_standin_api_error → 500 api_error (nothing created); pm_card_standin_rate_limit →
- * 429; pm_card_standin_hang → the PaymentIntent is made (and succeeds) but the answer never comes.
+ * 429; pm_card_standin_hang → the PaymentIntent is made (and succeeds) but the answer never comes;
+ * pm_card_standin_action_off_session → `requires_action` even off-session (what a client must
+ * still handle should Stripe ever answer so).
  * A secret key containing `invalid` is refused (401), as a revoked key would be.
  *
  * Controls (not Stripe's API): `POST /_standin/payment_intents/{id}/authenticate`
  * `{"outcome": "succeeded"|"failed", "deliver": true|false}` does what the shopper's 3-D Secure
  * step does in Stripe.js and answers `{payment_intent, event, payload, signatures}` (with
  * `deliver: false` the webhook is not sent, so a test can send it itself); `GET /_standin/requests`
- * lists the requests seen (card numbers reduced to their last four); `GET /_standin/invalid`.
+ * lists the requests seen (card numbers reduced to their last four); `GET /_standin/invalid`;
+ * `POST /_standin/customers/{customer}/payment_methods/{pm}/behave` `{"as": "<test card token or
+ * number>"}` makes later charges of that saved PaymentMethod for that customer do what the named
+ * test card does (a saved card that starts needing authentication, or starts declining), and
+ * `{"as": null}` undoes it; `POST /_standin/payment_intents/{id}/settle` `{"outcome":
+ * "succeeded"|"failed"}` settles a `processing` PaymentIntent as the bank eventually does (a
+ * replayed create still answers its first state, as Stripe's idempotency does).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -65,7 +77,7 @@ const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64url'
 const nowS = () => Math.floor(Date.now() / 1000);
 
 /** What a card does, by token or raw number. */
-type CardFate = { kind: 'succeed' } | { kind: 'decline'; code: string; declineCode?: string; message: string } | { kind: '3ds' } | { kind: 'processing' } | { kind: 'api_error' } | { kind: 'rate_limit' } | { kind: 'hang' };
+type CardFate = { kind: 'succeed' } | { kind: 'decline'; code: string; declineCode?: string; message: string } | { kind: '3ds'; evenOffSession?: boolean } | { kind: 'processing' } | { kind: 'api_error' } | { kind: 'rate_limit' } | { kind: 'hang' };
 
 const DECLINED: CardFate = { kind: 'decline', code: 'card_declined', declineCode: 'generic_decline', message: 'Your card was declined.' };
 const FATES: Record<string, CardFate> = {
@@ -88,6 +100,7 @@ const FATES: Record<string, CardFate> = {
   pm_card_standin_api_error: { kind: 'api_error' },
   pm_card_standin_rate_limit: { kind: 'rate_limit' },
   pm_card_standin_hang: { kind: 'hang' },
+  pm_card_standin_action_off_session: { kind: '3ds', evenOffSession: true },
 };
 
 /** The brand of a token or number. */
@@ -104,6 +117,8 @@ export async function startStripeStandin(options: { port?: number; host?: string
   const invalid: string[] = [];
   const sockets = new Set<Socket>();
   const held = new Set<ServerResponse>();
+  /** Saved PaymentMethods told to behave as another test card, by `<customer>|<pm>` (customer ids are unique). */
+  const behaviours = new Map<string, string>();
   const accountOf = (key: string): StandinAccount => {
     let account = accounts.get(key);
     if (!account) {
@@ -163,7 +178,9 @@ export async function startStripeStandin(options: { port?: number; host?: string
     const raw = (methodData?.card as Json | undefined) ?? undefined;
     const token = (params.payment_method as string | undefined) ?? null;
     const card = raw ? String(raw.number) : token ?? '';
-    const fate: CardFate = FATES[card] ?? { kind: 'succeed' };
+    const behaviour = token && typeof params.customer === 'string' ? behaviours.get(`${params.customer}|${token}`) : undefined;
+    const fate: CardFate = FATES[behaviour ?? card] ?? { kind: 'succeed' };
+    const offSession = params.off_session === 'true' || params.off_session === 'one_off' || params.off_session === 'recurring';
     if (fate.kind === 'api_error') return [500, stripeError('api_error', 'An unknown error occurred (stand-in).')];
     if (fate.kind === 'rate_limit') return [429, stripeError('invalid_request_error', 'Too many requests (stand-in).', { code: 'rate_limit' })];
     const pmId = raw ? id('pm') : token;
@@ -180,6 +197,13 @@ export async function startStripeStandin(options: { port?: number; host?: string
     account.intents.set(intent.id as string, intent);
     if (fate.kind === 'decline') {
       const error = { type: 'card_error', code: fate.code, ...(fate.declineCode ? { decline_code: fate.declineCode } : {}), message: fate.message, payment_method: { id: pmId, object: 'payment_method', type: 'card' } };
+      intent.last_payment_error = error;
+      deliver(account, eventOf('payment_intent.payment_failed', publicIntent(intent)));
+      return [402, { error: { ...error, payment_intent: publicIntent(intent) } }];
+    }
+    if (fate.kind === '3ds' && offSession && !fate.evenOffSession) {
+      // Stripe: off-session nobody can authenticate, so the confirmation fails at once.
+      const error = { type: 'card_error', code: 'authentication_required', decline_code: 'authentication_required', message: 'Your card was declined. This transaction requires authentication.', payment_method: { id: pmId, object: 'payment_method', type: 'card' } };
       intent.last_payment_error = error;
       deliver(account, eventOf('payment_intent.payment_failed', publicIntent(intent)));
       return [402, { error: { ...error, payment_intent: publicIntent(intent) } }];
@@ -322,6 +346,32 @@ export async function startStripeStandin(options: { port?: number; host?: string
     send(response, 404, { error: 'No such PaymentIntent' });
   };
 
+  /** `POST /_standin/customers/{customer}/payment_methods/{pm}/behave`: a saved card that behaves as another test card from now on. */
+  const behave = (response: ServerResponse, customer: string, paymentMethod: string, body: Json) => {
+    const as = body.as;
+    if (as !== null && (typeof as !== 'string' || !(as in FATES || /^pm_card_|^\d{12,19}$/.test(as)))) return send(response, 400, { error: '"as" must be a test card token or number, or null' });
+    if (as === null) behaviours.delete(`${customer}|${paymentMethod}`);
+    else behaviours.set(`${customer}|${paymentMethod}`, as);
+    send(response, 200, { customer, payment_method: paymentMethod, as });
+  };
+
+  /** `POST /_standin/payment_intents/{id}/settle`: a `processing` PaymentIntent succeeds or fails, as its bank decides later. */
+  const settle = (response: ServerResponse, intentId: string, body: Json) => {
+    for (const account of accounts.values()) {
+      const intent = account.intents.get(intentId);
+      if (!intent) continue;
+      if (intent.status !== 'processing') return send(response, 409, { error: `The PaymentIntent is ${intent.status}` });
+      if (body.outcome === 'failed') {
+        Object.assign(intent, { status: 'requires_payment_method', last_payment_error: { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' } });
+        deliver(account, eventOf('payment_intent.payment_failed', publicIntent(intent)));
+      } else {
+        succeed(account, intent);
+      }
+      return send(response, 200, { payment_intent: publicIntent(intent) });
+    }
+    send(response, 404, { error: 'No such PaymentIntent' });
+  };
+
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -333,6 +383,10 @@ export async function startStripeStandin(options: { port?: number; host?: string
         if (url.pathname === '/_standin/invalid') return send(response, 200, { invalid });
         const control = /^\/_standin\/payment_intents\/([^/]+)\/authenticate$/.exec(url.pathname);
         if (control && request.method === 'POST') return authenticate(response, control[1]!, body ? JSON.parse(body) : {});
+        const behaving = /^\/_standin\/customers\/([^/]+)\/payment_methods\/([^/]+)\/behave$/.exec(url.pathname);
+        if (behaving && request.method === 'POST') return behave(response, behaving[1]!, behaving[2]!, body ? JSON.parse(body) : {});
+        const settling = /^\/_standin\/payment_intents\/([^/]+)\/settle$/.exec(url.pathname);
+        if (settling && request.method === 'POST') return settle(response, settling[1]!, body ? JSON.parse(body) : {});
         if (url.pathname.startsWith('/v1/')) return handleApi(request, response, url, body);
         send(response, 404, { error: { type: 'invalid_request_error', message: 'Not found' } });
       } catch (error) {

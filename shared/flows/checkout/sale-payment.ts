@@ -92,11 +92,14 @@ export async function checkSalePayment(request: SalePaymentRequest, scope: Recor
   }
   assertChargeable(gateway, total, sale.currency);
   const paymentId = newId();
+  // §4.2: a subscription sale's new card is always saved (the renewals charge it), else when asked and allowed.
+  const subscribing = hasSubscriptionItem(sale.items);
+  const keepCard = method !== undefined && method.card.kind !== 'saved' && (subscribing || (method.save && settings.allow_save_cards));
   // What a Stripe charge carries (§4.7): the metadata its webhooks are routed by, and the customer a saved card is kept for.
   const gatewayCharge = gatewayChargeOf({
     sale: gateway,
     metadata: { account_id: scope.accountId, payment_id: paymentId, ...paidFor },
-    ...(method?.save && settings.allow_save_cards ? { saveCard: { email: sale.customer.email ?? null, name: sale.customer.name ?? null } } : {}),
+    ...(keepCard ? { saveCard: { email: sale.customer.email ?? null, name: sale.customer.name ?? null } } : {}),
     amount: total,
     currency: sale.currency,
     card: method?.card,
@@ -131,8 +134,9 @@ export async function checkSalePayment(request: SalePaymentRequest, scope: Recor
     order_id: null,
     meta: request.body.meta ?? null,
     fingerprint,
-    // §4.2: a subscription sale's new card is always saved, by its completion (./subscriptions.ts).
-    ...(method?.card.kind === 'new' && hasSubscriptionItem(sale.items) ? { saved_card: savedCardRef(method.card) } : {}),
+    // §4.2: a subscription sale's new card is always saved, by its completion (./subscriptions.ts);
+    // through Stripe the card is kept at Stripe instead (`setup_future_usage`), its references answered by the charge.
+    ...(method?.card.kind === 'new' && subscribing && !gatewayCharge ? { saved_card: savedCardRef(method.card) } : {}),
   }, clock.nowMs());
   return { settings, promotion, method, total, initiated, gateway };
 }

@@ -15,6 +15,7 @@ import { eventEntries } from '../../modules/events';
 import type { OrderRecord } from '../../modules/orders';
 import type { PaymentRecord } from '../../modules/payments';
 import { createPaymentMethodEntry, savedMethodRecord } from '../../modules/payment-methods';
+import type { SavedCardRef } from '../../platform/ports';
 import { createSubscriptionEntry, newSubscription, RENEWAL_KIND, type SubscriptionRecord } from '../../modules/subscriptions';
 
 /** What a sale's subscriptions add to its completion. */
@@ -40,9 +41,10 @@ export function saleSubscriptions(scope: RecordScope, order: OrderRecord, paymen
   if (!planned.length) return { order, payment: kept, subscriptions: [], entries: [], reachPaths: [] };
   const entries: TransactEntry[] = [];
   let paymentMethodId = payment.payment_method?.payment_method_id ?? null;
-  if (!paymentMethodId && payment.saved_card && kept.payment_method) {
+  const card = paymentMethodId ? undefined : cardToSave(payment);
+  if (card && kept.payment_method) {
     paymentMethodId = derivedId(`payment-method:${scope.accountId}:${scope.mode}:${payment.payment_id}`);
-    entries.push(createPaymentMethodEntry(savedMethodRecord(scope, customerId, payment.saved_card, newCustomer, now, paymentMethodId)));
+    entries.push(createPaymentMethodEntry(savedMethodRecord(scope, customerId, card, newCustomer, now, paymentMethodId)));
     kept.payment_method = { ...kept.payment_method, payment_method_id: paymentMethodId };
   }
   const subscriptions = planned.map((item) =>
@@ -66,6 +68,19 @@ export function saleSubscriptions(scope: RecordScope, order: OrderRecord, paymen
   }
   entries.push(...eventEntries(scope, subscriptions.map((subscription) => ({ type: 'subscription:created' as const, resource: 'subscription' as const, id: subscription.subscription_id, record: subscription })), now));
   return { order: withLinks, payment: kept, subscriptions, entries, reachPaths: subscriptions.map((subscription) => `subscriptions/${subscription.subscription_id}`) };
+}
+
+/**
+ * The card a subscription sale saves: through Stripe, the customer and PaymentMethod Stripe kept
+ * (`setup_future_usage: off_session`; the renewals charge them off-session, §4.7), shown as the
+ * card the charge answered; through the built-in gateway, the card kept while it was paid.
+ */
+function cardToSave(payment: PaymentRecord): SavedCardRef | undefined {
+  const stripe = payment.gateway_charge;
+  if (!stripe) return payment.saved_card;
+  const data = payment.payment_method?.data;
+  if (!stripe.saved_as || !data) return undefined;
+  return { kind: 'saved', brand: data.type, last4: data.last4, numberLength: data.mask.length, expMonth: data.exp_month, expYear: data.exp_year, cardholderName: data.cardholder_name, billingAddress: null, testBehaviour: 'approve', gateway: stripe.saved_as };
 }
 
 /** Whether a cart's items include a subscription product (its new card is then kept for saving). */

@@ -2,11 +2,14 @@
  * The single-module changes of a subscription (commerce.md §10.3): cancel (now or at the period
  * end), un-cancel, and the update of its saved method and meta. Each is one versioned write; an
  * immediate cancel removes the renewal due work and records `subscription:cancelled` in the
- * same transaction, so a renewal run that read the subscription before commits nothing.
+ * same transaction, so a renewal run that read the subscription before commits nothing — unless
+ * a run holds it (a renewal in flight, or one that died with its claim): the record then stays,
+ * so that run (or the one that takes over after its lease) still records a charge it made
+ * before the cancellation (flows/renewals/renew-subscription.ts) and then removes it.
  */
 import { InvalidStateError } from '../../http/errors';
 import type { RecordScope } from '../../store/entity';
-import { doneEntry } from '../../work/due-work-store';
+import { doneEntry, findDue } from '../../work/due-work-store';
 import { eventEntries } from '../events';
 import type { SubscriptionRecord } from './records';
 import { updateSubscription } from './subscription-store';
@@ -23,7 +26,9 @@ function nextVersion(current: SubscriptionRecord, now: number): number {
  * Cancels an `active` subscription (else 422 invalid_state): at the period end (it stays active
  * with nothing more due, `date_cancelled` now) or now (`cancelled`, `date_ended` now).
  */
-export function cancelSubscription(scope: RecordScope, subscriptionId: string, atPeriodEnd: boolean, reason: string | null, now: number, read: () => Promise<SubscriptionRecord>): Promise<SubscriptionRecord> {
+export async function cancelSubscription(scope: RecordScope, subscriptionId: string, atPeriodEnd: boolean, reason: string | null, now: number, read: () => Promise<SubscriptionRecord>): Promise<SubscriptionRecord> {
+  // A renewal run holding the record may have charged already: it keeps the record to finish with.
+  const inFlight = !atPeriodEnd && (await findDue(RENEWAL_KIND, scope, subscriptionId))?.claim_id != null;
   return updateSubscription(scope, subscriptionId, (current) => {
     if (current.status !== 'active') throw new InvalidStateError(`The subscription is ${current.status}.`, { reason: current.status });
     const modified = nextVersion(current, now);
@@ -45,7 +50,7 @@ export function cancelSubscription(scope: RecordScope, subscriptionId: string, a
     return {
       next,
       extra: [
-        doneEntry(RENEWAL_KIND, scope, subscriptionId),
+        ...(inFlight ? [] : [doneEntry(RENEWAL_KIND, scope, subscriptionId)]),
         ...eventEntries(scope, [{ type: 'subscription:cancelled', resource: 'subscription', id: subscriptionId, record: next }], now),
       ],
     };
