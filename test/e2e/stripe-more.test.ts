@@ -167,6 +167,103 @@ describe('invoices paid through Stripe in live mode', () => {
   });
 });
 
+describe('cards saved through Stripe with POST /customers/{id}/payment_methods', () => {
+  let customerId: string;
+  let visaMethodId: string;
+  const methods = (id = customerId) => api(`${base}customers/${id}/payment_methods`, { token: live });
+  const save = (body: unknown, id = customerId) => api(`${base}customers/${id}/payment_methods`, { method: 'POST', token: live, body });
+  const seen = (path: string) => stripe.standin.requests.filter((request) => request.path === path && request.method === 'POST');
+
+  beforeAll(async () => {
+    const customer = await api(`${base}customers`, { method: 'POST', token: live, body: { ...buyer } });
+    expect(customer.status, customer.text).toBe(201);
+    customerId = customer.body.customer_id;
+  });
+
+  it('keeps a pm_ token at Stripe for off-session use: one Stripe customer made, the card shown as Stripe reports it, no Stripe ids shown', async () => {
+    const customersBefore = seen('/v1/customers').length;
+    const saved = await save({ type: 'credit_card', is_default: true, data: { token: 'pm_card_visa', cardholder_name: 'Ada Lee' } });
+    expect(saved.status, saved.text).toBe(201);
+    expect(saved.body).toMatchObject({ object: 'payment_method', type: 'credit_card', is_default: true, data: { type: 'Visa', last4: '4242', label: 'Visa 4242', mask: '************4242', cardholder_name: 'Ada Lee' } });
+    expect(saved.text).not.toMatch(/cus_|pm_card|seti_/);
+    visaMethodId = saved.body.payment_method_id;
+    expect(seen('/v1/customers').length).toBe(customersBefore + 1);
+    const setup = seen('/v1/setup_intents').at(-1)!;
+    expect(setup.params).toMatchObject({ confirm: 'true', usage: 'off_session', payment_method: 'pm_card_visa', metadata: { customer_id: customerId, payment_method_id: visaMethodId } });
+    expect(String(setup.params.customer)).toMatch(/^cus_/);
+    expect(setup.idempotencyKey).toBe(`cartwheel-${visaMethodId}`);
+  });
+
+  it('reuses the Stripe customer for the next card', async () => {
+    const customersBefore = seen('/v1/customers').length;
+    const first = seen('/v1/setup_intents').at(-1)!;
+    const saved = await save({ type: 'credit_card', data: { token: 'pm_card_mastercard' } });
+    expect(saved.status, saved.text).toBe(201);
+    expect(saved.body).toMatchObject({ is_default: false, data: { type: 'Mastercard' } });
+    expect(seen('/v1/customers').length).toBe(customersBefore);
+    expect(seen('/v1/setup_intents').at(-1)!.params.customer).toBe(first.params.customer);
+    expect((await methods()).body.data.length).toBe(2);
+  });
+
+  it('declines are 402 as §4.4 says, and nothing is saved', async () => {
+    const before = (await methods()).body.data.length;
+    for (const [pm, code] of [['pm_card_chargeDeclined', 'payment_declined'], ['pm_card_chargeDeclinedIncorrectCvc', 'invalid_cvv'], ['pm_card_avsZipFail', 'invalid_avs'], ['pm_card_threeDSecure2Required', 'payment_declined']] as const) {
+      const refused = await save({ type: 'credit_card', data: { token: pm } });
+      expect(refused.status, `${pm}: ${refused.text}`).toBe(402);
+      expect(refused.body.error.code).toBe(code);
+    }
+    const unavailable = await save({ type: 'credit_card', data: { token: 'pm_card_standin_api_error' } });
+    expect(unavailable.status, unavailable.text).toBe(502);
+    expect((await methods()).body.data.length).toBe(before);
+  });
+
+  it('a live cart paid with the saved payment_method_id charges it through Stripe', async () => {
+    const setup = seen('/v1/setup_intents').find((request) => (request.params.metadata as Record<string, string>).payment_method_id === visaMethodId)!;
+    const cart = await api(`${base}carts`, { method: 'POST', token: live, body: { items: [{ product_id: 'ebook', quantity: 1 }], customer_id: customerId } });
+    expect(cart.status, cart.text).toBe(201);
+    const paid = await pay(cart.body.cart_id, { payment_method: { payment_method_id: visaMethodId } });
+    expect(paid.status, paid.text).toBe(201);
+    expect(paid.body).toMatchObject({ status: 'completed', payment_method: { payment_method_id: visaMethodId, data: { last4: '4242' } } });
+    expect(seen('/v1/payment_intents').at(-1)!.params).toMatchObject({ customer: setup.params.customer, payment_method: 'pm_card_visa', amount: '1900' });
+  });
+
+  it('a raw number is 400 tokenization_required unless the account allows raw card data; then it is saved at Stripe and charged again, never stored', async () => {
+    const raw = { type: 'credit_card', data: { number: '4000000000000002', exp_month: 11, exp_year: 2032, cvv: '123' } };
+    const refused = await save(raw);
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'invalid_input', meta: { property: 'data.number', reason: 'tokenization_required' } });
+    expect((await api(`${base}settings/payment`, { method: 'POST', token: live, body: { allow_raw_card_data: true } })).status).toBe(200);
+    try {
+      const declined = await save(raw);
+      expect(declined.status, declined.text).toBe(402);
+      const saved = await save({ type: 'credit_card', data: { number: '5555 5555 5555 4444', exp_month: 11, exp_year: 2032, cvv: '123', cardholder_name: 'Ada Lee' } });
+      expect(saved.status, saved.text).toBe(201);
+      expect(saved.body.data).toMatchObject({ type: 'Mastercard', last4: '4444', exp_month: 11, exp_year: 2032 });
+      const setup = seen('/v1/setup_intents').at(-1)!;
+      expect(JSON.stringify(setup.params)).not.toContain('5555555555554444');
+      const cart = await api(`${base}carts`, { method: 'POST', token: live, body: { items: [{ product_id: 'ebook', quantity: 1 }], customer_id: customerId } });
+      const paid = await pay(cart.body.cart_id, { payment_method: { payment_method_id: saved.body.payment_method_id } });
+      expect(paid.status, paid.text).toBe(201);
+      expect(String(seen('/v1/payment_intents').at(-1)!.params.payment_method)).toMatch(/^pm_/);
+    } finally {
+      expect((await api(`${base}settings/payment`, { method: 'POST', token: live, body: { allow_raw_card_data: false } })).status).toBe(200);
+    }
+  });
+
+  it('test mode without a Stripe test connection: a token is 400 not_allowed; raw cards keep the built-in gateway', async () => {
+    const customer = await api(`${base}customers`, { method: 'POST', token: stripe.test, body: { ...buyer } });
+    expect(customer.status, customer.text).toBe(201);
+    const id = customer.body.customer_id;
+    const refused = await api(`${base}customers/${id}/payment_methods`, { method: 'POST', token: stripe.test, body: { type: 'credit_card', data: { token: 'pm_card_visa' } } });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.error.meta).toMatchObject({ property: 'data.token', reason: 'not_allowed' });
+    const setupsBefore = seen('/v1/setup_intents').length;
+    const saved = await api(`${base}customers/${id}/payment_methods`, { method: 'POST', token: stripe.test, body: { type: 'credit_card', data: { number: '4242424242424242', exp_month: 12, exp_year: 2031, cvv: '123' } } });
+    expect(saved.status, saved.text).toBe(201);
+    expect(seen('/v1/setup_intents').length).toBe(setupsBefore);
+  });
+});
+
 describe('a new attempt on a sale whose payment waits on 3-D Secure', () => {
   it('abandons the waiting payment once its lock lapsed: cancelled at Stripe and failed, and the new attempt completes with one order', async () => {
     const cartId = await liveCart();
