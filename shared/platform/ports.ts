@@ -391,8 +391,7 @@ export interface StripeConnection extends PaymentGateway {
    * a SetupIntent confirmed with `usage: off_session` for the Stripe customer `request.customer`
    * (created first when null), once per `request.key`. Resolves with every outcome (a decline
    * is `declined`, `invalid_cvv` or `invalid_avs`; a card that needs 3-D Secure cannot be saved
-   * without the shopper and is `action_required`); rejects only when Stripe cannot be reached
-   * for the customer.
+   * without the shopper and is `action_required`; Stripe unreachable is `error` or `no_answer`).
    */
   saveCard(request: SaveCardRequest): Promise<SaveCardResult>;
 }

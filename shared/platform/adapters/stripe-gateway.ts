@@ -331,10 +331,17 @@ function stripeConnection(client: Stripe): StripeConnection {
     },
     async saveCard(request: SaveCardRequest): Promise<SaveCardResult> {
       const key = stripeIdempotencyKey(request.key);
-      const customer = request.customer ?? (await withRetry(() => client.customers.create(
-        { ...(request.details.email ? { email: request.details.email } : {}), ...(request.details.name ? { name: request.details.name } : {}), metadata: request.metadata },
-        { idempotencyKey: `${key}-customer` },
-      ))).id;
+      let customer: string;
+      try {
+        customer = request.customer ?? (await withRetry(() => client.customers.create(
+          { ...(request.details.email ? { email: request.details.email } : {}), ...(request.details.name ? { name: request.details.name } : {}), metadata: request.metadata },
+          { idempotencyKey: `${key}-customer` },
+        ))).id;
+      } catch (error) {
+        if (timedOut(error)) return { outcome: 'no_answer', message: 'Stripe did not answer in time.', customer: null };
+        if (retryable(error) || error instanceof Stripe.errors.StripeConnectionError) return { outcome: 'error', message: 'Stripe returned an error.', customer: null };
+        throw error;
+      }
       const refused = (outcome: SaveCardResult['outcome'], message: string | null): SaveCardResult => ({ outcome, message, customer });
       try {
         const intent = await withRetry(() => client.setupIntents.create(setupParams(request, customer), { idempotencyKey: key }));
