@@ -386,6 +386,41 @@ export interface StripeConnection extends PaymentGateway {
   checkKey(): Promise<boolean>;
   /** Cancels a PaymentIntent still waiting (3-D Secure never finished, §4.7) and answers it as it now stands (a charge that succeeded meanwhile stays approved). */
   cancel(transactionId: string): Promise<ChargeResult>;
+  /**
+   * Keeps a card at Stripe for later charges without the cardholder (commerce.md §6.1, §4.7):
+   * a SetupIntent confirmed with `usage: off_session` for the Stripe customer `request.customer`
+   * (created first when null), once per `request.key`. Resolves with every outcome (a decline
+   * is `declined`, `invalid_cvv` or `invalid_avs`; a card that needs 3-D Secure cannot be saved
+   * without the shopper and is `action_required`; Stripe unreachable is `error` or `no_answer`).
+   */
+  saveCard(request: SaveCardRequest): Promise<SaveCardResult>;
+}
+
+/** A card to keep at Stripe (`StripeConnection.saveCard`). */
+export interface SaveCardRequest {
+  /** The idempotency key (`<account>#<mode>#<payment_method_id>`, sent as `cartwheel-<id>`). */
+  key: string;
+  /** A `pm_…` token, or a raw card (only for accounts Stripe allows: `allow_raw_card_data`). */
+  card: TokenCard | NewCard;
+  /** The Stripe customer already kept for the platform customer, or null to create one. */
+  customer: string | null;
+  /** What a new Stripe customer is made with. */
+  details: { email: string | null; name: string | null };
+  metadata: Record<string, string>;
+  /** The card's billing postal code, sent with a raw card. */
+  billingPostalCode: string | null;
+}
+
+/** What `saveCard` answers. */
+export interface SaveCardResult {
+  outcome: ChargeOutcome;
+  message: string | null;
+  /** The Stripe customer used (also after a decline, so the platform keeps and reuses it); null when none was made. */
+  customer: string | null;
+  /** On approval: the Stripe customer and PaymentMethod a later charge takes. */
+  saved?: { customer: string; method: string };
+  /** On approval: what Stripe says of the card. */
+  card?: { brand: string | null; last4: string; expMonth: number; expYear: number };
 }
 
 /** A verified Stripe webhook event, reduced to what the platform acts on. */

@@ -355,6 +355,9 @@ post(() => 'customers/c1', { meta: nestedMeta(40) }, 'meta', 'customer update me
 post(() => 'customers/c1', { has_payments: 'x', tax_exempt: 1 }, 'tax_exempt', 'customer update tax_exempt 1');
 post(() => `customers/login?account_id=${account}&test=true`, { username: {}, password: 'secret12' }, 'username', 'login username an object', { token: () => '' });
 post(() => 'customers/c1/payment_methods', { type: 'credit_card', data: { number: '4242424242424242', exp_month: 'May', exp_year: 2031, cvv: '123' } }, 'data.exp_month', 'saved card month "May"');
+post(() => 'customers/c1/payment_methods', { type: 'credit_card', data: { exp_month: 12, exp_year: 2031, cvv: '123' } }, 'data.number', 'saved card without number or token', { reason: 'required' });
+post(() => 'customers/c1/payment_methods', { type: 'credit_card', data: { token: 'card_123' } }, 'data.token', 'saved card token not a pm_ id');
+post(() => 'customers/c1/payment_methods', { type: 'credit_card', data: { token: 'pm_card_visa' } }, 'data.token', 'saved card token without a Stripe connection', { reason: 'not_allowed' });
 
 // --- the customer portal's own paths (`/customers/me/...`, commerce.md §6.1), with its customer-scope token
 const asPortal = { token: () => portal };

@@ -33,6 +33,13 @@ const UNDOCUMENTED: Record<string, Schema> = {
     properties: { number: { type: 'string', maxLength: 19 }, exp_month: { type: 'integer' }, exp_year: { type: 'integer' }, cvc: { type: 'string', maxLength: 4 } },
     required: ['number', 'exp_month', 'exp_year'],
   },
+  // The same raw card data when a SetupIntent saves a card (commerce.md §6.1 with allow_raw_card_data).
+  'POST /v1/setup_intents payment_method_data.type': { type: 'string', enum: ['card'] },
+  'POST /v1/setup_intents payment_method_data.card': {
+    type: 'object',
+    properties: { number: { type: 'string', maxLength: 19 }, exp_month: { type: 'integer' }, exp_year: { type: 'integer' }, cvc: { type: 'string', maxLength: 4 } },
+    required: ['number', 'exp_month', 'exp_year'],
+  },
 };
 
 /** Parses Stripe's form encoding (`metadata[a]=1&expand[0]=x`) into nested objects and arrays. */

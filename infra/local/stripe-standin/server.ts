@@ -37,6 +37,9 @@
  * `{"as": null}` undoes it; `POST /_standin/payment_intents/{id}/settle` `{"outcome":
  * "succeeded"|"failed"}` settles a `processing` PaymentIntent as the bank eventually does (a
  * replayed create still answers its first state, as Stripe's idempotency does).
+ *
+ * SetupIntents (`POST /v1/setup_intents`, confirmed at once) save the same test cards for later
+ * charges: a raw card becomes a `pm_…` whose later PaymentIntents keep that number's fate.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -62,6 +65,8 @@ interface StandinAccount {
   refunds: Map<string, Json>;
   endpoints: Array<{ id: string; url: string; secret: string }>;
   idempotency: Map<string, { fingerprint: string; status: number; body: Json }>;
+  /** PaymentMethods saved from raw cards by SetupIntents: id → the card number's fate key (its number). */
+  savedMethods?: Map<string, string>;
 }
 
 /** The running stand-in. */
@@ -177,7 +182,7 @@ export async function startStripeStandin(options: { port?: number; host?: string
     const methodData = params.payment_method_data as Json | undefined;
     const raw = (methodData?.card as Json | undefined) ?? undefined;
     const token = (params.payment_method as string | undefined) ?? null;
-    const card = raw ? String(raw.number) : token ?? '';
+    const card = raw ? String(raw.number) : (token && account.savedMethods?.get(token)) || (token ?? '');
     const behaviour = token && typeof params.customer === 'string' ? behaviours.get(`${params.customer}|${token}`) : undefined;
     const fate: CardFate = FATES[behaviour ?? card] ?? { kind: 'succeed' };
     const offSession = params.off_session === 'true' || params.off_session === 'one_off' || params.off_session === 'recurring';
@@ -219,6 +224,47 @@ export async function startStripeStandin(options: { port?: number; host?: string
     }
     succeed(account, intent);
     return fate.kind === 'hang' ? 'hang' : [200, publicIntent(intent)];
+  };
+
+  /**
+   * `POST /v1/setup_intents` (confirmed at once): keeps a card for later charges with the test
+   * cards' fates (a declining card is refused with a card_error naming the SetupIntent; a 3-D
+   * Secure card needs action). A token keeps its id (so later charges keep its fate); a raw card
+   * becomes a new `pm_…` that later charges treat as that number. `expand[]=payment_method`
+   * answers the PaymentMethod with its card.
+   */
+  const createSetupIntent = (account: StandinAccount, params: Json): [number, Json] => {
+    const methodData = params.payment_method_data as Json | undefined;
+    const raw = methodData?.card as Json | undefined;
+    const token = (params.payment_method as string | undefined) ?? null;
+    const card = raw ? String(raw.number) : (token && account.savedMethods?.get(token)) || (token ?? '');
+    const fate: CardFate = FATES[card] ?? { kind: 'succeed' };
+    if (fate.kind === 'api_error') return [500, stripeError('api_error', 'An unknown error occurred (stand-in).')];
+    if (fate.kind === 'rate_limit') return [429, stripeError('invalid_request_error', 'Too many requests (stand-in).', { code: 'rate_limit' })];
+    const customer = params.customer as string | undefined;
+    if (customer && !account.customers.has(customer)) return [400, stripeError('invalid_request_error', `No such customer: '${customer}'`, { code: 'resource_missing', param: 'customer' })];
+    const pmId = raw ? id('pm') : token!;
+    if (raw) (account.savedMethods ??= new Map()).set(pmId, card);
+    const exp = { month: Number(raw?.exp_month ?? 12), year: Number(raw?.exp_year ?? 2034) };
+    const paymentMethod: Json = {
+      id: pmId, object: 'payment_method', type: 'card', created: nowS(), customer: customer ?? null, livemode: false, metadata: {},
+      billing_details: { address: { postal_code: ((methodData?.billing_details as Json | undefined)?.address as Json | undefined)?.postal_code ?? null }, name: (methodData?.billing_details as Json | undefined)?.name ?? null },
+      card: { brand: brandOf(card), last4: raw ? card.slice(-4) : '4242', exp_month: exp.month, exp_year: exp.year, funding: 'credit', country: 'US' },
+    };
+    const intent: Json = {
+      id: id('seti'), object: 'setup_intent', client_secret: null, created: nowS(), customer: customer ?? null, description: null, last_setup_error: null, livemode: false,
+      metadata: params.metadata ?? {}, next_action: null, payment_method: pmId, payment_method_types: ['card'], status: 'succeeded', usage: params.usage ?? 'off_session',
+    };
+    intent.client_secret = `${intent.id}_secret_${randomBytes(8).toString('hex')}`;
+    if (fate.kind === 'decline') {
+      const error = { type: 'card_error', code: fate.code, ...(fate.declineCode ? { decline_code: fate.declineCode } : {}), message: fate.message };
+      Object.assign(intent, { status: 'requires_payment_method', last_setup_error: error });
+      return [402, { error: { ...error, setup_intent: intent } }];
+    }
+    if (fate.kind === '3ds') Object.assign(intent, { status: 'requires_action', next_action: { type: 'use_stripe_sdk', use_stripe_sdk: {} } });
+    if (fate.kind === 'processing') intent.status = 'processing';
+    const expand = JSON.stringify(params.expand ?? []).includes('payment_method');
+    return [200, expand ? { ...intent, payment_method: paymentMethod } : intent];
   };
 
   const succeed = (account: StandinAccount, intent: Json) => {
@@ -296,6 +342,7 @@ export async function startStripeStandin(options: { port?: number; host?: string
       }
       return [200, withCharge(account, publicIntent(intent), expand)];
     }
+    if (method === 'POST' && path === '/v1/setup_intents') return createSetupIntent(account, params);
     if (method === 'POST' && path === '/v1/customers') {
       const customer: Json = { id: id('cus'), object: 'customer', created: nowS(), email: params.email ?? null, name: params.name ?? null, metadata: params.metadata ?? {}, livemode: false };
       account.customers.set(customer.id as string, customer);

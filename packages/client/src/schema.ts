@@ -10467,10 +10467,11 @@ export interface operations {
                     type?: "credit_card";
                     is_default?: boolean | null;
                     data?: {
-                        number: null | "" | string;
-                        exp_month: null | "" | (number | string);
-                        exp_year: null | "" | (number | string);
-                        cvv: null | "" | string;
+                        token?: string;
+                        number?: null | "" | string;
+                        exp_month?: null | "" | (number | string);
+                        exp_year?: null | "" | (number | string);
+                        cvv?: null | "" | string;
                         cardholder_name?: string | null;
                         billing_address?: {
                             name?: string | null;

@@ -11,7 +11,7 @@
  *
  * Both are used by the paying request and by recovery (recover-payment.ts).
  */
-import { tokenRecordChanged, reachWrite } from '../../modules/identity';
+import { tokenRecordChanged, reachWrite, tokenReachWrite } from '../../modules/identity';
 import { count, metricNames } from '../../core/metrics';
 import { type Principal } from '../../core/access/principal';
 import { customerFromSale, createFromSaleEntry, hasPaymentsEntry } from '../../modules/customers';
@@ -160,13 +160,19 @@ export async function completeSalePayment(
   const licenseServices = await (links ?? licenseLinksOf(scope, sale));
   const paid: PaymentRecord = { ...approved, status: 'completed', customer_id: customerId, order_id: orderId, modified_ms: completedAt };
   delete paid.gateway_outcome;
+  delete paid.payer_token;
   // §10.1: the subscriptions the order starts, with the card they charge (./subscriptions.ts).
   const started = saleSubscriptions(scope, orderFromCart(scope, orderId, sale.source, paymentId, customerId, completedAt, licenseServices), paid, customerId, !linkedCustomerId, completedAt);
   const { order, payment: completed } = started;
   // The shopper's token also reaches the licenses its items will get (their ids are derived from order and item).
   const licensePaths = order.items.filter((item) => item.license_service_id).map((item) => `licenses/${licenseIdFor(licenseRequestIdFor(orderId, item.item_id))}`);
   const reachPaths = [`orders/${orderId}`, `payments/${paymentId}`, `customers/${customerId}`, ...licensePaths, ...started.reachPaths];
-  const reach = principal ? named('token.reach', reachWrite(principal, reachPaths)) : undefined;
+  // The shopper's limited token gets the same reach whether its own request completes the payment
+  // or, after 3-D Secure, the commit, Stripe's webhook or the sweep does (§4.7): the payment keeps its hash.
+  const payerToken = approved.payer_token ?? (principal?.kind === 'limited' ? principal.tokenHash : undefined);
+  const reach = principal?.kind === 'limited' && principal.tokenHash === payerToken
+    ? named('token.reach', reachWrite(principal, reachPaths))
+    : payerToken ? named('token.reach', await tokenReachWrite(payerToken, reachPaths, completedAt)) : undefined;
   const confirmationDue = confirmationDueWrite(order, newId());
   const licensesDue = licensePaths.length ? licenseOpenDueWrite(order, newId()) : undefined;
   const entries = present(
@@ -204,12 +210,12 @@ export async function completeSalePayment(
     throw new InUseError(`The ${sale.noun} was paid or changed by another request.`, { reason: 'conflict' });
   }
   count(metricNames.checkouts);
-  if (reach && principal) {
+  if (reach && payerToken) {
     // This answer may already expand what the payment gave the shopper (`expand=order`), and
     // the token's next request here needs no read to know it either.
     const withReach = (record: Principal['record']) => ({ ...record, reach: [...(record.reach ?? []), ...reachPaths.filter((path) => !record.reach?.includes(path))] });
-    tokenRecordChanged(principal.tokenHash, withReach);
-    principal.record = withReach(principal.record);
+    tokenRecordChanged(payerToken, withReach);
+    if (principal?.tokenHash === payerToken) principal.record = withReach(principal.record);
   }
   return { order, completed, confirmation: claimWritten(confirmationDue), licenses: licensesDue ? claimWritten(licensesDue) : null };
 }
@@ -221,6 +227,7 @@ export async function completeSalePayment(
 export async function failPayment(scope: RecordScope, payment: PaymentRecord, outcome: FailedChargeOutcome, promotionId: string | undefined, failedAt: number): Promise<PaymentRecord> {
   const failed: PaymentRecord = { ...payment, status: 'failed', error_code: gatewayErrorCode(outcome), modified_ms: failedAt };
   delete failed.gateway_outcome;
+  delete failed.payer_token;
   // A payer that never paid does not become a customer.
   delete failed.payer;
   await transact(

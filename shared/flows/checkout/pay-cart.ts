@@ -36,7 +36,7 @@ import { type CartPaymentInput, initiatedEntry } from '../../modules/payments';
 import { completeCartPayment, licenseLinksOf } from './complete-payment';
 import { named, present } from './entries';
 import { hasSubscriptionItem } from './subscriptions';
-import { RECOVERY_DELAY_MS, recoverPayment } from './recover-payment';
+import { RECOVERY_DELAY_MS, settleLapsedLock } from './recover-payment';
 import { afterSaleCompleted, chargeSalePayment, checkSalePayment, type CheckedPayment, type PaymentOutcome } from './sale-payment';
 
 export type { PaymentOutcome } from './sale-payment';
@@ -60,7 +60,7 @@ async function readPayableCart(platform: Platform, scope: RecordScope, cartId: s
   if (copy?.open && !copy.payment_lock) return { cart: copy, fromCopy: true };
   const cart = await carts.get(scope, cartId);
   if (!cart.open || !cart.payment_lock || lockHeld(cart, platform.clock.nowMs())) return { cart, fromCopy: false };
-  await recoverPayment(platform, scope, cart.payment_lock.payment_id);
+  await settleLapsedLock(platform, scope, cart.payment_lock.payment_id, 'cart');
   return { cart: await carts.get(scope, cartId), fromCopy: false };
 }
 

@@ -34,7 +34,7 @@ import { type CartPaymentInput, initiatedEntry } from '../../modules/payments';
 import { InvalidPromotionCodeError, reserveUseWrite } from '../../modules/promotions';
 import { completeSalePayment, invoiceClosing, licenseLinksOf } from './complete-payment';
 import { named, present } from './entries';
-import { RECOVERY_DELAY_MS, recoverPayment } from './recover-payment';
+import { RECOVERY_DELAY_MS, settleLapsedLock } from './recover-payment';
 import { afterSaleCompleted, chargeSalePayment, checkSalePayment, type PaymentOutcome } from './sale-payment';
 
 /** What paying an invoice needs. */
@@ -50,7 +50,7 @@ export interface PayInvoiceInput {
 async function readPayableInvoice(platform: Platform, scope: RecordScope, input: PayInvoiceInput): Promise<InvoiceRecord> {
   const invoice = await readReachable(invoiceDeclaration, scope, input.invoiceId, input.principal);
   if (!invoice.open || !invoice.payment_lock || invoiceLockHeld(invoice, platform.clock.nowMs())) return invoice;
-  await recoverPayment(platform, scope, invoice.payment_lock.payment_id);
+  await settleLapsedLock(platform, scope, invoice.payment_lock.payment_id, 'invoice');
   return invoices.get(scope, input.invoiceId);
 }
 

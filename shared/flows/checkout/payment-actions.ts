@@ -125,10 +125,11 @@ export const updatePaymentAction = withBody(paymentUpdate, async (context) => {
 export async function commitPaymentAction(context: ApiContext): Promise<ApiResult> {
   const { scope, render } = await actionScope(context);
   const paymentId = context.params.payment_id!;
-  assertReach(requirePrincipal(context), `payments/${paymentId}`, 'payment');
+  const principal = requirePrincipal(context);
+  assertReach(principal, `payments/${paymentId}`, 'payment');
   let payment = await getRecord(paymentDeclaration, scope, paymentId);
   if (payment.status === 'initiated' && payment.gateway_charge?.handed_off) {
-    await recoverPayment(context.platform, scope, paymentId);
+    await recoverPayment(context.platform, scope, paymentId, { principal });
     payment = await getRecord(paymentDeclaration, scope, paymentId);
     if (payment.status === 'failed') {
       throw gatewayError(outcomeOfCode(payment.error_code), { payment: await renderResource(paymentDeclaration, payment, render) });

@@ -20,6 +20,7 @@ import { saleGatewayOf } from './sale-gateway';
 import type { RecordScope } from '../../store/entity';
 import { finishEntry, type DueClaim } from '../../work/due-work-store';
 import type { DueHandler } from '../../work/runner';
+import type { Principal } from '../../core/access/principal';
 import { InUseError } from '../../http/errors';
 import { logger } from '../../core/logging';
 import { RecordExistsError, TransactionRejectedError } from '../../store/errors';
@@ -61,15 +62,30 @@ async function stripeCharge(platform: Platform, scope: RecordScope, payment: Pay
   return sale.gateway.lookup(chargeKey(scope, payment.payment_id), { transactionId: payment.gateway_transaction_id, ...(replay ? { request: replay } : {}) });
 }
 
+/** How recovery treats a payment Stripe still reports waiting on 3-D Secure. */
+export interface RecoveryOptions {
+  /**
+   * The sale is being paid again (a new attempt found the lock lapsed): a payment still waiting
+   * on 3-D Secure is abandoned, cancelled at Stripe and failed at once instead of after 24 hours,
+   * so it can never be charged after the new attempt took the sale (Stripe's cancel answers a
+   * charge that succeeded meanwhile, which then completes instead).
+   */
+  abandonWaiting?: boolean;
+  /** The caller settling it (the client's commit): when it is the limited payer, its request sees the reach the completion gives at once. */
+  principal?: Principal;
+}
+
 /**
  * Finishes or fails the payment `paymentId` if it is still `initiated` and its lock has lapsed,
  * or its paying request handed it off (a Stripe payment left waiting on 3-D Secure, processing or
  * a lost answer, commerce.md §4.7): then the client's commit, Stripe's webhook and the sweep all
  * run this same completion, whose writes are conditioned on the payment still being
  * `initiated`, so whichever comes first completes it and the others change nothing. A charge
- * Stripe still reports waiting leaves it `initiated` ('still-running').
+ * Stripe still reports waiting leaves it `initiated` ('still-running'), except one waiting on
+ * 3-D Secure for 24 hours (or abandoned, `options.abandonWaiting`): that is cancelled at Stripe
+ * and failed.
  */
-export async function recoverPayment(platform: Platform, scope: RecordScope, paymentId: string): Promise<RecoveryResult> {
+export async function recoverPayment(platform: Platform, scope: RecordScope, paymentId: string, options: RecoveryOptions = {}): Promise<RecoveryResult> {
   const payment = await payments.find(scope, paymentId);
   if (!payment || payment.status !== 'initiated') return 'not-initiated';
   const now = platform.clock.nowMs();
@@ -83,7 +99,7 @@ export async function recoverPayment(platform: Platform, scope: RecordScope, pay
   let charge = await settledCharge(platform, scope, payment);
   if (charge && isWaiting(charge.outcome)) {
     // §4.7: still waiting on 3-D Secure after 24 hours: cancelled at Stripe, then failed.
-    if (charge.outcome !== 'action_required' || !charge.transactionId || now - payment.created_ms < STRIPE_REPLAY_MS) return 'still-running';
+    if (charge.outcome !== 'action_required' || !charge.transactionId || (now - payment.created_ms < STRIPE_REPLAY_MS && !options.abandonWaiting)) return 'still-running';
     const gateway = await saleGatewayOf(platform, scope, await readPaymentSettingsCached(scope.accountId));
     if (gateway?.kind !== 'stripe') return 'still-running';
     charge = await gateway.gateway.cancel(charge.transactionId);
@@ -104,8 +120,8 @@ export async function recoverPayment(platform: Platform, scope: RecordScope, pay
         return 'failed';
       }
       const { order, confirmation, licenses } = cart
-        ? await completeCartPayment(scope, cart, answered, cart.promotion_id ?? undefined, undefined, now)
-        : await completeSalePayment(scope, invoiceClosing(scope, invoice!), answered, invoice!.promotion_id ?? undefined, undefined, now);
+        ? await completeCartPayment(scope, cart, answered, cart.promotion_id ?? undefined, options.principal, now)
+        : await completeSalePayment(scope, invoiceClosing(scope, invoice!), answered, invoice!.promotion_id ?? undefined, options.principal, now);
       if (licenses) await openOrderLicenses(platform, licenses, order);
       await sendOrderConfirmation(platform, confirmation, { order, cart: sale });
       return 'completed';
@@ -121,6 +137,21 @@ export async function recoverPayment(platform: Platform, scope: RecordScope, pay
     if (!(error instanceof TransactionRejectedError) && !(error instanceof InUseError) && !(error instanceof RecordExistsError)) throw error;
     const current = await payments.find(scope, paymentId);
     return current?.status === 'completed' ? 'completed' : current?.status === 'failed' ? 'failed' : 'still-running';
+  }
+}
+
+/**
+ * Settles the payment holding a sale's lapsed lock before a new attempt takes the sale over
+ * (pay-cart.ts, pay-invoice.ts): a payment still waiting on 3-D Secure is abandoned (cancelled
+ * at Stripe, failed); one Stripe still reports as processing, or that could not be asked, keeps
+ * the sale: 409 in_use, since taking the sale over could leave a later charge without its order.
+ */
+export async function settleLapsedLock(platform: Platform, scope: RecordScope, paymentId: string, noun: 'cart' | 'invoice'): Promise<void> {
+  const result = await recoverPayment(platform, scope, paymentId, { abandonWaiting: true });
+  if (result !== 'still-running') return;
+  const payment = await payments.find(scope, paymentId);
+  if (payment?.status === 'initiated' && payment.gateway_charge?.handed_off) {
+    throw new InUseError(`A payment of this ${noun} is still being processed by the card network; try again shortly.`, { reason: 'in_progress' });
   }
 }
 

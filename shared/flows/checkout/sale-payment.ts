@@ -7,6 +7,7 @@
  */
 import { readPaymentSettingsCached, type PaymentSettings } from '../../modules/accounts';
 import { newId } from '../../core/ids';
+import type { Principal } from '../../core/access/principal';
 import { isWaiting, type FailedChargeOutcome, type Platform, type WaitingChargeOutcome } from '../../platform/ports';
 import { invalid } from '../../rest/input';
 import type { RecordScope } from '../../store/entity';
@@ -51,6 +52,8 @@ export interface SalePaymentRequest {
   /** The parsed body (`cartPaymentCreate`: both ways of paying a sale take the same). */
   body: CartPaymentInput;
   ipAddress: string;
+  /** Who pays: a limited payer is given reach over what the payment makes (commerce.md §0.1). */
+  principal?: Principal;
 }
 
 /** A payment that passed the checks: what its lock write stores and its charge goes on with. */
@@ -63,6 +66,8 @@ export interface CheckedPayment {
   initiated: PaymentRecord;
   /** The gateway this mode charges through (the built-in test gateway or the account's Stripe, §4.7); none for a zero total. */
   gateway: SaleGateway | undefined;
+  /** Who pays (see `SalePaymentRequest.principal`). */
+  principal?: Principal;
 }
 
 /**
@@ -137,8 +142,10 @@ export async function checkSalePayment(request: SalePaymentRequest, scope: Recor
     // §4.2: a subscription sale's new card is always saved, by its completion (./subscriptions.ts);
     // through Stripe the card is kept at Stripe instead (`setup_future_usage`), its references answered by the charge.
     ...(method?.card.kind === 'new' && subscribing && !gatewayCharge ? { saved_card: savedCardRef(method.card) } : {}),
+    // A limited payer's token, so a completion outside its request (commit, webhook, sweep) gives it the same reach.
+    ...(request.principal?.kind === 'limited' ? { payer_token: request.principal.tokenHash } : {}),
   }, clock.nowMs());
-  return { settings, promotion, method, total, initiated, gateway };
+  return { settings, promotion, method, total, initiated, gateway, ...(request.principal ? { principal: request.principal } : {}) };
 }
 
 /**
@@ -158,7 +165,7 @@ export async function chargeSalePayment(platform: Platform, scope: RecordScope, 
   });
   const answered = withGatewayAnswer(initiated, result, platform.clock.nowMs());
   if (result.outcome === 'approved') return { approved: answered };
-  if (isWaiting(result.outcome)) return { ended: { status: 'waiting', payment: await handOffPayment(scope, answered), outcome: result.outcome } };
+  if (isWaiting(result.outcome)) return { ended: { status: 'waiting', payment: await handOffPayment(scope, answered, checked.principal), outcome: result.outcome } };
   const failed = await failPayment(scope, answered, result.outcome, promotion?.promotion_id, answered.modified_ms);
   return { ended: { status: 'failed', payment: failed, outcome: result.outcome } };
 }

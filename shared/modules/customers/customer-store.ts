@@ -61,6 +61,11 @@ export async function updateCustomer(scope: RecordScope, customerId: string, cha
   return customers.update(scope, customerId, change, { extra: (current, next) => usernameClaimEntries(scope, customerId, current.username, next.username) });
 }
 
+/** Keeps the Stripe customer a saved card was made for (commerce.md §4.7), so the next card reuses it. */
+export async function rememberStripeCustomer(scope: RecordScope, customerId: string, stripeCustomerId: string): Promise<void> {
+  await updateCustomer(scope, customerId, (current) => (current.stripe_customer_id === stripeCustomerId ? { next: current, write: false } : { next: { ...current, stripe_customer_id: stripeCustomerId } }));
+}
+
 /**
  * Deletes a customer once `check` allows it (it throws otherwise), unless it has payments
  * meanwhile (then it is read and checked again), and frees its username.

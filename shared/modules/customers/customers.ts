@@ -48,6 +48,8 @@ export interface CustomerRecord extends Dated, CustomerDetails {
   meta: unknown;
   /** Lowercase name, email and username, for `q`. */
   search_text: string;
+  /** The Stripe customer its cards are saved for (commerce.md §4.7), once one was made; never shown. */
+  stripe_customer_id?: string;
 }
 
 const SUB_COLLECTIONS = ['payment_methods', 'payments', 'refunds', 'orders', 'subscriptions', 'invoices'] as const;

@@ -5,7 +5,7 @@ export { BindingLimitExceededError, assertBindingCapacity, bindingWrite, binding
 export { AccountLockedError, checkPassword, InvalidLoginError, lockoutKey, withLockout, type LoginCheck } from './lockout';
 export { checkPasswordRules, hashPassword, needsRehash, verifyPassword } from './passwords';
 export { takeFromBucket } from './rate-limit';
-export { assertReach, reachWrite } from './reach';
+export { assertReach, reachWrite, tokenReachWrite } from './reach';
 export { customerScopeEntry, newTokenEntries } from './token-store';
 export { newUserEntries } from './user-store';
 export { findUserByLogin, issueTrustedToken, signInUser } from './user-sign-in';

@@ -4,16 +4,19 @@
  * expiry that has passed, are checked by the operations (reason `expired`).
  */
 import { body, flag, oneOf, text, z } from '../../rest/fields';
-import { cardData, savedCardFields } from '../payments';
+import { paymentCardData, savedCardFields } from '../payments';
 
 /** The one payment method type (§4.2). */
 const methodType = oneOf(['credit_card']).optional();
 
-/** `POST /customers/{customer_id}/payment_methods`: `{type, is_default, data}`; `data` is a new card (§4.2). */
+/**
+ * `POST /customers/{customer_id}/payment_methods`: `{type, is_default, data}`; `data` is a new
+ * card (§4.2), or through a Stripe connection `{token: "pm_…"}` (§4.7).
+ */
 export const paymentMethodCreate = body({
   type: methodType,
   is_default: flag().nullable().optional(),
-  data: cardData.nullable().optional(),
+  data: paymentCardData.nullable().optional(),
 }).superRefine((method, context) => {
   if (!method.data) context.addIssue({ code: 'custom', path: ['data'], message: 'is required', params: { reason: 'required' } });
 });

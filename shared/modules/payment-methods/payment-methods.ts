@@ -109,11 +109,12 @@ async function otherDefaults(scope: RecordScope, customerId: string, exceptId: s
 
 /**
  * Stores a new saved method. When it is the default (asked for, or the customer's first
- * method), the other methods lose `is_default` in the same transaction. `now`: its epoch ms.
+ * method), the other methods lose `is_default` in the same transaction. `now`: its epoch ms;
+ * `id`: the id the gateway already knows it by (Stripe metadata), else a new one.
  */
-export async function storePaymentMethod(scope: RecordScope, customerId: string, card: NewCard | SavedCardRef, isDefault: boolean | undefined, now: number): Promise<PaymentMethodRecord> {
+export async function storePaymentMethod(scope: RecordScope, customerId: string, card: NewCard | SavedCardRef, isDefault: boolean | undefined, now: number, id = newId()): Promise<PaymentMethodRecord> {
   const existing = await listPaymentMethods(scope, customerId);
-  const record = newPaymentMethodRecord(scope, customerId, card, isDefault ?? existing.length === 0, now);
+  const record = newPaymentMethodRecord(scope, customerId, card, isDefault ?? existing.length === 0, now, id);
   const clears = record.is_default ? await otherDefaults(scope, customerId, record.payment_method_id) : [];
   await insertPaymentMethod(scope, record, clears);
   return record;

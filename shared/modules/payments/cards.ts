@@ -123,3 +123,18 @@ export function cardExpired(card: { expMonth: number; expYear: number }, now: nu
   // Date.UTC's month is zero-based, so `expMonth` here is the first instant of the next month.
   return now >= Date.UTC(card.expYear, card.expMonth, 1);
 }
+
+/** Stripe's brand words as the platform's display names (`CARD_BRANDS`). */
+const GATEWAY_BRANDS: Readonly<Record<string, string>> = {
+  visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', discover: 'Discover', jcb: 'JCB', diners: 'Diners Club',
+};
+
+/** A live gateway's brand word (`visa`) as the display name (`Visa`), or null when unknown. */
+export function gatewayBrandName(brand: string | null | undefined): string | null {
+  return brand ? (GATEWAY_BRANDS[brand] ?? null) : null;
+}
+
+/** The digits a card of a display brand has (for the mask's length when only the last four are known). */
+export function brandNumberLength(brand: string | null): number {
+  return brand === 'American Express' ? 15 : brand === 'Diners Club' ? 14 : 16;
+}

@@ -71,6 +71,12 @@ export interface PaymentRecord extends Dated {
   /** Card fingerprint (never the number), for duplicate detection. */
   fingerprint: string | null;
   /**
+   * The hash of the limited token that made the payment (never shown), so a completion outside
+   * its request (the commit, Stripe's webhook, the sweep: commerce.md §4.7) gives it the reach a
+   * completion inside it gives (§0.1). Gone once the payment completed or failed.
+   */
+  payer_token?: string;
+  /**
    * What refunds reserved of this payment (done or running), by money part, and how many times
    * it changed (`seq`): a refund reserves by writing it over the `seq` it read (payment-store.ts).
    * Absent until the first refund.

@@ -20,6 +20,8 @@ import type {
   ChargeResult,
   RefundRequest,
   RefundResult,
+  SaveCardRequest,
+  SaveCardResult,
   StripeConnection,
   StripeGateways,
   StripeWebhookEvent,
@@ -180,6 +182,34 @@ export function intentParams(request: ChargeRequest, customer: string | undefine
   return params;
 }
 
+/**
+ * The SetupIntent parameters that keep a card for later off-session charges (Stripe's "save a
+ * card" flow: confirmed now, `usage: off_session`, cards only, the PaymentMethod expanded for
+ * its brand, last four and expiry).
+ */
+export function setupParams(request: SaveCardRequest, customer: string): Stripe.SetupIntentCreateParams {
+  const params: Stripe.SetupIntentCreateParams = {
+    customer,
+    confirm: true,
+    usage: 'off_session',
+    automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+    metadata: request.metadata,
+    expand: ['payment_method'],
+  };
+  const { card } = request;
+  if (card.kind === 'token') params.payment_method = card.token;
+  else {
+    const postalCode = (card.billingAddress?.postal_code as string | null | undefined) ?? request.billingPostalCode;
+    // As for PaymentIntents: raw card fields only for accounts Stripe allows (the types name them on the tokens API only).
+    params.payment_method_data = {
+      type: 'card',
+      card: { number: card.number, exp_month: card.expMonth, exp_year: card.expYear, cvc: card.cvv },
+      billing_details: { ...(card.cardholderName ? { name: card.cardholderName } : {}), ...(postalCode ? { address: { postal_code: postalCode } } : {}) },
+    } as unknown as Stripe.SetupIntentCreateParams.PaymentMethodData;
+  }
+  return params;
+}
+
 /** The adapter of one connection (`client` carries its secret key). */
 function stripeConnection(client: Stripe): StripeConnection {
   /** Runs a create call once more after a retryable failure, under the same idempotency key. */
@@ -296,6 +326,44 @@ function stripeConnection(client: Stripe): StripeConnection {
       } catch (error) {
         // Already succeeded (or otherwise final): what it is now decides.
         if (error instanceof Stripe.errors.StripeInvalidRequestError) return intentResult(await client.paymentIntents.retrieve(transactionId, { expand: ['latest_charge'] }));
+        throw error;
+      }
+    },
+    async saveCard(request: SaveCardRequest): Promise<SaveCardResult> {
+      const key = stripeIdempotencyKey(request.key);
+      let customer: string;
+      try {
+        customer = request.customer ?? (await withRetry(() => client.customers.create(
+          { ...(request.details.email ? { email: request.details.email } : {}), ...(request.details.name ? { name: request.details.name } : {}), metadata: request.metadata },
+          { idempotencyKey: `${key}-customer` },
+        ))).id;
+      } catch (error) {
+        if (timedOut(error)) return { outcome: 'no_answer', message: 'Stripe did not answer in time.', customer: null };
+        if (retryable(error) || error instanceof Stripe.errors.StripeConnectionError) return { outcome: 'error', message: 'Stripe returned an error.', customer: null };
+        throw error;
+      }
+      const refused = (outcome: SaveCardResult['outcome'], message: string | null): SaveCardResult => ({ outcome, message, customer });
+      try {
+        const intent = await withRetry(() => client.setupIntents.create(setupParams(request, customer), { idempotencyKey: key }));
+        const method = typeof intent.payment_method === 'object' ? intent.payment_method : null;
+        if (intent.status !== 'succeeded' || !method) {
+          if (intent.status === 'requires_action') return refused('action_required', 'The card needs authentication (3-D Secure), which saving it without the cardholder cannot give.');
+          const error = intent.last_setup_error;
+          return refused(declineOutcome(error?.decline_code === 'incorrect_cvc' ? 'incorrect_cvc' : error?.code), error?.message ?? `Stripe answered ${intent.status}.`);
+        }
+        const card = method.card;
+        return {
+          outcome: 'approved',
+          message: 'Saved.',
+          customer,
+          saved: { customer, method: method.id },
+          ...(card ? { card: { brand: card.brand ?? null, last4: card.last4, expMonth: card.exp_month, expYear: card.exp_year } } : {}),
+        };
+      } catch (error) {
+        if (error instanceof Stripe.errors.StripeCardError) return refused(declineOutcome(error.decline_code === 'incorrect_cvc' ? 'incorrect_cvc' : error.code), error.message);
+        if (timedOut(error)) return refused('no_answer', 'Stripe did not answer in time.');
+        if (retryable(error) || error instanceof Stripe.errors.StripeConnectionError) return refused('error', 'Stripe returned an error.');
+        if (error instanceof Stripe.errors.StripeInvalidRequestError) return refused('declined', error.message);
         throw error;
       }
     },
