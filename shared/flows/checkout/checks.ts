@@ -67,7 +67,9 @@ export async function parsePaymentMethod(method: PaymentMethodInput, now: number
   // §4.7: through Stripe a card is a `pm_…` token; a raw number only when the account allows it.
   const { token } = method.data;
   if (token !== undefined) {
-    if (rules.gateway !== 'stripe') invalid('payment_method.data.token', 'Card tokens are taken only through a Stripe connection (/settings/payment).', 'not_allowed');
+    // Test mode without `stripe_test` charges through the built-in gateway, which has no tokens;
+    // live mode without `stripe_live` has no gateway at all: check 8 answers that (409 feature_not_enabled).
+    if (rules.gateway === 'test') invalid('payment_method.data.token', 'Card tokens are taken only through a Stripe connection (/settings/payment).', 'not_allowed');
     const card: TokenCard = { kind: 'token', token };
     return { card, paymentMethodId: null, data: tokenMask(method.data.cardholder_name ?? null), fingerprint: `token:${token}`, save: method.save === true };
   }

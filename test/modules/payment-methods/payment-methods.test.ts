@@ -70,4 +70,13 @@ describe('saved payment methods', () => {
     expect(() => method({ payment_method_id: bad.payment_method_id, save: 'yes' })).toThrowError(expect.objectContaining({ meta: { property: 'payment_method.save', reason: 'invalid' } }));
     expect(() => method({ type: 'credit_card' })).toThrowError(expect.objectContaining({ meta: { property: 'payment_method.data', reason: 'required' } }));
   });
+
+  it('takes a pm_ token only where Stripe may charge it; live mode without a gateway leaves the answer to check 8 (409)', async () => {
+    const tokenMethod = method({ type: 'credit_card', data: { token: 'pm_card_visa' } });
+    await expect(parsePaymentMethod(tokenMethod, NOW, scope, null, { gateway: 'test', allowRawCardData: false }))
+      .rejects.toMatchObject({ status: 400, meta: { property: 'payment_method.data.token', reason: 'not_allowed' } });
+    expect((await parsePaymentMethod(tokenMethod, NOW, scope, null, { gateway: 'stripe', allowRawCardData: false })).card).toEqual({ kind: 'token', token: 'pm_card_visa' });
+    // No gateway (live without stripe_live): the method is well formed; the sale answers feature_not_enabled after the duplicate check.
+    expect((await parsePaymentMethod(tokenMethod, NOW, scope, null, { gateway: 'none', allowRawCardData: false })).card).toEqual({ kind: 'token', token: 'pm_card_visa' });
+  });
 });
