@@ -22,6 +22,8 @@ export interface ResponseFacts {
   shapes: Readonly<Record<string, JsonSchema>>;
   /** Values a property may take where the contract lists them, by `<declaration>.<property>` (event types). */
   enums?: Readonly<Record<string, readonly string[]>>;
+  /** The JSON shape of each specific answer an action declares (`declareAnswer(..., { shape })`), by shape name (generated: shared/app/answer-shapes.json). */
+  answers?: Readonly<Record<string, JsonSchema>>;
   /** The event catalog, for the `webhooks` section: each type, the resource its `data` carries and when it happens. */
   eventTypes?: ReadonlyArray<{ type: string; resource: string; description: string }>;
 }
@@ -207,6 +209,11 @@ export function objectOf(declaration: ResourceDeclaration, shapes: Readonly<Reco
 /** Deep copy of a JSON value. */
 function copy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** An answer shape, refined as a resource's is (timestamps, free-form `meta`). */
+export function refineAnswer(schema: JsonSchema): JsonSchema {
+  return refine(copy(schema));
 }
 
 /** Sets `format: date-time` on timestamp properties (`date`, `date_*`) and makes every `meta` free-form, at any depth. */

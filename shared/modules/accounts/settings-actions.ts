@@ -20,7 +20,7 @@ import { type Principal } from '../../core/access/principal';
 import { isAllowed } from '../../core/access/permissions';
 import type { Site } from '../../core/config';
 import { ApiError, NotFoundError } from '../../http/errors';
-import { requirePrincipal, withBodyFor, type ApiContext, type ApiResult } from '../../http/types';
+import { declareAnswer, requirePrincipal, withBodyFor, type ApiContext, type ApiResult } from '../../http/types';
 import { randomBase62 } from '../../core/ids';
 import type { Platform, SecretsPort } from '../../platform/ports';
 import { saveSettingsItems } from './account-store';
@@ -326,3 +326,7 @@ export const updateSettings = withBodyFor('group', settingsUpdates, async (conte
   // An idempotent replay copy must not keep the signature key in clear.
   return { status: 200, body: await settingsResource(state, context.baseUrl, showKey, context.platform), sensitive: showKey && state.group === 'technical' };
 });
+
+// Both routes answer the group's settings object; which properties it has depends on the group.
+declareAnswer(getSettings, { shape: 'settings', description: 'The settings of the group in the path: `technical`, `general`, `payment` or `tax`; `type` says which, and the properties are that group\'s.' });
+declareAnswer(updateSettings, { shape: 'settings', description: 'Answers the whole group after the update.' });
