@@ -59,11 +59,11 @@ const hostedFunctionsWithoutUploads: FamilyActions = {
 /**
  * The families the document describes, by the route table's family names: the compiler refuses
  * a family added to a module manifest without its entry here (the fallback has no routes; this
- * family, defined below, joins in `documentedFamilies`; the invoke surface's router and the sign-in page serve no API route).
+ * family, defined below, joins in `documentedFamilies`; the invoke surface's router, the sign-in page and the API reference serve no API route).
  */
 const documented = {
   apps: appsWithoutUpload, auths, carts, catalog, customers, events, hosting, 'hosted-functions': hostedFunctionsWithoutUploads, images: imagesWithoutUpload, licenses, oauth, orders, payments, promotions, refunds, settings, shipping, shipments, subscriptions, reports, users, invoices,
-} satisfies Record<Exclude<FamilyName, 'fallback' | 'openapi' | 'function-router' | 'signin'>, FamilyActions>;
+} satisfies Record<Exclude<FamilyName, 'fallback' | 'openapi' | 'docs' | 'function-router' | 'signin'>, FamilyActions>;
 
 /** Every family whose actions the document describes. */
 export function documentedFamilies(): readonly FamilyActions[] {

@@ -10,7 +10,7 @@ import { apiDocument, documentedFamilies } from '../../handlers/http/openapi';
 import { resources } from '../../shared/app/resources';
 import { eventTypes } from '../../shared/modules/events';
 import { productCreate } from '../../shared/modules/catalog/product-schemas';
-import { openApiDocument, successStatus } from '../../shared/rest/openapi';
+import { openApiDocument, refusesEmpty, successStatus } from '../../shared/rest/openapi';
 import { parseInput } from '../../shared/rest/validate';
 import type { RouteDefinition } from '../../shared/http/routes';
 import { withBody } from '../../shared/http/types';
@@ -18,7 +18,7 @@ import { z } from 'zod';
 
 const document = apiDocument('https://api.example.test/api/v1') as {
   openapi: string;
-  paths: Record<string, Record<string, { summary: string; requestBody?: { content: Record<string, { schema: any }> }; parameters: Array<{ name: string; in: string; description?: string }>; responses: Record<string, any>; 'x-cartwheel-permission': string; 'x-cartwheel-expand'?: string[] }>>;
+  paths: Record<string, Record<string, { summary: string; requestBody?: { required?: boolean; content: Record<string, { schema: any }> }; parameters: Array<{ name: string; in: string; description?: string }>; responses: Record<string, any>; 'x-cartwheel-permission': string; 'x-cartwheel-expand'?: string[] }>>;
   components: { schemas: Record<string, any> };
   webhooks: Record<string, any>;
 };
@@ -96,6 +96,23 @@ describe('GET /openapi.json', () => {
     // The settings group in the path picks the schema: each group's is listed.
     const settings = document.paths['/settings/{group}']!.post!.requestBody!.content['application/json']!.schema;
     expect(settings.oneOf.map((alternative: { title: string }) => alternative.title)).toEqual(['group = technical', 'group = general', 'group = payment', 'group = tax']);
+  });
+
+  it('marks a request body required only where an empty body is refused', () => {
+    const required = (path: string) => document.paths[path]!.post!.requestBody?.required;
+    // The pipeline validates an absent body as `{}`: a schema with a required property refuses it.
+    expect(required('/products')).toBe(true);
+    expect(required('/customers/login')).toBe(true);
+    expect(required('/apps/{app_id}/deploy')).toBe(true);
+    // Optional properties only: no body is a body.
+    expect(required('/apps/{app_id}/rollback')).toBe(false);
+    expect(required('/subscriptions/{subscription_id}/cancel')).toBe(false);
+    expect(required('/products/{product_id}')).toBe(false);
+    // An action that reads no body describes none.
+    expect(document.paths['/carts/{cart_id}/logout']!.post!.requestBody).toBeUndefined();
+    expect(document.paths['/invoices/{invoice_id}/publish']!.post!.requestBody).toBeUndefined();
+    expect(refusesEmpty(z.object({ name: z.string() }))).toBe(true);
+    expect(refusesEmpty(z.object({ name: z.string().optional() }))).toBe(false);
   });
 
   it('lists the media types of each body kind a route declares', async () => {
