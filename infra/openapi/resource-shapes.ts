@@ -93,6 +93,8 @@ class ShapeWriter {
         }
       }
       parts.push(this.schema(checker.getTypeAtLocation(bare), 0, []));
+      // `{ a, ...figuresJson(x) }`: what a loosely typed spread call adds, read from its body.
+      if (ts.isObjectLiteralExpression(bare)) for (const spread of this.looseSpreads(bare)) parts.push(spread);
     };
     const fromVariable = (identifier: ts.Identifier): void => {
       const symbol = checker.getSymbolAtLocation(identifier);
@@ -182,15 +184,44 @@ class ShapeWriter {
       const branches = [expression.whenTrue, expression.whenFalse].map((branch) => this.fromWritten(branch) ?? this.schema(this.checker.getTypeAtLocation(branch), 1, []));
       return branches.some((branch) => Object.keys(branch).length === 0) ? undefined : mergeAlternatives(branches);
     }
+    if (ts.isObjectLiteralExpression(expression)) {
+      const spreads = this.looseSpreads(expression);
+      return spreads.length > 0 ? mergeReturns([[this.schema(this.checker.getTypeAtLocation(expression), 1, []), ...spreads]]) : undefined;
+    }
     if (!ts.isCallExpression(expression)) return undefined;
     const callee = expression.expression;
     const [first] = expression.arguments;
     if (ts.isPropertyAccessExpression(callee) && callee.name.text === 'map' && first && (ts.isArrowFunction(first) || ts.isFunctionExpression(first))) {
-      const element = this.readReturns(first);
+      const element = (!ts.isBlock(first.body) ? this.fromWritten(first.body) : undefined) ?? this.readReturns(first);
       return element ? { type: 'array', items: element } : undefined;
     }
     const target = this.checker.getResolvedSignature(expression)?.getDeclaration();
     return target && 'body' in target ? this.readReturns(target as ts.SignatureDeclaration) : undefined;
+  }
+
+  /** The schemas of an object literal's spreads of loosely typed calls (`...figuresJson(x)`), read from the called functions. */
+  private looseSpreads(literal: ts.ObjectLiteralExpression): JsonSchema[] {
+    const read: JsonSchema[] = [];
+    for (const property of literal.properties) {
+      if (!ts.isSpreadAssignment(property) || !isLoose(this.schema(this.checker.getTypeAtLocation(property.expression), 1, []))) continue;
+      const schema = this.fromWritten(property.expression);
+      if (schema?.properties) read.push(schema);
+    }
+    return read;
+  }
+
+  /** Whether a property is written as an object literal (or a `.map` to one) that spreads a loosely typed call. */
+  private spreadsLoosely(property: ts.Symbol): boolean {
+    const declaration = property.valueDeclaration;
+    if (!declaration || !ts.isPropertyAssignment(declaration)) return false;
+    let expression: ts.Expression = declaration.initializer;
+    if (ts.isCallExpression(expression) && ts.isPropertyAccessExpression(expression.expression) && expression.expression.name.text === 'map') {
+      const [mapper] = expression.arguments;
+      if (!mapper || !ts.isArrowFunction(mapper) || ts.isBlock(mapper.body)) return false;
+      expression = mapper.body;
+    }
+    while (ts.isParenthesizedExpression(expression)) expression = expression.expression;
+    return ts.isObjectLiteralExpression(expression) && this.looseSpreads(expression).length > 0;
   }
 
   /** `returned` of a function, once at a time (undefined when it tells no property). */
@@ -253,7 +284,7 @@ class ShapeWriter {
       if (propertyType.getCallSignatures().length > 0) continue;
       const optional = (property.flags & ts.SymbolFlags.Optional) !== 0 || admitsUndefined(propertyType);
       const typed = constantOf(property) ?? this.schema(propertyType, depth + 1, seen);
-      const schema = integerWhereCounted(property.getName(), isLoose(typed) ? (this.fromInitializer(property) ?? typed) : typed);
+      const schema = integerWhereCounted(property.getName(), isLoose(typed) || this.spreadsLoosely(property) ? (this.fromInitializer(property) ?? typed) : typed);
       const description = ts.displayPartsToString(property.getDocumentationComment(checker)).trim();
       properties[property.getName()] = description ? { ...schema, description: withoutCitations(description) } : schema;
       if (!optional) required.push(property.getName());
@@ -298,6 +329,18 @@ function isLoose(schema: JsonSchema): boolean {
   return types.includes('object') && !schema.properties;
 }
 
+/**
+ * A part as one object: an `anyOf` of objects (`{ ...head, ...(shown ? { key } : {}) }`) is one
+ * object with every alternative's properties, required where every alternative has them.
+ */
+function objectAlternatives(part: JsonSchema): JsonSchema[] {
+  const alternatives = part.anyOf as JsonSchema[] | undefined;
+  if (!alternatives || part.properties || !alternatives.every((alternative) => alternative.type === 'object')) return [part];
+  const required = alternatives.map((alternative) => new Set((alternative.required as string[] | undefined) ?? []));
+  const properties = Object.assign({}, ...alternatives.map((alternative) => alternative.properties ?? {})) as Record<string, JsonSchema>;
+  return [{ type: 'object', properties, required: Object.keys(properties).filter((name) => required.every((set) => set.has(name))) }];
+}
+
 /** What a promise type resolves to (any other type as it is). */
 function awaited(checker: ts.TypeChecker, type: ts.Type): ts.Type {
   return checker.getAwaitedType(type) ?? type;
@@ -313,7 +356,7 @@ function mergeReturns(groups: readonly JsonSchema[][]): JsonSchema | undefined {
   let required: Set<string> | undefined;
   for (const group of groups) {
     const own = new Set<string>();
-    for (const part of group) {
+    for (const part of group.flatMap(objectAlternatives)) {
       Object.assign(properties, part.properties as Record<string, JsonSchema> | undefined);
       for (const name of (part.required as string[] | undefined) ?? []) own.add(name);
     }

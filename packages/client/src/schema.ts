@@ -6234,31 +6234,52 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-            data: {
+            data: ({
                 /** Format: date-time */
                 date_start: string | null;
                 /** Format: date-time */
                 date_end: string | null;
-            }[];
+                order_count: number;
+                item_quantity: number;
+                subtotal: number;
+                discount: number;
+                shipping: number;
+                tax: number;
+                total: number;
+                refund_count: number;
+                refunded: number;
+                net: number;
+                average_order_total: number;
+                formatted?: {
+                    [key: string]: string;
+                };
+            } & {
+                [key: string]: unknown;
+            })[];
         } & {
             [key: string]: unknown;
         };
         /** settings */
         Settings: {
-            company_name?: unknown;
-            support_email?: unknown;
-            support_website?: unknown;
-            notification_from_addresses?: unknown;
-            reporting_currency_primary?: unknown;
-            reporting_currency_secondary?: unknown;
-            cors_allowed_origins?: unknown;
-            oauth_redirect_uris?: unknown;
+            invoice_payment_url?: string | null;
+            signature_key?: unknown;
+            timezone?: string;
+            locale?: string;
+            cors_allowed_origins?: string[];
+            oauth_redirect_uris?: string[];
             app_hosts?: string[];
+            allow_public_limited_test_tokens?: boolean;
             /** @constant */
-            object?: "settings";
+            object: "settings";
             /** @enum {string} */
-            type?: "payment" | "tax" | "technical" | "general";
-            url?: string;
+            type: "payment" | "tax" | "technical" | "general";
+            url: string;
+            company_name?: string | null;
+            support_email?: string | null;
+            support_website?: string | null;
+            notification_from_addresses?: string[];
+            reporting_currency_primary?: string | null;
+            reporting_currency_secondary?: string | null;
             stripe_live?: {
                 publishable_key?: string;
                 secret_key?: string;
@@ -6273,6 +6294,40 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
+            settlement_currency?: string;
+            currencies?: string[];
+            allow_save_cards?: boolean;
+            /** @description ISO 4217, uppercase; always one of `currencies`. */
+            default_payment_currency?: string;
+            /** @description Units per one unit of the default currency; one entry per non-default currency. */
+            exchange_rates?: {
+                [key: string]: number;
+            };
+            card_types?: string[];
+            /** @description Seconds; 0 turns duplicate detection off. */
+            duplicate_payment_timeout?: number;
+            ignore_bad_cvv?: boolean;
+            ignore_bad_avs?: boolean;
+            /** @description ISO 3166-1 alpha-2, uppercase. */
+            blocked_countries?: string[];
+            customer_required_fields?: ("name" | "email" | "country" | "company_name" | "phone" | "tax_number" | "postal_code" | "full_address")[];
+            customer_optional_fields?: ("name" | "email" | "country" | "company_name" | "phone" | "tax_number" | "postal_code" | "full_address" | "credentials")[];
+            allow_customer_subscription_cancel?: boolean;
+            /** @description Days after a failed renewal, strictly increasing, each 1–30, at most 5. */
+            subscription_payment_retry_days?: number[];
+            /** @description Raw card numbers may be passed to Stripe; otherwise only `pm_…` tokens. */
+            allow_raw_card_data?: boolean;
+            rules?: {
+                /** @description ISO 3166-1 alpha-2, uppercase. */
+                country: string;
+                /** @description Null for the whole country; otherwise compared with the address's `state_prov`. */
+                state_prov: string | null;
+                /** @description A fraction, 0 ≤ rate < 1 (0.2 = 20 %). */
+                rate: number;
+            }[];
+            tax_inclusive_countries?: string[];
+            gross_discount_countries?: string[];
+            tax_shipping?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -6420,20 +6475,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "company_name": null,
-                     *       "support_email": null,
-                     *       "support_website": null,
-                     *       "notification_from_addresses": null,
-                     *       "reporting_currency_primary": null,
-                     *       "reporting_currency_secondary": null,
-                     *       "cors_allowed_origins": null,
-                     *       "oauth_redirect_uris": null,
+                     *       "invoice_payment_url": "invoice payment url",
+                     *       "signature_key": null,
+                     *       "timezone": "timezone",
+                     *       "locale": "locale",
+                     *       "cors_allowed_origins": [
+                     *         "cors allowed origins"
+                     *       ],
+                     *       "oauth_redirect_uris": [
+                     *         "oauth redirect uris"
+                     *       ],
                      *       "app_hosts": [
                      *         "app hosts"
                      *       ],
+                     *       "allow_public_limited_test_tokens": false,
                      *       "object": "settings",
                      *       "type": "payment",
                      *       "url": "http://localhost:4000/api/v1/settingss/3HE81X8T8P1B",
+                     *       "company_name": "company name",
+                     *       "support_email": "support email",
+                     *       "support_website": "support website",
+                     *       "notification_from_addresses": [
+                     *         "notification from addresses"
+                     *       ],
+                     *       "reporting_currency_primary": "reporting currency primary",
+                     *       "reporting_currency_secondary": "reporting currency secondary",
                      *       "stripe_live": {
                      *         "publishable_key": "publishable key",
                      *         "secret_key": "secret key",
@@ -6443,7 +6509,48 @@ export interface operations {
                      *         "publishable_key": "publishable key",
                      *         "secret_key": "secret key",
                      *         "webhook_secret": "webhook secret"
-                     *       }
+                     *       },
+                     *       "settlement_currency": "USD",
+                     *       "currencies": [
+                     *         "currencies"
+                     *       ],
+                     *       "allow_save_cards": false,
+                     *       "default_payment_currency": "USD",
+                     *       "exchange_rates": {},
+                     *       "card_types": [
+                     *         "card types"
+                     *       ],
+                     *       "duplicate_payment_timeout": 1,
+                     *       "ignore_bad_cvv": false,
+                     *       "ignore_bad_avs": false,
+                     *       "blocked_countries": [
+                     *         "blocked countries"
+                     *       ],
+                     *       "customer_required_fields": [
+                     *         "name"
+                     *       ],
+                     *       "customer_optional_fields": [
+                     *         "name"
+                     *       ],
+                     *       "allow_customer_subscription_cancel": false,
+                     *       "subscription_payment_retry_days": [
+                     *         1
+                     *       ],
+                     *       "allow_raw_card_data": false,
+                     *       "rules": [
+                     *         {
+                     *           "country": "country",
+                     *           "state_prov": "state prov",
+                     *           "rate": 19.99
+                     *         }
+                     *       ],
+                     *       "tax_inclusive_countries": [
+                     *         "tax inclusive countries"
+                     *       ],
+                     *       "gross_discount_countries": [
+                     *         "gross discount countries"
+                     *       ],
+                     *       "tax_shipping": false
                      *     }
                      */
                     "application/json": components["schemas"]["Settings"];
@@ -6545,20 +6652,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "company_name": null,
-                     *       "support_email": null,
-                     *       "support_website": null,
-                     *       "notification_from_addresses": null,
-                     *       "reporting_currency_primary": null,
-                     *       "reporting_currency_secondary": null,
-                     *       "cors_allowed_origins": null,
-                     *       "oauth_redirect_uris": null,
+                     *       "invoice_payment_url": "invoice payment url",
+                     *       "signature_key": null,
+                     *       "timezone": "timezone",
+                     *       "locale": "locale",
+                     *       "cors_allowed_origins": [
+                     *         "cors allowed origins"
+                     *       ],
+                     *       "oauth_redirect_uris": [
+                     *         "oauth redirect uris"
+                     *       ],
                      *       "app_hosts": [
                      *         "app hosts"
                      *       ],
+                     *       "allow_public_limited_test_tokens": false,
                      *       "object": "settings",
                      *       "type": "payment",
                      *       "url": "http://localhost:4000/api/v1/settingss/3HE81X8T8P1B",
+                     *       "company_name": "company name",
+                     *       "support_email": "support email",
+                     *       "support_website": "support website",
+                     *       "notification_from_addresses": [
+                     *         "notification from addresses"
+                     *       ],
+                     *       "reporting_currency_primary": "reporting currency primary",
+                     *       "reporting_currency_secondary": "reporting currency secondary",
                      *       "stripe_live": {
                      *         "publishable_key": "publishable key",
                      *         "secret_key": "secret key",
@@ -6568,7 +6686,48 @@ export interface operations {
                      *         "publishable_key": "publishable key",
                      *         "secret_key": "secret key",
                      *         "webhook_secret": "webhook secret"
-                     *       }
+                     *       },
+                     *       "settlement_currency": "USD",
+                     *       "currencies": [
+                     *         "currencies"
+                     *       ],
+                     *       "allow_save_cards": false,
+                     *       "default_payment_currency": "USD",
+                     *       "exchange_rates": {},
+                     *       "card_types": [
+                     *         "card types"
+                     *       ],
+                     *       "duplicate_payment_timeout": 1,
+                     *       "ignore_bad_cvv": false,
+                     *       "ignore_bad_avs": false,
+                     *       "blocked_countries": [
+                     *         "blocked countries"
+                     *       ],
+                     *       "customer_required_fields": [
+                     *         "name"
+                     *       ],
+                     *       "customer_optional_fields": [
+                     *         "name"
+                     *       ],
+                     *       "allow_customer_subscription_cancel": false,
+                     *       "subscription_payment_retry_days": [
+                     *         1
+                     *       ],
+                     *       "allow_raw_card_data": false,
+                     *       "rules": [
+                     *         {
+                     *           "country": "country",
+                     *           "state_prov": "state prov",
+                     *           "rate": 19.99
+                     *         }
+                     *       ],
+                     *       "tax_inclusive_countries": [
+                     *         "tax inclusive countries"
+                     *       ],
+                     *       "gross_discount_countries": [
+                     *         "gross discount countries"
+                     *       ],
+                     *       "tax_shipping": false
                      *     }
                      */
                     "application/json": components["schemas"]["Settings"];
@@ -22131,7 +22290,18 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "date_start": "2026-11-21T14:05:09Z",
-                     *           "date_end": "2026-11-21T14:05:09Z"
+                     *           "date_end": "2026-11-21T14:05:09Z",
+                     *           "order_count": 1,
+                     *           "item_quantity": 1,
+                     *           "subtotal": 19.99,
+                     *           "discount": 1,
+                     *           "shipping": 19.99,
+                     *           "tax": 19.99,
+                     *           "total": 19.99,
+                     *           "refund_count": 1,
+                     *           "refunded": 19.99,
+                     *           "net": 19.99,
+                     *           "average_order_total": 19.99
                      *         }
                      *       ]
                      *     }
