@@ -211,9 +211,15 @@ function copy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-/** An answer shape, refined as a resource's is (timestamps, free-form `meta`). */
+/**
+ * An answer shape, refined as a resource's is (timestamps, free-form `meta`) and, like a
+ * resource's schema, without the generator's "more properties may follow" at its top (a typed
+ * client would take any misspelled field for one of them).
+ */
 export function refineAnswer(schema: JsonSchema): JsonSchema {
-  return refine(copy(schema));
+  const refined = refine(copy(schema));
+  if (refined.additionalProperties && typeof refined.additionalProperties === 'object' && Object.keys(refined.additionalProperties).length === 0) delete refined.additionalProperties;
+  return refined;
 }
 
 /** Sets `format: date-time` on timestamp properties (`date`, `date_*`) and makes every `meta` free-form, at any depth. */

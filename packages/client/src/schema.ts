@@ -6091,8 +6091,6 @@ export interface components {
                 resource: "auths" | "accounts" | "settings" | "users" | "products" | "carts" | "orders" | "customers" | "payments" | "refunds" | "subscriptions" | "invoices" | "shipments" | "promotions" | "reports" | "license_services" | "license_requests" | "event_subscriptions" | "events" | "notifications" | "hosted_functions" | "hosted_function_executions" | "apps";
                 methods: ("read" | "create" | "update" | "delete")[];
             }[];
-        } & {
-            [key: string]: unknown;
         };
         /** event_test_result */
         EventTestResult: {
@@ -6115,8 +6113,6 @@ export interface components {
             } | null;
             /** @constant */
             object: "event_test_result";
-        } & {
-            [key: string]: unknown;
         };
         /** gateway_event */
         GatewayEvent: {
@@ -6126,8 +6122,6 @@ export interface components {
             type: string;
             received: boolean;
             duplicate: boolean;
-        } & {
-            [key: string]: unknown;
         };
         /** invoice_link */
         InvoiceLink: {
@@ -6137,8 +6131,6 @@ export interface components {
             token: string;
             expires_in_seconds: number;
             link_url: string | null;
-        } & {
-            [key: string]: unknown;
         };
         /** oauth_token */
         OauthToken: {
@@ -6149,8 +6141,6 @@ export interface components {
             account_id: string;
             user_id?: string;
             auth: string;
-        } & {
-            [key: string]: unknown;
         };
         /** payment_options */
         PaymentOptions: {
@@ -6170,8 +6160,6 @@ export interface components {
             customer_required_fields: string[];
             customer_optional_fields: string[];
             stripe_publishable_key: string | null;
-        } & {
-            [key: string]: unknown;
         };
         /** public_account */
         PublicAccount: {
@@ -6198,8 +6186,6 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-        } & {
-            [key: string]: unknown;
         };
         /** sales_report */
         SalesReport: {
@@ -6256,8 +6242,6 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[];
-        } & {
-            [key: string]: unknown;
         };
         /** settings */
         Settings: {
@@ -6328,8 +6312,6 @@ export interface components {
             tax_inclusive_countries?: string[];
             gross_discount_countries?: string[];
             tax_shipping?: boolean;
-        } & {
-            [key: string]: unknown;
         };
         /** @description A notification body: one event of one occurrence for one subscription */
         Notification: {
