@@ -354,7 +354,10 @@ function awaited(checker: ts.TypeChecker, type: ts.Type): ts.Type {
 function mergeReturns(groups: readonly JsonSchema[][]): JsonSchema | undefined {
   const properties: Record<string, JsonSchema> = {};
   let required: Set<string> | undefined;
+  // `return null` on one path: the object or null.
+  const nullable = groups.some((group) => group.length > 0 && group.every((part) => part.type === 'null'));
   for (const group of groups) {
+    if (group.length > 0 && group.every((part) => part.type === 'null')) continue;
     const own = new Set<string>();
     for (const part of group.flatMap(objectAlternatives)) {
       Object.assign(properties, part.properties as Record<string, JsonSchema> | undefined);
@@ -363,7 +366,7 @@ function mergeReturns(groups: readonly JsonSchema[][]): JsonSchema | undefined {
     required = required === undefined ? own : new Set([...required].filter((name) => own.has(name)));
   }
   if (Object.keys(properties).length === 0) return undefined;
-  const merged: JsonSchema = { type: 'object', properties };
+  const merged: JsonSchema = { type: nullable ? ['object', 'null'] : 'object', properties };
   if (required && required.size > 0) merged.required = [...required];
   // Properties written under computed names are not listed: the description allows more.
   merged.additionalProperties = {};

@@ -6264,20 +6264,20 @@ export interface components {
             notification_from_addresses?: string[];
             reporting_currency_primary?: string | null;
             reporting_currency_secondary?: string | null;
-            stripe_live?: {
-                publishable_key?: string;
-                secret_key?: string;
-                webhook_secret?: string | null;
+            stripe_live?: ({
+                publishable_key: string;
+                secret_key: string;
+                webhook_secret: string | null;
             } & {
                 [key: string]: unknown;
-            };
-            stripe_test?: {
-                publishable_key?: string;
-                secret_key?: string;
-                webhook_secret?: string | null;
+            }) | null;
+            stripe_test?: ({
+                publishable_key: string;
+                secret_key: string;
+                webhook_secret: string | null;
             } & {
                 [key: string]: unknown;
-            };
+            }) | null;
             settlement_currency?: string;
             currencies?: string[];
             allow_save_cards?: boolean;
