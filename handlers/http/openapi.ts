@@ -107,6 +107,7 @@ declareAnswer(openApiAction, {
     required: ['openapi', 'info', 'paths'],
     properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' }, webhooks: { type: 'object' } },
   },
+  summary: 'Retrieve the API description',
   description: 'This document, with the API root the request used as its server.',
 });
 

@@ -19,4 +19,4 @@ export const family = defineFamily('payments', {
 export const handler = lambdaHandler(family);
 
 // What the Stripe endpoint answers Stripe, for the API description (declared here, beside the table).
-declareAnswer(stripeEventAction, { shape: 'gateway_event', description: 'The event was received (`duplicate` when it had been before); Stripe reads only the status.' });
+declareAnswer(stripeEventAction, { shape: 'gateway_event', summary: 'Receive a Stripe event', description: 'The event was received (`duplicate` when it had been before); Stripe reads only the status.' });

@@ -10,4 +10,4 @@ export const family = defineFamily('reports', {
 export const handler = lambdaHandler(family);
 
 // What the report answers, for the API description (declared here, beside the table).
-declareAnswer(salesReportAction, { shape: 'sales_report', description: 'The sales of the range in one currency, bucketed by day or month in the asked time zone.' });
+declareAnswer(salesReportAction, { shape: 'sales_report', summary: 'Retrieve the sales report', description: 'The sales of the range in one currency, bucketed by day or month in the asked time zone.' });

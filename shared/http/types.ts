@@ -83,11 +83,15 @@ export interface ActionInput {
  * - `schema`: a JSON Schema written out, for an answer no type describes (the API description itself);
  * - `text`: a non-JSON answer of that media type (`application/javascript`).
  */
-export type AnswerDeclaration =
+export type AnswerDeclaration = (
   | { resource: string; description?: string }
   | { shape: string; description: string }
   | { schema: Readonly<Record<string, unknown>>; description: string }
-  | { text: string; description: string };
+  | { text: string; description: string }
+) & {
+  /** The operation's summary, where the one made from the path reads badly (`Create a secret token`, not `Auths: secret`). */
+  summary?: string;
+};
 
 /**
  * Declares what an action answers with, beside the action, so the API description types the

@@ -154,7 +154,7 @@ function wording(route: RouteDefinition, response: RouteResponse, status: number
         ? `${response.action[0]!.toUpperCase()}${spoken(response.action.slice(1))} ${article(spoken(response.declaration.name))}`
         : `${plural(response.declaration.name)[0]!.toUpperCase()}${plural(response.declaration.name).slice(1)}: ${spoken(response.action)}`;
       lines.push(
-        answer && 'resource' in answer && answer.resource === response.declaration.name
+        answer && 'resource' in answer && answer.resource === response.declaration.name && !answer.description
           ? `The \`${response.action}\` action on ${article(spoken(response.declaration.name))}. Answers the ${spoken(response.declaration.name)} as it stands after the action.`
           : `The \`${response.action}\` action on ${article(spoken(response.declaration.name))}.`,
       );
@@ -162,6 +162,7 @@ function wording(route: RouteDefinition, response: RouteResponse, status: number
     default:
       summary = `${route.method === 'GET' ? 'Read' : route.method === 'DELETE' ? 'Delete' : 'Send'} ${path.replace(/^\//, '').replace(/\{([^}]+)\}/g, '<$1>').replace(/\//g, ' ').replace(/_/g, ' ')}`;
   }
+  if (answer?.summary) summary = answer.summary;
   if (answer?.description) lines.push(answer.description);
   else if (answer && 'resource' in answer && response.kind !== 'action') lines.push(`Answers ${article(spoken(answer.resource))}.`);
   lines.push(route.access.kind === 'permission' ? `Needs the permission \`${permissionOf(route)}\`.` : route.access.kind === 'public' ? 'Public: no token needed (a token, when sent, is used).' : 'Any valid token.');
@@ -191,7 +192,7 @@ export function answerComponentName(shape: string): string {
 function successContent(response: RouteResponse, index: ResourceIndex, resolve: (ref: string) => JsonSchema | undefined, serverUrl: string, answer: AnswerDeclaration | undefined): { schema: JsonSchema; example?: unknown } {
   if (answer) {
     const schema = answerSchema(answer, index);
-    return 'schema' in answer ? { schema } : { schema, example: exampleOf(schema, resolve, serverUrl) };
+    return 'schema' in answer || 'text' in answer ? { schema } : { schema, example: exampleOf(schema, resolve, serverUrl) };
   }
   let schema: JsonSchema;
   if (response.kind === 'list') schema = ref(listName(response.declaration, response.style));

@@ -13,7 +13,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read openapi.json
+         * Retrieve the API description
          * @description This document, with the API root the request used as its server.
          *
          *     Public: no token needed (a token, when sent, is used).
@@ -35,7 +35,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read settings <group>
+         * Retrieve a settings group
          * @description The settings of the group in the path: `technical`, `general`, `payment` or `tax`; `type` says which, and the properties are that group's.
          *
          *     Needs the permission `settings:read`.
@@ -43,7 +43,7 @@ export interface paths {
         get: operations["getSettingsGroup"];
         put?: never;
         /**
-         * Send settings <group>
+         * Update a settings group
          * @description Answers the whole group after the update.
          *
          *     Needs the permission `settings:update`.
@@ -117,8 +117,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Auths: secret
-         * @description The `secret` action on an auth. Answers the auth as it stands after the action.
+         * Create a secret token
+         * @description The `secret` action on an auth.
          *
          *     Answers 201 with the new token; `token` holds it in full in this answer only, and `Location` its URL.
          *
@@ -141,8 +141,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Auths: limited
-         * @description The `limited` action on an auth. Answers the auth as it stands after the action.
+         * Create a limited token (a shopper session)
+         * @description The `limited` action on an auth.
          *
          *     Answers 201 with the new token; `token` holds it in full in this answer only, and `Location` its URL.
          *
@@ -163,7 +163,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read auths options
+         * List the grantable permissions
          * @description The permissions a token of the asked `type` may be granted.
          *
          *     Any valid token.
@@ -211,8 +211,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Auths: trusted
-         * @description The `trusted` action on an auth. Answers the auth as it stands after the action.
+         * Create a trusted token's twin
+         * @description The `trusted` action on an auth.
          *
          *     Answers 201 with the new token; `token` holds it in full in this answer only, and `Location` its URL.
          *
@@ -378,7 +378,7 @@ export interface paths {
         put?: never;
         /**
          * Reset secret an oauth app
-         * @description The `reset_secret` action on an oauth app. Answers the oauth app as it stands after the action.
+         * @description The `reset_secret` action on an oauth app.
          *
          *     Answers the app with its new client secret in full, in this answer only; the old secret stops working.
          *
@@ -401,7 +401,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send oauth token
+         * Exchange an authorization code or refresh token for tokens
          * @description The access token and refresh token of the grant (OAuth 2.0 token response), never cached.
          *
          *     Public: no token needed (a token, when sent, is used).
@@ -591,8 +591,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Customers: login
-         * @description The `login` action on a customer. Answers the customer as it stands after the action.
+         * Sign a customer in
+         * @description The `login` action on a customer.
          *
          *     Answers the signed-in customer, with `auth`: the URL of a new customer-scope limited token (`expand=auth` gives the token itself, in full in this answer only).
          *
@@ -935,7 +935,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read payments options
+         * Retrieve the payment options
          * @description What a checkout form needs: the accepted payment methods and card types, currencies, countries, the customer fields and the Stripe publishable key.
          *
          *     Any valid token.
@@ -981,7 +981,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send gateway events stripe <account id> <mode>
+         * Receive a Stripe event
          * @description The event was received (`duplicate` when it had been before); Stripe reads only the status.
          *
          *     Public: no token needed (a token, when sent, is used).
@@ -1459,7 +1459,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Test an event subscription
+         * Send a sample delivery to an event subscription
          * @description The `test` action on an event subscription.
          *
          *     The outcome of the one sample delivery: what was sent and what the destination answered. Nothing is stored.
@@ -1483,7 +1483,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send event subscriptions <event subscription id> test <anything>
+         * Send a sample delivery to an event subscription
          * @description The outcome of the one sample delivery: what was sent and what the destination answered. Nothing is stored.
          *
          *     Needs the permission `event_subscriptions:update`.
@@ -1967,7 +1967,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read app installations public settings <account id> <mode> account.js
+         * Retrieve an account's public settings as a script
          * @description A script that sets `window.account` to the account object (the `account.json` answer), for pages outside the platform's hosting.
          *
          *     Public: no token needed (a token, when sent, is used).
@@ -1989,7 +1989,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read app installations public settings <account id> <mode> account.json
+         * Retrieve an account's public settings
          * @description The account object hosted apps read from `settings/account.js`: the company, its currencies, payment methods and the visitor's country and locale.
          *
          *     Public: no token needed (a token, when sent, is used).
@@ -2266,7 +2266,7 @@ export interface paths {
         put?: never;
         /**
          * Fast forward a subscription
-         * @description The `fast_forward` action on a subscription. Answers the subscription as it stands after the action.
+         * @description The `fast_forward` action on a subscription.
          *
          *     Answers the subscription after the renewal ran (test mode only).
          *
@@ -2353,7 +2353,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read reports sales
+         * Retrieve the sales report
          * @description The sales of the range in one currency, bucketed by day or month in the asked time zone.
          *
          *     Needs the permission `reports:read`.
@@ -2479,7 +2479,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Links an invoice
+         * Create a pay link for an invoice
          * @description The `links` action on an invoice.
          *
          *     A new limited token bound to the invoice (whoever holds it may read and pay the invoice, nothing else) and the pay-link URL made from the account's `invoice_payment_url` (null when unset).
@@ -6403,7 +6403,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: read openapi.json */
+            /** @description Answer to: retrieve the API description */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6449,7 +6449,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: read settings <group> */
+            /** @description Answer to: retrieve a settings group */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6626,7 +6626,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answer to: send settings <group> */
+            /** @description Answer to: update a settings group */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7470,7 +7470,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answer to: auths: secret */
+            /** @description Answer to: create a secret token */
             201: {
                 headers: {
                     /** @description The absolute URL of the created object */
@@ -7682,7 +7682,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: auths: limited */
+            /** @description Answer to: create a limited token (a shopper session) */
             201: {
                 headers: {
                     /** @description The absolute URL of the created object */
@@ -7894,7 +7894,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: read auths options */
+            /** @description Answer to: list the grantable permissions */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8190,7 +8190,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: auths: trusted */
+            /** @description Answer to: create a trusted token's twin */
             201: {
                 headers: {
                     /** @description The absolute URL of the created object */
@@ -10158,7 +10158,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: send oauth token */
+            /** @description Answer to: exchange an authorization code or refresh token for tokens */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11478,7 +11478,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answer to: customers: login */
+            /** @description Answer to: sign a customer in */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14701,7 +14701,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: read payments options */
+            /** @description Answer to: retrieve the payment options */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14880,7 +14880,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answer to: send gateway events stripe <account id> <mode> */
+            /** @description Answer to: receive a Stripe event */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17964,7 +17964,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answer to: test an event subscription */
+            /** @description Answer to: send a sample delivery to an event subscription */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18033,7 +18033,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answer to: send event subscriptions <event subscription id> test <anything> */
+            /** @description Answer to: send a sample delivery to an event subscription */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20270,13 +20270,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: read app installations public settings <account id> <mode> account.js */
+            /** @description Answer to: retrieve an account's public settings as a script */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example text */
                     "text/javascript": string;
                 };
             };
@@ -20313,7 +20312,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: read app installations public settings <account id> <mode> account.json */
+            /** @description Answer to: retrieve an account's public settings */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22239,7 +22238,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: read reports sales */
+            /** @description Answer to: retrieve the sales report */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -23659,7 +23658,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: links an invoice */
+            /** @description Answer to: create a pay link for an invoice */
             201: {
                 headers: {
                     /** @description The absolute URL of the created object */

@@ -202,4 +202,4 @@ declareQuery(listCartPaymentsAction, { list: 'offset' });
 declareQuery(listPaymentsAction, { list: 'cursor', filters: { status: 'initiated, pending, completed, failed, refunded or cancelled', customer_id: 'Payments of one customer', currency: 'Payments in one currency' } });
 
 declareAnswer(commitPaymentAction, { resource: 'payment' });
-declareAnswer(paymentOptionsAction, { shape: 'payment_options', description: 'What a checkout form needs: the accepted payment methods and card types, currencies, countries, the customer fields and the Stripe publishable key.' });
+declareAnswer(paymentOptionsAction, { shape: 'payment_options', summary: 'Retrieve the payment options', description: 'What a checkout form needs: the accepted payment methods and card types, currencies, countries, the customer fields and the Stripe publishable key.' });

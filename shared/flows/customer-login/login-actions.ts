@@ -145,6 +145,6 @@ export async function cartLogoutAction(context: ApiContext): Promise<ApiResult> 
   return { status: 200, body: await renderResource(cartDeclaration, saved, request.render) };
 }
 
-declareAnswer(customerLoginAction, { resource: 'customer', description: 'Answers the signed-in customer, with `auth`: the URL of a new customer-scope limited token (`expand=auth` gives the token itself, in full in this answer only).' });
+declareAnswer(customerLoginAction, { resource: 'customer', summary: 'Sign a customer in', description: 'Answers the signed-in customer, with `auth`: the URL of a new customer-scope limited token (`expand=auth` gives the token itself, in full in this answer only).' });
 declareAnswer(cartLoginAction, { resource: 'cart' });
 declareAnswer(cartLogoutAction, { resource: 'cart' });

@@ -130,4 +130,4 @@ declareQuery(listEventSubscriptionsAction, {
   filters: { event_type: 'Only subscriptions to this event type', method: 'http or email', active: 'true or false', sort_by: 'date_created (default)' },
 });
 
-declareAnswer(testEventSubscriptionAction, { shape: 'event_test_result', description: 'The outcome of the one sample delivery: what was sent and what the destination answered. Nothing is stored.' });
+declareAnswer(testEventSubscriptionAction, { shape: 'event_test_result', summary: 'Send a sample delivery to an event subscription', description: 'The outcome of the one sample delivery: what was sent and what the destination answered. Nothing is stored.' });

@@ -333,5 +333,5 @@ export const updateSettings = withBodyFor('group', settingsUpdates, async (conte
 });
 
 // Both routes answer the group's settings object; which properties it has depends on the group.
-declareAnswer(getSettings, { shape: 'settings', description: 'The settings of the group in the path: `technical`, `general`, `payment` or `tax`; `type` says which, and the properties are that group\'s.' });
-declareAnswer(updateSettings, { shape: 'settings', description: 'Answers the whole group after the update.' });
+declareAnswer(getSettings, { shape: 'settings', summary: 'Retrieve a settings group', description: 'The settings of the group in the path: `technical`, `general`, `payment` or `tax`; `type` says which, and the properties are that group\'s.' });
+declareAnswer(updateSettings, { shape: 'settings', summary: 'Update a settings group', description: 'Answers the whole group after the update.' });

@@ -262,7 +262,8 @@ export async function authOptions(context: ApiContext): Promise<ApiResult> {
 declareQuery(listAuths, { list: 'offset', filters: { type: 'secret (default) or another token kind', test: 'true lists test-mode tokens', q: 'Search in the comments', sort_by: 'date_created (default), date_last_used or expires' } });
 
 // What the token-issuing actions answer, for the API description: the new token, in full this once.
-for (const issuing of [createSecretAuth, createLimitedAuth, createTrustedAuth]) {
-  declareAnswer(issuing, { resource: 'auth', description: 'Answers 201 with the new token; `token` holds it in full in this answer only, and `Location` its URL.' });
-}
-declareAnswer(authOptions, { shape: 'auth_options', description: 'The permissions a token of the asked `type` may be granted.' });
+const issued = 'Answers 201 with the new token; `token` holds it in full in this answer only, and `Location` its URL.';
+declareAnswer(createSecretAuth, { resource: 'auth', summary: 'Create a secret token', description: issued });
+declareAnswer(createLimitedAuth, { resource: 'auth', summary: 'Create a limited token (a shopper session)', description: issued });
+declareAnswer(createTrustedAuth, { resource: 'auth', summary: 'Create a trusted token\'s twin', description: issued });
+declareAnswer(authOptions, { shape: 'auth_options', summary: 'List the grantable permissions', description: 'The permissions a token of the asked `type` may be granted.' });

@@ -174,4 +174,4 @@ declareQuery(listInvoicesAction, { list: 'cursor', filters: { payment_status: 'u
 
 declareAnswer(publishInvoiceAction, { resource: 'invoice' });
 declareAnswer(cancelInvoiceAction, { resource: 'invoice' });
-declareAnswer(createInvoiceLinkAction, { shape: 'invoice_link', description: 'A new limited token bound to the invoice (whoever holds it may read and pay the invoice, nothing else) and the pay-link URL made from the account\'s `invoice_payment_url` (null when unset).' });
+declareAnswer(createInvoiceLinkAction, { shape: 'invoice_link', summary: 'Create a pay link for an invoice', description: 'A new limited token bound to the invoice (whoever holds it may read and pay the invoice, nothing else) and the pay-link URL made from the account\'s `invoice_payment_url` (null when unset).' });

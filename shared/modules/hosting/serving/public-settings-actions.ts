@@ -29,5 +29,5 @@ export const publicAccountScriptAction: Action<Params> = (context) => publicAcco
 /** `account.json`: the same action under its own name. */
 export const publicAccountJsonAction: Action<Params> = (context) => publicAccountSettingsAction(context);
 
-declareAnswer(publicAccountScriptAction, { text: JAVASCRIPT_TYPE.split(';')[0]!, description: 'A script that sets `window.account` to the account object (the `account.json` answer), for pages outside the platform\'s hosting.' });
-declareAnswer(publicAccountJsonAction, { shape: 'public_account', description: 'The account object hosted apps read from `settings/account.js`: the company, its currencies, payment methods and the visitor\'s country and locale.' }, accountObject);
+declareAnswer(publicAccountScriptAction, { text: JAVASCRIPT_TYPE.split(';')[0]!, summary: 'Retrieve an account\'s public settings as a script', description: 'A script that sets `window.account` to the account object (the `account.json` answer), for pages outside the platform\'s hosting.' });
+declareAnswer(publicAccountJsonAction, { shape: 'public_account', summary: 'Retrieve an account\'s public settings', description: 'The account object hosted apps read from `settings/account.js`: the company, its currencies, payment methods and the visitor\'s country and locale.' }, accountObject);

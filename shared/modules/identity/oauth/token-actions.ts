@@ -122,4 +122,4 @@ export async function oauthTokenAction(context: ApiContext): Promise<ApiResult> 
   };
 }
 
-declareAnswer(oauthTokenAction, { shape: 'oauth_token', description: 'The access token and refresh token of the grant (OAuth 2.0 token response), never cached.' });
+declareAnswer(oauthTokenAction, { shape: 'oauth_token', summary: 'Exchange an authorization code or refresh token for tokens', description: 'The access token and refresh token of the grant (OAuth 2.0 token response), never cached.' });
