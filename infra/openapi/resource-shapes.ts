@@ -224,6 +224,15 @@ class ShapeWriter {
     return ts.isObjectLiteralExpression(expression) && this.looseSpreads(expression).length > 0;
   }
 
+  /** What a computed expansion's `compute` returns (an expression body read as a written value, a call's body read). */
+  computed(fn: ts.ArrowFunction | ts.FunctionExpression): JsonSchema | undefined {
+    if (!ts.isBlock(fn.body)) {
+      const typed = this.schema(this.checker.getTypeAtLocation(fn.body), 0, []);
+      return isLoose(typed) ? this.fromWritten(fn.body) : typed;
+    }
+    return this.readReturns(fn);
+  }
+
   /** `returned` of a function, once at a time (undefined when it tells no property). */
   private readReturns(fn: ts.SignatureDeclaration): JsonSchema | undefined {
     if (this.reading.has(fn)) return undefined;
@@ -373,6 +382,33 @@ function mergeReturns(groups: readonly JsonSchema[][]): JsonSchema | undefined {
   return merged;
 }
 
+/**
+ * What each computed expansion of a declaration (`virtuals: { options: { compute } }`) answers,
+ * read from its `compute` function, for the expansions that name no resource; kept in the
+ * resource's shape under this key (the description shows them only with `expand=<name>`).
+ */
+export const VIRTUAL_SHAPES = 'x-virtuals';
+
+function virtualShapes(literal: ts.ObjectLiteralExpression, writer: ShapeWriter): Record<string, JsonSchema> {
+  const shapes: Record<string, JsonSchema> = {};
+  for (const property of literal.properties) {
+    if (!ts.isPropertyAssignment(property) || !ts.isIdentifier(property.name) || property.name.text !== 'virtuals' || !ts.isObjectLiteralExpression(property.initializer)) continue;
+    for (const virtual of property.initializer.properties) {
+      if (!ts.isPropertyAssignment(virtual) || !ts.isObjectLiteralExpression(virtual.initializer)) continue;
+      const name = virtual.name.getText();
+      if (literalProperty(virtual.initializer, 'resource') !== undefined) continue;
+      for (const field of virtual.initializer.properties) {
+        if (!ts.isPropertyAssignment(field) || field.name.getText() !== 'compute') continue;
+        const compute = field.initializer;
+        if (!ts.isArrowFunction(compute) && !ts.isFunctionExpression(compute)) continue;
+        const schema = writer.computed(compute);
+        if (schema?.properties) shapes[name] = schema;
+      }
+    }
+  }
+  return shapes;
+}
+
 /** `object: 'cart'` written as a literal: the kind a rendered object names, which widens to `string` in the inferred type. */
 function constantOf(property: ts.Symbol): JsonSchema | undefined {
   const declaration = property.valueDeclaration;
@@ -435,6 +471,8 @@ export function resourceShapes(): Record<string, JsonSchema> {
           const signature = checker.getSignatureFromDeclaration(toJson);
           if (!signature) throw new Error(`${file.fileName}: the toJson of "${name}" has no signature`);
           shapes[name] = writer.returned(toJson, 0);
+          const computed = virtualShapes(argument, writer);
+          if (Object.keys(computed).length > 0) shapes[name][VIRTUAL_SHAPES] = computed;
         }
       }
       ts.forEachChild(node, visit);

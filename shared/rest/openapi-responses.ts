@@ -291,9 +291,11 @@ export function resourceSchemas(index: ResourceIndex): Record<string, JsonSchema
       if (typesOf(rendered).includes('array')) properties[property] = { type: 'array', items: element };
       else properties[property] = typesOf(rendered).includes('null') ? nullable(element) : element;
     }
+    // What a computed expansion naming no resource answers, read from its `compute` (infra/openapi/resource-shapes.ts).
+    const virtualShapes = (shape['x-virtuals'] ?? {}) as Record<string, JsonSchema>;
     for (const [property, virtual] of Object.entries(declaration.virtuals ?? {})) {
       const target = virtual.resource ? index.byName.get(virtual.resource) : undefined;
-      const computed = { ...(target ? ref(componentName(target.name)) : {}), description: `With \`expand=${property}\`: computed when asked for` };
+      const computed = { ...(target ? ref(componentName(target.name)) : (virtualShapes[property] ?? {})), description: `With \`expand=${property}\`: computed when asked for` };
       const rendered = properties[property];
       // A property rendered anyway (a URL) that expanding replaces keeps both forms.
       if (rendered && target) properties[property] = { anyOf: [rendered, computed] };

@@ -3768,7 +3768,32 @@ export interface components {
             date_modified: string | null;
             settlement_currency?: string;
             /** @description Only with `expand=options`: computed when asked for */
-            options?: unknown;
+            options?: {
+                customer_required_fields: string[];
+                customer_optional_fields: string[];
+                shipping_quotes: {
+                    method_id: string;
+                    name: string;
+                    description: string | null;
+                    details: string | null;
+                    price: number;
+                    price_original: number;
+                    total: number;
+                    total_original: number;
+                }[];
+                payment_methods: {
+                    payment_method_type: string;
+                }[];
+                card_types: string[];
+                allowed_customer_countries: string[];
+                customer_default_country: string | null;
+                currencies: {
+                    code: string;
+                    name: string;
+                }[];
+            } & {
+                [key: string]: unknown;
+            };
             /** @description An amount in the major unit of its currency */
             subtotal?: number | null;
             /** @description An amount in the major unit of its currency */
@@ -4073,7 +4098,15 @@ export interface components {
             payment_status: "pending" | "completed" | "refunded";
             fulfilled: boolean;
             /** @description Only with `expand=options`: computed when asked for */
-            options?: unknown;
+            options?: {
+                customer_required_fields: string[];
+                customer_optional_fields: string[];
+                card_types: string[];
+                currencies: {
+                    code: string;
+                    name: string;
+                }[];
+            };
             /** @description Only with `formatted=true`: a display string (or null) for each money, date, percentage and country property, in the caller's locale */
             formatted?: {
                 [key: string]: string | null;
@@ -4999,7 +5032,32 @@ export interface components {
             date_modified: string | null;
             settlement_currency?: string;
             /** @description Only with `expand=options`: computed when asked for */
-            options?: unknown;
+            options?: {
+                customer_required_fields: string[];
+                customer_optional_fields: string[];
+                shipping_quotes: {
+                    method_id: string;
+                    name: string;
+                    description: string | null;
+                    details: string | null;
+                    price: number;
+                    price_original: number;
+                    total: number;
+                    total_original: number;
+                }[];
+                payment_methods: {
+                    payment_method_type: string;
+                }[];
+                card_types: string[];
+                allowed_customer_countries: string[];
+                customer_default_country: string | null;
+                currencies: {
+                    code: string;
+                    name: string;
+                }[];
+            } & {
+                [key: string]: unknown;
+            };
             /** @description An amount in the major unit of its currency */
             subtotal?: number | null;
             /** @description An amount in the major unit of its currency */
@@ -6279,6 +6337,9 @@ export interface components {
                 [key: string]: unknown;
             }) | null;
             settlement_currency?: string;
+            customer_required_fields?: ("name" | "email" | "country" | "company_name" | "phone" | "tax_number" | "postal_code" | "full_address")[];
+            customer_optional_fields?: ("name" | "email" | "country" | "company_name" | "phone" | "tax_number" | "postal_code" | "full_address" | "credentials")[];
+            card_types?: string[];
             currencies?: string[];
             allow_save_cards?: boolean;
             /** @description ISO 4217, uppercase; always one of `currencies`. */
@@ -6287,15 +6348,12 @@ export interface components {
             exchange_rates?: {
                 [key: string]: number;
             };
-            card_types?: string[];
             /** @description Seconds; 0 turns duplicate detection off. */
             duplicate_payment_timeout?: number;
             ignore_bad_cvv?: boolean;
             ignore_bad_avs?: boolean;
             /** @description ISO 3166-1 alpha-2, uppercase. */
             blocked_countries?: string[];
-            customer_required_fields?: ("name" | "email" | "country" | "company_name" | "phone" | "tax_number" | "postal_code" | "full_address")[];
-            customer_optional_fields?: ("name" | "email" | "country" | "company_name" | "phone" | "tax_number" | "postal_code" | "full_address" | "credentials")[];
             allow_customer_subscription_cancel?: boolean;
             /** @description Days after a failed renewal, strictly increasing, each 1–30, at most 5. */
             subscription_payment_retry_days?: number[];
@@ -6493,26 +6551,26 @@ export interface operations {
                      *         "webhook_secret": "webhook secret"
                      *       },
                      *       "settlement_currency": "USD",
+                     *       "customer_required_fields": [
+                     *         "name"
+                     *       ],
+                     *       "customer_optional_fields": [
+                     *         "name"
+                     *       ],
+                     *       "card_types": [
+                     *         "card types"
+                     *       ],
                      *       "currencies": [
                      *         "currencies"
                      *       ],
                      *       "allow_save_cards": false,
                      *       "default_payment_currency": "USD",
                      *       "exchange_rates": {},
-                     *       "card_types": [
-                     *         "card types"
-                     *       ],
                      *       "duplicate_payment_timeout": 1,
                      *       "ignore_bad_cvv": false,
                      *       "ignore_bad_avs": false,
                      *       "blocked_countries": [
                      *         "blocked countries"
-                     *       ],
-                     *       "customer_required_fields": [
-                     *         "name"
-                     *       ],
-                     *       "customer_optional_fields": [
-                     *         "name"
                      *       ],
                      *       "allow_customer_subscription_cancel": false,
                      *       "subscription_payment_retry_days": [
@@ -6670,26 +6728,26 @@ export interface operations {
                      *         "webhook_secret": "webhook secret"
                      *       },
                      *       "settlement_currency": "USD",
+                     *       "customer_required_fields": [
+                     *         "name"
+                     *       ],
+                     *       "customer_optional_fields": [
+                     *         "name"
+                     *       ],
+                     *       "card_types": [
+                     *         "card types"
+                     *       ],
                      *       "currencies": [
                      *         "currencies"
                      *       ],
                      *       "allow_save_cards": false,
                      *       "default_payment_currency": "USD",
                      *       "exchange_rates": {},
-                     *       "card_types": [
-                     *         "card types"
-                     *       ],
                      *       "duplicate_payment_timeout": 1,
                      *       "ignore_bad_cvv": false,
                      *       "ignore_bad_avs": false,
                      *       "blocked_countries": [
                      *         "blocked countries"
-                     *       ],
-                     *       "customer_required_fields": [
-                     *         "name"
-                     *       ],
-                     *       "customer_optional_fields": [
-                     *         "name"
                      *       ],
                      *       "allow_customer_subscription_cancel": false,
                      *       "subscription_payment_retry_days": [
