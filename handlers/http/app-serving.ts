@@ -8,14 +8,14 @@
  * A function URL event has the `$default` route key; the routes of the table never do.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { hostingSource, publicAccountSettingsAction, serveCdnOrigin } from '../../shared/modules/hosting';
+import { hostingSource, publicAccountJsonAction, publicAccountScriptAction, serveCdnOrigin } from '../../shared/modules/hosting';
 import { defineFamily, lambdaHandler } from '../../shared/app/families';
 import { cloudPlatform } from '../../shared/app/platforms';
 import { config } from '../../shared/core/config';
 
 export const family = defineFamily('hosting', {
-  'GET /api/v1/app_installations/public_settings/{account_id}/{mode}/account.js': publicAccountSettingsAction,
-  'GET /api/v1/app_installations/public_settings/{account_id}/{mode}/account.json': publicAccountSettingsAction,
+  'GET /api/v1/app_installations/public_settings/{account_id}/{mode}/account.js': publicAccountScriptAction,
+  'GET /api/v1/app_installations/public_settings/{account_id}/{mode}/account.json': publicAccountJsonAction,
 });
 
 const api = lambdaHandler(family);

@@ -6,10 +6,12 @@ import { routes, type FamilyName } from '../../shared/app/routes';
 import { deleteImageAction, getImageAction, listImagesAction } from '../../shared/modules/images/actions';
 import { defineFamily, lambdaHandler } from '../../shared/app/families';
 import type { FamilyActions } from '../../shared/http/pipeline';
+import { declareAnswer, type Action } from '../../shared/http/types';
 import { openApiDocument, type ResponseFacts } from '../../shared/rest/openapi';
 import { resources } from '../../shared/app/resources';
 import { eventTypes } from '../../shared/modules/events';
 import resourceShapes from '../../shared/app/resource-shapes.json';
+import answerShapes from '../../shared/app/answer-shapes.json';
 import { appActions } from './apps';
 import { deleteHostedFunctionAction, getHostedFunctionAction, listHostedFunctionsAction } from '../../shared/modules/functions/actions';
 import { family as hosting } from './app-serving';
@@ -57,11 +59,11 @@ const hostedFunctionsWithoutUploads: FamilyActions = {
 /**
  * The families the document describes, by the route table's family names: the compiler refuses
  * a family added to a module manifest without its entry here (the fallback has no routes; this
- * family, defined below, joins in `documentedFamilies`; the invoke surface's router and the sign-in page serve no API route).
+ * family, defined below, joins in `documentedFamilies`; the invoke surface's router, the sign-in page and the API reference serve no API route).
  */
 const documented = {
   apps: appsWithoutUpload, auths, carts, catalog, customers, events, hosting, 'hosted-functions': hostedFunctionsWithoutUploads, images: imagesWithoutUpload, licenses, oauth, orders, payments, promotions, refunds, settings, shipping, shipments, subscriptions, reports, users, invoices,
-} satisfies Record<Exclude<FamilyName, 'fallback' | 'openapi' | 'function-router' | 'signin'>, FamilyActions>;
+} satisfies Record<Exclude<FamilyName, 'fallback' | 'openapi' | 'docs' | 'function-router' | 'signin'>, FamilyActions>;
 
 /** Every family whose actions the document describes. */
 export function documentedFamilies(): readonly FamilyActions[] {
@@ -75,7 +77,7 @@ export function documentedFamilies(): readonly FamilyActions[] {
  */
 export function responseFacts(): ResponseFacts {
   const types = eventTypes.map((entry) => entry.type);
-  return { declarations: resources(), shapes: resourceShapes as ResponseFacts['shapes'], enums: { 'event.type': types }, eventTypes };
+  return { declarations: resources(), shapes: resourceShapes as ResponseFacts['shapes'], answers: answerShapes as ResponseFacts['answers'], enums: { 'event.type': types }, eventTypes };
 }
 
 /** The document for an API root (what `GET /openapi.json` answers there). */
@@ -85,18 +87,32 @@ export function apiDocument(serverUrl: string): Record<string, unknown> {
 
 const documents = new Map<string, Record<string, unknown>>();
 
-export const family = defineFamily('openapi', {
-  'GET /api/v1/openapi.json': async (context) => {
-    const serverUrl = context.baseUrl.replace(/\/$/, '');
-    let document = documents.get(serverUrl);
-    if (document === undefined) {
-      document = apiDocument(serverUrl);
-      // Hosts differ only between the API host and app hosts: a handful, but never unbounded.
-      if (documents.size >= 16) documents.clear();
-      documents.set(serverUrl, document);
-    }
-    return { status: 200, body: document };
+/** `GET /openapi.json`: this document, for the API root the caller used. */
+const openApiAction: Action = async (context) => {
+  const serverUrl = context.baseUrl.replace(/\/$/, '');
+  let document = documents.get(serverUrl);
+  if (document === undefined) {
+    document = apiDocument(serverUrl);
+    // Hosts differ only between the API host and app hosts: a handful, but never unbounded.
+    if (documents.size >= 16) documents.clear();
+    documents.set(serverUrl, document);
+  }
+  return { status: 200, body: document };
+};
+
+declareAnswer(openApiAction, {
+  schema: {
+    type: 'object',
+    description: 'An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0)',
+    required: ['openapi', 'info', 'paths'],
+    properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' }, webhooks: { type: 'object' } },
   },
+  summary: 'Retrieve the API description',
+  description: 'This document, with the API root the request used as its server.',
+});
+
+export const family = defineFamily('openapi', {
+  'GET /api/v1/openapi.json': openApiAction,
 });
 
 export const handler = lambdaHandler(family);

@@ -2,6 +2,7 @@
 import { commitPaymentAction, getPaymentAction, listCartPaymentsAction, listPaymentsAction, payCartAction, paymentOptionsAction, payDirectAction, updatePaymentAction } from '../../shared/flows/checkout/payment-actions';
 import { stripeEventAction } from '../../shared/flows/checkout/gateway-events';
 import { defineFamily, lambdaHandler } from '../../shared/app/families';
+import { declareAnswer } from '../../shared/http/types';
 
 export const family = defineFamily('payments', {
   'POST /api/v1/carts/{cart_id}/payments': payCartAction,
@@ -16,3 +17,6 @@ export const family = defineFamily('payments', {
 });
 
 export const handler = lambdaHandler(family);
+
+// What the Stripe endpoint answers Stripe, for the API description (declared here, beside the table).
+declareAnswer(stripeEventAction, { shape: 'gateway_event', summary: 'Receive a Stripe event', description: 'The event was received (`duplicate` when it had been before); Stripe reads only the status.' });

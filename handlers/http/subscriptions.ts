@@ -11,6 +11,7 @@ import {
 } from '../../shared/modules/subscriptions/actions';
 import { fastForwardSubscriptionAction } from '../../shared/flows/renewals/renewal-actions';
 import { defineFamily, lambdaHandler } from '../../shared/app/families';
+import { declareAnswer } from '../../shared/http/types';
 
 export const family = defineFamily('subscriptions', {
   'GET /api/v1/subscriptions': listSubscriptionsAction,
@@ -25,3 +26,8 @@ export const family = defineFamily('subscriptions', {
 });
 
 export const handler = lambdaHandler(family);
+
+// What the actions of the subscription module answer, for the API description (declared here, beside the table).
+declareAnswer(cancelSubscriptionAction, { resource: 'subscription' });
+declareAnswer(uncancelSubscriptionAction, { resource: 'subscription' });
+declareAnswer(fastForwardSubscriptionAction, { resource: 'subscription', description: 'Answers the subscription after the renewal ran (test mode only).' });

@@ -34,6 +34,15 @@ export const SIGNIN_ROUTES = [
   { method: 'ANY', path: '/signin/{proxy+}' },
 ] as const;
 
+/** The family that answers the API reference (`/docs`: the page and its vendored script). */
+export const DOCS_FAMILY = 'docs';
+
+/** The API reference's routes: the page (`/docs`, and `/docs/` sent to it) and what follows it (the script; the family answers 404 for the rest). */
+export const DOCS_ROUTES = [
+  { method: 'ANY', path: '/docs' },
+  { method: 'ANY', path: '/docs/{proxy+}' },
+] as const;
+
 /** A route as the API needs it; `family` is a plain string so tests can pass their own families. */
 export type ApiRoute = Pick<RouteDefinition, 'method' | 'path'> & { family: string };
 
@@ -135,6 +144,7 @@ export class PlatformApi extends Construct {
         role: `family:${name}`,
         ...(family.nativeModules ? { nativeModules: family.nativeModules } : {}),
         ...(family.documentFonts ? { documentFonts: true } : {}),
+        ...(family.apiReference ? { apiReference: true } : {}),
         ...(family.cdnOrigin ? { cdnOrigin: true } : {}),
       });
       functions.set(name, fn);
@@ -175,6 +185,17 @@ export class PlatformApi extends Construct {
           httpApi: this.httpApi,
           routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod.ANY),
           integration: integrationOf(SIGNIN_FAMILY),
+        });
+      }
+    }
+    // The API reference goes to its family the same way: `https://<api>/docs`.
+    if (integrations.has(DOCS_FAMILY)) {
+      for (const route of DOCS_ROUTES) {
+        if (props.routes.some((entry) => entry.path === route.path)) continue;
+        new apigw.HttpRoute(this, `Route ${route.method} ${route.path}`, {
+          httpApi: this.httpApi,
+          routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod.ANY),
+          integration: integrationOf(DOCS_FAMILY),
         });
       }
     }

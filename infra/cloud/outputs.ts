@@ -10,6 +10,8 @@ export const outputNames = {
   apiUrl: 'ApiUrl',
   functionsUrl: 'FunctionsUrl',
   signinUrl: 'SigninUrl',
+  /** The API reference (`/docs`), rendered from the API's own description. */
+  docsUrl: 'DocsUrl',
   appsDistributionDomain: 'AppsDistributionDomain',
   /** Root URL the image files are served under (the apps distribution). */
   imagesUrl: 'ImagesUrl',

@@ -26,6 +26,7 @@ import { STAGED_PACKAGES_PREFIX } from '../../shared/platform/adapters/lambda-fu
 import { MANAGE_FUNCTIONS_ACTIONS } from './hosted-functions';
 import { type BundleCopy, copyCommand, nativeModuleFiles, type NativeModule } from './native-modules';
 import { DOCUMENT_FONT_FILES, DOCUMENT_FONTS_FOLDER, documentFontFolder } from '../../shared/flows/receipts/fonts';
+import { DOCS_BUNDLE_FOLDER, SCALAR_SCRIPT } from '../docs/site';
 
 /** The repository root: family `entry` paths in shared/app/routes.ts are relative to it. */
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -99,6 +100,8 @@ export interface PlatformFunctionProps {
   nativeModules?: readonly NativeModule[];
   /** Ship the fonts printed documents embed in `fonts/` beside the bundle (`FamilyDefinition.documentFonts`). */
   documentFonts?: boolean;
+  /** Ship the API reference's vendored script in `docs/` beside the bundle (`FamilyDefinition.apiReference`). */
+  apiReference?: boolean;
   /** An origin of the apps CDN: left without the CDN's own address (the image root), which would be a cycle. */
   cdnOrigin?: boolean;
 }
@@ -136,7 +139,7 @@ export class PlatformFunction extends Construct {
       logGroup,
       ...(resources.shared.tracing ? { tracing: lambda.Tracing.ACTIVE } : {}),
       environment: { ...environmentFor(grants, resources, { cdnOrigin: props.cdnOrigin }), ...props.extraEnvironment },
-      bundling: bundlingFor(props.nativeModules ?? [], grants.functions === 'manage', props.documentFonts ?? false, resources.shared.tracing ?? false),
+      bundling: bundlingFor(props.nativeModules ?? [], grants.functions === 'manage', props.documentFonts ?? false, resources.shared.tracing ?? false, props.apiReference ?? false),
     });
     Tags.of(this.function).add(roleTagKey, props.role);
 
@@ -173,6 +176,12 @@ export function documentFontCopies(): BundleCopy[] {
   return Object.values(DOCUMENT_FONT_FILES).map((file) => ({ from: path.join(folder, file), to: path.posix.join(DOCUMENT_FONTS_FOLDER, file) }));
 }
 
+/** The API reference's vendored script, from the repository into the bundle's `docs/` (where handlers/http/docs.ts looks first). */
+export function apiReferenceCopies(): BundleCopy[] {
+  return [{ from: path.join(repoRoot, 'infra/docs/vendor', SCALAR_SCRIPT), to: path.posix.join(DOCS_BUNDLE_FOLDER, SCALAR_SCRIPT) }];
+}
+
+/**
 /**
  * The Powertools Tracer: bundled only into a stack with tracing on. With tracing off it is an
  * external module the code never reaches (shared/core/tracing.ts imports it only when
@@ -186,14 +195,14 @@ export const TRACER_PACKAGE = '@aws-lambda-powertools/tracer';
  * files beside the bundle, copied after esbuild ran: native modules (esbuild leaves them
  * external; their JavaScript and linux-arm64 binaries go into the bundle's `node_modules`), for
  * functions that deploy hosted functions the runtime wrappers the Lambda runner adds to each
- * package (it reads them from `function-wrapper/` at run time), and for families that print
- * documents the fonts (`fonts/`).
+ * package (it reads them from `function-wrapper/` at run time), for families that print
+ * documents the fonts (`fonts/`), and for the API reference its script (`docs/`).
  */
-export function bundlingFor(modules: readonly NativeModule[], functionWrappers: boolean, documentFonts: boolean, tracing: boolean): nodejs.BundlingOptions {
+export function bundlingFor(modules: readonly NativeModule[], functionWrappers: boolean, documentFonts: boolean, tracing: boolean, apiReference = false): nodejs.BundlingOptions {
   const tracer = tracing ? [] : [TRACER_PACKAGE];
-  if (!modules.length && !functionWrappers && !documentFonts) return { ...bundlingOptions, externalModules: [...(bundlingOptions.externalModules ?? []), ...tracer] };
+  if (!modules.length && !functionWrappers && !documentFonts && !apiReference) return { ...bundlingOptions, externalModules: [...(bundlingOptions.externalModules ?? []), ...tracer] };
   const { externals, copies } = modules.length ? nativeModuleFiles(modules) : { externals: [], copies: [] };
-  const allCopies = [...copies, ...(functionWrappers ? [FUNCTION_WRAPPER_COPY] : []), ...(documentFonts ? documentFontCopies() : [])];
+  const allCopies = [...copies, ...(functionWrappers ? [FUNCTION_WRAPPER_COPY] : []), ...(documentFonts ? documentFontCopies() : []), ...(apiReference ? apiReferenceCopies() : [])];
   return {
     ...bundlingOptions,
     externalModules: [...(bundlingOptions.externalModules ?? []), ...externals, ...tracer],

@@ -11,7 +11,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { QueueDefinition } from '../../shared/app/queues';
 import type { FamilyDefinition } from '../../shared/app/routes';
-import { type ApiCustomDomain, type ApiRoute, type ApiThrottle, PlatformApi } from './api';
+import { type ApiCustomDomain, type ApiRoute, type ApiThrottle, DOCS_FAMILY, PlatformApi } from './api';
 import { DataStore } from './data';
 import { HostedFunctions } from './hosted-functions';
 import { type AppsCustomDomain, AppsHosting, type AppsHostingProps } from './hosting';
@@ -267,6 +267,7 @@ export class CartwheelStack extends Stack {
     output(outputNames.apiUrl, `${endpoint}/api/v1/`, 'Base URL of the platform API');
     output(outputNames.functionsUrl, endpoint, 'Base URL of hosted functions (/func/v1/<id>)');
     output(outputNames.signinUrl, `${endpoint}/signin/`, 'Sign-in page');
+    if (props.families[DOCS_FAMILY]) output(outputNames.docsUrl, `${endpoint}/docs`, 'API reference (rendered from /api/v1/openapi.json)');
     output(outputNames.appsDistributionDomain, this.hosting.distribution.distributionDomainName, 'CloudFront domain serving hosted apps');
     output(outputNames.imagesUrl, imagesUrl, 'Root of the public image files (images/<sha256>/<image_id>/<size>.<ext>)');
     if (props.appsCustomDomain) output(outputNames.appsDomain, appsDomain.valueAsString, 'Domain under which hosted apps live');

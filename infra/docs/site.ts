@@ -2,32 +2,36 @@
  * The API reference page (`/docs`): Scalar's standalone build (vendored, ./vendor/README.md)
  * rendering the API's own description, `GET /api/v1/openapi.json`, fetched from the same host, so
  * its "try it" requests go to the server the description names: the runtime or API it came from.
- * The same two files are served by the local runtime (infra/local/docs.ts) and deployed beside
- * the API in the cloud (infra/cloud, a bucket deployment under `docs/` behind the apps CDN).
+ * The same handler serves the two files in both runtimes (handlers/http/docs.ts): the docs
+ * family's Lambda function behind the API's `/docs` routes in the cloud, the local gateway locally.
  */
-import { resolve } from 'node:path';
 
 /** The vendored Scalar build's file name (its version in the name). */
 export const SCALAR_SCRIPT = 'scalar-api-reference-1.76.0.standalone.js';
 
-/** The vendored files' folder in the repository. */
-export const DOCS_VENDOR_DIR = resolve(import.meta.dirname, 'vendor');
+/** The folder beside a Lambda bundle's `index.mjs` that holds the script (the docs family's `apiReference`). */
+export const DOCS_BUNDLE_FOLDER = 'docs';
 
 /**
- * The page: a title, the description's URL, and Scalar configured to work offline (no default
- * fonts, no telemetry) with the description's own server as the target of "try it".
- * `base` is where the page is served (`/docs/`), `specUrl` the description's path.
+ * What Scalar is told: the description's URL, offline (no default fonts, no telemetry), the
+ * description's own server as the target of "try it".
  */
-export function docsPage(base = '/docs/', specUrl = '/api/v1/openapi.json'): string {
-  const configuration = {
-    url: specUrl,
-    withDefaultFonts: false,
-    telemetry: false,
-    hideDownloadButton: false,
-    defaultOpenAllTags: false,
-    documentDownloadType: 'json',
-    metaData: { title: 'Cartwheel API reference' },
-  };
+const CONFIGURATION = {
+  url: '/api/v1/openapi.json',
+  withDefaultFonts: false,
+  telemetry: false,
+  hideDownloadButton: false,
+  defaultOpenAllTags: false,
+  documentDownloadType: 'json',
+  metaData: { title: 'Cartwheel API reference' },
+};
+
+/** The page's one inline script: the same text on every answer, so the page's CSP allows it by its hash. */
+export const SCALAR_SETUP = `Scalar.createApiReference('#app', ${JSON.stringify(CONFIGURATION)});`;
+
+/** The page, served at `/docs/` (its script under it); it reads the description at `/api/v1/openapi.json` of the same host. */
+export function docsPage(): string {
+  const specUrl = CONFIGURATION.url;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -38,8 +42,8 @@ export function docsPage(base = '/docs/', specUrl = '/api/v1/openapi.json'): str
 <body>
 <noscript>The API reference needs JavaScript. The description itself is at <a href="${specUrl}">${specUrl}</a>.</noscript>
 <div id="app"></div>
-<script src="${base}${SCALAR_SCRIPT}"></script>
-<script>Scalar.createApiReference('#app', ${JSON.stringify(configuration)});</script>
+<script src="/docs/${SCALAR_SCRIPT}"></script>
+<script>${SCALAR_SETUP}</script>
 </body>
 </html>
 `;

@@ -27,7 +27,6 @@ import { lambdaContext, toApiGatewayEvent, writeResult, type EdgeFacts } from '.
 import { answerClientError, answerError, headersTooLarge, hostMissing, MAX_REQUEST_HEADER_BYTES, NODE_MAX_HEADER_BYTES, requestHeaderBytes } from './edge-answers';
 import { handleLocalPage, type LocalPagesOptions } from './local-pages';
 import { serveImageFile } from './image-files';
-import { serveDocs } from './docs';
 import { pathFormTarget, serveAppFile, type LocalApps } from './app-files';
 import { appHostAccount } from '../../shared/http/app-hosts';
 import { COST_HEADER, formatCost, measureCost } from '../../shared/store/request-cost';
@@ -128,7 +127,8 @@ export function createGatewayServer(listener: RequestListener): Server {
 /** The platform's surfaces, after the local runtime's own pages (`/_local/`, on the platform host only). */
 const localSurfaces: readonly SurfaceDefinition<SurfaceName | 'local' | 'docs'>[] = [
   { name: 'local', pathPrefix: '/_local/', hosts: 'platform' },
-  // The API reference (infra/docs/site.ts): in the cloud a static page beside the API.
+  // The API reference: the docs family (handlers/http/docs.ts), as the API's `ANY /docs` and
+  // `ANY /docs/{proxy+}` routes call it in the cloud (infra/cloud/api.ts).
   { name: 'docs', pathPrefix: '/docs/', bare: true, hosts: 'platform' },
   ...surfaces,
 ];
@@ -166,7 +166,6 @@ export function createGateway(options: GatewayOptions) {
         await handleLocalPage(req, res, body, sourceIp, options.localPages);
         return;
       }
-      if (surface.name === 'docs') return serveDocs(req, res, path);
       await options.ready;
       /** Calls a family's handler with the API Gateway event of this request, as API Gateway would. */
       const callFamily = async (family: FamilyName, routeKey: string, params: Record<string, string> | undefined, withCost = true) => {
@@ -178,6 +177,8 @@ export function createGateway(options: GatewayOptions) {
         const { value: result, cost } = await measureCost(() => handler(event, lambdaContext(family, TIMEOUT_MS)));
         writeResult(res, withCost ? { ...result, headers: { ...result.headers, [COST_HEADER]: formatCost(cost) } } : result);
       };
+      // The API reference, as its routes call it in the cloud; no cost header of the platform's.
+      if (surface.name === 'docs') return await callFamily('docs', path === '/docs' ? 'ANY /docs' : 'ANY /docs/{proxy+}', path === '/docs' ? undefined : { proxy: path.slice('/docs/'.length) }, false);
       const serve: Record<SurfaceName, () => Promise<void>> = {
         images: () => serveImageFile(req, res, path, options.objects),
         apps: () => {

@@ -15,7 +15,7 @@ import { modules } from './modules';
 export { routeKey, type KeyOfRoute, type ParamKeys, type RouteAccess, type RouteDefinition, type RouteMethod, type RouteParams } from '../http/routes';
 export type { FamilyDefinition, FamilyGrants, ObjectGrant } from '../http/manifest';
 
-/** The app's own families: the API description and the answer to everything unmatched. */
+/** The app's own families: the API description, its reference page and the answer to everything unmatched. */
 const appFamilies = {
   openapi: {
     entry: 'handlers/http/openapi.ts',
@@ -23,6 +23,14 @@ const appFamilies = {
     description: 'The API description: /openapi.json',
     // Public: the per-IP rate limit keeps its buckets in the table.
     grants: { table: 'readWrite', secrets: 'none', email: false, sendsTo: [] },
+  },
+  // The API reference (`/docs`, a docs surface): a page and its vendored script, no API route.
+  docs: {
+    entry: 'handlers/http/docs.ts',
+    memoryMb: 256,
+    description: 'The API reference: /docs (a page and the vendored Scalar script)',
+    grants: { table: 'none', secrets: 'none', email: false, sendsTo: [] },
+    apiReference: true,
   },
   fallback: {
     entry: 'handlers/http/fallback.ts',

@@ -66,6 +66,11 @@ export interface FamilyDefinition {
    */
   documentFonts?: true;
   /**
+   * The family serves the API reference (`/docs`): the vendored script it answers ships beside
+   * the bundle in `docs/` (infra/cloud/platform-function.ts; handlers/http/docs.ts reads it there).
+   */
+  apiReference?: true;
+  /**
    * The function is also an origin of the apps CDN (through its function URL), so the CDN
    * depends on it: it is not told the CDN's own address (the image file root), which would
    * make the distribution depend on itself. Such a family renders no image links.

@@ -68,6 +68,44 @@ export interface ActionInput {
   bodyByParam?: { param: string; schemas: Readonly<Record<string, z.ZodType>> };
   /** A second media type the success answer may have (`application/pdf`: a printable form, ./accept.ts). */
   printable?: string;
+  /** What the success answer is, where the route's path does not tell (an action, a token issue): see `declareAnswer`. */
+  answer?: AnswerDeclaration;
+}
+
+/**
+ * What an action answers with, for the API description, when its route's path does not say it
+ * (a path names a resource, a list or an item; an action such as `/publish` or `/auths/secret`
+ * names none):
+ * - `resource`: the declared resource of that name (`invoice`), as every route of it renders it;
+ * - `shape`: a specific object, whose JSON Schema `npm run generate:api` reads from the code with
+ *   the TypeScript checker (the `body` the action returns, or what `from`, the function named as
+ *   the declaration's third argument, returns) into shared/app/answer-shapes.json, by this name;
+ * - `schema`: a JSON Schema written out, for an answer no type describes (the API description itself);
+ * - `text`: a non-JSON answer of that media type (`application/javascript`).
+ */
+export type AnswerDeclaration = (
+  | { resource: string; description?: string }
+  | { shape: string; description: string }
+  | { schema: Readonly<Record<string, unknown>>; description: string }
+  | { text: string; description: string }
+) & {
+  /** The operation's summary, where the one made from the path reads badly (`Create a secret token`, not `Auths: secret`). */
+  summary?: string;
+};
+
+/**
+ * Declares what an action answers with, beside the action, so the API description types the
+ * answer (and the e2e helper validates it). `from` (a `shape` only) names the function whose
+ * return value the answer is, when the action returns it in another form (`raw`); the generator
+ * reads the argument's name, the runtime ignores it.
+ *
+ * @example declareAnswer(publishInvoiceAction, { resource: 'invoice' })
+ * @example declareAnswer(paymentOptionsAction, { shape: 'payment_options', description: 'What a checkout form needs' })
+ */
+export function declareAnswer<A extends (...args: never[]) => unknown>(action: A, answer: AnswerDeclaration, from?: (...args: never[]) => unknown): void {
+  void from;
+  const declared = action as unknown as Action;
+  declared.input = { ...declared.input, answer };
 }
 
 /** The query parameters a list action takes besides the rendering ones (conventions.md §12). */

@@ -22,6 +22,8 @@ export interface ResponseFacts {
   shapes: Readonly<Record<string, JsonSchema>>;
   /** Values a property may take where the contract lists them, by `<declaration>.<property>` (event types). */
   enums?: Readonly<Record<string, readonly string[]>>;
+  /** The JSON shape of each specific answer an action declares (`declareAnswer(..., { shape })`), by shape name (generated: shared/app/answer-shapes.json). */
+  answers?: Readonly<Record<string, JsonSchema>>;
   /** The event catalog, for the `webhooks` section: each type, the resource its `data` carries and when it happens. */
   eventTypes?: ReadonlyArray<{ type: string; resource: string; description: string }>;
 }
@@ -209,6 +211,17 @@ function copy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
+/**
+ * An answer shape, refined as a resource's is (timestamps, free-form `meta`) and, like a
+ * resource's schema, without the generator's "more properties may follow" at its top (a typed
+ * client would take any misspelled field for one of them).
+ */
+export function refineAnswer(schema: JsonSchema): JsonSchema {
+  const refined = refine(copy(schema));
+  if (refined.additionalProperties && typeof refined.additionalProperties === 'object' && Object.keys(refined.additionalProperties).length === 0) delete refined.additionalProperties;
+  return refined;
+}
+
 /** Sets `format: date-time` on timestamp properties (`date`, `date_*`) and makes every `meta` free-form, at any depth. */
 function refine(schema: JsonSchema): JsonSchema {
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
@@ -278,9 +291,11 @@ export function resourceSchemas(index: ResourceIndex): Record<string, JsonSchema
       if (typesOf(rendered).includes('array')) properties[property] = { type: 'array', items: element };
       else properties[property] = typesOf(rendered).includes('null') ? nullable(element) : element;
     }
+    // What a computed expansion naming no resource answers, read from its `compute` (infra/openapi/resource-shapes.ts).
+    const virtualShapes = (shape['x-virtuals'] ?? {}) as Record<string, JsonSchema>;
     for (const [property, virtual] of Object.entries(declaration.virtuals ?? {})) {
       const target = virtual.resource ? index.byName.get(virtual.resource) : undefined;
-      const computed = { ...(target ? ref(componentName(target.name)) : {}), description: `With \`expand=${property}\`: computed when asked for` };
+      const computed = { ...(target ? ref(componentName(target.name)) : (virtualShapes[property] ?? {})), description: `With \`expand=${property}\`: computed when asked for` };
       const rendered = properties[property];
       // A property rendered anyway (a URL) that expanding replaces keeps both forms.
       if (rendered && target) properties[property] = { anyOf: [rendered, computed] };

@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import { bodyKindOf, type BodyKind, type RouteDefinition } from '../http/routes';
 import type { FamilyActions } from '../http/pipeline';
-import { componentName, exampleOf, listName, objectOf, ref, ResourceIndex, resourceSchemas, type JsonSchema, type ResponseFacts, type RouteResponse } from './openapi-responses';
+import type { AnswerDeclaration } from '../http/types';
+import { componentName, exampleOf, listName, objectOf, ref, refineAnswer, ResourceIndex, resourceSchemas, type JsonSchema, type ResponseFacts, type RouteResponse } from './openapi-responses';
 
 export type { ResponseFacts } from './openapi-responses';
 
@@ -91,6 +92,19 @@ function permissionOf(route: RouteDefinition): string {
   return route.access.kind === 'permission' ? `${route.access.resource}:${route.access.method}` : route.access.kind;
 }
 
+/**
+ * Whether a declared body schema refuses a request without a body: the pipeline validates an
+ * absent body as `{}`, so a schema whose properties are all optional takes none
+ * (`requestBody.required` is false), one with a required property refuses it.
+ */
+export function refusesEmpty(schema: z.ZodType): boolean {
+  try {
+    return !schema.safeParse({}).success;
+  } catch {
+    return true;
+  }
+}
+
 function bodySchema(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>;
   delete json.$schema;
@@ -114,7 +128,7 @@ const plural = (name: string) => {
 };
 
 /** A summary and description written from what the route does. */
-function wording(route: RouteDefinition, response: RouteResponse, status: number): { summary: string; description: string } {
+function wording(route: RouteDefinition, response: RouteResponse, status: number, answer: AnswerDeclaration | undefined): { summary: string; description: string } {
   const lines: string[] = [];
   let summary: string;
   const path = route.path.replace(/^\/api\/v1/, '');
@@ -139,17 +153,47 @@ function wording(route: RouteDefinition, response: RouteResponse, status: number
       summary = /}$/.test(path.replace(/\/[^/]+$/, ''))
         ? `${response.action[0]!.toUpperCase()}${spoken(response.action.slice(1))} ${article(spoken(response.declaration.name))}`
         : `${plural(response.declaration.name)[0]!.toUpperCase()}${plural(response.declaration.name).slice(1)}: ${spoken(response.action)}`;
-      lines.push(`The \`${response.action}\` action on ${article(spoken(response.declaration.name))}. The answer is a JSON object; when its \`object\` is \`${response.declaration.name}\` it is the ${spoken(response.declaration.name)} after the action.`);
+      lines.push(
+        answer && 'resource' in answer && answer.resource === response.declaration.name && !answer.description
+          ? `The \`${response.action}\` action on ${article(spoken(response.declaration.name))}. Answers the ${spoken(response.declaration.name)} as it stands after the action.`
+          : `The \`${response.action}\` action on ${article(spoken(response.declaration.name))}.`,
+      );
       break;
     default:
       summary = `${route.method === 'GET' ? 'Read' : route.method === 'DELETE' ? 'Delete' : 'Send'} ${path.replace(/^\//, '').replace(/\{([^}]+)\}/g, '<$1>').replace(/\//g, ' ').replace(/_/g, ' ')}`;
   }
+  if (answer?.summary) summary = answer.summary;
+  if (answer?.description) lines.push(answer.description);
+  else if (answer && 'resource' in answer && response.kind !== 'action') lines.push(`Answers ${article(spoken(answer.resource))}.`);
   lines.push(route.access.kind === 'permission' ? `Needs the permission \`${permissionOf(route)}\`.` : route.access.kind === 'public' ? 'Public: no token needed (a token, when sent, is used).' : 'Any valid token.');
   return { summary, description: lines.join('\n\n') };
 }
 
 /** The success answer of a route: its schema and an example. */
-function successContent(response: RouteResponse, index: ResourceIndex, resolve: (ref: string) => JsonSchema | undefined, serverUrl: string): { schema: JsonSchema; example?: unknown } {
+/** The schema an action's declared answer names: the resource's component, the answer shape's, or the schema written out. */
+function answerSchema(answer: AnswerDeclaration, index: ResourceIndex): JsonSchema {
+  if ('resource' in answer) {
+    if (!index.byName.has(answer.resource)) throw new Error(`An action declares it answers "${answer.resource}", which no declaration is named`);
+    return ref(componentName(answer.resource));
+  }
+  if ('shape' in answer) {
+    if (!index.facts.answers?.[answer.shape]) throw new Error(`The answer shape "${answer.shape}" is not in shared/app/answer-shapes.json: run \`npm run generate:api\``);
+    return ref(answerComponentName(answer.shape));
+  }
+  if ('schema' in answer) return { ...answer.schema };
+  return { type: 'string' };
+}
+
+/** The component name of an answer shape: `payment_options` → `PaymentOptions`. */
+export function answerComponentName(shape: string): string {
+  return componentName(shape);
+}
+
+function successContent(response: RouteResponse, index: ResourceIndex, resolve: (ref: string) => JsonSchema | undefined, serverUrl: string, answer: AnswerDeclaration | undefined): { schema: JsonSchema; example?: unknown } {
+  if (answer) {
+    const schema = answerSchema(answer, index);
+    return 'schema' in answer || 'text' in answer ? { schema } : { schema, example: exampleOf(schema, resolve, serverUrl) };
+  }
   let schema: JsonSchema;
   if (response.kind === 'list') schema = ref(listName(response.declaration, response.style));
   else if (response.kind === 'resource') schema = ref(componentName(response.declaration.name));
@@ -193,10 +237,13 @@ function operation(route: RouteDefinition, actions: FamilyActions['actions'], in
     }
   }
   const body = action?.input?.body;
-  const { summary, description } = wording(route, response, status);
-  const success = status === 204 ? { description: 'Done: no content' } : { description: summary.replace(/^(\w)/, (letter) => letter.toLowerCase()).replace(/^/, 'Answer to: '), content: { 'application/json': successContent(response, index!, resolve, serverUrl) } };
+  // Without the response facts nothing but the request side is described.
+  const answer = index ? action?.input?.answer : undefined;
+  const { summary, description } = wording(route, response, status, answer);
+  const mediaType = answer && 'text' in answer ? answer.text : 'application/json';
+  const success = status === 204 ? { description: 'Done: no content' } : { description: summary.replace(/^(\w)/, (letter) => letter.toLowerCase()).replace(/^/, 'Answer to: '), content: { [mediaType]: successContent(response, index!, resolve, serverUrl, answer) } };
   if (status === 201) Object.assign(success, { headers: { Location: { description: 'The absolute URL of the created object', schema: { type: 'string', format: 'uri' } } } });
-  if (status !== 204 && !index) (success as { content: Record<string, { schema: JsonSchema }> }).content['application/json'] = { schema: { type: 'object' } };
+  if (status !== 204 && !index) (success as { content: Record<string, { schema: JsonSchema }> }).content[mediaType] = { schema: { type: 'object' } };
   const printable = action?.input?.printable;
   if (status !== 204 && printable) {
     // The same route answers a printable document when the Accept header asks for it first.
@@ -220,12 +267,12 @@ function operation(route: RouteDefinition, actions: FamilyActions['actions'], in
   };
   if (route.access.kind === 'public') result.security = [{}, { bearer: [] }];
   const kind = bodyKindOf(route);
-  if (body) result.requestBody = { required: true, content: bodyContent(kind, bodySchema(body)) };
+  if (body) result.requestBody = { required: refusesEmpty(body), content: bodyContent(kind, bodySchema(body)) };
   const byParam = action?.input?.bodyByParam;
   if (byParam) {
     const alternatives = Object.entries(byParam.schemas).map(([value, schema]) => ({ title: `${byParam.param} = ${value}`, ...bodySchema(schema) }));
     result.requestBody = {
-      required: true,
+      required: Object.values(byParam.schemas).some(refusesEmpty),
       description: `The schema is the one of the path parameter ${byParam.param}: ${Object.keys(byParam.schemas).join(', ')}.`,
       content: bodyContent(kind, { oneOf: alternatives }),
     };
@@ -306,12 +353,18 @@ function notificationSchema(types: readonly string[]): JsonSchema {
   };
 }
 
-/** Drops the list envelopes no route or expansion refers to (every resource gets both styles first; a route picks one). */
-function withoutUnusedLists(document: Record<string, unknown>, schemas: Record<string, unknown>): void {
+/**
+ * Drops the list envelopes, answer shapes and `AnyObject` when no route or expansion refers to
+ * them (every resource gets both list styles first, a route picks one; an answer shape's action
+ * may not be documented).
+ */
+function withoutUnusedLists(document: Record<string, unknown>, schemas: Record<string, unknown>, answers: readonly string[]): void {
   const used = new Set<string>();
   const text = JSON.stringify(document);
   for (const match of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) used.add(match[1]!);
-  for (const name of Object.keys(schemas)) if (/(Offset|Cursor)List$/.test(name) && !used.has(name)) delete schemas[name];
+  // `AnyObject` is what an undeclared action answers: unused while every action declares its answer.
+  const optional = new Set([...answers.map(answerComponentName), 'AnyObject']);
+  for (const name of Object.keys(schemas)) if ((/(Offset|Cursor)List$/.test(name) || optional.has(name)) && !used.has(name)) delete schemas[name];
 }
 
 /** Replaces `§`-citations of contract documents the repository does not ship, in a description text. */
@@ -356,6 +409,11 @@ export function openApiDocument(routes: readonly RouteDefinition[], families: re
       const [name, property] = key.split('.') as [string, string];
       const target = (schemas[componentName(name)] as { properties?: Record<string, JsonSchema> } | undefined)?.properties?.[property];
       if (target) target.enum = [...values];
+    }
+    for (const [name, shape] of Object.entries(facts?.answers ?? {})) {
+      const component = answerComponentName(name);
+      if (schemas[component]) throw new Error(`The answer shape "${name}" has the component name of a resource (${component})`);
+      schemas[component] = refineAnswer({ title: name, ...shape });
     }
     schemas.AnyObject = anyObjectSchema(index);
     schemas.Notification = notificationSchema((facts?.eventTypes ?? []).map((entry) => entry.type));
@@ -402,7 +460,7 @@ export function openApiDocument(routes: readonly RouteDefinition[], families: re
     },
   };
   if (index) document.webhooks = webhooks(index);
-  withoutUnusedLists(document, schemas);
+  withoutUnusedLists(document, schemas, Object.keys(facts?.answers ?? {}));
   cleanTexts(document);
   return document;
 }

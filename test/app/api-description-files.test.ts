@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { RESOURCE_SHAPES_FILE, resourceShapesText } from '../../infra/openapi/resource-shapes';
+import { ANSWER_SHAPES_FILE, answerShapesText, RESOURCE_SHAPES_FILE, resourceShapesText } from '../../infra/openapi/resource-shapes';
 import { resources } from '../../shared/app/resources';
 import { CLIENT_TYPES_FILE, clientTypesText } from '../../infra/openapi/client-types';
 
@@ -17,6 +17,15 @@ describe('generated API description files', () => {
     const shapes = JSON.parse(fresh) as Record<string, { properties?: Record<string, unknown> }>;
     expect(Object.keys(shapes).sort()).toEqual(resources().map((declaration) => declaration.name).sort());
     for (const declaration of resources()) expect(Object.keys(shapes[declaration.name]!.properties ?? {}), declaration.name).toContain(declaration.idField);
+  }, 180_000);
+
+  it('shared/app/answer-shapes.json is what the actions that declare an answer shape return (npm run generate:api)', () => {
+    const fresh = answerShapesText();
+    expect(readFileSync(ANSWER_SHAPES_FILE, 'utf8') === fresh, 'shared/app/answer-shapes.json is stale: run `npm run generate:api`').toBe(true);
+    // Each shape has the properties its code writes, read through the types (not hand-written).
+    const shapes = JSON.parse(fresh) as Record<string, { properties?: Record<string, unknown> }>;
+    expect(Object.keys(shapes)).toEqual(expect.arrayContaining(['payment_options', 'oauth_token', 'invoice_link']));
+    expect(Object.keys(shapes.invoice_link!.properties ?? {})).toEqual(['object', 'invoice_id', 'token', 'expires_in_seconds', 'link_url']);
   }, 180_000);
 
   it('packages/client/src/schema.ts is what openapi-typescript makes of the document (npm run generate:api)', async () => {

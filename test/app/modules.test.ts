@@ -21,8 +21,8 @@ describe('module manifests', () => {
     expect(new Set(keys).size).toBe(keys.length);
     const owned = modules.flatMap((manifest) => Object.keys(manifest.families));
     expect(new Set(owned).size).toBe(owned.length);
-    // The app's own two families are not a module's.
-    expect(Object.keys(families).sort()).toEqual([...owned, 'fallback', 'openapi'].sort());
+    // The app's own three families (the description, its reference page, the fallback) are not a module's.
+    expect(Object.keys(families).sort()).toEqual([...owned, 'fallback', 'openapi', 'docs'].sort());
   });
 
   it('make up the whole route table (the app adds only the API description)', () => {

@@ -40,5 +40,19 @@ export async function typedAnswers(): Promise<void> {
   const type: 'order:created' = body.type;
   // @ts-expect-error a notification's data is the order: its total is a number
   const total: string = body.data.total;
-  void [name, headline, kind, misspelled, notNullable, price, cursor, offset, type, total];
+
+  // Action routes are typed too: the resource they answer, or the shape read from their code.
+  const { data: published } = await cartwheel.POST('/invoices/{invoice_id}/publish', { params: { path: { invoice_id: 'i1' } } });
+  const invoiceKind: 'invoice' | undefined = published?.object;
+  // @ts-expect-error the published invoice has no such field
+  void published?.invoice_idd;
+  const { data: link } = await cartwheel.POST('/invoices/{invoice_id}/links', { params: { path: { invoice_id: 'i1' } } });
+  const seconds: number | undefined = link?.expires_in_seconds;
+  // @ts-expect-error the pay link's answer has no such field
+  void link?.link_uri;
+  const { data: options } = await cartwheel.GET('/payments/options');
+  const cardTypes: string[] | undefined = options?.card_types;
+  // @ts-expect-error the payment options name their card types `card_types`
+  void options?.cardTypes;
+  void [name, headline, kind, misspelled, notNullable, price, cursor, offset, type, total, invoiceKind, seconds, cardTypes];
 }

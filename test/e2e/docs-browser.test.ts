@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCALAR_SCRIPT } from '../../infra/docs/site';
+import { DOCS_PAGE_CSP } from '../../handlers/http/docs';
 import { launchChromium } from '../support/browser';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process';
 
@@ -32,6 +33,8 @@ describe('GET /docs', () => {
     const page = await fetch(`${runtime.url}/docs`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    // The same handler as the cloud's (handlers/http/docs.ts): its CSP allows only its own script and set-up.
+    expect(page.headers.get('content-security-policy')).toBe(DOCS_PAGE_CSP);
     const html = await page.text();
     expect(html).toContain(`/docs/${SCALAR_SCRIPT}`);
     expect(html).toContain('/api/v1/openapi.json');
@@ -49,6 +52,11 @@ describe('GET /docs', () => {
     page.on('request', (request) => requested.push(request.url()));
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
+    // Whatever the page's CSP refused would show here (and might leave the reference half-working).
+    const refused: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+    });
     await page.goto(`${runtime.url}/docs`);
     try {
       await page.getByRole('heading', { name: 'Cartwheel API' }).first().waitFor({ timeout: 60_000 });
@@ -68,6 +76,7 @@ describe('GET /docs', () => {
     expect(requested).toContain(`${runtime.url}/api/v1/openapi.json`);
     expect(requested.filter((url) => !url.startsWith(runtime.url) && !url.startsWith('data:') && !url.startsWith('blob:'))).toEqual([]);
     expect(errors).toEqual([]);
+    expect(refused).toEqual([]);
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'docs.png') });
     await context.close();

@@ -6,7 +6,7 @@ import { fallbackFamily, families, routes } from '../../shared/app/routes';
 import { queues, queueUrlVariable } from '../../shared/app/queues';
 import { schedules } from '../../shared/app/schedules';
 import { routeLayout } from '../../infra/cloud/route-layout';
-import { FUNCTION_ROUTE, FUNCTION_ROUTER_FAMILY, SIGNIN_FAMILY, SIGNIN_ROUTES } from '../../infra/cloud/api';
+import { DOCS_FAMILY, DOCS_ROUTES, FUNCTION_ROUTE, FUNCTION_ROUTER_FAMILY, SIGNIN_FAMILY, SIGNIN_ROUTES } from '../../infra/cloud/api';
 import { type Synthesized, functionWithRole, referencedId, resourcesOfType, synthesize, synthTimeout } from './synthesize';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -41,7 +41,12 @@ describe('HTTP API from shared/app/routes.ts', () => {
   it('has one route per entry of the route layout (greedy routes per resource group) plus $default (and the invoke URLs\' route once the function router exists)', () => {
     const functionsRoute = FUNCTION_ROUTER_FAMILY in families && !routes.some((route) => (route.path as string) === FUNCTION_ROUTE.path) ? 1 : 0;
     const signinRoutes = SIGNIN_FAMILY in families ? SIGNIN_ROUTES.length : 0;
-    synth.template.resourceCountIs('AWS::ApiGatewayV2::Route', routeLayout(routes).length + 1 + functionsRoute + signinRoutes);
+    const docsRoutes = DOCS_FAMILY in families ? DOCS_ROUTES.length : 0;
+    synth.template.resourceCountIs('AWS::ApiGatewayV2::Route', routeLayout(routes).length + 1 + functionsRoute + signinRoutes + docsRoutes);
+  });
+
+  it.each(DOCS_ROUTES.map((route) => `${route.method} ${route.path}`))('sends the API reference\'s %s to the docs family function', (key) => {
+    expect(functionBehindRoute(key)).toBe(functionWithRole(synth.json, `family:${DOCS_FAMILY}`));
   });
 
   it.each(SIGNIN_ROUTES.map((route) => `${route.method} ${route.path}`))('sends the sign-in page\'s %s to the signin family function', (key) => {
@@ -157,12 +162,13 @@ describe('HTTP API from shared/app/routes.ts', () => {
     });
   });
 
-  it('outputs the API, functions and sign-in URLs from the API endpoint', () => {
+  it('outputs the API, functions, sign-in and API reference URLs from the API endpoint', () => {
     const apiId = resourcesOfType(synth.json, 'AWS::ApiGatewayV2::Api')[0]!;
     const endpoint = { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] };
     expect(synth.json.Outputs?.ApiUrl?.Value).toEqual({ 'Fn::Join': ['', [endpoint, '/api/v1/']] });
     expect(synth.json.Outputs?.SigninUrl?.Value).toEqual({ 'Fn::Join': ['', [endpoint, '/signin/']] });
     expect(synth.json.Outputs?.FunctionsUrl?.Value).toEqual(endpoint);
+    expect(synth.json.Outputs?.DocsUrl?.Value).toEqual({ 'Fn::Join': ['', [endpoint, '/docs']] });
   });
 });
 

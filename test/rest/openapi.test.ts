@@ -10,7 +10,7 @@ import { apiDocument, documentedFamilies } from '../../handlers/http/openapi';
 import { resources } from '../../shared/app/resources';
 import { eventTypes } from '../../shared/modules/events';
 import { productCreate } from '../../shared/modules/catalog/product-schemas';
-import { openApiDocument, successStatus } from '../../shared/rest/openapi';
+import { openApiDocument, refusesEmpty, successStatus } from '../../shared/rest/openapi';
 import { parseInput } from '../../shared/rest/validate';
 import type { RouteDefinition } from '../../shared/http/routes';
 import { withBody } from '../../shared/http/types';
@@ -18,7 +18,7 @@ import { z } from 'zod';
 
 const document = apiDocument('https://api.example.test/api/v1') as {
   openapi: string;
-  paths: Record<string, Record<string, { summary: string; requestBody?: { content: Record<string, { schema: any }> }; parameters: Array<{ name: string; in: string; description?: string }>; responses: Record<string, any>; 'x-cartwheel-permission': string; 'x-cartwheel-expand'?: string[] }>>;
+  paths: Record<string, Record<string, { summary: string; requestBody?: { required?: boolean; content: Record<string, { schema: any }> }; parameters: Array<{ name: string; in: string; description?: string }>; responses: Record<string, any>; 'x-cartwheel-permission': string; 'x-cartwheel-expand'?: string[] }>>;
   components: { schemas: Record<string, any> };
   webhooks: Record<string, any>;
 };
@@ -98,6 +98,23 @@ describe('GET /openapi.json', () => {
     expect(settings.oneOf.map((alternative: { title: string }) => alternative.title)).toEqual(['group = technical', 'group = general', 'group = payment', 'group = tax']);
   });
 
+  it('marks a request body required only where an empty body is refused', () => {
+    const required = (path: string) => document.paths[path]!.post!.requestBody?.required;
+    // The pipeline validates an absent body as `{}`: a schema with a required property refuses it.
+    expect(required('/products')).toBe(true);
+    expect(required('/customers/login')).toBe(true);
+    expect(required('/apps/{app_id}/deploy')).toBe(true);
+    // Optional properties only: no body is a body.
+    expect(required('/apps/{app_id}/rollback')).toBe(false);
+    expect(required('/subscriptions/{subscription_id}/cancel')).toBe(false);
+    expect(required('/products/{product_id}')).toBe(false);
+    // An action that reads no body describes none.
+    expect(document.paths['/carts/{cart_id}/logout']!.post!.requestBody).toBeUndefined();
+    expect(document.paths['/invoices/{invoice_id}/publish']!.post!.requestBody).toBeUndefined();
+    expect(refusesEmpty(z.object({ name: z.string() }))).toBe(true);
+    expect(refusesEmpty(z.object({ name: z.string().optional() }))).toBe(false);
+  });
+
   it('lists the media types of each body kind a route declares', async () => {
     const table: RouteDefinition[] = [
       { method: 'POST', path: '/api/v1/oauth/token', family: 'test', access: { kind: 'public' }, body: 'form-or-json' },
@@ -171,10 +188,15 @@ describe('GET /openapi.json: responses', () => {
     expect(success('/products/{product_id}', 'get').example).toEqual(expect.objectContaining({ object: 'product', url: 'https://api.example.test/api/v1/products/3HE81X8T8P1B' }));
     const described = Object.values(document.paths).flatMap((methods) => Object.values(methods)).filter((operation) => Object.keys(operation.responses)[0] !== '204');
     const specific = described.filter((operation) => !JSON.stringify(operation.responses).includes('AnyObject'));
-    // Action routes (`/cancel`, `/publish`, `/deploy`, token issuing, settings) answer "any object"
-    // and are checked by the `object` they carry; they are a fifth of the routes since invoices,
-    // subscriptions and OAuth added theirs. Typing each action's answer is open work.
-    expect(specific.length / described.length).toBeGreaterThan(0.75);
+    // Action routes (`/cancel`, `/publish`, token issuing, settings) declare their answer
+    // (`declareAnswer`): the resource they return or a shape read from their code.
+    expect(specific.length / described.length).toBeGreaterThanOrEqual(0.95);
+    expect(success('/invoices/{invoice_id}/publish', 'post').ref).toBe('Invoice');
+    expect(success('/auths/secret', 'post')).toEqual(expect.objectContaining({ status: '201', ref: 'Auth' }));
+    expect(success('/subscriptions/{subscription_id}/cancel', 'post').ref).toBe('Subscription');
+    expect(success('/payments/options', 'get').ref).toBe('PaymentOptions');
+    expect(document.components.schemas.InvoiceLink.properties.expires_in_seconds.type).toBe('integer');
+    expect(document.paths['/app_installations/public_settings/{account_id}/{mode}/account.js']!.get!.responses['200'].content).toHaveProperty('text/javascript');
     for (const operation of Object.values(document.paths).flatMap((methods) => Object.values(methods))) expect(operation.summary).toMatch(/^[A-Z]/);
     expect(document.paths['/payments/{payment_id}']!.get!['x-cartwheel-expand']).toEqual(expect.arrayContaining(['order', 'order.customer', 'customer', 'refunds']));
     expect(document.paths['/payments/{payment_id}']!.get!.parameters.find((parameter) => parameter.name === 'expand')!.description).toContain('`order.customer`');

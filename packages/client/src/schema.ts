@@ -13,8 +13,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read openapi.json
-         * @description Public: no token needed (a token, when sent, is used).
+         * Retrieve the API description
+         * @description This document, with the API root the request used as its server.
+         *
+         *     Public: no token needed (a token, when sent, is used).
          */
         get: operations["getOpenapiJson"];
         put?: never;
@@ -33,14 +35,18 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read settings <group>
-         * @description Needs the permission `settings:read`.
+         * Retrieve a settings group
+         * @description The settings of the group in the path: `technical`, `general`, `payment` or `tax`; `type` says which, and the properties are that group's.
+         *
+         *     Needs the permission `settings:read`.
          */
         get: operations["getSettingsGroup"];
         put?: never;
         /**
-         * Send settings <group>
-         * @description Needs the permission `settings:update`.
+         * Update a settings group
+         * @description Answers the whole group after the update.
+         *
+         *     Needs the permission `settings:update`.
          */
         post: operations["postSettingsGroup"];
         delete?: never;
@@ -111,8 +117,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Auths: secret
-         * @description The `secret` action on an auth. The answer is a JSON object; when its `object` is `auth` it is the auth after the action.
+         * Create a secret token
+         * @description The `secret` action on an auth.
+         *
+         *     Answers 201 with the new token; `token` holds it in full in this answer only, and `Location` its URL.
          *
          *     Needs the permission `auths:create`.
          */
@@ -133,8 +141,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Auths: limited
-         * @description The `limited` action on an auth. The answer is a JSON object; when its `object` is `auth` it is the auth after the action.
+         * Create a limited token (a shopper session)
+         * @description The `limited` action on an auth.
+         *
+         *     Answers 201 with the new token; `token` holds it in full in this answer only, and `Location` its URL.
          *
          *     Public: no token needed (a token, when sent, is used).
          */
@@ -153,8 +163,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read auths options
-         * @description Any valid token.
+         * List the grantable permissions
+         * @description The permissions a token of the asked `type` may be granted.
+         *
+         *     Any valid token.
          */
         get: operations["getAuthsOptions"];
         put?: never;
@@ -199,8 +211,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Auths: trusted
-         * @description The `trusted` action on an auth. The answer is a JSON object; when its `object` is `auth` it is the auth after the action.
+         * Create a trusted token's twin
+         * @description The `trusted` action on an auth.
+         *
+         *     Answers 201 with the new token; `token` holds it in full in this answer only, and `Location` its URL.
          *
          *     Any valid token.
          */
@@ -364,7 +378,9 @@ export interface paths {
         put?: never;
         /**
          * Reset secret an oauth app
-         * @description The `reset_secret` action on an oauth app. The answer is a JSON object; when its `object` is `oauth_app` it is the oauth app after the action.
+         * @description The `reset_secret` action on an oauth app.
+         *
+         *     Answers the app with its new client secret in full, in this answer only; the old secret stops working.
          *
          *     Needs the permission `auths:update`.
          */
@@ -385,8 +401,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send oauth token
-         * @description Public: no token needed (a token, when sent, is used).
+         * Exchange an authorization code or refresh token for tokens
+         * @description The access token and refresh token of the grant (OAuth 2.0 token response), never cached.
+         *
+         *     Public: no token needed (a token, when sent, is used).
          */
         post: operations["postOauthToken"];
         delete?: never;
@@ -573,8 +591,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Customers: login
-         * @description The `login` action on a customer. The answer is a JSON object; when its `object` is `customer` it is the customer after the action.
+         * Sign a customer in
+         * @description The `login` action on a customer.
+         *
+         *     Answers the signed-in customer, with `auth`: the URL of a new customer-scope limited token (`expand=auth` gives the token itself, in full in this answer only).
          *
          *     Public: no token needed (a token, when sent, is used).
          */
@@ -792,7 +812,7 @@ export interface paths {
         put?: never;
         /**
          * Login a cart
-         * @description The `login` action on a cart. The answer is a JSON object; when its `object` is `cart` it is the cart after the action.
+         * @description The `login` action on a cart. Answers the cart as it stands after the action.
          *
          *     Needs the permission `carts:update`.
          */
@@ -814,7 +834,7 @@ export interface paths {
         put?: never;
         /**
          * Logout a cart
-         * @description The `logout` action on a cart. The answer is a JSON object; when its `object` is `cart` it is the cart after the action.
+         * @description The `logout` action on a cart. Answers the cart as it stands after the action.
          *
          *     Needs the permission `carts:update`.
          */
@@ -915,8 +935,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read payments options
-         * @description Any valid token.
+         * Retrieve the payment options
+         * @description What a checkout form needs: the accepted payment methods and card types, currencies, countries, the customer fields and the Stripe publishable key.
+         *
+         *     Any valid token.
          */
         get: operations["getPaymentsOptions"];
         put?: never;
@@ -938,7 +960,7 @@ export interface paths {
         put?: never;
         /**
          * Commit a payment
-         * @description The `commit` action on a payment. The answer is a JSON object; when its `object` is `payment` it is the payment after the action.
+         * @description The `commit` action on a payment. Answers the payment as it stands after the action.
          *
          *     Needs the permission `payments:update`.
          */
@@ -959,8 +981,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send gateway events stripe <account id> <mode>
-         * @description Public: no token needed (a token, when sent, is used).
+         * Receive a Stripe event
+         * @description The event was received (`duplicate` when it had been before); Stripe reads only the status.
+         *
+         *     Public: no token needed (a token, when sent, is used).
          */
         post: operations["postGatewayEventsStripeAccountIdMode"];
         delete?: never;
@@ -1435,8 +1459,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Test an event subscription
-         * @description The `test` action on an event subscription. The answer is a JSON object; when its `object` is `event_subscription` it is the event subscription after the action.
+         * Send a sample delivery to an event subscription
+         * @description The `test` action on an event subscription.
+         *
+         *     The outcome of the one sample delivery: what was sent and what the destination answered. Nothing is stored.
          *
          *     Needs the permission `event_subscriptions:update`.
          */
@@ -1457,8 +1483,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send event subscriptions <event subscription id> test <anything>
-         * @description Needs the permission `event_subscriptions:update`.
+         * Send a sample delivery to an event subscription
+         * @description The outcome of the one sample delivery: what was sent and what the destination answered. Nothing is stored.
+         *
+         *     Needs the permission `event_subscriptions:update`.
          */
         post: operations["postEventSubscriptionsEventSubscriptionIdTestAnything"];
         delete?: never;
@@ -1520,7 +1548,7 @@ export interface paths {
         put?: never;
         /**
          * Retry an event
-         * @description The `retry` action on an event. The answer is a JSON object; when its `object` is `event` it is the event after the action.
+         * @description The `retry` action on an event. Answers the event as it stands after the action.
          *
          *     Needs the permission `events:update`.
          */
@@ -1642,7 +1670,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a license request
-         * @description The `retry` action on a license request. The answer is a JSON object; when its `object` is `license_request` it is the license request after the action.
+         * @description The `retry` action on a license request. Answers the license request as it stands after the action.
          *
          *     Needs the permission `license_requests:update`.
          */
@@ -1794,7 +1822,9 @@ export interface paths {
         put?: never;
         /**
          * Deploy an app
-         * @description The `deploy` action on an app. The answer is a JSON object; when its `object` is `app` it is the app after the action.
+         * @description The `deploy` action on an app.
+         *
+         *     Answers 201 with the deployment record; `Location` holds its URL.
          *
          *     Needs the permission `apps:update`.
          */
@@ -1816,7 +1846,9 @@ export interface paths {
         put?: never;
         /**
          * Rollback an app
-         * @description The `rollback` action on an app. The answer is a JSON object; when its `object` is `app` it is the app after the action.
+         * @description The `rollback` action on an app.
+         *
+         *     Answers 201 with the deployment record (`action: rollback`); `Location` holds its URL.
          *
          *     Needs the permission `apps:update`.
          */
@@ -1935,8 +1967,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read app installations public settings <account id> <mode> account.js
-         * @description Public: no token needed (a token, when sent, is used).
+         * Retrieve an account's public settings as a script
+         * @description A script that sets `window.account` to the account object (the `account.json` answer), for pages outside the platform's hosting.
+         *
+         *     Public: no token needed (a token, when sent, is used).
          */
         get: operations["getAppInstallationsPublicSettingsAccountIdModeAccountJs"];
         put?: never;
@@ -1955,8 +1989,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read app installations public settings <account id> <mode> account.json
-         * @description Public: no token needed (a token, when sent, is used).
+         * Retrieve an account's public settings
+         * @description The account object hosted apps read from `settings/account.js`: the company, its currencies, payment methods and the visitor's country and locale.
+         *
+         *     Public: no token needed (a token, when sent, is used).
          */
         get: operations["getAppInstallationsPublicSettingsAccountIdModeAccountJson"];
         put?: never;
@@ -2186,7 +2222,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a subscription
-         * @description The `cancel` action on a subscription. The answer is a JSON object; when its `object` is `subscription` it is the subscription after the action.
+         * @description The `cancel` action on a subscription. Answers the subscription as it stands after the action.
          *
          *     Needs the permission `subscriptions:update`.
          */
@@ -2208,7 +2244,7 @@ export interface paths {
         put?: never;
         /**
          * Uncancel a subscription
-         * @description The `uncancel` action on a subscription. The answer is a JSON object; when its `object` is `subscription` it is the subscription after the action.
+         * @description The `uncancel` action on a subscription. Answers the subscription as it stands after the action.
          *
          *     Needs the permission `subscriptions:update`.
          */
@@ -2230,7 +2266,9 @@ export interface paths {
         put?: never;
         /**
          * Fast forward a subscription
-         * @description The `fast_forward` action on a subscription. The answer is a JSON object; when its `object` is `subscription` it is the subscription after the action.
+         * @description The `fast_forward` action on a subscription.
+         *
+         *     Answers the subscription after the renewal ran (test mode only).
          *
          *     Needs the permission `subscriptions:update`.
          */
@@ -2315,8 +2353,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read reports sales
-         * @description Needs the permission `reports:read`.
+         * Retrieve the sales report
+         * @description The sales of the range in one currency, bucketed by day or month in the asked time zone.
+         *
+         *     Needs the permission `reports:read`.
          */
         get: operations["getReportsSales"];
         put?: never;
@@ -2396,7 +2436,7 @@ export interface paths {
         put?: never;
         /**
          * Publish an invoice
-         * @description The `publish` action on an invoice. The answer is a JSON object; when its `object` is `invoice` it is the invoice after the action.
+         * @description The `publish` action on an invoice. Answers the invoice as it stands after the action.
          *
          *     Needs the permission `invoices:update`.
          */
@@ -2418,7 +2458,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an invoice
-         * @description The `cancel` action on an invoice. The answer is a JSON object; when its `object` is `invoice` it is the invoice after the action.
+         * @description The `cancel` action on an invoice. Answers the invoice as it stands after the action.
          *
          *     Needs the permission `invoices:update`.
          */
@@ -2439,8 +2479,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Links an invoice
-         * @description The `links` action on an invoice. The answer is a JSON object; when its `object` is `invoice` it is the invoice after the action.
+         * Create a pay link for an invoice
+         * @description The `links` action on an invoice.
+         *
+         *     A new limited token bound to the invoice (whoever holds it may read and pay the invoice, nothing else) and the pay-link URL made from the account's `invoice_payment_url` (null when unset).
          *
          *     Needs the permission `invoices:update`.
          */
@@ -3415,9 +3457,31 @@ export interface components {
             } | null;
             license_service: string | components["schemas"]["LicenseService"] | null;
             has_license_service: boolean;
-            images: {
+            images: ({
+                /** @constant */
+                object: "image";
+                url: string;
+                image_id: string;
+                filename: string;
+                /** @enum {string} */
+                content_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+                bytes: number;
+                width: number;
+                height: number;
+                link: string;
+                link_small: string;
+                link_medium: string;
+                link_large: string;
+                link_square: string;
+                test: boolean;
+                account_id: string;
+                /** Format: date-time */
+                date_created: string | null;
+                /** Format: date-time */
+                date_modified: string | null;
+            } & {
                 [key: string]: unknown;
-            }[];
+            })[];
             test: boolean;
             account_id: string;
             /** @description Free-form data the client stored (string, number, object, array or null); the platform never interprets it */
@@ -3500,9 +3564,35 @@ export interface components {
             username: string | null;
             tax_number: string | null;
             billing_address: {
+                name: string | null;
+                address_1: string | null;
+                address_2: string | null;
+                city: string | null;
+                state_prov: string | null;
+                postal_code: string | null;
+                country: string | null;
+                email: string | null;
+                /** @description Free-form data the client stored (string, number, object, array or null); the platform never interprets it */
+                meta: unknown;
+                /** @constant */
+                object: "address";
+            } & {
                 [key: string]: unknown;
             };
             shipping_address: {
+                name: string | null;
+                address_1: string | null;
+                address_2: string | null;
+                city: string | null;
+                state_prov: string | null;
+                postal_code: string | null;
+                country: string | null;
+                email: string | null;
+                /** @description Free-form data the client stored (string, number, object, array or null); the platform never interprets it */
+                meta: unknown;
+                /** @constant */
+                object: "address";
+            } & {
                 [key: string]: unknown;
             };
             tax_exempt: boolean;
@@ -3581,15 +3671,59 @@ export interface components {
             /** @enum {string} */
             payment_status: "completed" | "unpaid";
             currency: string;
-            customer: {
+            customer: ({
+                /** @constant */
+                object: "customer";
+                url: string | null;
+                customer_id: string | null;
+                name: string | null;
+                email: string | null;
+                company_name: string | null;
+                phone: string | null;
+                tax_number: string | null;
+                username: string | null;
+                billing_address: {
+                    name: string | null;
+                    address_1: string | null;
+                    address_2: string | null;
+                    city: string | null;
+                    state_prov: string | null;
+                    postal_code: string | null;
+                    country: string | null;
+                    email: string | null;
+                    /** @description Free-form data the client stored (string, number, object, array or null); the platform never interprets it */
+                    meta: unknown;
+                    /** @constant */
+                    object: "address";
+                } & {
+                    [key: string]: unknown;
+                };
+                shipping_address: {
+                    name: string | null;
+                    address_1: string | null;
+                    address_2: string | null;
+                    city: string | null;
+                    state_prov: string | null;
+                    postal_code: string | null;
+                    country: string | null;
+                    email: string | null;
+                    /** @description Free-form data the client stored (string, number, object, array or null); the platform never interprets it */
+                    meta: unknown;
+                    /** @constant */
+                    object: "address";
+                } & {
+                    [key: string]: unknown;
+                };
+                payment_methods: string | null;
+            } & {
                 [key: string]: unknown;
-            } | components["schemas"]["Customer"];
+            }) | components["schemas"]["Customer"];
             items: components["schemas"]["CartItem"][];
             shipping_method_id: string | null;
             shipping_item: {
                 item_id: string;
                 name: string;
-                /** @enum {number} */
+                /** @enum {integer} */
                 quantity: 1;
                 currency: string;
                 price: number;
@@ -3634,7 +3768,32 @@ export interface components {
             /** Format: date-time */
             date_modified: string | null;
             /** @description Only with `expand=options`: computed when asked for */
-            options?: unknown;
+            options?: {
+                customer_required_fields: string[];
+                customer_optional_fields: string[];
+                shipping_quotes: {
+                    method_id: string;
+                    name: string;
+                    description: string | null;
+                    details: string | null;
+                    price: number;
+                    price_original: number;
+                    total: number;
+                    total_original: number;
+                }[];
+                payment_methods: {
+                    payment_method_type: string;
+                }[];
+                card_types: string[];
+                allowed_customer_countries: string[];
+                customer_default_country: string | null;
+                currencies: {
+                    code: string;
+                    name: string;
+                }[];
+            } & {
+                [key: string]: unknown;
+            };
             /** @description An amount in the major unit of its currency */
             subtotal?: number | null;
             /** @description An amount in the major unit of its currency */
@@ -3859,7 +4018,7 @@ export interface components {
             shipping_item: {
                 item_id: string;
                 name: string;
-                /** @enum {number} */
+                /** @enum {integer} */
                 quantity: 1;
                 currency: string;
                 price: number;
@@ -3939,7 +4098,15 @@ export interface components {
             payment_status: "pending" | "completed" | "refunded";
             fulfilled: boolean;
             /** @description Only with `expand=options`: computed when asked for */
-            options?: unknown;
+            options?: {
+                customer_required_fields: string[];
+                customer_optional_fields: string[];
+                card_types: string[];
+                currencies: {
+                    code: string;
+                    name: string;
+                }[];
+            };
             /** @description Only with `formatted=true`: a display string (or null) for each money, date, percentage and country property, in the caller's locale */
             formatted?: {
                 [key: string]: string | null;
@@ -4770,15 +4937,59 @@ export interface components {
             date_published: string | null;
             currency: string;
             customer_id: string | null;
-            customer: {
+            customer: ({
+                /** @constant */
+                object: "customer";
+                url: string | null;
+                customer_id: string | null;
+                name: string | null;
+                email: string | null;
+                company_name: string | null;
+                phone: string | null;
+                tax_number: string | null;
+                username: string | null;
+                billing_address: {
+                    name: string | null;
+                    address_1: string | null;
+                    address_2: string | null;
+                    city: string | null;
+                    state_prov: string | null;
+                    postal_code: string | null;
+                    country: string | null;
+                    email: string | null;
+                    /** @description Free-form data the client stored (string, number, object, array or null); the platform never interprets it */
+                    meta: unknown;
+                    /** @constant */
+                    object: "address";
+                } & {
+                    [key: string]: unknown;
+                };
+                shipping_address: {
+                    name: string | null;
+                    address_1: string | null;
+                    address_2: string | null;
+                    city: string | null;
+                    state_prov: string | null;
+                    postal_code: string | null;
+                    country: string | null;
+                    email: string | null;
+                    /** @description Free-form data the client stored (string, number, object, array or null); the platform never interprets it */
+                    meta: unknown;
+                    /** @constant */
+                    object: "address";
+                } & {
+                    [key: string]: unknown;
+                };
+                payment_methods: string | null;
+            } & {
                 [key: string]: unknown;
-            } | components["schemas"]["Customer"];
+            }) | components["schemas"]["Customer"];
             items: components["schemas"]["InvoiceItem"][];
             shipping_method_id: string | null;
             shipping_item: {
                 item_id: string;
                 name: string;
-                /** @enum {number} */
+                /** @enum {integer} */
                 quantity: 1;
                 currency: string;
                 price: number;
@@ -4821,7 +5032,32 @@ export interface components {
             /** Format: date-time */
             date_modified: string | null;
             /** @description Only with `expand=options`: computed when asked for */
-            options?: unknown;
+            options?: {
+                customer_required_fields: string[];
+                customer_optional_fields: string[];
+                shipping_quotes: {
+                    method_id: string;
+                    name: string;
+                    description: string | null;
+                    details: string | null;
+                    price: number;
+                    price_original: number;
+                    total: number;
+                    total_original: number;
+                }[];
+                payment_methods: {
+                    payment_method_type: string;
+                }[];
+                card_types: string[];
+                allowed_customer_countries: string[];
+                customer_default_country: string | null;
+                currencies: {
+                    code: string;
+                    name: string;
+                }[];
+            } & {
+                [key: string]: unknown;
+            };
             /** @description An amount in the major unit of its currency */
             subtotal?: number | null;
             /** @description An amount in the major unit of its currency */
@@ -5903,8 +6139,238 @@ export interface components {
             current_page_url: string;
             data: components["schemas"]["Invoice"][];
         };
-        /** @description A JSON object. When its `object` property names a resource, the object is that resource. */
-        AnyObject: unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown;
+        /** auth_options */
+        AuthOptions: {
+            /** @constant */
+            object: "auth_options";
+            type: string;
+            permissions: {
+                /** @enum {string} */
+                resource: "auths" | "accounts" | "settings" | "users" | "products" | "carts" | "orders" | "customers" | "payments" | "refunds" | "subscriptions" | "invoices" | "shipments" | "promotions" | "reports" | "license_services" | "license_requests" | "event_subscriptions" | "events" | "notifications" | "hosted_functions" | "hosted_function_executions" | "apps";
+                methods: ("read" | "create" | "update" | "delete")[];
+            }[];
+        };
+        /** event_test_result */
+        EventTestResult: {
+            success: boolean;
+            event_id: string;
+            status_code: number | null;
+            duration_ms: number;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            response_body: string | null;
+            request: {
+                method: string;
+                url: string;
+                headers: {
+                    [key: string]: string;
+                };
+                body: string;
+            } | null;
+            /** @constant */
+            object: "event_test_result";
+        };
+        /** gateway_event */
+        GatewayEvent: {
+            /** @constant */
+            object: "gateway_event";
+            id: string;
+            type: string;
+            received: boolean;
+            duplicate: boolean;
+        };
+        /** invoice_link */
+        InvoiceLink: {
+            /** @enum {string} */
+            object: "invoice_link";
+            invoice_id: string;
+            token: string;
+            expires_in_seconds: number;
+            link_url: string | null;
+        };
+        /** oauth_token */
+        OauthToken: {
+            access_token: string;
+            token_type: string;
+            expires_in: number;
+            refresh_token: string;
+            account_id: string;
+            user_id?: string;
+            auth: string;
+        };
+        /** payment_options */
+        PaymentOptions: {
+            /** @constant */
+            object: "payment_options";
+            payment_methods: {
+                payment_method_type: string;
+            }[];
+            card_types: string[];
+            allowed_customer_countries: string[];
+            customer_default_country: string | null;
+            customer_default_currency: string;
+            currencies: {
+                code: string;
+                name: string;
+            }[];
+            customer_required_fields: string[];
+            customer_optional_fields: string[];
+            stripe_publishable_key: string | null;
+        };
+        /** public_account */
+        PublicAccount: {
+            account_id: string;
+            test: boolean;
+            company_name: string | null;
+            support_email: string | null;
+            support_website: string | null;
+            currencies: {
+                code: string;
+                name: string;
+            }[];
+            allow_save_cards: boolean;
+            payment_method_types: string[];
+            stripe_publishable_key: string | null;
+            /** Format: date-time */
+            date_utc: string;
+            browser_info: {
+                accept_language: string | null;
+                locale: string;
+                language: string;
+                accept: string | null;
+                user_agent: string | null;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        /** sales_report */
+        SalesReport: {
+            /** @constant */
+            object: "report";
+            type: string;
+            url: string;
+            test: boolean;
+            currency: string;
+            timezone: string;
+            /** @enum {string} */
+            group_by: "day" | "month";
+            /** Format: date-time */
+            date_start: string | null;
+            /** Format: date-time */
+            date_end: string | null;
+            summary: {
+                order_count: number;
+                item_quantity: number;
+                subtotal: number;
+                discount: number;
+                shipping: number;
+                tax: number;
+                total: number;
+                refund_count: number;
+                refunded: number;
+                net: number;
+                average_order_total: number;
+                formatted?: {
+                    [key: string]: string;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            data: ({
+                /** Format: date-time */
+                date_start: string | null;
+                /** Format: date-time */
+                date_end: string | null;
+                order_count: number;
+                item_quantity: number;
+                subtotal: number;
+                discount: number;
+                shipping: number;
+                tax: number;
+                total: number;
+                refund_count: number;
+                refunded: number;
+                net: number;
+                average_order_total: number;
+                formatted?: {
+                    [key: string]: string;
+                };
+            } & {
+                [key: string]: unknown;
+            })[];
+        };
+        /** settings */
+        Settings: {
+            invoice_payment_url?: string | null;
+            signature_key?: unknown;
+            timezone?: string;
+            locale?: string;
+            cors_allowed_origins?: string[];
+            oauth_redirect_uris?: string[];
+            app_hosts?: string[];
+            allow_public_limited_test_tokens?: boolean;
+            /** @constant */
+            object: "settings";
+            /** @enum {string} */
+            type: "payment" | "tax" | "technical" | "general";
+            url: string;
+            company_name?: string | null;
+            support_email?: string | null;
+            support_website?: string | null;
+            notification_from_addresses?: string[];
+            reporting_currency_primary?: string | null;
+            reporting_currency_secondary?: string | null;
+            stripe_live?: ({
+                publishable_key: string;
+                secret_key: string;
+                webhook_secret: string | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            stripe_test?: ({
+                publishable_key: string;
+                secret_key: string;
+                webhook_secret: string | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            settlement_currency?: string;
+            customer_required_fields?: ("name" | "email" | "country" | "company_name" | "phone" | "tax_number" | "postal_code" | "full_address")[];
+            customer_optional_fields?: ("name" | "email" | "country" | "company_name" | "phone" | "tax_number" | "postal_code" | "full_address" | "credentials")[];
+            card_types?: string[];
+            currencies?: string[];
+            allow_save_cards?: boolean;
+            /** @description ISO 4217, uppercase; always one of `currencies`. */
+            default_payment_currency?: string;
+            /** @description Units per one unit of the default currency; one entry per non-default currency. */
+            exchange_rates?: {
+                [key: string]: number;
+            };
+            /** @description Seconds; 0 turns duplicate detection off. */
+            duplicate_payment_timeout?: number;
+            ignore_bad_cvv?: boolean;
+            ignore_bad_avs?: boolean;
+            /** @description ISO 3166-1 alpha-2, uppercase. */
+            blocked_countries?: string[];
+            allow_customer_subscription_cancel?: boolean;
+            /** @description Days after a failed renewal, strictly increasing, each 1–30, at most 5. */
+            subscription_payment_retry_days?: number[];
+            /** @description Raw card numbers may be passed to Stripe; otherwise only `pm_…` tokens. */
+            allow_raw_card_data?: boolean;
+            rules?: {
+                /** @description ISO 3166-1 alpha-2, uppercase. */
+                country: string;
+                /** @description Null for the whole country; otherwise compared with the address's `state_prov`. */
+                state_prov: string | null;
+                /** @description A fraction, 0 ≤ rate < 1 (0.2 = 20 %). */
+                rate: number;
+            }[];
+            tax_inclusive_countries?: string[];
+            gross_discount_countries?: string[];
+            tax_shipping?: boolean;
+        };
         /** @description A notification body: one event of one occurrence for one subscription */
         Notification: {
             /** @constant */
@@ -5995,13 +6461,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: read openapi.json */
+            /** @description Answer to: retrieve the API description */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    "application/json": {
+                        openapi: string;
+                        info: Record<string, never>;
+                        paths: Record<string, never>;
+                        components?: Record<string, never>;
+                        webhooks?: Record<string, never>;
+                    };
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -6035,13 +6507,93 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: read settings <group> */
+            /** @description Answer to: retrieve a settings group */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "invoice_payment_url": "invoice payment url",
+                     *       "signature_key": null,
+                     *       "timezone": "timezone",
+                     *       "locale": "locale",
+                     *       "cors_allowed_origins": [
+                     *         "cors allowed origins"
+                     *       ],
+                     *       "oauth_redirect_uris": [
+                     *         "oauth redirect uris"
+                     *       ],
+                     *       "app_hosts": [
+                     *         "app hosts"
+                     *       ],
+                     *       "allow_public_limited_test_tokens": false,
+                     *       "object": "settings",
+                     *       "type": "payment",
+                     *       "url": "http://localhost:4000/api/v1/settingss/3HE81X8T8P1B",
+                     *       "company_name": "company name",
+                     *       "support_email": "support email",
+                     *       "support_website": "support website",
+                     *       "notification_from_addresses": [
+                     *         "notification from addresses"
+                     *       ],
+                     *       "reporting_currency_primary": "reporting currency primary",
+                     *       "reporting_currency_secondary": "reporting currency secondary",
+                     *       "stripe_live": {
+                     *         "publishable_key": "publishable key",
+                     *         "secret_key": "secret key",
+                     *         "webhook_secret": "webhook secret"
+                     *       },
+                     *       "stripe_test": {
+                     *         "publishable_key": "publishable key",
+                     *         "secret_key": "secret key",
+                     *         "webhook_secret": "webhook secret"
+                     *       },
+                     *       "settlement_currency": "USD",
+                     *       "customer_required_fields": [
+                     *         "name"
+                     *       ],
+                     *       "customer_optional_fields": [
+                     *         "name"
+                     *       ],
+                     *       "card_types": [
+                     *         "card types"
+                     *       ],
+                     *       "currencies": [
+                     *         "currencies"
+                     *       ],
+                     *       "allow_save_cards": false,
+                     *       "default_payment_currency": "USD",
+                     *       "exchange_rates": {},
+                     *       "duplicate_payment_timeout": 1,
+                     *       "ignore_bad_cvv": false,
+                     *       "ignore_bad_avs": false,
+                     *       "blocked_countries": [
+                     *         "blocked countries"
+                     *       ],
+                     *       "allow_customer_subscription_cancel": false,
+                     *       "subscription_payment_retry_days": [
+                     *         1
+                     *       ],
+                     *       "allow_raw_card_data": false,
+                     *       "rules": [
+                     *         {
+                     *           "country": "country",
+                     *           "state_prov": "state prov",
+                     *           "rate": 19.99
+                     *         }
+                     *       ],
+                     *       "tax_inclusive_countries": [
+                     *         "tax inclusive countries"
+                     *       ],
+                     *       "gross_discount_countries": [
+                     *         "gross discount countries"
+                     *       ],
+                     *       "tax_shipping": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Settings"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -6074,7 +6626,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description The schema is the one of the path parameter group: technical, general, payment, tax. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     timezone?: string;
@@ -6132,13 +6684,93 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answer to: send settings <group> */
+            /** @description Answer to: update a settings group */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "invoice_payment_url": "invoice payment url",
+                     *       "signature_key": null,
+                     *       "timezone": "timezone",
+                     *       "locale": "locale",
+                     *       "cors_allowed_origins": [
+                     *         "cors allowed origins"
+                     *       ],
+                     *       "oauth_redirect_uris": [
+                     *         "oauth redirect uris"
+                     *       ],
+                     *       "app_hosts": [
+                     *         "app hosts"
+                     *       ],
+                     *       "allow_public_limited_test_tokens": false,
+                     *       "object": "settings",
+                     *       "type": "payment",
+                     *       "url": "http://localhost:4000/api/v1/settingss/3HE81X8T8P1B",
+                     *       "company_name": "company name",
+                     *       "support_email": "support email",
+                     *       "support_website": "support website",
+                     *       "notification_from_addresses": [
+                     *         "notification from addresses"
+                     *       ],
+                     *       "reporting_currency_primary": "reporting currency primary",
+                     *       "reporting_currency_secondary": "reporting currency secondary",
+                     *       "stripe_live": {
+                     *         "publishable_key": "publishable key",
+                     *         "secret_key": "secret key",
+                     *         "webhook_secret": "webhook secret"
+                     *       },
+                     *       "stripe_test": {
+                     *         "publishable_key": "publishable key",
+                     *         "secret_key": "secret key",
+                     *         "webhook_secret": "webhook secret"
+                     *       },
+                     *       "settlement_currency": "USD",
+                     *       "customer_required_fields": [
+                     *         "name"
+                     *       ],
+                     *       "customer_optional_fields": [
+                     *         "name"
+                     *       ],
+                     *       "card_types": [
+                     *         "card types"
+                     *       ],
+                     *       "currencies": [
+                     *         "currencies"
+                     *       ],
+                     *       "allow_save_cards": false,
+                     *       "default_payment_currency": "USD",
+                     *       "exchange_rates": {},
+                     *       "duplicate_payment_timeout": 1,
+                     *       "ignore_bad_cvv": false,
+                     *       "ignore_bad_avs": false,
+                     *       "blocked_countries": [
+                     *         "blocked countries"
+                     *       ],
+                     *       "allow_customer_subscription_cancel": false,
+                     *       "subscription_payment_retry_days": [
+                     *         1
+                     *       ],
+                     *       "allow_raw_card_data": false,
+                     *       "rules": [
+                     *         {
+                     *           "country": "country",
+                     *           "state_prov": "state prov",
+                     *           "rate": 19.99
+                     *         }
+                     *       ],
+                     *       "tax_inclusive_countries": [
+                     *         "tax inclusive countries"
+                     *       ],
+                     *       "gross_discount_countries": [
+                     *         "gross discount countries"
+                     *       ],
+                     *       "tax_shipping": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Settings"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -6214,7 +6846,7 @@ export interface operations {
                      *           "oauth_app": "oauth app",
                      *           "comments": "comments",
                      *           "expires": "expires",
-                     *           "expires_in_seconds": 19.99,
+                     *           "expires_in_seconds": 1,
                      *           "permissions": [
                      *             {
                      *               "resource": "auths",
@@ -6429,7 +7061,7 @@ export interface operations {
                      *       "oauth_app": "oauth app",
                      *       "comments": "comments",
                      *       "expires": "expires",
-                     *       "expires_in_seconds": 19.99,
+                     *       "expires_in_seconds": 1,
                      *       "permissions": [
                      *         {
                      *           "resource": "auths",
@@ -6620,7 +7252,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     comments?: string | null;
@@ -6655,7 +7287,7 @@ export interface operations {
                      *       "oauth_app": "oauth app",
                      *       "comments": "comments",
                      *       "expires": "expires",
-                     *       "expires_in_seconds": 19.99,
+                     *       "expires_in_seconds": 1,
                      *       "permissions": [
                      *         {
                      *           "resource": "auths",
@@ -6896,7 +7528,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answer to: auths: secret */
+            /** @description Answer to: create a secret token */
             201: {
                 headers: {
                     /** @description The absolute URL of the created object */
@@ -6904,7 +7536,180 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "auth",
+                     *       "auth_id": "3HE81X8T8P1B",
+                     *       "url": "http://localhost:4000/api/v1/auths/3HE81X8T8P1B",
+                     *       "type": "secret",
+                     *       "token": "token",
+                     *       "test": false,
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "user": "user",
+                     *       "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *       "oauth_app": "oauth app",
+                     *       "comments": "comments",
+                     *       "expires": "expires",
+                     *       "expires_in_seconds": 1,
+                     *       "permissions": [
+                     *         {
+                     *           "resource": "auths",
+                     *           "methods": [
+                     *             "*"
+                     *           ],
+                     *           "allow": false
+                     *         }
+                     *       ],
+                     *       "effective_permissions": {
+                     *         "auths": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "accounts": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "settings": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "users": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "products": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "carts": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "orders": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "customers": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "payments": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "refunds": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "subscriptions": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "invoices": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "shipments": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "promotions": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "reports": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "license_services": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "license_requests": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "event_subscriptions": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "events": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "notifications": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "hosted_functions": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "hosted_function_executions": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "apps": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         }
+                     *       },
+                     *       "bindings": [
+                     *         "bindings"
+                     *       ],
+                     *       "bindings_count": 1,
+                     *       "date_last_used": "2026-11-21T14:05:09Z",
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Auth"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -6935,7 +7740,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: auths: limited */
+            /** @description Answer to: create a limited token (a shopper session) */
             201: {
                 headers: {
                     /** @description The absolute URL of the created object */
@@ -6943,7 +7748,180 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "auth",
+                     *       "auth_id": "3HE81X8T8P1B",
+                     *       "url": "http://localhost:4000/api/v1/auths/3HE81X8T8P1B",
+                     *       "type": "secret",
+                     *       "token": "token",
+                     *       "test": false,
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "user": "user",
+                     *       "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *       "oauth_app": "oauth app",
+                     *       "comments": "comments",
+                     *       "expires": "expires",
+                     *       "expires_in_seconds": 1,
+                     *       "permissions": [
+                     *         {
+                     *           "resource": "auths",
+                     *           "methods": [
+                     *             "*"
+                     *           ],
+                     *           "allow": false
+                     *         }
+                     *       ],
+                     *       "effective_permissions": {
+                     *         "auths": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "accounts": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "settings": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "users": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "products": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "carts": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "orders": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "customers": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "payments": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "refunds": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "subscriptions": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "invoices": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "shipments": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "promotions": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "reports": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "license_services": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "license_requests": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "event_subscriptions": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "events": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "notifications": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "hosted_functions": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "hosted_function_executions": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "apps": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         }
+                     *       },
+                     *       "bindings": [
+                     *         "bindings"
+                     *       ],
+                     *       "bindings_count": 1,
+                     *       "date_last_used": "2026-11-21T14:05:09Z",
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Auth"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -6974,13 +7952,27 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: read auths options */
+            /** @description Answer to: list the grantable permissions */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "auth_options",
+                     *       "type": "type",
+                     *       "permissions": [
+                     *         {
+                     *           "resource": "auths",
+                     *           "methods": [
+                     *             "read"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthOptions"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -7031,7 +8023,7 @@ export interface operations {
                      *       "oauth_app": "oauth app",
                      *       "comments": "comments",
                      *       "expires": "expires",
-                     *       "expires_in_seconds": 19.99,
+                     *       "expires_in_seconds": 1,
                      *       "permissions": [
                      *         {
                      *           "resource": "auths",
@@ -7256,7 +8248,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: auths: trusted */
+            /** @description Answer to: create a trusted token's twin */
             201: {
                 headers: {
                     /** @description The absolute URL of the created object */
@@ -7264,7 +8256,180 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "auth",
+                     *       "auth_id": "3HE81X8T8P1B",
+                     *       "url": "http://localhost:4000/api/v1/auths/3HE81X8T8P1B",
+                     *       "type": "secret",
+                     *       "token": "token",
+                     *       "test": false,
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "user": "user",
+                     *       "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *       "oauth_app": "oauth app",
+                     *       "comments": "comments",
+                     *       "expires": "expires",
+                     *       "expires_in_seconds": 1,
+                     *       "permissions": [
+                     *         {
+                     *           "resource": "auths",
+                     *           "methods": [
+                     *             "*"
+                     *           ],
+                     *           "allow": false
+                     *         }
+                     *       ],
+                     *       "effective_permissions": {
+                     *         "auths": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "accounts": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "settings": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "users": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "products": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "carts": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "orders": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "customers": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "payments": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "refunds": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "subscriptions": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "invoices": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "shipments": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "promotions": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "reports": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "license_services": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "license_requests": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "event_subscriptions": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "events": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "notifications": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "hosted_functions": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "hosted_function_executions": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         },
+                     *         "apps": {
+                     *           "read": false,
+                     *           "create": false,
+                     *           "update": false,
+                     *           "delete": false
+                     *         }
+                     *       },
+                     *       "bindings": [
+                     *         "bindings"
+                     *       ],
+                     *       "bindings_count": 1,
+                     *       "date_last_used": "2026-11-21T14:05:09Z",
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Auth"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -7948,7 +9113,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     name?: string | null;
@@ -8407,7 +9572,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     name?: string | null;
@@ -8863,7 +10028,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     name?: string | null;
@@ -8992,7 +10157,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "oauth_app",
+                     *       "oauth_app_id": "3HE81X8T8P1B",
+                     *       "url": "http://localhost:4000/api/v1/oauth_apps/3HE81X8T8P1B",
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "name": "name",
+                     *       "description": "description",
+                     *       "client_id": "3HE81X8T8P1B",
+                     *       "client_secret": "client secret",
+                     *       "client_type": "confidential",
+                     *       "redirect_uris": [
+                     *         "redirect uris"
+                     *       ],
+                     *       "permissions": [
+                     *         {
+                     *           "resource": "auths",
+                     *           "methods": [
+                     *             "*"
+                     *           ],
+                     *           "allow": false
+                     *         }
+                     *       ],
+                     *       "active": false,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OauthApp"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -9023,13 +10216,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: send oauth token */
+            /** @description Answer to: exchange an authorization code or refresh token for tokens */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "access_token": "access token",
+                     *       "token_type": "token type",
+                     *       "expires_in": 1,
+                     *       "refresh_token": "refresh token",
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "user_id": "3HE81X8T8P1B",
+                     *       "auth": "auth"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OauthToken"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -9120,14 +10324,32 @@ export interface operations {
                      *           "tax_code": "tax code",
                      *           "subscription_plan": {
                      *             "description": "description",
-                     *             "billing_interval": 19.99,
+                     *             "billing_interval": 1,
                      *             "billing_interval_unit": "hour",
                      *             "end_at_billing_count": 1
                      *           },
                      *           "license_service": "http://localhost:4000/api/v1/license_services/3HE81X8T8P1B",
                      *           "has_license_service": false,
                      *           "images": [
-                     *             {}
+                     *             {
+                     *               "object": "image",
+                     *               "url": "http://localhost:4000/api/v1/images/3HE81X8T8P1B",
+                     *               "image_id": "3HE81X8T8P1B",
+                     *               "filename": "filename",
+                     *               "content_type": "image/jpeg",
+                     *               "bytes": 1,
+                     *               "width": 1,
+                     *               "height": 1,
+                     *               "link": "link",
+                     *               "link_small": "link small",
+                     *               "link_medium": "link medium",
+                     *               "link_large": "link large",
+                     *               "link_square": "link square",
+                     *               "test": false,
+                     *               "account_id": "3HE81X8T8P1B",
+                     *               "date_created": "2026-11-21T14:05:09Z",
+                     *               "date_modified": "2026-11-21T14:05:09Z"
+                     *             }
                      *           ],
                      *           "test": false,
                      *           "account_id": "3HE81X8T8P1B",
@@ -9228,14 +10450,32 @@ export interface operations {
                      *       "tax_code": "tax code",
                      *       "subscription_plan": {
                      *         "description": "description",
-                     *         "billing_interval": 19.99,
+                     *         "billing_interval": 1,
                      *         "billing_interval_unit": "hour",
                      *         "end_at_billing_count": 1
                      *       },
                      *       "license_service": "http://localhost:4000/api/v1/license_services/3HE81X8T8P1B",
                      *       "has_license_service": false,
                      *       "images": [
-                     *         {}
+                     *         {
+                     *           "object": "image",
+                     *           "url": "http://localhost:4000/api/v1/images/3HE81X8T8P1B",
+                     *           "image_id": "3HE81X8T8P1B",
+                     *           "filename": "filename",
+                     *           "content_type": "image/jpeg",
+                     *           "bytes": 1,
+                     *           "width": 1,
+                     *           "height": 1,
+                     *           "link": "link",
+                     *           "link_small": "link small",
+                     *           "link_medium": "link medium",
+                     *           "link_large": "link large",
+                     *           "link_square": "link square",
+                     *           "test": false,
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "date_created": "2026-11-21T14:05:09Z",
+                     *           "date_modified": "2026-11-21T14:05:09Z"
+                     *         }
                      *       ],
                      *       "test": false,
                      *       "account_id": "3HE81X8T8P1B",
@@ -9307,14 +10547,32 @@ export interface operations {
                      *       "tax_code": "tax code",
                      *       "subscription_plan": {
                      *         "description": "description",
-                     *         "billing_interval": 19.99,
+                     *         "billing_interval": 1,
                      *         "billing_interval_unit": "hour",
                      *         "end_at_billing_count": 1
                      *       },
                      *       "license_service": "http://localhost:4000/api/v1/license_services/3HE81X8T8P1B",
                      *       "has_license_service": false,
                      *       "images": [
-                     *         {}
+                     *         {
+                     *           "object": "image",
+                     *           "url": "http://localhost:4000/api/v1/images/3HE81X8T8P1B",
+                     *           "image_id": "3HE81X8T8P1B",
+                     *           "filename": "filename",
+                     *           "content_type": "image/jpeg",
+                     *           "bytes": 1,
+                     *           "width": 1,
+                     *           "height": 1,
+                     *           "link": "link",
+                     *           "link_small": "link small",
+                     *           "link_medium": "link medium",
+                     *           "link_large": "link large",
+                     *           "link_square": "link square",
+                     *           "test": false,
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "date_created": "2026-11-21T14:05:09Z",
+                     *           "date_modified": "2026-11-21T14:05:09Z"
+                     *         }
                      *       ],
                      *       "test": false,
                      *       "account_id": "3HE81X8T8P1B",
@@ -9355,7 +10613,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     name?: string | null;
@@ -9414,14 +10672,32 @@ export interface operations {
                      *       "tax_code": "tax code",
                      *       "subscription_plan": {
                      *         "description": "description",
-                     *         "billing_interval": 19.99,
+                     *         "billing_interval": 1,
                      *         "billing_interval_unit": "hour",
                      *         "end_at_billing_count": 1
                      *       },
                      *       "license_service": "http://localhost:4000/api/v1/license_services/3HE81X8T8P1B",
                      *       "has_license_service": false,
                      *       "images": [
-                     *         {}
+                     *         {
+                     *           "object": "image",
+                     *           "url": "http://localhost:4000/api/v1/images/3HE81X8T8P1B",
+                     *           "image_id": "3HE81X8T8P1B",
+                     *           "filename": "filename",
+                     *           "content_type": "image/jpeg",
+                     *           "bytes": 1,
+                     *           "width": 1,
+                     *           "height": 1,
+                     *           "link": "link",
+                     *           "link_small": "link small",
+                     *           "link_medium": "link medium",
+                     *           "link_large": "link large",
+                     *           "link_square": "link square",
+                     *           "test": false,
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "date_created": "2026-11-21T14:05:09Z",
+                     *           "date_modified": "2026-11-21T14:05:09Z"
+                     *         }
                      *       ],
                      *       "test": false,
                      *       "account_id": "3HE81X8T8P1B",
@@ -9533,9 +10809,9 @@ export interface operations {
                      *           "image_id": "3HE81X8T8P1B",
                      *           "filename": "filename",
                      *           "content_type": "image/jpeg",
-                     *           "bytes": 19.99,
-                     *           "width": 19.99,
-                     *           "height": 19.99,
+                     *           "bytes": 1,
+                     *           "width": 1,
+                     *           "height": 1,
                      *           "link": "link",
                      *           "link_small": "link small",
                      *           "link_medium": "link medium",
@@ -9602,9 +10878,9 @@ export interface operations {
                      *       "image_id": "3HE81X8T8P1B",
                      *       "filename": "filename",
                      *       "content_type": "image/jpeg",
-                     *       "bytes": 19.99,
-                     *       "width": 19.99,
-                     *       "height": 19.99,
+                     *       "bytes": 1,
+                     *       "width": 1,
+                     *       "height": 1,
                      *       "link": "link",
                      *       "link_small": "link small",
                      *       "link_medium": "link medium",
@@ -9663,9 +10939,9 @@ export interface operations {
                      *       "image_id": "3HE81X8T8P1B",
                      *       "filename": "filename",
                      *       "content_type": "image/jpeg",
-                     *       "bytes": 19.99,
-                     *       "width": 19.99,
-                     *       "height": 19.99,
+                     *       "bytes": 1,
+                     *       "width": 1,
+                     *       "height": 1,
                      *       "link": "link",
                      *       "link_small": "link small",
                      *       "link_medium": "link medium",
@@ -9793,8 +11069,30 @@ export interface operations {
                      *           "phone": "phone",
                      *           "username": "username",
                      *           "tax_number": "tax number",
-                     *           "billing_address": {},
-                     *           "shipping_address": {},
+                     *           "billing_address": {
+                     *             "name": "name",
+                     *             "address_1": "address 1",
+                     *             "address_2": "address 2",
+                     *             "city": "city",
+                     *             "state_prov": "state prov",
+                     *             "postal_code": "postal code",
+                     *             "country": "country",
+                     *             "email": "ana@example.org",
+                     *             "meta": null,
+                     *             "object": "address"
+                     *           },
+                     *           "shipping_address": {
+                     *             "name": "name",
+                     *             "address_1": "address 1",
+                     *             "address_2": "address 2",
+                     *             "city": "city",
+                     *             "state_prov": "state prov",
+                     *             "postal_code": "postal code",
+                     *             "country": "country",
+                     *             "email": "ana@example.org",
+                     *             "meta": null,
+                     *             "object": "address"
+                     *           },
                      *           "tax_exempt": false,
                      *           "has_payments": false,
                      *           "locale": "locale",
@@ -9838,7 +11136,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     customer_id?: "" | null | string;
@@ -9904,8 +11202,30 @@ export interface operations {
                      *       "phone": "phone",
                      *       "username": "username",
                      *       "tax_number": "tax number",
-                     *       "billing_address": {},
-                     *       "shipping_address": {},
+                     *       "billing_address": {
+                     *         "name": "name",
+                     *         "address_1": "address 1",
+                     *         "address_2": "address 2",
+                     *         "city": "city",
+                     *         "state_prov": "state prov",
+                     *         "postal_code": "postal code",
+                     *         "country": "country",
+                     *         "email": "ana@example.org",
+                     *         "meta": null,
+                     *         "object": "address"
+                     *       },
+                     *       "shipping_address": {
+                     *         "name": "name",
+                     *         "address_1": "address 1",
+                     *         "address_2": "address 2",
+                     *         "city": "city",
+                     *         "state_prov": "state prov",
+                     *         "postal_code": "postal code",
+                     *         "country": "country",
+                     *         "email": "ana@example.org",
+                     *         "meta": null,
+                     *         "object": "address"
+                     *       },
                      *       "tax_exempt": false,
                      *       "has_payments": false,
                      *       "locale": "locale",
@@ -9973,8 +11293,30 @@ export interface operations {
                      *       "phone": "phone",
                      *       "username": "username",
                      *       "tax_number": "tax number",
-                     *       "billing_address": {},
-                     *       "shipping_address": {},
+                     *       "billing_address": {
+                     *         "name": "name",
+                     *         "address_1": "address 1",
+                     *         "address_2": "address 2",
+                     *         "city": "city",
+                     *         "state_prov": "state prov",
+                     *         "postal_code": "postal code",
+                     *         "country": "country",
+                     *         "email": "ana@example.org",
+                     *         "meta": null,
+                     *         "object": "address"
+                     *       },
+                     *       "shipping_address": {
+                     *         "name": "name",
+                     *         "address_1": "address 1",
+                     *         "address_2": "address 2",
+                     *         "city": "city",
+                     *         "state_prov": "state prov",
+                     *         "postal_code": "postal code",
+                     *         "country": "country",
+                     *         "email": "ana@example.org",
+                     *         "meta": null,
+                     *         "object": "address"
+                     *       },
                      *       "tax_exempt": false,
                      *       "has_payments": false,
                      *       "locale": "locale",
@@ -10019,7 +11361,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     name?: string | null;
@@ -10082,8 +11424,30 @@ export interface operations {
                      *       "phone": "phone",
                      *       "username": "username",
                      *       "tax_number": "tax number",
-                     *       "billing_address": {},
-                     *       "shipping_address": {},
+                     *       "billing_address": {
+                     *         "name": "name",
+                     *         "address_1": "address 1",
+                     *         "address_2": "address 2",
+                     *         "city": "city",
+                     *         "state_prov": "state prov",
+                     *         "postal_code": "postal code",
+                     *         "country": "country",
+                     *         "email": "ana@example.org",
+                     *         "meta": null,
+                     *         "object": "address"
+                     *       },
+                     *       "shipping_address": {
+                     *         "name": "name",
+                     *         "address_1": "address 1",
+                     *         "address_2": "address 2",
+                     *         "city": "city",
+                     *         "state_prov": "state prov",
+                     *         "postal_code": "postal code",
+                     *         "country": "country",
+                     *         "email": "ana@example.org",
+                     *         "meta": null,
+                     *         "object": "address"
+                     *       },
                      *       "tax_exempt": false,
                      *       "has_payments": false,
                      *       "locale": "locale",
@@ -10172,13 +11536,64 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answer to: customers: login */
+            /** @description Answer to: sign a customer in */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "customer",
+                     *       "url": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *       "customer_id": "3HE81X8T8P1B",
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z",
+                     *       "company_name": "company name",
+                     *       "name": "name",
+                     *       "email": "ana@example.org",
+                     *       "phone": "phone",
+                     *       "username": "username",
+                     *       "tax_number": "tax number",
+                     *       "billing_address": {
+                     *         "name": "name",
+                     *         "address_1": "address 1",
+                     *         "address_2": "address 2",
+                     *         "city": "city",
+                     *         "state_prov": "state prov",
+                     *         "postal_code": "postal code",
+                     *         "country": "country",
+                     *         "email": "ana@example.org",
+                     *         "meta": null,
+                     *         "object": "address"
+                     *       },
+                     *       "shipping_address": {
+                     *         "name": "name",
+                     *         "address_1": "address 1",
+                     *         "address_2": "address 2",
+                     *         "city": "city",
+                     *         "state_prov": "state prov",
+                     *         "postal_code": "postal code",
+                     *         "country": "country",
+                     *         "email": "ana@example.org",
+                     *         "meta": null,
+                     *         "object": "address"
+                     *       },
+                     *       "tax_exempt": false,
+                     *       "has_payments": false,
+                     *       "locale": "locale",
+                     *       "meta": null,
+                     *       "payment_methods": "http://localhost:4000/api/v1/payment_methods/3HE81X8T8P1B",
+                     *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *       "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
+                     *       "orders": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "subscriptions": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
+                     *       "invoices": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Customer"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -10230,8 +11645,30 @@ export interface operations {
                      *       "phone": "phone",
                      *       "username": "username",
                      *       "tax_number": "tax number",
-                     *       "billing_address": {},
-                     *       "shipping_address": {},
+                     *       "billing_address": {
+                     *         "name": "name",
+                     *         "address_1": "address 1",
+                     *         "address_2": "address 2",
+                     *         "city": "city",
+                     *         "state_prov": "state prov",
+                     *         "postal_code": "postal code",
+                     *         "country": "country",
+                     *         "email": "ana@example.org",
+                     *         "meta": null,
+                     *         "object": "address"
+                     *       },
+                     *       "shipping_address": {
+                     *         "name": "name",
+                     *         "address_1": "address 1",
+                     *         "address_2": "address 2",
+                     *         "city": "city",
+                     *         "state_prov": "state prov",
+                     *         "postal_code": "postal code",
+                     *         "country": "country",
+                     *         "email": "ana@example.org",
+                     *         "meta": null,
+                     *         "object": "address"
+                     *       },
                      *       "tax_exempt": false,
                      *       "has_payments": false,
                      *       "locale": "locale",
@@ -10273,7 +11710,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     name?: string | null;
@@ -10335,8 +11772,30 @@ export interface operations {
                      *       "phone": "phone",
                      *       "username": "username",
                      *       "tax_number": "tax number",
-                     *       "billing_address": {},
-                     *       "shipping_address": {},
+                     *       "billing_address": {
+                     *         "name": "name",
+                     *         "address_1": "address 1",
+                     *         "address_2": "address 2",
+                     *         "city": "city",
+                     *         "state_prov": "state prov",
+                     *         "postal_code": "postal code",
+                     *         "country": "country",
+                     *         "email": "ana@example.org",
+                     *         "meta": null,
+                     *         "object": "address"
+                     *       },
+                     *       "shipping_address": {
+                     *         "name": "name",
+                     *         "address_1": "address 1",
+                     *         "address_2": "address 2",
+                     *         "city": "city",
+                     *         "state_prov": "state prov",
+                     *         "postal_code": "postal code",
+                     *         "country": "country",
+                     *         "email": "ana@example.org",
+                     *         "meta": null,
+                     *         "object": "address"
+                     *       },
                      *       "tax_exempt": false,
                      *       "has_payments": false,
                      *       "locale": "locale",
@@ -10418,8 +11877,8 @@ export interface operations {
                      *             "type": "type",
                      *             "mask": "mask",
                      *             "last4": "last4",
-                     *             "exp_month": 19.99,
-                     *             "exp_year": 19.99,
+                     *             "exp_month": 1,
+                     *             "exp_year": 1,
                      *             "cardholder_name": "cardholder name",
                      *             "label": "label",
                      *             "billing_address": {}
@@ -10510,8 +11969,8 @@ export interface operations {
                      *         "type": "type",
                      *         "mask": "mask",
                      *         "last4": "last4",
-                     *         "exp_month": 19.99,
-                     *         "exp_year": 19.99,
+                     *         "exp_month": 1,
+                     *         "exp_year": 1,
                      *         "cardholder_name": "cardholder name",
                      *         "label": "label",
                      *         "billing_address": {}
@@ -10572,8 +12031,8 @@ export interface operations {
                      *         "type": "type",
                      *         "mask": "mask",
                      *         "last4": "last4",
-                     *         "exp_month": 19.99,
-                     *         "exp_year": 19.99,
+                     *         "exp_month": 1,
+                     *         "exp_year": 1,
                      *         "cardholder_name": "cardholder name",
                      *         "label": "label",
                      *         "billing_address": {}
@@ -10614,7 +12073,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     data?: {
@@ -10680,8 +12139,8 @@ export interface operations {
                      *         "type": "type",
                      *         "mask": "mask",
                      *         "last4": "last4",
-                     *         "exp_month": 19.99,
-                     *         "exp_year": 19.99,
+                     *         "exp_month": 1,
+                     *         "exp_year": 1,
                      *         "cardholder_name": "cardholder name",
                      *         "label": "label",
                      *         "billing_address": {}
@@ -10803,7 +12262,42 @@ export interface operations {
                      *           "open": false,
                      *           "payment_status": "completed",
                      *           "currency": "USD",
-                     *           "customer": {},
+                     *           "customer": {
+                     *             "object": "customer",
+                     *             "url": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *             "customer_id": "3HE81X8T8P1B",
+                     *             "name": "name",
+                     *             "email": "ana@example.org",
+                     *             "company_name": "company name",
+                     *             "phone": "phone",
+                     *             "tax_number": "tax number",
+                     *             "username": "username",
+                     *             "billing_address": {
+                     *               "name": "name",
+                     *               "address_1": "address 1",
+                     *               "address_2": "address 2",
+                     *               "city": "city",
+                     *               "state_prov": "state prov",
+                     *               "postal_code": "postal code",
+                     *               "country": "country",
+                     *               "email": "ana@example.org",
+                     *               "meta": null,
+                     *               "object": "address"
+                     *             },
+                     *             "shipping_address": {
+                     *               "name": "name",
+                     *               "address_1": "address 1",
+                     *               "address_2": "address 2",
+                     *               "city": "city",
+                     *               "state_prov": "state prov",
+                     *               "postal_code": "postal code",
+                     *               "country": "country",
+                     *               "email": "ana@example.org",
+                     *               "meta": null,
+                     *               "object": "address"
+                     *             },
+                     *             "payment_methods": "payment methods"
+                     *           },
                      *           "items": [
                      *             {
                      *               "settlement_currency": "USD",
@@ -10811,7 +12305,7 @@ export interface operations {
                      *               "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
                      *               "subscription_plan": {
                      *                 "description": "description",
-                     *                 "billing_interval": 19.99,
+                     *                 "billing_interval": 1,
                      *                 "billing_interval_unit": "hour",
                      *                 "end_at_billing_count": 1
                      *               },
@@ -10942,7 +12436,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     items?: {
@@ -11013,7 +12507,42 @@ export interface operations {
                      *       "open": false,
                      *       "payment_status": "completed",
                      *       "currency": "USD",
-                     *       "customer": {},
+                     *       "customer": {
+                     *         "object": "customer",
+                     *         "url": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *         "customer_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "email": "ana@example.org",
+                     *         "company_name": "company name",
+                     *         "phone": "phone",
+                     *         "tax_number": "tax number",
+                     *         "username": "username",
+                     *         "billing_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "shipping_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "payment_methods": "payment methods"
+                     *       },
                      *       "items": [
                      *         {
                      *           "settlement_currency": "USD",
@@ -11021,7 +12550,7 @@ export interface operations {
                      *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
                      *           "subscription_plan": {
                      *             "description": "description",
-                     *             "billing_interval": 19.99,
+                     *             "billing_interval": 1,
                      *             "billing_interval_unit": "hour",
                      *             "end_at_billing_count": 1
                      *           },
@@ -11171,7 +12700,42 @@ export interface operations {
                      *       "open": false,
                      *       "payment_status": "completed",
                      *       "currency": "USD",
-                     *       "customer": {},
+                     *       "customer": {
+                     *         "object": "customer",
+                     *         "url": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *         "customer_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "email": "ana@example.org",
+                     *         "company_name": "company name",
+                     *         "phone": "phone",
+                     *         "tax_number": "tax number",
+                     *         "username": "username",
+                     *         "billing_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "shipping_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "payment_methods": "payment methods"
+                     *       },
                      *       "items": [
                      *         {
                      *           "settlement_currency": "USD",
@@ -11179,7 +12743,7 @@ export interface operations {
                      *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
                      *           "subscription_plan": {
                      *             "description": "description",
-                     *             "billing_interval": 19.99,
+                     *             "billing_interval": 1,
                      *             "billing_interval_unit": "hour",
                      *             "end_at_billing_count": 1
                      *           },
@@ -11311,7 +12875,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     items?: {
@@ -11380,7 +12944,42 @@ export interface operations {
                      *       "open": false,
                      *       "payment_status": "completed",
                      *       "currency": "USD",
-                     *       "customer": {},
+                     *       "customer": {
+                     *         "object": "customer",
+                     *         "url": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *         "customer_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "email": "ana@example.org",
+                     *         "company_name": "company name",
+                     *         "phone": "phone",
+                     *         "tax_number": "tax number",
+                     *         "username": "username",
+                     *         "billing_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "shipping_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "payment_methods": "payment methods"
+                     *       },
                      *       "items": [
                      *         {
                      *           "settlement_currency": "USD",
@@ -11388,7 +12987,7 @@ export interface operations {
                      *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
                      *           "subscription_plan": {
                      *             "description": "description",
-                     *             "billing_interval": 19.99,
+                     *             "billing_interval": 1,
                      *             "billing_interval_unit": "hour",
                      *             "end_at_billing_count": 1
                      *           },
@@ -11552,7 +13151,7 @@ export interface operations {
                      *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
                      *           "subscription_plan": {
                      *             "description": "description",
-                     *             "billing_interval": 19.99,
+                     *             "billing_interval": 1,
                      *             "billing_interval_unit": "hour",
                      *             "end_at_billing_count": 1
                      *           },
@@ -11647,7 +13246,7 @@ export interface operations {
                      *       "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
                      *       "subscription_plan": {
                      *         "description": "description",
-                     *         "billing_interval": 19.99,
+                     *         "billing_interval": 1,
                      *         "billing_interval_unit": "hour",
                      *         "end_at_billing_count": 1
                      *       },
@@ -11702,7 +13301,7 @@ export interface operations {
                      *       "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
                      *       "subscription_plan": {
                      *         "description": "description",
-                     *         "billing_interval": 19.99,
+                     *         "billing_interval": 1,
                      *         "billing_interval_unit": "hour",
                      *         "end_at_billing_count": 1
                      *       },
@@ -11788,7 +13387,7 @@ export interface operations {
                      *       "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
                      *       "subscription_plan": {
                      *         "description": "description",
-                     *         "billing_interval": 19.99,
+                     *         "billing_interval": 1,
                      *         "billing_interval_unit": "hour",
                      *         "end_at_billing_count": 1
                      *       },
@@ -11859,7 +13458,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     quantity?: number | string;
@@ -11882,7 +13481,7 @@ export interface operations {
                      *       "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
                      *       "subscription_plan": {
                      *         "description": "description",
-                     *         "billing_interval": 19.99,
+                     *         "billing_interval": 1,
                      *         "billing_interval_unit": "hour",
                      *         "end_at_billing_count": 1
                      *       },
@@ -12013,7 +13612,160 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "cart",
+                     *       "url": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
+                     *       "cart_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "open": false,
+                     *       "payment_status": "completed",
+                     *       "currency": "USD",
+                     *       "customer": {
+                     *         "object": "customer",
+                     *         "url": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *         "customer_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "email": "ana@example.org",
+                     *         "company_name": "company name",
+                     *         "phone": "phone",
+                     *         "tax_number": "tax number",
+                     *         "username": "username",
+                     *         "billing_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "shipping_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "payment_methods": "payment methods"
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "settlement_currency": "USD",
+                     *           "tax_code": "tax code",
+                     *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
+                     *           "subscription_plan": {
+                     *             "description": "description",
+                     *             "billing_interval": 1,
+                     *             "billing_interval_unit": "hour",
+                     *             "end_at_billing_count": 1
+                     *           },
+                     *           "subscription_terms": {
+                     *             "description": "description"
+                     *           },
+                     *           "meta": null,
+                     *           "object": "item",
+                     *           "url": "http://localhost:4000/api/v1/items/3HE81X8T8P1B",
+                     *           "item_id": "3HE81X8T8P1B",
+                     *           "product_id": "3HE81X8T8P1B",
+                     *           "test": false,
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "name": "name",
+                     *           "type": "digital",
+                     *           "quantity": 1,
+                     *           "currency": "USD",
+                     *           "price": 19.99,
+                     *           "price_original": 19.99,
+                     *           "subtotal": 19.99,
+                     *           "subtotal_original": 19.99,
+                     *           "discount": 1,
+                     *           "tax": 19.99,
+                     *           "tax_original": 19.99,
+                     *           "total": 19.99,
+                     *           "total_original": 19.99,
+                     *           "settlement_price": 19.99,
+                     *           "settlement_subtotal": 19.99,
+                     *           "settlement_subtotal_original": 19.99,
+                     *           "settlement_discount": 1,
+                     *           "settlement_tax": 19.99,
+                     *           "settlement_tax_original": 19.99,
+                     *           "settlement_total": 19.99,
+                     *           "settlement_total_original": 19.99
+                     *         }
+                     *       ],
+                     *       "shipping_method_id": "3HE81X8T8P1B",
+                     *       "shipping_item": {
+                     *         "item_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "quantity": 1,
+                     *         "currency": "USD",
+                     *         "price": 19.99,
+                     *         "price_original": 19.99,
+                     *         "subtotal": 19.99,
+                     *         "subtotal_original": 19.99,
+                     *         "discount": 1,
+                     *         "tax_rate": 19.99,
+                     *         "tax": 19.99,
+                     *         "tax_original": 19.99,
+                     *         "total": 19.99,
+                     *         "total_original": 19.99,
+                     *         "settlement_currency": "USD",
+                     *         "settlement_price": 19.99,
+                     *         "settlement_subtotal": 19.99,
+                     *         "settlement_subtotal_original": 19.99,
+                     *         "settlement_discount": 1,
+                     *         "settlement_tax": 19.99,
+                     *         "settlement_tax_original": 19.99,
+                     *         "settlement_total": 19.99,
+                     *         "settlement_total_original": 19.99,
+                     *         "object": "item"
+                     *       },
+                     *       "promotion_code": "promotion code",
+                     *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *       "settlement_currency": "USD",
+                     *       "tax_inclusive": false,
+                     *       "discount_on_gross": false,
+                     *       "items_count": 1,
+                     *       "items_quantity": 1,
+                     *       "referrer": "referrer",
+                     *       "affiliate_id": "3HE81X8T8P1B",
+                     *       "customer_ip_address": "customer ip address",
+                     *       "customer_ip_country": "customer ip country",
+                     *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "meta": null,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z",
+                     *       "subtotal": 19.99,
+                     *       "subtotal_original": 19.99,
+                     *       "shipping": 19.99,
+                     *       "shipping_original": 19.99,
+                     *       "discount": 1,
+                     *       "tax": 19.99,
+                     *       "tax_original": 19.99,
+                     *       "total": 19.99,
+                     *       "total_original": 19.99,
+                     *       "settlement_subtotal": 19.99,
+                     *       "settlement_subtotal_original": 19.99,
+                     *       "settlement_shipping": 19.99,
+                     *       "settlement_shipping_original": 19.99,
+                     *       "settlement_discount": 1,
+                     *       "settlement_tax": 19.99,
+                     *       "settlement_tax_original": 19.99,
+                     *       "settlement_total": 19.99,
+                     *       "settlement_total_original": 19.99
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Cart"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -12053,7 +13805,160 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "cart",
+                     *       "url": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
+                     *       "cart_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "open": false,
+                     *       "payment_status": "completed",
+                     *       "currency": "USD",
+                     *       "customer": {
+                     *         "object": "customer",
+                     *         "url": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *         "customer_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "email": "ana@example.org",
+                     *         "company_name": "company name",
+                     *         "phone": "phone",
+                     *         "tax_number": "tax number",
+                     *         "username": "username",
+                     *         "billing_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "shipping_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "payment_methods": "payment methods"
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "settlement_currency": "USD",
+                     *           "tax_code": "tax code",
+                     *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
+                     *           "subscription_plan": {
+                     *             "description": "description",
+                     *             "billing_interval": 1,
+                     *             "billing_interval_unit": "hour",
+                     *             "end_at_billing_count": 1
+                     *           },
+                     *           "subscription_terms": {
+                     *             "description": "description"
+                     *           },
+                     *           "meta": null,
+                     *           "object": "item",
+                     *           "url": "http://localhost:4000/api/v1/items/3HE81X8T8P1B",
+                     *           "item_id": "3HE81X8T8P1B",
+                     *           "product_id": "3HE81X8T8P1B",
+                     *           "test": false,
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "name": "name",
+                     *           "type": "digital",
+                     *           "quantity": 1,
+                     *           "currency": "USD",
+                     *           "price": 19.99,
+                     *           "price_original": 19.99,
+                     *           "subtotal": 19.99,
+                     *           "subtotal_original": 19.99,
+                     *           "discount": 1,
+                     *           "tax": 19.99,
+                     *           "tax_original": 19.99,
+                     *           "total": 19.99,
+                     *           "total_original": 19.99,
+                     *           "settlement_price": 19.99,
+                     *           "settlement_subtotal": 19.99,
+                     *           "settlement_subtotal_original": 19.99,
+                     *           "settlement_discount": 1,
+                     *           "settlement_tax": 19.99,
+                     *           "settlement_tax_original": 19.99,
+                     *           "settlement_total": 19.99,
+                     *           "settlement_total_original": 19.99
+                     *         }
+                     *       ],
+                     *       "shipping_method_id": "3HE81X8T8P1B",
+                     *       "shipping_item": {
+                     *         "item_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "quantity": 1,
+                     *         "currency": "USD",
+                     *         "price": 19.99,
+                     *         "price_original": 19.99,
+                     *         "subtotal": 19.99,
+                     *         "subtotal_original": 19.99,
+                     *         "discount": 1,
+                     *         "tax_rate": 19.99,
+                     *         "tax": 19.99,
+                     *         "tax_original": 19.99,
+                     *         "total": 19.99,
+                     *         "total_original": 19.99,
+                     *         "settlement_currency": "USD",
+                     *         "settlement_price": 19.99,
+                     *         "settlement_subtotal": 19.99,
+                     *         "settlement_subtotal_original": 19.99,
+                     *         "settlement_discount": 1,
+                     *         "settlement_tax": 19.99,
+                     *         "settlement_tax_original": 19.99,
+                     *         "settlement_total": 19.99,
+                     *         "settlement_total_original": 19.99,
+                     *         "object": "item"
+                     *       },
+                     *       "promotion_code": "promotion code",
+                     *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *       "settlement_currency": "USD",
+                     *       "tax_inclusive": false,
+                     *       "discount_on_gross": false,
+                     *       "items_count": 1,
+                     *       "items_quantity": 1,
+                     *       "referrer": "referrer",
+                     *       "affiliate_id": "3HE81X8T8P1B",
+                     *       "customer_ip_address": "customer ip address",
+                     *       "customer_ip_country": "customer ip country",
+                     *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "meta": null,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z",
+                     *       "subtotal": 19.99,
+                     *       "subtotal_original": 19.99,
+                     *       "shipping": 19.99,
+                     *       "shipping_original": 19.99,
+                     *       "discount": 1,
+                     *       "tax": 19.99,
+                     *       "tax_original": 19.99,
+                     *       "total": 19.99,
+                     *       "total_original": 19.99,
+                     *       "settlement_subtotal": 19.99,
+                     *       "settlement_subtotal_original": 19.99,
+                     *       "settlement_shipping": 19.99,
+                     *       "settlement_shipping_original": 19.99,
+                     *       "settlement_discount": 1,
+                     *       "settlement_tax": 19.99,
+                     *       "settlement_tax_original": 19.99,
+                     *       "settlement_total": 19.99,
+                     *       "settlement_total_original": 19.99
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Cart"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -12142,8 +14047,8 @@ export interface operations {
                      *               "type": "type",
                      *               "mask": "mask",
                      *               "last4": "last4",
-                     *               "exp_month": 19.99,
-                     *               "exp_year": 19.99,
+                     *               "exp_month": 1,
+                     *               "exp_year": 1,
                      *               "cardholder_name": "cardholder name",
                      *               "label": "label",
                      *               "billing_address": {}
@@ -12205,7 +14110,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     payment_method?: {
@@ -12281,8 +14186,8 @@ export interface operations {
                      *           "type": "type",
                      *           "mask": "mask",
                      *           "last4": "last4",
-                     *           "exp_month": 19.99,
-                     *           "exp_year": 19.99,
+                     *           "exp_month": 1,
+                     *           "exp_year": 1,
                      *           "cardholder_name": "cardholder name",
                      *           "label": "label",
                      *           "billing_address": {}
@@ -12407,8 +14312,8 @@ export interface operations {
                      *               "type": "type",
                      *               "mask": "mask",
                      *               "last4": "last4",
-                     *               "exp_month": 19.99,
-                     *               "exp_year": 19.99,
+                     *               "exp_month": 1,
+                     *               "exp_year": 1,
                      *               "cardholder_name": "cardholder name",
                      *               "label": "label",
                      *               "billing_address": {}
@@ -12584,8 +14489,8 @@ export interface operations {
                      *           "type": "type",
                      *           "mask": "mask",
                      *           "last4": "last4",
-                     *           "exp_month": 19.99,
-                     *           "exp_year": 19.99,
+                     *           "exp_month": 1,
+                     *           "exp_year": 1,
                      *           "cardholder_name": "cardholder name",
                      *           "label": "label",
                      *           "billing_address": {}
@@ -12685,8 +14590,8 @@ export interface operations {
                      *           "type": "type",
                      *           "mask": "mask",
                      *           "last4": "last4",
-                     *           "exp_month": 19.99,
-                     *           "exp_year": 19.99,
+                     *           "exp_month": 1,
+                     *           "exp_year": 1,
                      *           "cardholder_name": "cardholder name",
                      *           "label": "label",
                      *           "billing_address": {}
@@ -12746,7 +14651,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     reference?: string | null;
@@ -12795,8 +14700,8 @@ export interface operations {
                      *           "type": "type",
                      *           "mask": "mask",
                      *           "last4": "last4",
-                     *           "exp_month": 19.99,
-                     *           "exp_year": 19.99,
+                     *           "exp_month": 1,
+                     *           "exp_year": 1,
                      *           "cardholder_name": "cardholder name",
                      *           "label": "label",
                      *           "billing_address": {}
@@ -12855,13 +14760,44 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: read payments options */
+            /** @description Answer to: retrieve the payment options */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "payment_options",
+                     *       "payment_methods": [
+                     *         {
+                     *           "payment_method_type": "payment method type"
+                     *         }
+                     *       ],
+                     *       "card_types": [
+                     *         "card types"
+                     *       ],
+                     *       "allowed_customer_countries": [
+                     *         "allowed customer countries"
+                     *       ],
+                     *       "customer_default_country": "customer default country",
+                     *       "customer_default_currency": "USD",
+                     *       "currencies": [
+                     *         {
+                     *           "code": "code",
+                     *           "name": "name"
+                     *         }
+                     *       ],
+                     *       "customer_required_fields": [
+                     *         "customer required fields"
+                     *       ],
+                     *       "customer_optional_fields": [
+                     *         "customer optional fields"
+                     *       ],
+                     *       "stripe_publishable_key": "stripe publishable key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentOptions"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -12901,7 +14837,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "payment",
+                     *       "url": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *       "payment_id": "3HE81X8T8P1B",
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "status": "pending",
+                     *       "success": false,
+                     *       "currency": "USD",
+                     *       "subtotal": 19.99,
+                     *       "shipping": 19.99,
+                     *       "tax": 19.99,
+                     *       "total": 19.99,
+                     *       "total_refunded": 19.99,
+                     *       "settlement_currency": "USD",
+                     *       "settlement_subtotal": 19.99,
+                     *       "settlement_shipping": 19.99,
+                     *       "settlement_tax": 19.99,
+                     *       "settlement_total": 19.99,
+                     *       "reference": "3HE81X8T8P1B",
+                     *       "description": "description",
+                     *       "referrer": "referrer",
+                     *       "payment_method": {
+                     *         "object": "payment_method",
+                     *         "payment_method_id": "3HE81X8T8P1B",
+                     *         "url": "http://localhost:4000/api/v1/payment_methods/3HE81X8T8P1B",
+                     *         "type": "credit_card",
+                     *         "data": {
+                     *           "type": "type",
+                     *           "mask": "mask",
+                     *           "last4": "last4",
+                     *           "exp_month": 1,
+                     *           "exp_year": 1,
+                     *           "cardholder_name": "cardholder name",
+                     *           "label": "label",
+                     *           "billing_address": {}
+                     *         }
+                     *       },
+                     *       "response_data": {
+                     *         "authorization_code": "authorization code",
+                     *         "avs_match": false,
+                     *         "cvv_match": false,
+                     *         "message": "message",
+                     *         "client_secret": "client secret",
+                     *         "redirect_url": "redirect url"
+                     *       },
+                     *       "gateway_transaction_id": "3HE81X8T8P1B",
+                     *       "error_code": "error code",
+                     *       "ip_address": "ip address",
+                     *       "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *       "cart": "http://localhost:4000/api/v1/carts/3HE81X8T8P1B",
+                     *       "invoice": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
+                     *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "subscription": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
+                     *       "refunds": "http://localhost:4000/api/v1/refunds/3HE81X8T8P1B",
+                     *       "meta": null,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -12942,13 +14939,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answer to: send gateway events stripe <account id> <mode> */
+            /** @description Answer to: receive a Stripe event */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "gateway_event",
+                     *       "id": "id",
+                     *       "type": "type",
+                     *       "received": false,
+                     *       "duplicate": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayEvent"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -13332,7 +15338,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description Any JSON value but a boolean; at most 2048 characters of compact JSON, 32 levels deep */
@@ -13691,7 +15697,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description Any JSON value but a boolean; at most 2048 characters of compact JSON, 32 levels deep */
@@ -13838,8 +15844,8 @@ export interface operations {
                      *               "type": "type",
                      *               "mask": "mask",
                      *               "last4": "last4",
-                     *               "exp_month": 19.99,
-                     *               "exp_year": 19.99,
+                     *               "exp_month": 1,
+                     *               "exp_year": 1,
                      *               "cardholder_name": "cardholder name",
                      *               "label": "label",
                      *               "billing_address": {}
@@ -14138,8 +16144,8 @@ export interface operations {
                      *               "type": "type",
                      *               "mask": "mask",
                      *               "last4": "last4",
-                     *               "exp_month": 19.99,
-                     *               "exp_year": 19.99,
+                     *               "exp_month": 1,
+                     *               "exp_year": 1,
                      *               "cardholder_name": "cardholder name",
                      *               "label": "label",
                      *               "billing_address": {}
@@ -14490,7 +16496,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     items?: {
@@ -14687,7 +16693,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     items?: {
@@ -14935,8 +16941,8 @@ export interface operations {
                      *             "product ids"
                      *           ],
                      *           "expires": "expires",
-                     *           "max_uses": 19.99,
-                     *           "uses": 19.99,
+                     *           "max_uses": 1,
+                     *           "uses": 1,
                      *           "deleted": false,
                      *           "test": false,
                      *           "account_id": "3HE81X8T8P1B",
@@ -15029,8 +17035,8 @@ export interface operations {
                      *         "product ids"
                      *       ],
                      *       "expires": "expires",
-                     *       "max_uses": 19.99,
-                     *       "uses": 19.99,
+                     *       "max_uses": 1,
+                     *       "uses": 1,
                      *       "deleted": false,
                      *       "test": false,
                      *       "account_id": "3HE81X8T8P1B",
@@ -15100,8 +17106,8 @@ export interface operations {
                      *         "product ids"
                      *       ],
                      *       "expires": "expires",
-                     *       "max_uses": 19.99,
-                     *       "uses": 19.99,
+                     *       "max_uses": 1,
+                     *       "uses": 1,
                      *       "deleted": false,
                      *       "test": false,
                      *       "account_id": "3HE81X8T8P1B",
@@ -15142,7 +17148,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     name?: string | null;
@@ -15193,8 +17199,8 @@ export interface operations {
                      *         "product ids"
                      *       ],
                      *       "expires": "expires",
-                     *       "max_uses": 19.99,
-                     *       "uses": 19.99,
+                     *       "max_uses": 1,
+                     *       "uses": 1,
                      *       "deleted": false,
                      *       "test": false,
                      *       "account_id": "3HE81X8T8P1B",
@@ -15506,7 +17512,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     name?: string | null;
@@ -15877,7 +17883,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description One of: order:created, order:payment_completed, order:licenses_assigned, cart:payment_completed, payment:created_success, payment:created_failure, payment:completed, refund:created_success, refund:created_failure, subscription:created, subscription:renewal_success, subscription:renewal_failure, subscription:cancelled, invoice:created, invoice:paid, shipment:created, product:created, product:modified, product:deleted, license_request:failed, license_service:low_licenses */
@@ -16008,7 +18014,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description The notification data to send instead of a made-up sample object of the subscription type */
@@ -16017,13 +18023,33 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answer to: test an event subscription */
+            /** @description Answer to: send a sample delivery to an event subscription */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "event_id": "3HE81X8T8P1B",
+                     *       "status_code": 1,
+                     *       "duration_ms": 1,
+                     *       "error": {
+                     *         "code": "code",
+                     *         "message": "message"
+                     *       },
+                     *       "response_body": "response body",
+                     *       "request": {
+                     *         "method": "method",
+                     *         "url": "url",
+                     *         "headers": {},
+                     *         "body": "body"
+                     *       },
+                     *       "object": "event_test_result"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventTestResult"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -16057,7 +18083,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description The notification data to send instead of a made-up sample object of the subscription type */
@@ -16066,13 +18092,33 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answer to: send event subscriptions <event subscription id> test <anything> */
+            /** @description Answer to: send a sample delivery to an event subscription */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "event_id": "3HE81X8T8P1B",
+                     *       "status_code": 1,
+                     *       "duration_ms": 1,
+                     *       "error": {
+                     *         "code": "code",
+                     *         "message": "message"
+                     *       },
+                     *       "response_body": "response body",
+                     *       "request": {
+                     *         "method": "method",
+                     *         "url": "url",
+                     *         "headers": {},
+                     *         "body": "body"
+                     *       },
+                     *       "object": "event_test_result"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventTestResult"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -16159,13 +18205,13 @@ export interface operations {
                      *           "date_delivered": "2026-11-21T14:05:09Z",
                      *           "attempts": [
                      *             {
-                     *               "attempt": 19.99,
+                     *               "attempt": 1,
                      *               "trigger": "automatic",
                      *               "date": "2026-11-21T14:05:09Z",
                      *               "destination": "destination",
                      *               "success": false,
-                     *               "status_code": 19.99,
-                     *               "duration_ms": 19.99,
+                     *               "status_code": 1,
+                     *               "duration_ms": 1,
                      *               "error": {
                      *                 "code": "code",
                      *                 "message": "message"
@@ -16239,13 +18285,13 @@ export interface operations {
                      *       "date_delivered": "2026-11-21T14:05:09Z",
                      *       "attempts": [
                      *         {
-                     *           "attempt": 19.99,
+                     *           "attempt": 1,
                      *           "trigger": "automatic",
                      *           "date": "2026-11-21T14:05:09Z",
                      *           "destination": "destination",
                      *           "success": false,
-                     *           "status_code": 19.99,
-                     *           "duration_ms": 19.99,
+                     *           "status_code": 1,
+                     *           "duration_ms": 1,
                      *           "error": {
                      *             "code": "code",
                      *             "message": "message"
@@ -16297,7 +18343,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "event",
+                     *       "url": "http://localhost:4000/api/v1/events/3HE81X8T8P1B",
+                     *       "event_id": "3HE81X8T8P1B",
+                     *       "type": "order:created",
+                     *       "fingerprint": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "status": "pending",
+                     *       "event_subscription": "http://localhost:4000/api/v1/event_subscriptions/3HE81X8T8P1B",
+                     *       "method": "email",
+                     *       "format": "json",
+                     *       "data": {},
+                     *       "attempts_count": 1,
+                     *       "date_last_delivery_attempt": "2026-11-21T14:05:09Z",
+                     *       "date_next_delivery_attempt": "2026-11-21T14:05:09Z",
+                     *       "date_delivered": "2026-11-21T14:05:09Z",
+                     *       "attempts": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "trigger": "automatic",
+                     *           "date": "2026-11-21T14:05:09Z",
+                     *           "destination": "destination",
+                     *           "success": false,
+                     *           "status_code": 1,
+                     *           "duration_ms": 1,
+                     *           "error": {
+                     *             "code": "code",
+                     *             "message": "message"
+                     *           },
+                     *           "response_body": "response body"
+                     *         }
+                     *       ],
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -16591,7 +18675,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     name?: string | null;
@@ -16781,13 +18865,13 @@ export interface operations {
                      *           "attempts_count": 1,
                      *           "attempts": [
                      *             {
-                     *               "attempt": 19.99,
+                     *               "attempt": 1,
                      *               "trigger": "automatic",
                      *               "date": "2026-11-21T14:05:09Z",
                      *               "destination": "destination",
                      *               "success": false,
-                     *               "status_code": 19.99,
-                     *               "duration_ms": 19.99,
+                     *               "status_code": 1,
+                     *               "duration_ms": 1,
                      *               "error": {
                      *                 "code": "code",
                      *                 "message": "message"
@@ -16800,7 +18884,7 @@ export interface operations {
                      *           "last_failure_meta": {
                      *             "code": "http_status",
                      *             "message": "message",
-                     *             "status_code": 19.99,
+                     *             "status_code": 1,
                      *             "response_body": "response body",
                      *             "date": "2026-11-21T14:05:09Z"
                      *           }
@@ -16866,13 +18950,13 @@ export interface operations {
                      *       "attempts_count": 1,
                      *       "attempts": [
                      *         {
-                     *           "attempt": 19.99,
+                     *           "attempt": 1,
                      *           "trigger": "automatic",
                      *           "date": "2026-11-21T14:05:09Z",
                      *           "destination": "destination",
                      *           "success": false,
-                     *           "status_code": 19.99,
-                     *           "duration_ms": 19.99,
+                     *           "status_code": 1,
+                     *           "duration_ms": 1,
                      *           "error": {
                      *             "code": "code",
                      *             "message": "message"
@@ -16885,7 +18969,7 @@ export interface operations {
                      *       "last_failure_meta": {
                      *         "code": "http_status",
                      *         "message": "message",
-                     *         "status_code": 19.99,
+                     *         "status_code": 1,
                      *         "response_body": "response body",
                      *         "date": "2026-11-21T14:05:09Z"
                      *       }
@@ -16931,7 +19015,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "license_request",
+                     *       "url": "http://localhost:4000/api/v1/license_requests/3HE81X8T8P1B",
+                     *       "license_request_id": "3HE81X8T8P1B",
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z",
+                     *       "test": false,
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "status": "retry",
+                     *       "product_id": "3HE81X8T8P1B",
+                     *       "item_id": "3HE81X8T8P1B",
+                     *       "license": "license",
+                     *       "license_service": "http://localhost:4000/api/v1/license_services/3HE81X8T8P1B",
+                     *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "attempts_count": 1,
+                     *       "attempts": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "trigger": "automatic",
+                     *           "date": "2026-11-21T14:05:09Z",
+                     *           "destination": "destination",
+                     *           "success": false,
+                     *           "status_code": 1,
+                     *           "duration_ms": 1,
+                     *           "error": {
+                     *             "code": "code",
+                     *             "message": "message"
+                     *           },
+                     *           "response_body": "response body"
+                     *         }
+                     *       ],
+                     *       "date_last_request_attempt": "2026-11-21T14:05:09Z",
+                     *       "date_next_request_attempt": "2026-11-21T14:05:09Z",
+                     *       "last_failure_meta": {
+                     *         "code": "http_status",
+                     *         "message": "message",
+                     *         "status_code": 1,
+                     *         "response_body": "response body",
+                     *         "date": "2026-11-21T14:05:09Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LicenseRequest"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -17056,7 +19183,7 @@ export interface operations {
                      *           "test": false,
                      *           "live_version": "live version",
                      *           "live_version_id": "3HE81X8T8P1B",
-                     *           "live_version_number": 19.99,
+                     *           "live_version_number": 1,
                      *           "app_url": "app url",
                      *           "versions": "http://localhost:4000/api/v1/versions/3HE81X8T8P1B",
                      *           "deployments": "http://localhost:4000/api/v1/deployments/3HE81X8T8P1B",
@@ -17140,7 +19267,7 @@ export interface operations {
                      *       "test": false,
                      *       "live_version": "live version",
                      *       "live_version_id": "3HE81X8T8P1B",
-                     *       "live_version_number": 19.99,
+                     *       "live_version_number": 1,
                      *       "app_url": "app url",
                      *       "versions": "http://localhost:4000/api/v1/versions/3HE81X8T8P1B",
                      *       "deployments": "http://localhost:4000/api/v1/deployments/3HE81X8T8P1B",
@@ -17205,7 +19332,7 @@ export interface operations {
                      *       "test": false,
                      *       "live_version": "live version",
                      *       "live_version_id": "3HE81X8T8P1B",
-                     *       "live_version_number": 19.99,
+                     *       "live_version_number": 1,
                      *       "app_url": "app url",
                      *       "versions": "http://localhost:4000/api/v1/versions/3HE81X8T8P1B",
                      *       "deployments": "http://localhost:4000/api/v1/deployments/3HE81X8T8P1B",
@@ -17251,7 +19378,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     name?: string | null;
@@ -17288,7 +19415,7 @@ export interface operations {
                      *       "test": false,
                      *       "live_version": "live version",
                      *       "live_version_id": "3HE81X8T8P1B",
-                     *       "live_version_number": 19.99,
+                     *       "live_version_number": 1,
                      *       "app_url": "app url",
                      *       "versions": "http://localhost:4000/api/v1/versions/3HE81X8T8P1B",
                      *       "deployments": "http://localhost:4000/api/v1/deployments/3HE81X8T8P1B",
@@ -17406,14 +19533,14 @@ export interface operations {
                      *           "version_id": "3HE81X8T8P1B",
                      *           "app": "app",
                      *           "app_id": "3HE81X8T8P1B",
-                     *           "number": 19.99,
+                     *           "number": 1,
                      *           "label": "label",
                      *           "comments": "comments",
                      *           "status": "failed",
                      *           "status_message": "status message",
-                     *           "files": 19.99,
-                     *           "bytes": 19.99,
-                     *           "package_bytes": 19.99,
+                     *           "files": 1,
+                     *           "bytes": 1,
+                     *           "package_bytes": 1,
                      *           "ignored_paths": [
                      *             "ignored paths"
                      *           ],
@@ -17483,14 +19610,14 @@ export interface operations {
                      *       "version_id": "3HE81X8T8P1B",
                      *       "app": "app",
                      *       "app_id": "3HE81X8T8P1B",
-                     *       "number": 19.99,
+                     *       "number": 1,
                      *       "label": "label",
                      *       "comments": "comments",
                      *       "status": "failed",
                      *       "status_message": "status message",
-                     *       "files": 19.99,
-                     *       "bytes": 19.99,
-                     *       "package_bytes": 19.99,
+                     *       "files": 1,
+                     *       "bytes": 1,
+                     *       "package_bytes": 1,
                      *       "ignored_paths": [
                      *         "ignored paths"
                      *       ],
@@ -17547,14 +19674,14 @@ export interface operations {
                      *       "version_id": "3HE81X8T8P1B",
                      *       "app": "app",
                      *       "app_id": "3HE81X8T8P1B",
-                     *       "number": 19.99,
+                     *       "number": 1,
                      *       "label": "label",
                      *       "comments": "comments",
                      *       "status": "failed",
                      *       "status_message": "status message",
-                     *       "files": 19.99,
-                     *       "bytes": 19.99,
-                     *       "package_bytes": 19.99,
+                     *       "files": 1,
+                     *       "bytes": 1,
+                     *       "package_bytes": 1,
                      *       "ignored_paths": [
                      *         "ignored paths"
                      *       ],
@@ -17650,7 +19777,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "app_deployment",
+                     *       "url": "http://localhost:4000/api/v1/app_deployments/3HE81X8T8P1B",
+                     *       "deployment_id": "3HE81X8T8P1B",
+                     *       "app_id": "3HE81X8T8P1B",
+                     *       "action": "deploy",
+                     *       "version_id": "3HE81X8T8P1B",
+                     *       "version_number": 1,
+                     *       "previous_version_id": "3HE81X8T8P1B",
+                     *       "previous_version_number": 1,
+                     *       "auth": "auth",
+                     *       "user": "user",
+                     *       "date_created": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AppDeployment"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -17682,7 +19825,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description The version to roll back to; default: the previous_version_id of the most recent deployment */
@@ -17699,7 +19842,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "app_deployment",
+                     *       "url": "http://localhost:4000/api/v1/app_deployments/3HE81X8T8P1B",
+                     *       "deployment_id": "3HE81X8T8P1B",
+                     *       "app_id": "3HE81X8T8P1B",
+                     *       "action": "deploy",
+                     *       "version_id": "3HE81X8T8P1B",
+                     *       "version_number": 1,
+                     *       "previous_version_id": "3HE81X8T8P1B",
+                     *       "previous_version_number": 1,
+                     *       "auth": "auth",
+                     *       "user": "user",
+                     *       "date_created": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AppDeployment"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -17766,9 +19925,9 @@ export interface operations {
                      *           "app_id": "3HE81X8T8P1B",
                      *           "action": "deploy",
                      *           "version_id": "3HE81X8T8P1B",
-                     *           "version_number": 19.99,
+                     *           "version_number": 1,
                      *           "previous_version_id": "3HE81X8T8P1B",
-                     *           "previous_version_number": 19.99,
+                     *           "previous_version_number": 1,
                      *           "auth": "auth",
                      *           "user": "user",
                      *           "date_created": "2026-11-21T14:05:09Z"
@@ -17826,9 +19985,9 @@ export interface operations {
                      *       "app_id": "3HE81X8T8P1B",
                      *       "action": "deploy",
                      *       "version_id": "3HE81X8T8P1B",
-                     *       "version_number": 19.99,
+                     *       "version_number": 1,
                      *       "previous_version_id": "3HE81X8T8P1B",
-                     *       "previous_version_number": 19.99,
+                     *       "previous_version_number": 1,
                      *       "auth": "auth",
                      *       "user": "user",
                      *       "date_created": "2026-11-21T14:05:09Z"
@@ -18064,7 +20223,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description The version the alias serves (it must be ready), or null to follow the live version */
@@ -18170,13 +20329,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: read app installations public settings <account id> <mode> account.js */
+            /** @description Answer to: retrieve an account's public settings as a script */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    "text/javascript": string;
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -18212,13 +20371,41 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: read app installations public settings <account id> <mode> account.json */
+            /** @description Answer to: retrieve an account's public settings */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "company_name": "company name",
+                     *       "support_email": "support email",
+                     *       "support_website": "support website",
+                     *       "currencies": [
+                     *         {
+                     *           "code": "code",
+                     *           "name": "name"
+                     *         }
+                     *       ],
+                     *       "allow_save_cards": false,
+                     *       "payment_method_types": [
+                     *         "payment method types"
+                     *       ],
+                     *       "stripe_publishable_key": "stripe publishable key",
+                     *       "date_utc": "2026-11-21T14:05:09Z",
+                     *       "browser_info": {
+                     *         "accept_language": "accept language",
+                     *         "locale": "locale",
+                     *         "language": "language",
+                     *         "accept": "accept",
+                     *         "user_agent": "user agent"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PublicAccount"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -18296,11 +20483,11 @@ export interface operations {
                      *               "value": "value"
                      *             }
                      *           ],
-                     *           "timeout": 19.99,
-                     *           "memory_mb": 19.99,
+                     *           "timeout": 1,
+                     *           "memory_mb": 1,
                      *           "invoke_url": "invoke url",
                      *           "filename": "filename",
-                     *           "bytes": 19.99,
+                     *           "bytes": 1,
                      *           "status": "active",
                      *           "status_message": "status message",
                      *           "date_created": "2026-11-21T14:05:09Z",
@@ -18390,11 +20577,11 @@ export interface operations {
                      *           "value": "value"
                      *         }
                      *       ],
-                     *       "timeout": 19.99,
-                     *       "memory_mb": 19.99,
+                     *       "timeout": 1,
+                     *       "memory_mb": 1,
                      *       "invoke_url": "invoke url",
                      *       "filename": "filename",
-                     *       "bytes": 19.99,
+                     *       "bytes": 1,
                      *       "status": "active",
                      *       "status_message": "status message",
                      *       "date_created": "2026-11-21T14:05:09Z",
@@ -18460,11 +20647,11 @@ export interface operations {
                      *           "value": "value"
                      *         }
                      *       ],
-                     *       "timeout": 19.99,
-                     *       "memory_mb": 19.99,
+                     *       "timeout": 1,
+                     *       "memory_mb": 1,
                      *       "invoke_url": "invoke url",
                      *       "filename": "filename",
-                     *       "bytes": 19.99,
+                     *       "bytes": 1,
                      *       "status": "active",
                      *       "status_message": "status message",
                      *       "date_created": "2026-11-21T14:05:09Z",
@@ -18553,11 +20740,11 @@ export interface operations {
                      *           "value": "value"
                      *         }
                      *       ],
-                     *       "timeout": 19.99,
-                     *       "memory_mb": 19.99,
+                     *       "timeout": 1,
+                     *       "memory_mb": 1,
                      *       "invoke_url": "invoke url",
                      *       "filename": "filename",
-                     *       "bytes": 19.99,
+                     *       "bytes": 1,
                      *       "status": "active",
                      *       "status_message": "status message",
                      *       "date_created": "2026-11-21T14:05:09Z",
@@ -18719,7 +20906,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     courier?: string | null;
@@ -19040,7 +21227,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     courier?: string | null;
@@ -19201,7 +21388,7 @@ export interface operations {
                      *           "currency": "USD",
                      *           "reference_price": 19.99,
                      *           "reference_currency": "USD",
-                     *           "billing_interval": 19.99,
+                     *           "billing_interval": 1,
                      *           "billing_interval_unit": "hour",
                      *           "end_at_billing_count": 1,
                      *           "billing_count": 1,
@@ -19288,7 +21475,7 @@ export interface operations {
                      *       "currency": "USD",
                      *       "reference_price": 19.99,
                      *       "reference_currency": "USD",
-                     *       "billing_interval": 19.99,
+                     *       "billing_interval": 1,
                      *       "billing_interval_unit": "hour",
                      *       "end_at_billing_count": 1,
                      *       "billing_count": 1,
@@ -19351,7 +21538,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     payment_method_id?: string | number;
@@ -19382,7 +21569,7 @@ export interface operations {
                      *       "currency": "USD",
                      *       "reference_price": 19.99,
                      *       "reference_currency": "USD",
-                     *       "billing_interval": 19.99,
+                     *       "billing_interval": 1,
                      *       "billing_interval_unit": "hour",
                      *       "end_at_billing_count": 1,
                      *       "billing_count": 1,
@@ -19445,7 +21632,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     cancel_at_current_period_end?: boolean;
@@ -19460,7 +21647,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "subscription",
+                     *       "url": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
+                     *       "subscription_id": "3HE81X8T8P1B",
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "status": "active",
+                     *       "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "payment_method": "payment method",
+                     *       "currency": "USD",
+                     *       "reference_price": 19.99,
+                     *       "reference_currency": "USD",
+                     *       "billing_interval": 1,
+                     *       "billing_interval_unit": "hour",
+                     *       "end_at_billing_count": 1,
+                     *       "billing_count": 1,
+                     *       "date_current_period_start": "2026-11-21T14:05:09Z",
+                     *       "date_current_period_end": "2026-11-21T14:05:09Z",
+                     *       "date_next_billing": "2026-11-21T14:05:09Z",
+                     *       "cancel_at_current_period_end": false,
+                     *       "cancellation_reason": "cancellation reason",
+                     *       "date_cancelled": "2026-11-21T14:05:09Z",
+                     *       "date_ended": "2026-11-21T14:05:09Z",
+                     *       "in_grace_period": false,
+                     *       "items": [
+                     *         {
+                     *           "item_id": "3HE81X8T8P1B",
+                     *           "product_id": "3HE81X8T8P1B",
+                     *           "name": "name",
+                     *           "quantity": 1,
+                     *           "price": 19.99,
+                     *           "currency": "USD",
+                     *           "product": "product",
+                     *           "meta": null
+                     *         }
+                     *       ],
+                     *       "orders": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *       "meta": null,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -19500,7 +21732,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "subscription",
+                     *       "url": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
+                     *       "subscription_id": "3HE81X8T8P1B",
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "status": "active",
+                     *       "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "payment_method": "payment method",
+                     *       "currency": "USD",
+                     *       "reference_price": 19.99,
+                     *       "reference_currency": "USD",
+                     *       "billing_interval": 1,
+                     *       "billing_interval_unit": "hour",
+                     *       "end_at_billing_count": 1,
+                     *       "billing_count": 1,
+                     *       "date_current_period_start": "2026-11-21T14:05:09Z",
+                     *       "date_current_period_end": "2026-11-21T14:05:09Z",
+                     *       "date_next_billing": "2026-11-21T14:05:09Z",
+                     *       "cancel_at_current_period_end": false,
+                     *       "cancellation_reason": "cancellation reason",
+                     *       "date_cancelled": "2026-11-21T14:05:09Z",
+                     *       "date_ended": "2026-11-21T14:05:09Z",
+                     *       "in_grace_period": false,
+                     *       "items": [
+                     *         {
+                     *           "item_id": "3HE81X8T8P1B",
+                     *           "product_id": "3HE81X8T8P1B",
+                     *           "name": "name",
+                     *           "quantity": 1,
+                     *           "price": 19.99,
+                     *           "currency": "USD",
+                     *           "product": "product",
+                     *           "meta": null
+                     *         }
+                     *       ],
+                     *       "orders": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *       "meta": null,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -19540,7 +21817,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "subscription",
+                     *       "url": "http://localhost:4000/api/v1/subscriptions/3HE81X8T8P1B",
+                     *       "subscription_id": "3HE81X8T8P1B",
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "status": "active",
+                     *       "customer": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "payment_method": "payment method",
+                     *       "currency": "USD",
+                     *       "reference_price": 19.99,
+                     *       "reference_currency": "USD",
+                     *       "billing_interval": 1,
+                     *       "billing_interval_unit": "hour",
+                     *       "end_at_billing_count": 1,
+                     *       "billing_count": 1,
+                     *       "date_current_period_start": "2026-11-21T14:05:09Z",
+                     *       "date_current_period_end": "2026-11-21T14:05:09Z",
+                     *       "date_next_billing": "2026-11-21T14:05:09Z",
+                     *       "cancel_at_current_period_end": false,
+                     *       "cancellation_reason": "cancellation reason",
+                     *       "date_cancelled": "2026-11-21T14:05:09Z",
+                     *       "date_ended": "2026-11-21T14:05:09Z",
+                     *       "in_grace_period": false,
+                     *       "items": [
+                     *         {
+                     *           "item_id": "3HE81X8T8P1B",
+                     *           "product_id": "3HE81X8T8P1B",
+                     *           "name": "name",
+                     *           "quantity": 1,
+                     *           "price": 19.99,
+                     *           "currency": "USD",
+                     *           "product": "product",
+                     *           "meta": null
+                     *         }
+                     *       ],
+                     *       "orders": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *       "meta": null,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -19809,8 +22131,8 @@ export interface operations {
                      *               "type": "type",
                      *               "mask": "mask",
                      *               "last4": "last4",
-                     *               "exp_month": 19.99,
-                     *               "exp_year": 19.99,
+                     *               "exp_month": 1,
+                     *               "exp_year": 1,
                      *               "cardholder_name": "cardholder name",
                      *               "label": "label",
                      *               "billing_address": {}
@@ -19911,7 +22233,7 @@ export interface operations {
                      *           "currency": "USD",
                      *           "reference_price": 19.99,
                      *           "reference_currency": "USD",
-                     *           "billing_interval": 19.99,
+                     *           "billing_interval": 1,
                      *           "billing_interval_unit": "hour",
                      *           "end_at_billing_count": 1,
                      *           "billing_count": 1,
@@ -19975,13 +22297,56 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: read reports sales */
+            /** @description Answer to: retrieve the sales report */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "report",
+                     *       "type": "type",
+                     *       "url": "http://localhost:4000/api/v1/reports/3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "currency": "USD",
+                     *       "timezone": "timezone",
+                     *       "group_by": "day",
+                     *       "date_start": "2026-11-21T14:05:09Z",
+                     *       "date_end": "2026-11-21T14:05:09Z",
+                     *       "summary": {
+                     *         "order_count": 1,
+                     *         "item_quantity": 1,
+                     *         "subtotal": 19.99,
+                     *         "discount": 1,
+                     *         "shipping": 19.99,
+                     *         "tax": 19.99,
+                     *         "total": 19.99,
+                     *         "refund_count": 1,
+                     *         "refunded": 19.99,
+                     *         "net": 19.99,
+                     *         "average_order_total": 19.99
+                     *       },
+                     *       "data": [
+                     *         {
+                     *           "date_start": "2026-11-21T14:05:09Z",
+                     *           "date_end": "2026-11-21T14:05:09Z",
+                     *           "order_count": 1,
+                     *           "item_quantity": 1,
+                     *           "subtotal": 19.99,
+                     *           "discount": 1,
+                     *           "shipping": 19.99,
+                     *           "tax": 19.99,
+                     *           "total": 19.99,
+                     *           "refund_count": 1,
+                     *           "refunded": 19.99,
+                     *           "net": 19.99,
+                     *           "average_order_total": 19.99
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SalesReport"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -20062,7 +22427,42 @@ export interface operations {
                      *           "date_published": "2026-11-21T14:05:09Z",
                      *           "currency": "USD",
                      *           "customer_id": "3HE81X8T8P1B",
-                     *           "customer": {},
+                     *           "customer": {
+                     *             "object": "customer",
+                     *             "url": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *             "customer_id": "3HE81X8T8P1B",
+                     *             "name": "name",
+                     *             "email": "ana@example.org",
+                     *             "company_name": "company name",
+                     *             "phone": "phone",
+                     *             "tax_number": "tax number",
+                     *             "username": "username",
+                     *             "billing_address": {
+                     *               "name": "name",
+                     *               "address_1": "address 1",
+                     *               "address_2": "address 2",
+                     *               "city": "city",
+                     *               "state_prov": "state prov",
+                     *               "postal_code": "postal code",
+                     *               "country": "country",
+                     *               "email": "ana@example.org",
+                     *               "meta": null,
+                     *               "object": "address"
+                     *             },
+                     *             "shipping_address": {
+                     *               "name": "name",
+                     *               "address_1": "address 1",
+                     *               "address_2": "address 2",
+                     *               "city": "city",
+                     *               "state_prov": "state prov",
+                     *               "postal_code": "postal code",
+                     *               "country": "country",
+                     *               "email": "ana@example.org",
+                     *               "meta": null,
+                     *               "object": "address"
+                     *             },
+                     *             "payment_methods": "payment methods"
+                     *           },
                      *           "items": [
                      *             {
                      *               "settlement_currency": "USD",
@@ -20071,7 +22471,7 @@ export interface operations {
                      *               "tax_code": "tax code",
                      *               "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
                      *               "subscription_plan": {
-                     *                 "billing_interval": 19.99,
+                     *                 "billing_interval": 1,
                      *                 "billing_interval_unit": "hour",
                      *                 "end_at_billing_count": 1
                      *               },
@@ -20197,7 +22597,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     draft?: boolean;
@@ -20277,7 +22677,42 @@ export interface operations {
                      *       "date_published": "2026-11-21T14:05:09Z",
                      *       "currency": "USD",
                      *       "customer_id": "3HE81X8T8P1B",
-                     *       "customer": {},
+                     *       "customer": {
+                     *         "object": "customer",
+                     *         "url": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *         "customer_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "email": "ana@example.org",
+                     *         "company_name": "company name",
+                     *         "phone": "phone",
+                     *         "tax_number": "tax number",
+                     *         "username": "username",
+                     *         "billing_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "shipping_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "payment_methods": "payment methods"
+                     *       },
                      *       "items": [
                      *         {
                      *           "settlement_currency": "USD",
@@ -20286,7 +22721,7 @@ export interface operations {
                      *           "tax_code": "tax code",
                      *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
                      *           "subscription_plan": {
-                     *             "billing_interval": 19.99,
+                     *             "billing_interval": 1,
                      *             "billing_interval_unit": "hour",
                      *             "end_at_billing_count": 1
                      *           },
@@ -20435,7 +22870,42 @@ export interface operations {
                      *       "date_published": "2026-11-21T14:05:09Z",
                      *       "currency": "USD",
                      *       "customer_id": "3HE81X8T8P1B",
-                     *       "customer": {},
+                     *       "customer": {
+                     *         "object": "customer",
+                     *         "url": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *         "customer_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "email": "ana@example.org",
+                     *         "company_name": "company name",
+                     *         "phone": "phone",
+                     *         "tax_number": "tax number",
+                     *         "username": "username",
+                     *         "billing_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "shipping_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "payment_methods": "payment methods"
+                     *       },
                      *       "items": [
                      *         {
                      *           "settlement_currency": "USD",
@@ -20444,7 +22914,7 @@ export interface operations {
                      *           "tax_code": "tax code",
                      *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
                      *           "subscription_plan": {
-                     *             "billing_interval": 19.99,
+                     *             "billing_interval": 1,
                      *             "billing_interval_unit": "hour",
                      *             "end_at_billing_count": 1
                      *           },
@@ -20572,7 +23042,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     draft?: boolean;
@@ -20650,7 +23120,42 @@ export interface operations {
                      *       "date_published": "2026-11-21T14:05:09Z",
                      *       "currency": "USD",
                      *       "customer_id": "3HE81X8T8P1B",
-                     *       "customer": {},
+                     *       "customer": {
+                     *         "object": "customer",
+                     *         "url": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *         "customer_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "email": "ana@example.org",
+                     *         "company_name": "company name",
+                     *         "phone": "phone",
+                     *         "tax_number": "tax number",
+                     *         "username": "username",
+                     *         "billing_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "shipping_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "payment_methods": "payment methods"
+                     *       },
                      *       "items": [
                      *         {
                      *           "settlement_currency": "USD",
@@ -20659,7 +23164,7 @@ export interface operations {
                      *           "tax_code": "tax code",
                      *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
                      *           "subscription_plan": {
-                     *             "billing_interval": 19.99,
+                     *             "billing_interval": 1,
                      *             "billing_interval_unit": "hour",
                      *             "end_at_billing_count": 1
                      *           },
@@ -20832,7 +23337,160 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "invoice",
+                     *       "url": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
+                     *       "invoice_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "draft": false,
+                     *       "open": false,
+                     *       "payment_status": "completed",
+                     *       "date_due": "2026-11-21T14:05:09Z",
+                     *       "date_published": "2026-11-21T14:05:09Z",
+                     *       "currency": "USD",
+                     *       "customer_id": "3HE81X8T8P1B",
+                     *       "customer": {
+                     *         "object": "customer",
+                     *         "url": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *         "customer_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "email": "ana@example.org",
+                     *         "company_name": "company name",
+                     *         "phone": "phone",
+                     *         "tax_number": "tax number",
+                     *         "username": "username",
+                     *         "billing_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "shipping_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "payment_methods": "payment methods"
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "settlement_currency": "USD",
+                     *           "reference_price": 19.99,
+                     *           "reference_currency": "USD",
+                     *           "tax_code": "tax code",
+                     *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
+                     *           "subscription_plan": {
+                     *             "billing_interval": 1,
+                     *             "billing_interval_unit": "hour",
+                     *             "end_at_billing_count": 1
+                     *           },
+                     *           "meta": null,
+                     *           "object": "item",
+                     *           "item_id": "3HE81X8T8P1B",
+                     *           "product_id": "3HE81X8T8P1B",
+                     *           "test": false,
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "name": "name",
+                     *           "type": "digital",
+                     *           "quantity": 1,
+                     *           "currency": "USD",
+                     *           "url": "http://localhost:4000/api/v1/items/3HE81X8T8P1B",
+                     *           "price": 19.99,
+                     *           "price_original": 19.99,
+                     *           "subtotal": 19.99,
+                     *           "subtotal_original": 19.99,
+                     *           "discount": 1,
+                     *           "tax": 19.99,
+                     *           "tax_original": 19.99,
+                     *           "total": 19.99,
+                     *           "total_original": 19.99,
+                     *           "settlement_price": 19.99,
+                     *           "settlement_subtotal": 19.99,
+                     *           "settlement_subtotal_original": 19.99,
+                     *           "settlement_discount": 1,
+                     *           "settlement_tax": 19.99,
+                     *           "settlement_tax_original": 19.99,
+                     *           "settlement_total": 19.99,
+                     *           "settlement_total_original": 19.99
+                     *         }
+                     *       ],
+                     *       "shipping_method_id": "3HE81X8T8P1B",
+                     *       "shipping_item": {
+                     *         "item_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "quantity": 1,
+                     *         "currency": "USD",
+                     *         "price": 19.99,
+                     *         "price_original": 19.99,
+                     *         "subtotal": 19.99,
+                     *         "subtotal_original": 19.99,
+                     *         "discount": 1,
+                     *         "tax_rate": 19.99,
+                     *         "tax": 19.99,
+                     *         "tax_original": 19.99,
+                     *         "total": 19.99,
+                     *         "total_original": 19.99,
+                     *         "settlement_currency": "USD",
+                     *         "settlement_price": 19.99,
+                     *         "settlement_subtotal": 19.99,
+                     *         "settlement_subtotal_original": 19.99,
+                     *         "settlement_discount": 1,
+                     *         "settlement_tax": 19.99,
+                     *         "settlement_tax_original": 19.99,
+                     *         "settlement_total": 19.99,
+                     *         "settlement_total_original": 19.99,
+                     *         "object": "item"
+                     *       },
+                     *       "promotion_code": "promotion code",
+                     *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *       "settlement_currency": "USD",
+                     *       "tax_inclusive": false,
+                     *       "discount_on_gross": false,
+                     *       "items_count": 1,
+                     *       "items_quantity": 1,
+                     *       "total_payments": 19.99,
+                     *       "total_remaining": 19.99,
+                     *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "meta": null,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z",
+                     *       "subtotal": 19.99,
+                     *       "subtotal_original": 19.99,
+                     *       "shipping": 19.99,
+                     *       "shipping_original": 19.99,
+                     *       "discount": 1,
+                     *       "tax": 19.99,
+                     *       "tax_original": 19.99,
+                     *       "total": 19.99,
+                     *       "total_original": 19.99,
+                     *       "settlement_subtotal": 19.99,
+                     *       "settlement_subtotal_original": 19.99,
+                     *       "settlement_shipping": 19.99,
+                     *       "settlement_shipping_original": 19.99,
+                     *       "settlement_discount": 1,
+                     *       "settlement_tax": 19.99,
+                     *       "settlement_tax_original": 19.99,
+                     *       "settlement_total": 19.99,
+                     *       "settlement_total_original": 19.99
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invoice"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -20872,7 +23530,160 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "invoice",
+                     *       "url": "http://localhost:4000/api/v1/invoices/3HE81X8T8P1B",
+                     *       "invoice_id": "3HE81X8T8P1B",
+                     *       "test": false,
+                     *       "account_id": "3HE81X8T8P1B",
+                     *       "draft": false,
+                     *       "open": false,
+                     *       "payment_status": "completed",
+                     *       "date_due": "2026-11-21T14:05:09Z",
+                     *       "date_published": "2026-11-21T14:05:09Z",
+                     *       "currency": "USD",
+                     *       "customer_id": "3HE81X8T8P1B",
+                     *       "customer": {
+                     *         "object": "customer",
+                     *         "url": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *         "customer_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "email": "ana@example.org",
+                     *         "company_name": "company name",
+                     *         "phone": "phone",
+                     *         "tax_number": "tax number",
+                     *         "username": "username",
+                     *         "billing_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "shipping_address": {
+                     *           "name": "name",
+                     *           "address_1": "address 1",
+                     *           "address_2": "address 2",
+                     *           "city": "city",
+                     *           "state_prov": "state prov",
+                     *           "postal_code": "postal code",
+                     *           "country": "country",
+                     *           "email": "ana@example.org",
+                     *           "meta": null,
+                     *           "object": "address"
+                     *         },
+                     *         "payment_methods": "payment methods"
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "settlement_currency": "USD",
+                     *           "reference_price": 19.99,
+                     *           "reference_currency": "USD",
+                     *           "tax_code": "tax code",
+                     *           "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
+                     *           "subscription_plan": {
+                     *             "billing_interval": 1,
+                     *             "billing_interval_unit": "hour",
+                     *             "end_at_billing_count": 1
+                     *           },
+                     *           "meta": null,
+                     *           "object": "item",
+                     *           "item_id": "3HE81X8T8P1B",
+                     *           "product_id": "3HE81X8T8P1B",
+                     *           "test": false,
+                     *           "account_id": "3HE81X8T8P1B",
+                     *           "name": "name",
+                     *           "type": "digital",
+                     *           "quantity": 1,
+                     *           "currency": "USD",
+                     *           "url": "http://localhost:4000/api/v1/items/3HE81X8T8P1B",
+                     *           "price": 19.99,
+                     *           "price_original": 19.99,
+                     *           "subtotal": 19.99,
+                     *           "subtotal_original": 19.99,
+                     *           "discount": 1,
+                     *           "tax": 19.99,
+                     *           "tax_original": 19.99,
+                     *           "total": 19.99,
+                     *           "total_original": 19.99,
+                     *           "settlement_price": 19.99,
+                     *           "settlement_subtotal": 19.99,
+                     *           "settlement_subtotal_original": 19.99,
+                     *           "settlement_discount": 1,
+                     *           "settlement_tax": 19.99,
+                     *           "settlement_tax_original": 19.99,
+                     *           "settlement_total": 19.99,
+                     *           "settlement_total_original": 19.99
+                     *         }
+                     *       ],
+                     *       "shipping_method_id": "3HE81X8T8P1B",
+                     *       "shipping_item": {
+                     *         "item_id": "3HE81X8T8P1B",
+                     *         "name": "name",
+                     *         "quantity": 1,
+                     *         "currency": "USD",
+                     *         "price": 19.99,
+                     *         "price_original": 19.99,
+                     *         "subtotal": 19.99,
+                     *         "subtotal_original": 19.99,
+                     *         "discount": 1,
+                     *         "tax_rate": 19.99,
+                     *         "tax": 19.99,
+                     *         "tax_original": 19.99,
+                     *         "total": 19.99,
+                     *         "total_original": 19.99,
+                     *         "settlement_currency": "USD",
+                     *         "settlement_price": 19.99,
+                     *         "settlement_subtotal": 19.99,
+                     *         "settlement_subtotal_original": 19.99,
+                     *         "settlement_discount": 1,
+                     *         "settlement_tax": 19.99,
+                     *         "settlement_tax_original": 19.99,
+                     *         "settlement_total": 19.99,
+                     *         "settlement_total_original": 19.99,
+                     *         "object": "item"
+                     *       },
+                     *       "promotion_code": "promotion code",
+                     *       "promotion": "http://localhost:4000/api/v1/promotions/3HE81X8T8P1B",
+                     *       "settlement_currency": "USD",
+                     *       "tax_inclusive": false,
+                     *       "discount_on_gross": false,
+                     *       "items_count": 1,
+                     *       "items_quantity": 1,
+                     *       "total_payments": 19.99,
+                     *       "total_remaining": 19.99,
+                     *       "payments": "http://localhost:4000/api/v1/payments/3HE81X8T8P1B",
+                     *       "order": "http://localhost:4000/api/v1/orders/3HE81X8T8P1B",
+                     *       "meta": null,
+                     *       "date_created": "2026-11-21T14:05:09Z",
+                     *       "date_modified": "2026-11-21T14:05:09Z",
+                     *       "subtotal": 19.99,
+                     *       "subtotal_original": 19.99,
+                     *       "shipping": 19.99,
+                     *       "shipping_original": 19.99,
+                     *       "discount": 1,
+                     *       "tax": 19.99,
+                     *       "tax_original": 19.99,
+                     *       "total": 19.99,
+                     *       "total_original": 19.99,
+                     *       "settlement_subtotal": 19.99,
+                     *       "settlement_subtotal_original": 19.99,
+                     *       "settlement_shipping": 19.99,
+                     *       "settlement_shipping_original": 19.99,
+                     *       "settlement_discount": 1,
+                     *       "settlement_tax": 19.99,
+                     *       "settlement_tax_original": 19.99,
+                     *       "settlement_total": 19.99,
+                     *       "settlement_total_original": 19.99
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invoice"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -20906,7 +23717,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Answer to: links an invoice */
+            /** @description Answer to: create a pay link for an invoice */
             201: {
                 headers: {
                     /** @description The absolute URL of the created object */
@@ -20914,7 +23725,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    /**
+                     * @example {
+                     *       "object": "invoice_link",
+                     *       "invoice_id": "3HE81X8T8P1B",
+                     *       "token": "token",
+                     *       "expires_in_seconds": 1,
+                     *       "link_url": "link url"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceLink"];
                 };
             };
             "4XX": components["responses"]["ClientError"];
@@ -21003,8 +23823,8 @@ export interface operations {
                      *               "type": "type",
                      *               "mask": "mask",
                      *               "last4": "last4",
-                     *               "exp_month": 19.99,
-                     *               "exp_year": 19.99,
+                     *               "exp_month": 1,
+                     *               "exp_year": 1,
                      *               "cardholder_name": "cardholder name",
                      *               "label": "label",
                      *               "billing_address": {}
@@ -21066,7 +23886,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     payment_method?: {
@@ -21142,8 +23962,8 @@ export interface operations {
                      *           "type": "type",
                      *           "mask": "mask",
                      *           "last4": "last4",
-                     *           "exp_month": 19.99,
-                     *           "exp_year": 19.99,
+                     *           "exp_month": 1,
+                     *           "exp_year": 1,
                      *           "cardholder_name": "cardholder name",
                      *           "label": "label",
                      *           "billing_address": {}
@@ -21242,7 +24062,42 @@ export interface operations {
                      *           "date_published": "2026-11-21T14:05:09Z",
                      *           "currency": "USD",
                      *           "customer_id": "3HE81X8T8P1B",
-                     *           "customer": {},
+                     *           "customer": {
+                     *             "object": "customer",
+                     *             "url": "http://localhost:4000/api/v1/customers/3HE81X8T8P1B",
+                     *             "customer_id": "3HE81X8T8P1B",
+                     *             "name": "name",
+                     *             "email": "ana@example.org",
+                     *             "company_name": "company name",
+                     *             "phone": "phone",
+                     *             "tax_number": "tax number",
+                     *             "username": "username",
+                     *             "billing_address": {
+                     *               "name": "name",
+                     *               "address_1": "address 1",
+                     *               "address_2": "address 2",
+                     *               "city": "city",
+                     *               "state_prov": "state prov",
+                     *               "postal_code": "postal code",
+                     *               "country": "country",
+                     *               "email": "ana@example.org",
+                     *               "meta": null,
+                     *               "object": "address"
+                     *             },
+                     *             "shipping_address": {
+                     *               "name": "name",
+                     *               "address_1": "address 1",
+                     *               "address_2": "address 2",
+                     *               "city": "city",
+                     *               "state_prov": "state prov",
+                     *               "postal_code": "postal code",
+                     *               "country": "country",
+                     *               "email": "ana@example.org",
+                     *               "meta": null,
+                     *               "object": "address"
+                     *             },
+                     *             "payment_methods": "payment methods"
+                     *           },
                      *           "items": [
                      *             {
                      *               "settlement_currency": "USD",
@@ -21251,7 +24106,7 @@ export interface operations {
                      *               "tax_code": "tax code",
                      *               "product": "http://localhost:4000/api/v1/products/3HE81X8T8P1B",
                      *               "subscription_plan": {
-                     *                 "billing_interval": 19.99,
+                     *                 "billing_interval": 1,
                      *                 "billing_interval_unit": "hour",
                      *                 "end_at_billing_count": 1
                      *               },

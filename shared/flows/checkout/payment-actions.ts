@@ -2,7 +2,7 @@
 import { readPaymentSettingsCached } from '../../modules/accounts';
 import { assertReach } from '../../modules/identity';
 import { InvalidInputError, InvalidStateError } from '../../http/errors';
-import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareAnswer, declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
 import { cursorQuery, type CursorSource, renderCursorList } from '../../rest/cursor-list';
 import { renderElements, renderResource } from '../../rest/render';
@@ -201,3 +201,6 @@ export async function paymentOptionsAction(context: ApiContext): Promise<ApiResu
 // The query parameters of the list actions, for the API description (conventions.md §12).
 declareQuery(listCartPaymentsAction, { list: 'offset' });
 declareQuery(listPaymentsAction, { list: 'cursor', filters: { status: 'initiated, pending, completed, failed, refunded or cancelled', customer_id: 'Payments of one customer', currency: 'Payments in one currency' } });
+
+declareAnswer(commitPaymentAction, { resource: 'payment' });
+declareAnswer(paymentOptionsAction, { shape: 'payment_options', summary: 'Retrieve the payment options', description: 'What a checkout form needs: the accepted payment methods and card types, currencies, countries, the customer fields and the Stripe publishable key.' });

@@ -11,7 +11,7 @@ import { PATH_ALIASES, resolvePathAliases } from '../../core/access/aliases';
 import { assertWritable, cartDeclaration, cartPath } from '../../modules/carts';
 import { InvalidInputError, NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
-import { requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareAnswer, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import type { ResourceDeclaration } from '../../rest/declarations';
 import { renderResource } from '../../rest/render';
 import { renderContext, type RenderContext } from '../../rest/render-context';
@@ -144,3 +144,7 @@ export async function cartLogoutAction(context: ApiContext): Promise<ApiResult> 
   const saved = await signOutOfCart(request.scope, request.cartId, settings, context.platform.clock);
   return { status: 200, body: await renderResource(cartDeclaration, saved, request.render) };
 }
+
+declareAnswer(customerLoginAction, { resource: 'customer', summary: 'Sign a customer in', description: 'Answers the signed-in customer, with `auth`: the URL of a new customer-scope limited token (`expand=auth` gives the token itself, in full in this answer only).' });
+declareAnswer(cartLoginAction, { resource: 'cart' });
+declareAnswer(cartLogoutAction, { resource: 'cart' });

@@ -6,7 +6,7 @@
 import { assertReach } from '../../modules/identity';
 import { RemoteServerError, RemoteServerTimeoutError } from '../../modules/events';
 import { InvalidInputError } from '../../http/errors';
-import { declareQuery, requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
+import { declareAnswer, declareQuery, requirePrincipal, type ApiContext, type ApiResult } from '../../http/types';
 import { cursorQuery, renderCursorList } from '../../rest/cursor-list';
 import { renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
@@ -80,3 +80,5 @@ export async function getLicenseAction(context: ApiContext): Promise<ApiResult> 
   const license = await getLicense(scope, licenseId);
   return { status: 200, body: await renderResource(licenseDeclaration, license, render) };
 }
+
+declareAnswer(retryLicenseRequestAction, { resource: 'license_request' });

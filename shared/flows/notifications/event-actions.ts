@@ -5,7 +5,7 @@
  */
 import { InvalidInputError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
-import { declareQuery, type ApiContext, type ApiResult } from '../../http/types';
+import { declareAnswer, declareQuery, type ApiContext, type ApiResult } from '../../http/types';
 import { cursorQuery, renderCursorList } from '../../rest/cursor-list';
 import { renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
@@ -64,3 +64,5 @@ export async function retryEventAction(context: ApiContext): Promise<ApiResult> 
   if (error.code === 'timeout') throw new RemoteServerTimeoutError(`The destination did not answer in time: ${error.message}`, { event: body });
   throw new RemoteServerError(`The delivery failed: ${error.message}`, { event: body });
 }
+
+declareAnswer(retryEventAction, { resource: 'event' });

@@ -6,7 +6,7 @@
  */
 import type { Principal } from '../../core/access/principal';
 import { booleanParameter } from '../../http/request';
-import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareAnswer, declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter } from '../../rest/offset-list';
 import { renderElements, renderResource } from '../../rest/render';
 import { actionScope } from '../../rest/action-scope';
@@ -129,3 +129,5 @@ declareQuery(listEventSubscriptionsAction, {
   list: 'offset',
   filters: { event_type: 'Only subscriptions to this event type', method: 'http or email', active: 'true or false', sort_by: 'date_created (default)' },
 });
+
+declareAnswer(testEventSubscriptionAction, { shape: 'event_test_result', summary: 'Send a sample delivery to an event subscription', description: 'The outcome of the one sample delivery: what was sent and what the destination answered. Nothing is stored.' });

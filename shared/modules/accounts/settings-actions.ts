@@ -20,7 +20,7 @@ import { type Principal } from '../../core/access/principal';
 import { isAllowed } from '../../core/access/permissions';
 import type { Site } from '../../core/config';
 import { ApiError, NotFoundError } from '../../http/errors';
-import { requirePrincipal, withBodyFor, type ApiContext, type ApiResult } from '../../http/types';
+import { declareAnswer, requirePrincipal, withBodyFor, type ApiContext, type ApiResult } from '../../http/types';
 import { randomBase62 } from '../../core/ids';
 import type { Platform, SecretsPort } from '../../platform/ports';
 import { saveSettingsItems } from './account-store';
@@ -256,9 +256,10 @@ export async function changeSettings<G extends SettingsGroup>(accountId: string,
 /** The API representation of a group. `showSignatureKey` decides whether `signature_key` is present. */
 export async function settingsResource(state: SettingsState, baseUrl: string, showSignatureKey: boolean, ports: Pick<Platform, 'secrets' | 'site'>): Promise<Record<string, unknown>> {
   const head = { object: 'settings', type: state.group, url: `${baseUrl}settings/${state.group}` };
-  const v = state.values;
+  // The values read for the group (readSettingsState), typed per group: the API description reads these types.
   switch (state.group) {
     case 'technical': {
+      const v = state.values as TechnicalValues;
       const signatureKey = showSignatureKey
         ? { signature_key: state.newSignatureKey ?? (await openSignatureKey(state, ports.secrets)) }
         : {};
@@ -274,7 +275,8 @@ export async function settingsResource(state: SettingsState, baseUrl: string, sh
         invoice_payment_url: v.invoice_payment_url,
       };
     }
-    case 'general':
+    case 'general': {
+      const v = state.values as GeneralValues & Pick<TechnicalValues, 'cors_allowed_origins' | 'oauth_redirect_uris'>;
       return {
         ...head,
         company_name: v.company_name,
@@ -287,11 +289,14 @@ export async function settingsResource(state: SettingsState, baseUrl: string, sh
         oauth_redirect_uris: v.oauth_redirect_uris,
         app_hosts: appHosts(state.accountId, ports.site),
       };
-    case 'payment':
+    }
+    case 'payment': {
+      const v = state.values as PaymentValues;
       // The Stripe secrets are write-only: sealed at rest, read back as hints (commerce.md §4.7).
       return { ...head, ...v, stripe_live: stripeConnectionJson(v.stripe_live as never), stripe_test: stripeConnectionJson(v.stripe_test as never) };
+    }
     case 'tax':
-      return { ...head, ...v };
+      return { ...head, ...(state.values as TaxValues) };
   }
 }
 
@@ -326,3 +331,7 @@ export const updateSettings = withBodyFor('group', settingsUpdates, async (conte
   // An idempotent replay copy must not keep the signature key in clear.
   return { status: 200, body: await settingsResource(state, context.baseUrl, showKey, context.platform), sensitive: showKey && state.group === 'technical' };
 });
+
+// Both routes answer the group's settings object; which properties it has depends on the group.
+declareAnswer(getSettings, { shape: 'settings', summary: 'Retrieve a settings group', description: 'The settings of the group in the path: `technical`, `general`, `payment` or `tax`; `type` says which, and the properties are that group\'s.' });
+declareAnswer(updateSettings, { shape: 'settings', summary: 'Update a settings group', description: 'Answers the whole group after the update.' });

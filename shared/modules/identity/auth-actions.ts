@@ -1,7 +1,7 @@
 /** The `/auths` endpoints (auth.md section 7), as actions of the API pipeline. */
 import { InvalidInputError, NotFoundError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
-import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareAnswer, declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { readTechnicalSettingsCached } from '../accounts';
 import { parseDateInput, zoneInEffect } from '../../rest/dates';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
@@ -260,3 +260,10 @@ export async function authOptions(context: ApiContext): Promise<ApiResult> {
 
 // The query parameters of the list actions, for the API description (conventions.md §12).
 declareQuery(listAuths, { list: 'offset', filters: { type: 'secret (default) or another token kind', test: 'true lists test-mode tokens', q: 'Search in the comments', sort_by: 'date_created (default), date_last_used or expires' } });
+
+// What the token-issuing actions answer, for the API description: the new token, in full this once.
+const issued = 'Answers 201 with the new token; `token` holds it in full in this answer only, and `Location` its URL.';
+declareAnswer(createSecretAuth, { resource: 'auth', summary: 'Create a secret token', description: issued });
+declareAnswer(createLimitedAuth, { resource: 'auth', summary: 'Create a limited token (a shopper session)', description: issued });
+declareAnswer(createTrustedAuth, { resource: 'auth', summary: 'Create a trusted token\'s twin', description: issued });
+declareAnswer(authOptions, { shape: 'auth_options', summary: 'List the grantable permissions', description: 'The permissions a token of the asked `type` may be granted.' });

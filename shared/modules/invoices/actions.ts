@@ -9,7 +9,7 @@
 import { readPaymentSettingsCached, readTaxSettingsCached } from '../accounts';
 import { InvalidInputError } from '../../http/errors';
 import { booleanParameter } from '../../http/request';
-import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
+import { declareAnswer, declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { actionScope, type ActionScope } from '../../rest/action-scope';
 import { cursorQuery, renderCursorList, type CursorSource } from '../../rest/cursor-list';
 import { renderResource } from '../../rest/render';
@@ -171,3 +171,7 @@ export async function listCustomerInvoicesAction(context: ApiContext): Promise<A
 // The query parameters of the list actions, for the API description (conventions.md §12).
 declareQuery(listCustomerInvoicesAction, { list: 'offset' });
 declareQuery(listInvoicesAction, { list: 'cursor', filters: { payment_status: 'unpaid, completed or cancelled', open: 'Open invoices (true) or not (false)', draft: 'Drafts (true) or not (false)', customer_id: 'Invoices of one customer' } });
+
+declareAnswer(publishInvoiceAction, { resource: 'invoice' });
+declareAnswer(cancelInvoiceAction, { resource: 'invoice' });
+declareAnswer(createInvoiceLinkAction, { shape: 'invoice_link', summary: 'Create a pay link for an invoice', description: 'A new limited token bound to the invoice (whoever holds it may read and pay the invoice, nothing else) and the pay-link URL made from the account\'s `invoice_payment_url` (null when unset).' });

@@ -4,7 +4,7 @@
  * tokens of both modes see the same apps. The version upload is in ./upload-version-action.
  */
 import { booleanParameter } from '../../../http/request';
-import { declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../../http/types';
+import { declareAnswer, declareQuery, requirePrincipal, withBody, type ApiContext, type ApiResult } from '../../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder, sortByParameter, type OffsetPage } from '../../../rest/offset-list';
 import { renderElements, renderResource } from '../../../rest/render';
 import { actionScope } from '../../../rest/action-scope';
@@ -182,3 +182,6 @@ declareQuery(listAppsAction, { list: 'offset', filters: { q: 'Search in name and
 declareQuery(listVersionsAction, { list: 'offset', filters: { sort_by: '`number` (default) or `date_created` (the same order: upload order)' } });
 declareQuery(listDeploymentsAction, { list: 'offset', filters: { sort_by: '`date_created` (default)' } });
 declareQuery(listAliasesAction, { list: 'offset' });
+
+declareAnswer(deployAction, { resource: 'app_deployment', description: 'Answers 201 with the deployment record; `Location` holds its URL.' });
+declareAnswer(rollbackAction, { resource: 'app_deployment', description: 'Answers 201 with the deployment record (`action: rollback`); `Location` holds its URL.' });

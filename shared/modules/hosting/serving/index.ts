@@ -11,6 +11,6 @@ export { cacheControlOf, decodeServedPath, IMMUTABLE, isHashedName, NO_CACHE, NO
 export { notModified, serveAppRequest, serveVersionMiss, strongEtag, type VersionMiss } from './serve';
 export { hostingSource, type SourceCacheLimits } from './source';
 export type { AccountFacts, AliasPointer, AppRecord, AppRequest, AppResponse, HostingSource, VersionManifest } from './types';
-export { publicAccountSettingsAction } from './public-settings-actions';
+export { publicAccountJsonAction, publicAccountScriptAction, publicAccountSettingsAction } from './public-settings-actions';
 export { INDEX_APPENDED_HEADER, serveCdnOrigin, toFunctionUrlResult } from './cdn-origin';
 export { edgePointerKey, edgePointerValue } from '../../../platform/edge-pointer-format';

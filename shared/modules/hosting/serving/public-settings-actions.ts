@@ -4,10 +4,10 @@
  * same code, for pages outside the platform's hosting. No token needed.
  */
 import { NotFoundError } from '../../../http/errors';
-import type { Action, ApiResult } from '../../../http/types';
+import { declareAnswer, type Action, type ApiResult } from '../../../http/types';
 import { readAccountFacts } from './account-facts';
 import { accountObject } from './account-settings';
-import { settingsFile } from './injected-files';
+import { JAVASCRIPT_TYPE, settingsFile } from './injected-files';
 import { NO_CACHE } from './paths';
 
 type Params = { account_id: string; mode: string };
@@ -22,3 +22,12 @@ export const publicAccountSettingsAction: Action<Params> = async (context): Prom
   const file = settingsFile('account', context.route.path.endsWith('.js') ? 'js' : 'json', value);
   return { status: 200, raw: { body: file.body, contentType: file.contentType }, headers: { 'Cache-Control': NO_CACHE, Vary: 'Accept, Accept-Language, User-Agent' } };
 };
+
+/** `account.js`: the same action under its own name, so the API description gives each route its answer. */
+export const publicAccountScriptAction: Action<Params> = (context) => publicAccountSettingsAction(context);
+
+/** `account.json`: the same action under its own name. */
+export const publicAccountJsonAction: Action<Params> = (context) => publicAccountSettingsAction(context);
+
+declareAnswer(publicAccountScriptAction, { text: JAVASCRIPT_TYPE.split(';')[0]!, summary: 'Retrieve an account\'s public settings as a script', description: 'A script that sets `window.account` to the account object (the `account.json` answer), for pages outside the platform\'s hosting.' });
+declareAnswer(publicAccountJsonAction, { shape: 'public_account', summary: 'Retrieve an account\'s public settings', description: 'The account object hosted apps read from `settings/account.js`: the company, its currencies, payment methods and the visitor\'s country and locale.' }, accountObject);

@@ -1,7 +1,7 @@
 /** The `/oauth_apps` endpoints (auth.md 6.1), as actions of the API pipeline: parse, call one operation, render. */
 import { InvalidInputError } from '../../../http/errors';
 import { booleanParameter } from '../../../http/request';
-import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../../http/types';
+import { declareAnswer, declareQuery, withBody, type ApiContext, type ApiResult } from '../../../http/types';
 import { actionScope } from '../../../rest/action-scope';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../../rest/offset-list';
 import { renderElements, renderResource } from '../../../rest/render';
@@ -71,3 +71,5 @@ export async function resetClientSecretAction(context: ApiContext): Promise<ApiR
 }
 
 declareQuery(listOAuthAppsAction, { list: 'offset', filters: { q: 'Search in name and client_id', sort_by: 'date_created (default) or name' } });
+
+declareAnswer(resetClientSecretAction, { resource: 'oauth_app', description: 'Answers the app with its new client secret in full, in this answer only; the old secret stops working.' });

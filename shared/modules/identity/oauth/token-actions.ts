@@ -8,7 +8,7 @@
  * The body is read here rather than through a declared schema so that a missing or malformed
  * field is answered with its OAuth error name too.
  */
-import type { ApiContext, ApiResult } from '../../../http/types';
+import { declareAnswer, type ApiContext, type ApiResult } from '../../../http/types';
 import { InvalidClientError, InvalidOAuthRequestError, UnsupportedGrantTypeError } from './errors';
 import { ACCESS_TOKEN_SECONDS, exchangeCode, isWellFormedVerifier, refreshGrant, type IssuedGrantTokens } from './grants';
 import { findOAuthAppByClientId } from './oauth-app-store';
@@ -121,3 +121,5 @@ export async function oauthTokenAction(context: ApiContext): Promise<ApiResult> 
     sensitive: true,
   };
 }
+
+declareAnswer(oauthTokenAction, { shape: 'oauth_token', summary: 'Exchange an authorization code or refresh token for tokens', description: 'The access token and refresh token of the grant (OAuth 2.0 token response), never cached.' });
