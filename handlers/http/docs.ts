@@ -1,6 +1,6 @@
 /**
  * Lambda entry point of the `docs` family: the API reference, `/docs` (the page of
- * infra/docs/site.ts) and `/docs/<vendored script>` (the Scalar build it loads). The same
+ * shared/http/docs-site.ts) and `/docs/<vendored script>` (the Scalar build it loads). The same
  * handler answers both runtimes: API Gateway's `ANY /docs` and `ANY /docs/{proxy+}` routes in
  * the cloud (infra/cloud/api.ts), the local gateway's docs surface locally. The page reads the
  * description of the host it came from, `GET /api/v1/openapi.json`, whose server is that host's
@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { docsPage, DOCS_BUNDLE_FOLDER, SCALAR_SCRIPT, SCALAR_SETUP } from '../../infra/docs/site';
+import { docsPage, DOCS_BUNDLE_FOLDER, SCALAR_SCRIPT, SCALAR_SETUP } from '../../shared/http/docs-site';
 
 /**
  * The folder holding the vendored script: `docs/` beside the bundle (a Lambda function), else

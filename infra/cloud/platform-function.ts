@@ -26,7 +26,7 @@ import { STAGED_PACKAGES_PREFIX } from '../../shared/platform/adapters/lambda-fu
 import { MANAGE_FUNCTIONS_ACTIONS } from './hosted-functions';
 import { type BundleCopy, copyCommand, nativeModuleFiles, type NativeModule } from './native-modules';
 import { DOCUMENT_FONT_FILES, DOCUMENT_FONTS_FOLDER, documentFontFolder } from '../../shared/flows/receipts/fonts';
-import { DOCS_BUNDLE_FOLDER, SCALAR_SCRIPT } from '../docs/site';
+import { DOCS_BUNDLE_FOLDER, SCALAR_SCRIPT } from '../../shared/http/docs-site';
 
 /** The repository root: family `entry` paths in shared/app/routes.ts are relative to it. */
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));

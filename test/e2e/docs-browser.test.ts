@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCALAR_SCRIPT } from '../../infra/docs/site';
+import { SCALAR_SCRIPT } from '../../shared/http/docs-site';
 import { DOCS_PAGE_CSP } from '../../handlers/http/docs';
 import { launchChromium } from '../support/browser';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process';

@@ -16,7 +16,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { App } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_FAMILY, DOCS_ROUTES } from '../../infra/cloud/api';
-import { DOCS_BUNDLE_FOLDER, SCALAR_SCRIPT, SCALAR_SETUP } from '../../infra/docs/site';
+import { DOCS_BUNDLE_FOLDER, SCALAR_SCRIPT, SCALAR_SETUP } from '../../shared/http/docs-site';
 import { DOCS_PAGE_CSP, docsAnswer, docsScriptFolder } from '../../handlers/http/docs';
 import { queues } from '../../shared/app/queues';
 import { families } from '../../shared/app/routes';

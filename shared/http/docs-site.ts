@@ -1,5 +1,5 @@
 /**
- * The API reference page (`/docs`): Scalar's standalone build (vendored, ./vendor/README.md)
+ * The API reference page (`/docs`): Scalar's standalone build (vendored, infra/docs/vendor/README.md)
  * rendering the API's own description, `GET /api/v1/openapi.json`, fetched from the same host, so
  * its "try it" requests go to the server the description names: the runtime or API it came from.
  * The same handler serves the two files in both runtimes (handlers/http/docs.ts): the docs
