@@ -10,10 +10,10 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStripeStandin, signature, type StripeStandin } from '../../infra/local/stripe-standin/server';
-import { api, startRuntime, type RuntimeProcess } from '../support/runtime-process';
+import { signature, type StripeStandin } from '../../infra/local/stripe-standin/server';
+import { api, listAll, type RuntimeProcess } from '../support/runtime-process';
+import { STANDIN_SECRET_KEY as SECRET_KEY, startStripeRuntime, until, type StripeRuntime } from '../support/stripe-runtime';
 
 /** How many 3-D Secure payments race their webhook against the client's commit: 200 (about 25 s alone; STRIPE_RACES overrides). */
 const RACES = Number(process.env.STRIPE_RACES ?? 200);
@@ -25,8 +25,7 @@ let account: string;
 let live: string;
 let test: string;
 let webhookSecret: string;
-
-const SECRET_KEY = 'sk_live_standinAcct1';
+let connected: StripeRuntime;
 const buyer = { name: 'Ada Lee', email: 'ada@example.test', billing_address: { country: 'US', postal_code: '94107' } };
 const token = (pm: string) => ({ payment_method: { type: 'credit_card', data: { token: pm } } });
 const raw = (number: string) => ({ payment_method: { type: 'credit_card', data: { number, exp_month: 12, exp_year: 2031, cvv: '123', cardholder_name: 'Ada Lee' } } });
@@ -41,27 +40,8 @@ async function pay(cartId: string, body: unknown) {
   return api(`${base}carts/${cartId}/payments`, { method: 'POST', token: live, body });
 }
 
-/** Waits until `check` holds (polling), failing with `what` after `ms`. */
-async function until<T>(what: string, probe: () => Promise<T>, check: (value: T) => boolean, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (check(value)) return value;
-    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 500)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function allOrders(): Promise<any[]> {
-  const orders: any[] = [];
-  let url: string | null = `${base}orders?limit=100`;
-  while (url) {
-    const page: any = await api(url, { token: live });
-    orders.push(...page.body.data);
-    url = page.body.next_page_url;
-  }
-  return orders;
-}
+/** Every live order. */
+const allOrders = (): Promise<any[]> => listAll(`${base}orders?limit=100`, live);
 
 async function outbox(): Promise<any[]> {
   return (await api(`${runtime.url}/_local/outbox`)).body.data;
@@ -76,26 +56,15 @@ function filesUnder(dir: string): string[] {
 }
 
 beforeAll(async () => {
-  standin = await startStripeStandin();
-  runtime = await startRuntime({ env: { CARTWHEEL_CLOCK: 'manual', CARTWHEEL_STRIPE_API_BASE: standin.url, CARTWHEEL_STRIPE_TIMEOUT_MS: '2000', CARTWHEEL_RATE_PER_TOKEN: '100000/100000', CARTWHEEL_RATE_PER_IP: '100000/100000' } });
-  base = runtime.bootstrap.api_url;
-  account = runtime.bootstrap.account_id;
-  live = runtime.bootstrap.tokens.live_secret;
-  test = runtime.bootstrap.tokens.test_secret;
-  expect((await api(`${base}settings/payment`, { method: 'POST', token: live, body: { currencies: ['USD', 'JPY', 'KWD'], exchange_rates: { JPY: 150, KWD: 0.3 } } })).status).toBe(200);
+  // The merchant registers the webhook endpoint in "Stripe" and keeps its signing secret (test/support/stripe-runtime.ts).
+  connected = await startStripeRuntime({ currencies: ['USD', 'JPY', 'KWD'], exchange_rates: { JPY: 150, KWD: 0.3 } });
+  ({ standin, runtime, base, account, live, test, webhookSecret } = connected);
   const product = await api(`${base}products`, { method: 'POST', token: live, body: { product_id: 'ebook', name: 'E-book', type: 'digital', prices: [{ currency: 'USD', price: 19 }] } });
   expect(product.status, product.text).toBe(201);
-  // The merchant registers the webhook endpoint in "Stripe" and keeps its signing secret.
-  const stripe = new Stripe(SECRET_KEY, { host: '127.0.0.1', port: standin.port, protocol: 'http' });
-  const endpoint = await stripe.webhookEndpoints.create({ url: `${base}gateway_events/stripe/${account}/live`, enabled_events: ['payment_intent.succeeded', 'payment_intent.payment_failed', 'payment_intent.canceled', 'charge.refunded', 'refund.updated'] });
-  webhookSecret = endpoint.secret!;
-  const saved = await api(`${base}settings/payment`, { method: 'POST', token: live, body: { duplicate_payment_timeout: 0, stripe_live: { publishable_key: 'pk_live_standinAcct1', secret_key: SECRET_KEY, webhook_secret: webhookSecret } } });
-  expect(saved.status, saved.text).toBe(200);
 }, 120_000);
 
 afterAll(async () => {
-  expect(await runtime?.stop()).toBe(0);
-  await standin?.close();
+  await connected?.stop();
 });
 
 describe('the Stripe connection in /settings/payment', () => {
