@@ -13,14 +13,13 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { App } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_FAMILY, DOCS_ROUTES } from '../../infra/cloud/api';
 import { DOCS_BUNDLE_FOLDER, SCALAR_SCRIPT, SCALAR_SETUP } from '../../shared/http/docs-site';
 import { DOCS_PAGE_CSP, docsAnswer, docsScriptFolder } from '../../handlers/http/docs';
 import { queues } from '../../shared/app/queues';
 import { families } from '../../shared/app/routes';
-import { functionWithRole, referencedId, resourcesOfType, synthesize, synthTimeout, type Synthesized } from './synthesize';
+import { bundleFolderOf, functionWithRole, referencedId, resourcesOfType, synthesize, synthTimeout, type Synthesized } from './synthesize';
 
 const VENDORED = path.resolve(import.meta.dirname, '../../infra/docs/vendor', SCALAR_SCRIPT);
 
@@ -73,10 +72,7 @@ describe('the docs family handler (both runtimes)', () => {
 
 describe('the API reference in the cloud', () => {
   let synth: Synthesized;
-  const bundleOf = (name: string): string => {
-    const code = synth.json.Resources[functionWithRole(synth.json, `family:${name}`)]!.Properties!.Code as { S3Key: string };
-    return path.join((synth.stack.node.root as App).outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
-  };
+  const bundleOf = (name: string): string => bundleFolderOf(synth, name);
 
   beforeAll(() => {
     synth = synthesize({

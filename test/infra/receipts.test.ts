@@ -9,19 +9,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { App } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queues } from '../../shared/app/queues';
 import { families, routes } from '../../shared/app/routes';
 import { DOCUMENT_FONT_FILES, DOCUMENT_FONTS_FOLDER, documentFontFolder } from '../../shared/flows/receipts/fonts';
-import { functionWithRole, synthesize, synthTimeout, type Synthesized } from './synthesize';
+import { bundleFolderOf, synthesize, synthTimeout, type Synthesized } from './synthesize';
 
 describe('receipt fonts in the orders bundle', () => {
   let synth: Synthesized;
-  const bundleOf = (name: string): string => {
-    const code = synth.json.Resources[functionWithRole(synth.json, `family:${name}`)]!.Properties!.Code as { S3Key: string };
-    return path.join((synth.stack.node.root as App).outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
-  };
+  const bundleOf = (name: string): string => bundleFolderOf(synth, name);
 
   beforeAll(() => {
     synth = synthesize({

@@ -2,6 +2,7 @@
  * Synthesizes Cartwheel stacks for the infra tests and reads their templates: which
  * function serves a family, and what its role may do.
  */
+import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { queues } from '../../shared/app/queues';
@@ -69,6 +70,12 @@ export function functionWithRole(json: TemplateJson, role: string): string {
   });
   if (matches.length !== 1) throw new Error(`Expected one function with role ${role}, found ${matches.length}`);
   return matches[0]!;
+}
+
+/** The folder of the bundled asset of family `name`'s function in a synthesized (bundling) stack. */
+export function bundleFolderOf(synth: Synthesized, name: string): string {
+  const code = synth.json.Resources[functionWithRole(synth.json, `family:${name}`)]!.Properties!.Code as { S3Key: string };
+  return path.join((synth.stack.node.root as App).outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
 }
 
 /** Every IAM statement that applies to a function's execution role (inline and attached). */
