@@ -7,9 +7,8 @@ import { logger } from '../../core/logging';
 import { invalid } from '../../rest/input';
 import type { RecordScope } from '../../store/entity';
 import { FIELD_PATHS, type SaleCustomer } from '../../modules/carts';
-import { cardFingerprint, maskedCard, newCard, type MaskedCard, DuplicatePaymentError, type PaymentRecord, type PaymentMethodInput, findRecentDuplicate, recordSavedMethod } from '../../modules/payments';
+import { cardFingerprint, gatewayCard, maskedCard, type MaskedCard, DuplicatePaymentError, type PaymentRecord, type PaymentMethodInput, findRecentDuplicate, recordSavedMethod } from '../../modules/payments';
 import type { NewCard, SavedCardRef, TokenCard } from '../../platform/ports';
-import type { CardDataInput } from '../../modules/payments';
 import type { CardRules } from './sale-gateway';
 import { findCustomerPaymentMethod, storePaymentMethod } from '../../modules/payment-methods';
 import type { Clock } from '../../platform/ports';
@@ -65,18 +64,11 @@ export async function parsePaymentMethod(method: PaymentMethodInput, now: number
   }
   if (!method.data) invalid('payment_method.data', 'The property payment_method.data is required.', 'required');
   // §4.7: through Stripe a card is a `pm_…` token; a raw number only when the account allows it.
-  const { token } = method.data;
-  if (token !== undefined) {
-    // Test mode without `stripe_test` charges through the built-in gateway, which has no tokens;
-    // live mode without `stripe_live` has no gateway at all: check 8 answers that (409 feature_not_enabled).
-    if (rules.gateway === 'test') invalid('payment_method.data.token', 'Card tokens are taken only through a Stripe connection (/settings/payment).', 'not_allowed');
-    const card: TokenCard = { kind: 'token', token };
-    return { card, paymentMethodId: null, data: tokenMask(method.data.cardholder_name ?? null), fingerprint: `token:${token}`, save: method.save === true };
+  // Live mode without `stripe_live` has no gateway: its token passes here, and check 8 answers 409.
+  const card = gatewayCard(method.data, 'payment_method.data', rules, now);
+  if (card.kind === 'token') {
+    return { card, paymentMethodId: null, data: tokenMask(method.data.cardholder_name ?? null), fingerprint: `token:${card.token}`, save: method.save === true };
   }
-  if (rules.gateway === 'stripe' && !rules.allowRawCardData) {
-    invalid('payment_method.data.number', 'Send the card as a Stripe token ({"token": "pm_…"}) made with Stripe.js; raw card numbers are not accepted.', 'tokenization_required');
-  }
-  const card = newCard(method.data as CardDataInput, 'payment_method.data', now);
   return { card, paymentMethodId: null, data: maskedCard(card), fingerprint: cardFingerprint(card.number, scope.accountId), save: method.save === true };
 }
 

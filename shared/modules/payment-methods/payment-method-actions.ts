@@ -3,9 +3,8 @@ import { isWaiting } from '../../platform/ports';
 import { openStripeConnection, readPaymentSettingsCached, type PaymentSettings } from '../accounts';
 import { customerDeclaration, rememberStripeCustomer, type CustomerRecord } from '../customers';
 import { newId } from '../../core/ids';
-import { invalid } from '../../rest/input';
 import { mergeAddress } from '../../rest/addresses';
-import type { ChargeOutcome, FailedChargeOutcome, NewCard, SavedCardRef, TokenCard } from '../../platform/ports';
+import type { ChargeOutcome, FailedChargeOutcome, NewCard, SavedCardRef } from '../../platform/ports';
 import { booleanParameter } from '../../http/request';
 import { declareQuery, withBody, type ApiContext, type ApiResult } from '../../http/types';
 import { offsetList, offsetPage, pageUrlBuilder } from '../../rest/offset-list';
@@ -14,7 +13,7 @@ import { actionScope } from '../../rest/action-scope';
 import { readReachable } from '../../rest/reach';
 import type { RenderContext } from '../../rest/render-context';
 import type { RecordScope } from '../../store/records';
-import { brandNumberLength, cardBrand, gatewayBrandName, newCard, FeatureNotEnabledError, gatewayError, type CardDataInput, type PaymentCardDataInput } from '../payments';
+import { brandNumberLength, cardBrand, gatewayBrandName, gatewayCard, FeatureNotEnabledError, gatewayError, type PaymentCardDataInput } from '../payments';
 import {
   deletePaymentMethod,
   getCustomerPaymentMethod,
@@ -61,8 +60,8 @@ export const createPaymentMethodAction = withBody(paymentMethodCreate, async (co
   if (connection) {
     record = await saveThroughStripe(context, scope, customer, data, settings, connection.secretKey, isDefault);
   } else {
-    if (data.token !== undefined) invalid('data.token', 'Card tokens are taken only through a Stripe connection (/settings/payment).', 'not_allowed');
-    const card = newCard(data as CardDataInput, 'data', now);
+    // Without a Stripe connection cards are verified by the built-in gateway, which has no tokens.
+    const card = gatewayCard(data, 'data', { gateway: 'test', allowRawCardData: true }, now) as NewCard;
     if (scope.mode === 'live') throw new FeatureNotEnabledError('Saving live cards needs the account\'s Stripe connection (/settings/payment stripe_live).', null);
     const verified = await context.platform.gateway.charge({
       amount: 0,
@@ -98,12 +97,7 @@ function saveFailure(outcome: ChargeOutcome): FailedChargeOutcome {
  */
 async function saveThroughStripe(context: ApiContext, scope: RecordScope, customer: CustomerRecord, data: PaymentCardDataInput, settings: PaymentSettings, secretKey: string, isDefault: boolean | undefined): Promise<PaymentMethodRecord> {
   const now = context.platform.clock.nowMs();
-  let card: TokenCard | NewCard;
-  if (data.token !== undefined) card = { kind: 'token', token: data.token };
-  else {
-    if (!settings.allow_raw_card_data) invalid('data.number', 'Send the card as a Stripe token ({"token": "pm_…"}) made with Stripe.js; raw card numbers are not accepted.', 'tokenization_required');
-    card = newCard(data as CardDataInput, 'data', now);
-  }
+  const card = gatewayCard(data, 'data', { gateway: 'stripe', allowRawCardData: settings.allow_raw_card_data }, now);
   const customerId = customer.customer_id;
   const paymentMethodId = newId();
   const billingAddress = card.kind === 'new' ? card.billingAddress : data.billing_address ? mergeAddress(undefined, data.billing_address) : null;

@@ -6,10 +6,10 @@
 import { createHmac } from 'node:crypto';
 import { addressJson, mergeAddress, type Address } from '../../rest/addresses';
 import { invalid } from '../../rest/input';
-import type { NewCard, SavedCardRef } from '../../platform/ports';
+import type { NewCard, SavedCardRef, TokenCard } from '../../platform/ports';
 
 
-import type { CardDataInput } from './payment-schemas';
+import type { CardDataInput, PaymentCardDataInput } from './payment-schemas';
 
 
 /** `payment_method.data` as responses show it (§4.2). */
@@ -137,4 +137,23 @@ export function gatewayBrandName(brand: string | null | undefined): string | nul
 /** The digits a card of a display brand has (for the mask's length when only the last four are known). */
 export function brandNumberLength(brand: string | null): number {
   return brand === 'American Express' ? 15 : brand === 'Diners Club' ? 14 : 16;
+}
+
+/**
+ * The card of a parsed card `data` (under `propertyPrefix`) as a gateway may take it (commerce.md
+ * §4.7): a `pm_…` token only where Stripe charges (`gateway` `test`, the built-in gateway, has no
+ * tokens: 400 `not_allowed`; with no gateway at all the caller answers 409 itself), and through
+ * Stripe a raw number only when the account allows raw card data (else 400
+ * `tokenization_required`). A raw number gets `newCard`'s checks. Checkout and saved cards both
+ * apply these rules through here.
+ */
+export function gatewayCard(data: PaymentCardDataInput, propertyPrefix: string, rules: { gateway: 'test' | 'stripe' | 'none'; allowRawCardData: boolean }, now: number): TokenCard | NewCard {
+  if (data.token !== undefined) {
+    if (rules.gateway === 'test') invalid(`${propertyPrefix}.token`, 'Card tokens are taken only through a Stripe connection (/settings/payment).', 'not_allowed');
+    return { kind: 'token', token: data.token };
+  }
+  if (rules.gateway === 'stripe' && !rules.allowRawCardData) {
+    invalid(`${propertyPrefix}.number`, 'Send the card as a Stripe token ({"token": "pm_…"}) made with Stripe.js; raw card numbers are not accepted.', 'tokenization_required');
+  }
+  return newCard(data as CardDataInput, propertyPrefix, now);
 }

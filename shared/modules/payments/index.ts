@@ -1,6 +1,6 @@
 /** Payments: card rules, the gateway port, the built-in test gateway and the payment errors. */
 export { acceptedPaymentMethods, type AcceptedPaymentMethod } from './accepted-methods';
-export { brandNumberLength, cardBrand, cardExpired, cardFingerprint, gatewayBrandName, luhnValid, maskedCard, newCard, type MaskedCard } from './cards';
+export { brandNumberLength, cardBrand, cardExpired, cardFingerprint, gatewayBrandName, gatewayCard, luhnValid, maskedCard, newCard, type MaskedCard } from './cards';
 export {
   BankNetworkError,
   BankNetworkTimeoutError,
